@@ -1,0 +1,3 @@
+from slotsat.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""The `slotsat` command line (`00-overview.md` §8).
+
+Each subcommand lives in `slotsat/commands/<name>.py` and exposes `configure(parser)` and
+`run(args) -> int`. Modules are imported lazily so that `slotsat promote` never pays for
+egglog and `slotsat parse` never pays for xdsl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Protocol, cast
+
+from slotsat import __version__
+from slotsat.errors import EXIT_INTERNAL, SlotsatError
+
+COMMANDS: dict[str, str] = {
+    "parse": "parse a kernel file and print it back in the DSL",
+    "slots": "run lower-pipeline-to-slots (and optionally replication) and print the decisions",
+    "codegen": "compile a kernel file to PTO MLIR text",
+    "explore": "show every form the e-graph reaches for one index expression",
+    "promote": "ptoas persistent-fragment loop promotion (and unroll) on MLIR text",
+    "bench": "measure extracted code size, matcher resolution and compile-time scaling",
+    "check": "run the slots pass and check it with the interpreter and the slot-privacy checker",
+    "demo": "run the main job on the bundled kernels",
+}
+
+
+class _Command(Protocol):
+    def configure(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def _load(name: str) -> _Command:
+    return cast(_Command, importlib.import_module(f"slotsat.commands.{name}"))
+
+
+def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="slotsat",
+        description="Equality-saturation multi-buffering for PyPTO tile kernels and ptoas.",
+    )
+    parser.add_argument("--version", action="version", version=f"slotsat {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wanted = next((a for a in argv if a in COMMANDS), None)
+    for name, help_text in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == wanted:
+            _load(name).configure(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(args_list)
+    args = parser.parse_args(args_list)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return _load(args.command).run(args)
+    except SlotsatError as err:
+        print(err.render(getattr(args, "file", "<input>")), file=sys.stderr)
+        return err.exit_status
+    except KeyboardInterrupt:
+        print("slotsat: interrupted", file=sys.stderr)
+        return 130
+    except RecursionError:
+        print("slotsat: internal error: recursion limit reached", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as err:  # the one place a bug turns into exit status 3
+        print(f"slotsat: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
