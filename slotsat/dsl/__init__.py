@@ -1,0 +1,8 @@
+"""The kernel DSL: parser and printer (`10-dsl.md`)."""
+
+from __future__ import annotations
+
+from slotsat.dsl.parser import parse_file, parse_source
+from slotsat.dsl.printer import print_function, print_module, print_program
+
+__all__ = ["parse_file", "parse_source", "print_function", "print_module", "print_program"]

@@ -1,0 +1,1 @@
+"""slotsat subcommands: each module exposes `configure(parser)` and `run(args) -> int`."""

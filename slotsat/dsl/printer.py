@@ -1,0 +1,364 @@
+"""The DSL printer: `ir.Module` to canonical kernel source (`10-dsl.md` §9).
+
+`parse_source(print_module(m))` is structurally equal to `m`, and printing is idempotent
+through a reparse, for every IR in the parser's normal form (see `slotsat.dsl.parser`):
+`tile.load` calls carry four positional arguments and `target_memory=`, a tile's
+`valid_shape` is `None` when it equals the shape, a pinned MemRef has `byte_offset ==
+ConstInt(0, INDEX)` and `size == 0`, pointer binders have type `PtrType(None)`, and loop
+and if result types match what the parser derives from the yielded values.
+
+Printing is total on that IR: a node outside the DSL (a yield in a non-final position, a
+non-`tile.` op name, a non-finite float, ...) raises `AssertionError` naming the node.
+
+Names (§9.4): binders print their hints; a later binder whose hint is already printed in
+the function gets `<hint>_<n>`, the smallest `n >= 1` not yet printed. `pl` and `self` are
+reserved. A loop variable hinted `_` prints as `_`. Allocation names of pinned MemRefs are
+disambiguated the same way in their own namespace.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import math
+import re
+
+from slotsat import ir
+
+_PREC_CMP = 1
+_PREC_ADD = 2
+_PREC_MUL = 3
+_PREC_ATOM = 5
+_PREC: dict[type, int] = {ir.Add: _PREC_ADD, ir.Sub: _PREC_ADD, ir.Mul: _PREC_MUL, ir.FloorDiv: _PREC_MUL,
+                          ir.FloorMod: _PREC_MUL}
+_INDENT = "    "
+
+
+def print_module(m: ir.Module) -> str:
+    """The whole file: each program in its §9.1 layout, separated by one blank line."""
+    if not m.programs:
+        return "import pypto.language as pl\n"
+    return "\n".join(print_program(p) for p in m.programs)
+
+
+def print_program(p: ir.Program) -> str:
+    lines = [f"# pypto.program: {p.name}", "import pypto.language as pl", "", "@pl.program",
+             f"class {p.name}:"]
+    for i, fn in enumerate(p.functions):
+        if i:
+            lines.append("")
+        lines.extend(_INDENT + line for line in FunctionPrinter().function(fn))
+    return "\n".join(lines) + "\n"
+
+
+def print_function(f: ir.Function) -> str:
+    """One function (decorator, signature, body) at indentation 0."""
+    return "\n".join(FunctionPrinter().function(f)) + "\n"
+
+
+def print_expr(e: ir.Expr, names: dict[int, str] | None = None) -> str:
+    """An expression in a standalone position (a bare literal reads back as INDEX).
+    `names` maps binder ids to printed names; missing binders print their hints."""
+    printer = FunctionPrinter()
+    if names is not None:
+        printer.names.update(names)
+    return printer.expr(e)
+
+
+def print_type(t: ir.Type, names: dict[int, str] | None = None) -> str:
+    printer = FunctionPrinter()
+    if names is not None:
+        printer.names.update(names)
+    return printer.type(t)
+
+
+def _dtype(d: ir.DType) -> str:
+    return f"pl.{d.value}"
+
+
+def _sanitize(hint: str) -> str:
+    name = re.sub(r"\W", "_", hint, flags=re.ASCII)
+    if not name or name[0].isdigit():
+        name = "v" + name
+    if keyword.iskeyword(name):
+        name += "_"
+    return name
+
+
+def _string(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _float(v: float) -> str:
+    if not math.isfinite(v):
+        raise AssertionError(f"unprintable non-finite float literal {v!r}")
+    return repr(v)
+
+
+class _Namer:
+    """One printed namespace: hints to unique names, first come first served."""
+
+    def __init__(self, reserved: tuple[str, ...] = ()) -> None:
+        self.used: set[str] = set(reserved)
+        self.next: dict[str, int] = {}
+
+    def fresh(self, hint: str) -> str:
+        if hint not in self.used:
+            self.used.add(hint)
+            return hint
+        n = self.next.get(hint, 1)
+        while f"{hint}_{n}" in self.used:
+            n += 1
+        self.next[hint] = n + 1
+        name = f"{hint}_{n}"
+        self.used.add(name)
+        return name
+
+
+class FunctionPrinter:
+    """Prints one function. After `function(f)` every binder of `f` has its printed name,
+    so `name`, `type`, `memref` and `expr` print fragments consistently with the text
+    (`slotsat parse --json` uses this)."""
+
+    def __init__(self) -> None:
+        self.names: dict[int, str] = {}
+        self.vars = _Namer(("pl", "self"))
+        self.allocs = _Namer()
+        self.alloc_names: dict[int, str] = {}
+
+    # -- names
+
+    def bind(self, v: ir.Var) -> str:
+        name = self.names.get(v.id)
+        if name is None:
+            name = self.names[v.id] = self.vars.fresh(_sanitize(v.name_hint))
+        return name
+
+    def bind_loop_var(self, v: ir.Var) -> str:
+        if v.name_hint == "_" and v.id not in self.names:
+            self.names[v.id] = "_"
+            return "_"
+        return self.bind(v)
+
+    def name(self, v: ir.Var) -> str:
+        return self.bind(v)
+
+    def alloc_name(self, base: ir.Var) -> str:
+        name = self.alloc_names.get(base.id)
+        if name is None:
+            name = self.alloc_names[base.id] = self.allocs.fresh(base.name_hint)
+        return name
+
+    # -- expressions
+
+    def expr(self, e: ir.Expr, sibling: ir.Expr | None = None, standalone: bool = True) -> str:
+        """Print `e`; `sibling` is the other operand when `e` is an operand of a binary op."""
+        if isinstance(e, ir.ConstInt):
+            return self.int_literal(e, sibling, standalone)
+        if isinstance(e, ir.ConstFloat):
+            if e.dtype is ir.DType.FP32 and sibling is None:
+                return _float(e.value)
+            return f"pl.const({_float(e.value)}, {_dtype(e.dtype)})"
+        if isinstance(e, ir.Var):
+            return self.name(e)
+        if isinstance(e, ir.Cast):
+            return f"pl.cast({self.expr(e.a)}, {_dtype(e.dtype)})"
+        if isinstance(e, ir.Cmp):
+            return (f"{self.operand(e.a, e.b, _PREC_CMP + 1)} {e.op.value} "
+                    f"{self.operand(e.b, e.a, _PREC_CMP + 1)}")
+        if isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod):
+            prec = _PREC[type(e)]
+            symbol = ir.BINOP_SYMBOL[type(e)]
+            return f"{self.operand(e.a, e.b, prec)} {symbol} {self.operand(e.b, e.a, prec + 1)}"
+        raise AssertionError(f"unprintable expression {e!r}")
+
+    def operand(self, e: ir.Expr, sibling: ir.Expr, min_prec: int) -> str:
+        text = self.expr(e, sibling, standalone=False)
+        if _prec(e) < min_prec:
+            return f"({text})"
+        return text
+
+    def int_literal(self, e: ir.ConstInt, sibling: ir.Expr | None, standalone: bool) -> str:
+        if standalone or sibling is None:
+            bare = e.dtype is ir.DType.INDEX
+        elif isinstance(sibling, ir.ConstInt | ir.ConstFloat):
+            bare = False  # both literals: both explicit, so a folding parser reads the same tree
+        else:
+            bare = e.dtype is ir.expr_dtype(sibling)
+        if bare:
+            return str(e.value)
+        return f"pl.const({e.value}, {_dtype(e.dtype)})"
+
+    def call_arg(self, a: ir.CallArg) -> str:
+        if isinstance(a, ir.ExprList):
+            return "[" + ", ".join(self.expr(x) for x in a.items) + "]"
+        if isinstance(a, ir.SpaceArg):
+            return f"pl.Mem.{a.space.value}"
+        if isinstance(a, ir.DTypeArg):
+            return _dtype(a.dtype)
+        if isinstance(a, ir.ConstInt) and a.dtype is ir.DType.BOOL and a.value in (0, 1):
+            return "True" if a.value else "False"
+        return self.expr(a)
+
+    def call(self, c: ir.Call) -> str:
+        if not c.op.startswith("tile.") or not c.op[5:].isidentifier():
+            raise AssertionError(f"unprintable call {c!r}")
+        parts = [self.call_arg(a) for a in c.args]
+        parts += [f"{k}={self.call_arg(v)}" for k, v in c.kwargs]
+        if c.attrs:
+            parts.append(f"attrs={self.attrs(c.attrs)}")
+        return f"pl.{c.op}({', '.join(parts)})"
+
+    def attrs(self, attrs: tuple[tuple[str, ir.AttrValue], ...]) -> str:
+        items = []
+        for k, v in attrs:
+            if isinstance(v, bool):
+                text = "True" if v else "False"
+            elif isinstance(v, int):
+                text = str(v)
+            else:
+                text = _string(v)
+            items.append(f"{_string(k)}: {text}")
+        return "{" + ", ".join(items) + "}"
+
+    # -- types
+
+    def type(self, t: ir.Type) -> str:
+        if isinstance(t, ir.ScalarType):
+            return f"pl.Scalar[{_dtype(t.dtype)}]"
+        if isinstance(t, ir.TensorType):
+            inner = f"pl.Tensor[[{', '.join(map(str, t.shape))}], {_dtype(t.dtype)}]"
+            return f"pl.Out[{inner}]" if t.is_out else inner
+        if isinstance(t, ir.PtrType):
+            return "pl.Ptr"
+        parts = [f"[{', '.join(map(str, t.shape))}]", _dtype(t.dtype)]
+        if t.memref is not None:
+            parts.append(self.memref(t.memref))
+        if t.memory_space is not None:
+            parts.append(f"pl.Mem.{t.memory_space.value}")
+        if t.valid_shape is not None and not _is_full(t.shape, t.valid_shape):
+            parts.append(f"pl.TileView(valid_shape=[{', '.join(self.expr(e) for e in t.valid_shape)}])")
+        return f"pl.Tile[{', '.join(parts)}]"
+
+    def memref(self, m: ir.MemRef) -> str:
+        slots = f", slots={m.slot_count}" if m.slot_count > 1 else ""
+        index = "" if m.slot_index is None else f"[{self.expr(m.slot_index)}]"
+        if m.is_pinned:
+            if m.byte_offset != ir.ConstInt(0, ir.DType.INDEX) or m.size != 0:
+                raise AssertionError(f"unprintable pinned MemRef with an offset or size: {m!r}")
+            return f"pl.MemRef({_string(self.alloc_name(m.base))}{slots}){index}"
+        return f"pl.MemRef({self.name(m.base)}, {self.expr(m.byte_offset)}, {m.size}{slots}){index}"
+
+    # -- statements
+
+    def function(self, f: ir.Function) -> list[str]:
+        incore = f.type is ir.FunctionType.INCORE
+        deco = "@pl.function(type=pl.FunctionType.InCore)" if incore else "@pl.function"
+        params = ["self"] + [f"{self.bind(p)}: {self.type(p.type)}" for p in f.params]
+        if not f.return_types:
+            ret = ""
+        elif len(f.return_types) == 1:
+            ret = f" -> {self.type(f.return_types[0])}"
+        else:
+            ret = f" -> tuple[{', '.join(self.type(t) for t in f.return_types)}]"
+        lines = [deco, f"def {f.name}({', '.join(params)}){ret}:"]
+        self.body(f.body, (), 1, lines)
+        return lines
+
+    def body(self, body: ir.SeqStmts, results: tuple[ir.Var, ...] | None, depth: int, out: list[str]) -> None:
+        """Print a block; `results` are the binders a final yield defines (None: no yield allowed)."""
+        if not body.stmts:
+            out.append(_INDENT * depth + "pass")
+            return
+        last = len(body.stmts) - 1
+        for i, stmt in enumerate(body.stmts):
+            if isinstance(stmt, ir.YieldStmt):
+                if i != last or not results:
+                    raise AssertionError(f"unprintable yield (not final, or nothing to bind): {stmt!r}")
+                out.append(_INDENT * depth + self.yield_stmt(stmt, results))
+            else:
+                self.stmt(stmt, depth, out)
+
+    def yield_stmt(self, y: ir.YieldStmt, results: tuple[ir.Var, ...]) -> str:
+        if len(results) != len(y.values):
+            raise AssertionError(f"unprintable yield: {len(y.values)} values for {len(results)} results")
+        values = ", ".join(self.yield_value(v) for v in y.values)
+        if len(results) == 1:
+            r = results[0]
+            return f"{self.bind(r)}: {self.type(r.type)} = pl.yield_({values})"
+        return f"{', '.join(self.bind(r) for r in results)} = pl.yield_({values})"
+
+    def yield_value(self, v: ir.Expr) -> str:
+        return self.expr(v)
+
+    def stmt(self, s: ir.Stmt, depth: int, out: list[str]) -> None:
+        pad = _INDENT * depth
+        if isinstance(s, ir.AssignStmt):
+            value = self.call(s.value) if isinstance(s.value, ir.Call) else self.expr(s.value)
+            out.append(f"{pad}{self.bind(s.var)}: {self.type(s.var.type)} = {value}")
+        elif isinstance(s, ir.EvalStmt):
+            out.append(pad + self.call(s.call))
+        elif isinstance(s, ir.ForStmt):
+            self.for_stmt(s, depth, out)
+        elif isinstance(s, ir.IfStmt):
+            self.if_stmt(s, depth, out)
+        elif isinstance(s, ir.ReturnStmt):
+            values = ", ".join(self.expr(v) for v in s.values)
+            out.append(f"{pad}return {values}" if values else f"{pad}return")
+        else:
+            raise AssertionError(f"unprintable statement {s!r}")
+
+    def for_stmt(self, s: ir.ForStmt, depth: int, out: list[str]) -> None:
+        start, step = ir.index_literal(s.start), ir.index_literal(s.step)
+        if start == 0 and step == 1:
+            args = [self.expr(s.stop)]
+        elif step == 1:
+            args = [self.expr(s.start), self.expr(s.stop)]
+        else:
+            args = [self.expr(s.start), self.expr(s.stop), self.expr(s.step)]
+        if s.kind is ir.ForKind.PIPELINE:
+            args.append(f"stage={s.stages}")
+        if s.iter_args:
+            inits = [self.expr(a.init) for a in s.iter_args]
+            args.append(f"init_values=({', '.join(inits)}{',' if len(inits) == 1 else ''})")
+        if s.other_attrs:
+            args.append(f"attrs={self.attrs(s.other_attrs)}")
+        target = self.bind_loop_var(s.loop_var)
+        if s.iter_args:
+            carried = [self.bind(a.var) for a in s.iter_args]
+            target += f", ({', '.join(carried)}{',' if len(carried) == 1 else ''})"
+        func = "pl.pipeline" if s.kind is ir.ForKind.PIPELINE else "pl.range"
+        out.append(f"{_INDENT * depth}for {target} in {func}({', '.join(args)}):")
+        if len(s.return_vars) != len(s.iter_args):
+            raise AssertionError(f"unprintable loop: {len(s.iter_args)} carried values, "
+                                 f"{len(s.return_vars)} results")
+        if s.iter_args and not (s.body.stmts and isinstance(s.body.stmts[-1], ir.YieldStmt)):
+            raise AssertionError("unprintable loop: carried values without a final yield")
+        self.body(s.body, s.return_vars, depth + 1, out)
+
+    def if_stmt(self, s: ir.IfStmt, depth: int, out: list[str]) -> None:
+        pad = _INDENT * depth
+        if s.return_vars:
+            for branch in (s.then_body, s.else_body):
+                if branch is None or not branch.stmts or not isinstance(branch.stmts[-1], ir.YieldStmt):
+                    raise AssertionError("unprintable if: results without a yield in both branches")
+        out.append(f"{pad}if {self.expr(s.cond)}:")
+        self.body(s.then_body, s.return_vars, depth + 1, out)
+        if s.else_body is not None:
+            out.append(f"{pad}else:")
+            self.body(s.else_body, s.return_vars, depth + 1, out)
+
+
+def _prec(e: ir.Expr) -> int:
+    if isinstance(e, ir.Cmp):
+        return _PREC_CMP
+    prec = _PREC.get(type(e))
+    if prec is not None:
+        return prec
+    return _PREC_ATOM
+
+
+def _is_full(shape: tuple[int, ...], valid: tuple[ir.Expr, ...]) -> bool:
+    return len(valid) == len(shape) and all(
+        isinstance(v, ir.ConstInt) and v.dtype is ir.DType.INDEX and v.value == d
+        for v, d in zip(valid, shape, strict=True))

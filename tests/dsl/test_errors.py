@@ -1,0 +1,562 @@
+"""Parser errors (`10-dsl.md` §11, issue 2 item 6).
+
+Groups: the §11 table and the issue's list, one case each with its exact message and
+line:col; file-level failures (encoding, empty file, size, deep nesting); the CLI's one-line
+`FILE:LINE:COL: error: MESSAGE` output with exit status 2 and no traceback.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from slotsat.cli import main
+from slotsat.dsl import parse_file, parse_source
+from slotsat.dsl.parser import MAX_SOURCE_CHARS
+from slotsat.errors import EXIT_UNREADABLE, SlotsatError
+
+LOOP = """
+for i, (dst,) in pl.range(4, init_values=(out,)):
+    t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i * 64, 0], [64, 64])
+    nxt: pl.Tensor[[256, 64], pl.FP32] = pl.store(t, [i * 64, 0], dst)
+    res = pl.yield_(nxt)
+return res
+"""
+
+
+def loop(header: str | None = None, tile: str | None = None, yield_line: str | None = None) -> str:
+    """The LOOP body with its loop header, first tile annotation extras or yield replaced."""
+    body = LOOP
+    if header is not None:
+        body = body.replace("pl.range(4, init_values=(out,))", header)
+    if tile is not None:
+        body = body.replace("pl.FP32, pl.Mem.Vec]", tile)
+    if yield_line is not None:
+        body = body.replace("res = pl.yield_(nxt)", yield_line)
+    return body
+
+
+TWO_DECLS = loop(tile="pl.FP32, PP[i % 2], pl.Mem.Vec]").replace(
+    "return res",
+    'u: pl.Tile[[64, 64], pl.FP32, pl.MemRef("PP", slots=2)[0], pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n'
+    "return res",
+)
+RESOLVED_SINGLE = (
+    "pp: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384, pinned=True)\n"
+    "t: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pp, pl.const(0, pl.INT64), 16384)[0], pl.Mem.Vec] = "
+    "pl.load(a, [0, 0], [64, 64])\nreturn out"
+)
+RESOLVED_OOB = (
+    "pp: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 32768, pinned=True)\n"
+    "t: pl.Tile[[64, 64], pl.FP32, pl.MemRef(pp, pl.const(32768, pl.INT64), 16384, slots=2)[2], "
+    "pl.Mem.Vec] = "
+    "pl.load(a, [0, 0], [64, 64])\nreturn out"
+)
+
+# (id, body, prelude, message, line, col); body line k is file line 7 + k (+ prelude lines)
+CASES: list[tuple[str, str, str, str, int, int]] = [
+    ("python-syntax-error", "x = = 1\nreturn out", "", "syntax error: invalid syntax", 8, 13),
+    (
+        "unknown-pl-loop",
+        loop(header="pl.loop(4, init_values=(out,))"),
+        "",
+        "unsupported DSL construct 'pl.loop'",
+        8,
+        26,
+    ),
+    ("unknown-pl-dtype", loop(tile="pl.FP8, pl.Mem.Vec]"), "", "unsupported DSL construct 'pl.FP8'", 9, 34),
+    (
+        "unknown-pl-op",
+        "t = pl.load(a, [0, 0], [64, 64])\nu = pl.frobnicate(t)\nreturn out",
+        "",
+        "unsupported DSL construct 'pl.frobnicate'",
+        9,
+        13,
+    ),
+    (
+        "pipeline-without-stage",
+        loop(header="pl.pipeline(4, init_values=(out,))"),
+        "",
+        "pl.pipeline() requires stage= (positive integer)",
+        8,
+        26,
+    ),
+    (
+        "stage-zero",
+        loop(header="pl.pipeline(4, stage=0, init_values=(out,))"),
+        "",
+        "pl.pipeline() stage must be >= 1, got 0",
+        8,
+        47,
+    ),
+    (
+        "stage-negative",
+        loop(header="pl.pipeline(4, stage=-2, init_values=(out,))"),
+        "",
+        "pl.pipeline() stage must be >= 1, got -2",
+        8,
+        47,
+    ),
+    (
+        "runtime-stage",
+        loop(header="pl.pipeline(4, stage=n, init_values=(out,))"),
+        "",
+        "pl.pipeline() stage must be a compile-time constant integer",
+        8,
+        47,
+    ),
+    (
+        "stage-on-range",
+        loop(header="pl.range(4, stage=2, init_values=(out,))"),
+        "",
+        "stage= is only supported on pl.pipeline(), not pl.range()",
+        8,
+        44,
+    ),
+    (
+        "slots-zero",
+        loop(),
+        "PP = pl.MemRef(slots=0)",
+        "slots must be a positive integer literal, got 0",
+        2,
+        22,
+    ),
+    (
+        "slots-runtime",
+        loop(),
+        "PP = pl.MemRef(slots=n)",
+        "slots must be a positive integer literal, got n",
+        2,
+        22,
+    ),
+    (
+        "name-not-string",
+        loop(),
+        "PP = pl.MemRef(foo, slots=2)",
+        "pl.MemRef() name must be a string literal, got foo",
+        2,
+        16,
+    ),
+    (
+        "subscript-single-slot",
+        loop(tile="pl.FP32, buf[0], pl.Mem.Vec]"),
+        "buf = pl.MemRef()",
+        "'buf' was declared with a single slot, so it cannot be subscripted",
+        9,
+        47,
+    ),
+    (
+        "slot-index-out-of-range",
+        loop(tile="pl.FP32, PP[2], pl.Mem.Vec]"),
+        "PP = pl.MemRef(slots=2)",
+        "Slot index 2 is out of range for 'PP', declared with 2 slot(s)",
+        9,
+        46,
+    ),
+    (
+        "memref-without-space",
+        loop(tile="pl.FP32, PP[i % 2]]"),
+        "PP = pl.MemRef(slots=2)",
+        "Tile annotation with a memref argument must also specify explicit memory space",
+        9,
+        16,
+    ),
+    (
+        "resolved-single-slot-subscript",
+        RESOLVED_SINGLE,
+        "",
+        "'pp' holds a single slot, so it cannot be subscripted",
+        9,
+        83,
+    ),
+    (
+        "resolved-index-out-of-range",
+        RESOLVED_OOB,
+        "",
+        "Slot index 2 is out of range for 'pp', which holds 2 slot(s)",
+        9,
+        96,
+    ),
+    (
+        "declaration-two-names",
+        loop(),
+        "A = pl.MemRef(slots=2)\nB = A",
+        "Declared allocation 'A' is also referenced as 'B'",
+        3,
+        1,
+    ),
+    (
+        "two-declarations-one-name",
+        TWO_DECLS,
+        "PP = pl.MemRef(slots=2)",
+        "Two separate pl.MemRef() declarations both resolve to the name 'PP'",
+        12,
+        39,
+    ),
+    (
+        "yield-arity",
+        loop(yield_line="res, extra = pl.yield_(nxt, i)"),
+        "",
+        "pl.yield_ has 2 values but the loop carries 1",
+        11,
+        13,
+    ),
+    (
+        "yield-binds-fewer-names",
+        loop(yield_line="res = pl.yield_(nxt, i)"),
+        "",
+        "pl.yield_ has 2 values but binds 1 names",
+        11,
+        13,
+    ),
+    ("undefined-variable", loop(yield_line="res = pl.yield_(q)"), "", "'q' is not defined", 11, 29),
+    (
+        "loop-local-out-of-scope",
+        loop().replace("return res", "return nxt"),
+        "",
+        "'nxt' is not defined",
+        12,
+        16,
+    ),
+    (
+        "rebinding",
+        "t = pl.load(a, [0, 0], [64, 64])\nt = pl.exp(t)\nreturn out",
+        "",
+        "'t' is already defined at 8:9; slotsat requires SSA source (bind each name once)",
+        9,
+        9,
+    ),
+    ("while-loop", "while n > 0:\n    pass\nreturn out", "", "unsupported syntax: while loop", 8, 9),
+    (
+        "augmented-assignment",
+        "k = n\nk += 1\nreturn out",
+        "",
+        "unsupported syntax: augmented assignment",
+        9,
+        9,
+    ),
+    ("break", "for i in pl.range(4):\n    break\nreturn out", "", "unsupported syntax: break", 9, 13),
+    (
+        "for-else",
+        "for i in pl.range(4):\n    pass\nelse:\n    pass\nreturn out",
+        "",
+        "unsupported syntax: for ... else",
+        8,
+        9,
+    ),
+    (
+        "python-range",
+        "for i in range(4):\n    pass\nreturn out",
+        "",
+        "unsupported syntax: plain Python range (write pl.range)",
+        8,
+        18,
+    ),
+    (
+        "op-argument-count",
+        "t = pl.load(a, [0, 0])\nreturn out",
+        "",
+        "pl.tile.load expects (tensor, offsets, shape[, valid_shape], target_memory=SPACE), "
+        "got pl.load(a, [0, 0])",
+        8,
+        13,
+    ),
+    (
+        "annotation-disagrees",
+        "t: pl.Tile[[64, 32], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\nreturn out",
+        "",
+        "annotation says pl.Tile[[64, 32], pl.FP32, pl.Mem.Vec] but pl.tile.load produces "
+        "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec]",
+        8,
+        12,
+    ),
+    (
+        "annotation-space-disagrees",
+        "t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Vec)\n"
+        "return out",
+        "",
+        "annotation says pl.Tile[[64, 64], pl.FP32, pl.Mem.Mat] but pl.tile.load produces "
+        "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec]",
+        8,
+        12,
+    ),
+    (
+        "mixed-dtypes",
+        "k: pl.Scalar[pl.INT32] = pl.cast(n, pl.INT32)\nj = k + n\nreturn out",
+        "",
+        "operands of '+' have dtypes pl.INT32 and pl.INDEX; insert pl.cast",
+        9,
+        13,
+    ),
+    (
+        "non-literal-shape",
+        "t = pl.load(a, [0, 0], [n, 64])\nreturn out",
+        "",
+        "tile shape entries must be positive integer literals, got n",
+        8,
+        33,
+    ),
+    (
+        "init-values-count",
+        loop(header="pl.range(4, init_values=(out, n))"),
+        "",
+        "init_values has 2 values but the loop unpacks 1 names",
+        8,
+        13,
+    ),
+    (
+        "carried-without-yield",
+        loop(yield_line="pass"),
+        "",
+        "a loop with init_values must end with pl.yield_",
+        11,
+        13,
+    ),
+    (
+        "yield-not-last",
+        loop(yield_line="res = pl.yield_(nxt)\n    z = pl.exp(t)"),
+        "",
+        "pl.yield_ must be the last statement of a loop body or an if branch",
+        11,
+        13,
+    ),
+    (
+        "if-yield-names-differ",
+        "if n > 0:\n    v = pl.yield_(out)\nelse:\n    w = pl.yield_(out)\nreturn v",
+        "",
+        "both branches of an if must yield the same names",
+        11,
+        13,
+    ),
+    (
+        "if-one-branch-yields",
+        "if n > 0:\n    v = pl.yield_(out)\nreturn v",
+        "",
+        "both branches of an if must yield the same names",
+        9,
+        13,
+    ),
+    (
+        "step-zero",
+        loop(header="pl.range(0, 4, 0, init_values=(out,))"),
+        "",
+        "loop step must not be zero",
+        8,
+        41,
+    ),
+    (
+        "unary-minus-name",
+        "k = -n\nreturn out",
+        "",
+        "unary minus is supported on integer literals only; write 0 - X",
+        8,
+        13,
+    ),
+    ("missing-return", "t = pl.load(a, [0, 0], [64, 64])", "", "a function body must end with return", 8, 9),
+    (
+        "return-not-last",
+        "return out\nt = pl.load(a, [0, 0], [64, 64])",
+        "",
+        "a function body must end with return",
+        9,
+        9,
+    ),
+    (
+        "alloc-not-at-top",
+        "t = pl.load(a, [0, 0], [64, 64])\n"
+        "pp: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384, pinned=True)\nreturn out",
+        "",
+        "pl.tile.alloc(..., pinned=True) statements are accepted only at the top of a function body",
+        9,
+        22,
+    ),
+    (
+        "nested-call",
+        "t = pl.load(a, [0, 0], [64, 64])\ne = pl.exp(pl.exp(t))\nreturn out",
+        "",
+        "unsupported syntax: nested operation call (assign pl.exp(...) to a name first)",
+        9,
+        20,
+    ),
+    (
+        "attrs-pipeline-stages",
+        loop(header='pl.range(4, init_values=(out,), attrs={"pipeline_stages": 2})'),
+        "",
+        "pipeline_stages may not be given through attrs=; write pl.pipeline(..., stage=F)",
+        8,
+        64,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in CASES])
+def test_error_message_and_position(
+    kernel: Callable[..., str], case: tuple[str, str, str, str, int, int]
+) -> None:
+    _, body, prelude, message, line, col = case
+    with pytest.raises(SlotsatError) as info:
+        parse_source(kernel(body, prelude), "k.py")
+    assert (info.value.message, info.value.span.line, info.value.span.col) == (message, line, col)
+    assert info.value.exit_status == EXIT_UNREADABLE
+
+
+def test_a_different_import_is_rejected(kernel: Callable[..., str]) -> None:
+    source = kernel(loop()).replace("import pypto.language as pl", "import pypto.language as pypto")
+    with pytest.raises(SlotsatError, match=r"^expected 'import pypto.language as pl'$") as info:
+        parse_source(source, "k.py")
+    assert (info.value.span.line, info.value.span.col) == (1, 1)
+
+
+def test_a_column_counts_characters_not_bytes(kernel: Callable[..., str]) -> None:
+    source = kernel('x = "é"\nreturn out')
+    with pytest.raises(SlotsatError, match="unsupported syntax: literal") as info:
+        parse_source(source, "k.py")
+    assert (info.value.span.line, info.value.span.col) == (8, 13)
+
+
+@pytest.mark.parametrize("source", ["", "\n\n", "import pypto.language as pl\n", '"""only a docstring"""\n'])
+def test_an_empty_kernel_file_is_rejected(source: str) -> None:
+    with pytest.raises(SlotsatError) as info:
+        parse_source(source, "k.py")
+    assert info.value.message == "a kernel file must import pypto.language and define a @pl.program"
+    assert (info.value.span.line, info.value.span.col) == (1, 1)
+
+
+def test_a_non_utf8_file_names_the_byte_offset(
+    write_kernel: Callable[..., Path], kernel: Callable[..., str]
+) -> None:
+    data = kernel("return out").encode() + b"# \xff\n"
+    path = write_kernel(data)
+    with pytest.raises(SlotsatError) as info:
+        parse_file(path)
+    offset = data.index(b"\xff")
+    assert info.value.message == f"the file is not valid UTF-8: byte 0xff at offset {offset}"
+    assert (info.value.span.line, info.value.span.col) == (1, 1)
+
+
+def test_a_null_byte_is_a_syntax_error(kernel: Callable[..., str]) -> None:
+    with pytest.raises(SlotsatError, match="null bytes") as info:
+        parse_source(kernel("return out") + "\x00", "k.py")
+    assert info.value.span.line == 9
+
+
+def _big_kernel(target_chars: int) -> str:
+    head = (
+        "import pypto.language as pl\n\n@pl.program\nclass Big:\n    @pl.function\n"
+        "    def kernel(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n"
+    )
+    lines = [head]
+    size = len(head)
+    k = 0
+    while size < target_chars:
+        line = f"        v{k}: pl.Scalar[pl.INDEX] = n * {k} + (n - {k}) // 7 % 3\n"
+        lines.append(line)
+        size += len(line)
+        k += 1
+    lines.append("        return n\n")
+    return "".join(lines)
+
+
+def test_a_5mb_file_fails_cleanly_within_seconds(write_kernel: Callable[..., Path]) -> None:
+    path = write_kernel(_big_kernel(5 * 1024 * 1024))
+    start = time.perf_counter()
+    with pytest.raises(SlotsatError, match="too large to be a kernel") as info:
+        parse_file(path)
+    assert time.perf_counter() - start < 5
+    assert (info.value.span.line, info.value.span.col) == (1, 1)
+
+
+def test_a_large_file_under_the_limit_parses_in_linear_time() -> None:
+    source = _big_kernel(400_000)
+    assert len(source) < MAX_SOURCE_CHARS
+    start = time.perf_counter()
+    module = parse_source(source, "big.py")
+    assert time.perf_counter() - start < 30
+    assert len(module.programs[0].functions[0].body.stmts) > 5000
+
+
+def test_200_nested_loops_fail_cleanly(kernel: Callable[..., str]) -> None:
+    body = "".join("    " * d + f"for i{d} in pl.range(4):\n" for d in range(200)) + "    " * 200 + "pass\n"
+    with pytest.raises(SlotsatError, match="syntax error: too many levels of indentation"):
+        parse_source(kernel(body + "return out"), "k.py")
+
+
+def test_a_huge_expression_fails_cleanly(kernel: Callable[..., str]) -> None:
+    body = "x: pl.Scalar[pl.INDEX] = n" + " + n" * 100_000 + "\nreturn out"
+    with pytest.raises(SlotsatError, match="nested too deeply"):
+        parse_source(kernel(body), "k.py")
+
+
+def test_a_deep_but_parsable_expression_is_a_clean_error_or_parses(kernel: Callable[..., str]) -> None:
+    body = "x: pl.Scalar[pl.INDEX] = " + "n - (" * 150 + "n" + ")" * 150 + "\nreturn out"
+    module = parse_source(kernel(body), "k.py")
+    assert module.programs[0].name == "K"
+
+
+# -- the command line
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("x = = 1\nreturn out", "kernel.py:8:13: error: syntax error: invalid syntax"),
+        (
+            loop(header="pl.pipeline(4, stage=0, init_values=(out,))"),
+            "kernel.py:8:47: error: pl.pipeline() stage must be >= 1, got 0",
+        ),
+        (loop(yield_line="res = pl.yield_(q)"), "kernel.py:11:29: error: 'q' is not defined"),
+    ],
+)
+def test_the_cli_prints_one_line_and_exits_2(
+    write_kernel: Callable[..., Path],
+    kernel: Callable[..., str],
+    capsys: pytest.CaptureFixture[str],
+    body: str,
+    expected: str,
+) -> None:
+    path = write_kernel(kernel(body))
+    status = main(["parse", str(path)])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1
+    assert lines[0] == f"{path.parent}/{expected}"
+
+
+def test_the_cli_reports_a_non_utf8_file(
+    write_kernel: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_kernel(b"\xfe\xff")
+    assert main(["parse", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"{path}:1:1: error: the file is not valid UTF-8: byte 0xfe at offset 0\n"
+
+
+def test_the_cli_reports_an_empty_file(
+    write_kernel: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_kernel("")
+    assert main(["parse", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"{path}:1:1: error: a kernel file must import pypto.language and define a @pl.program\n"
+
+
+def test_the_cli_reports_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "absent.py"
+    assert main(["parse", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:1:1: error: cannot read the file")
+    assert "Traceback" not in err
+
+
+def test_python_warnings_do_not_add_output_lines(
+    write_kernel: Callable[..., Path], kernel: Callable[..., str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_kernel(kernel("x = 1if n > 0 else 2\nreturn out"))
+    assert main(["parse", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"{path}:8:13: error: unsupported syntax: conditional expression\n"
