@@ -1,0 +1,85 @@
+"""The loop-nest tree of one function (`20-lower-pipeline-to-slots.md` §3, §7).
+
+Every `for` loop of a function gets a key: its position in a pre-order walk of the body
+(0, 1, 2, ...). The tree is a networkx `DiGraph` whose nodes are those keys plus the root
+`ROOT` (the function body), with an edge from each loop's nearest enclosing loop (or the
+root) to the loop. Node data: `stmt` (the `ForStmt`), `depth`, and `under_if` is not
+tracked (ifs are transparent for nesting).
+
+Loop keys are positional, not structural: two identical loops in one function are two
+nodes, and the rewrite walk of a pass recovers a loop's key by counting loops in the same
+pre-order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import networkx as nx
+
+from slotsat import ir
+
+ROOT = -1
+"""The node standing for the function body."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoopInfo:
+    key: int
+    stmt: ir.ForStmt
+    parent: int
+    """The key of the nearest enclosing loop, or `ROOT`."""
+    depth: int
+
+
+def iter_loops(body: ir.SeqStmts) -> Iterator[ir.ForStmt]:
+    """Every `for` loop of a body in pre-order (the order that defines loop keys)."""
+    for s in ir.walk_stmts(body):
+        if isinstance(s, ir.ForStmt):
+            yield s
+
+
+def loop_tree(fn: ir.Function) -> nx.DiGraph:
+    """The loop-nest tree of `fn` (see the module docstring). O(N)."""
+    tree = nx.DiGraph()
+    tree.add_node(ROOT, stmt=None, depth=0)
+    counter = [0]
+
+    def visit(body: ir.SeqStmts, parent: int, depth: int) -> None:
+        for s in body.stmts:
+            if isinstance(s, ir.ForStmt):
+                key = counter[0]
+                counter[0] += 1
+                tree.add_node(key, stmt=s, depth=depth + 1)
+                tree.add_edge(parent, key)
+                visit(s.body, key, depth + 1)
+            else:
+                for child in ir.stmt_children_bodies(s):
+                    visit(child, parent, depth)
+
+    visit(fn.body, ROOT, 0)
+    return tree
+
+
+def loop_infos(tree: nx.DiGraph) -> list[LoopInfo]:
+    """The loops of a tree in pre-order (ascending key)."""
+    out: list[LoopInfo] = []
+    for key in sorted(k for k in tree.nodes if k != ROOT):
+        (parent,) = tree.predecessors(key)
+        out.append(LoopInfo(key, tree.nodes[key]["stmt"], parent, tree.nodes[key]["depth"]))
+    return out
+
+
+def pipeline_ancestors(tree: nx.DiGraph, key: int) -> list[int]:
+    """Keys of the pipeline loops enclosing loop `key`, nearest first."""
+    out: list[int] = []
+    node = key
+    while True:
+        (parent,) = tree.predecessors(node)
+        if parent == ROOT:
+            return out
+        stmt: ir.ForStmt = tree.nodes[parent]["stmt"]
+        if stmt.kind is ir.ForKind.PIPELINE:
+            out.append(parent)
+        node = parent

@@ -1,0 +1,228 @@
+"""Eligibility gates of lower-pipeline-to-slots as Datalog (`20-lower-pipeline-to-slots.md`
+§4–§8, §11; `60-egraph-engine.md` §5.1, §7).
+
+Python inserts structural facts keyed by a loop's pre-order key (`GateLoop`) and a tile
+binder's id (`GateVar`); the ruleset `gates` derives the alias closure and one verdict per
+pipeline loop:
+
+- `ok(l)` is a `Bool` merged with `&` (an AND-lattice): seeded `True` for every loop with
+  `stages(l) > 1`, set `False` by each gate, which also adds `declined_by(l, code)` and
+  lowers `decline_rank(l)` (merged with `min`) to the code's position in §10's order, so
+  the reported code is the first in that order among the loop's `declined_by` facts.
+- egglog has no negation, so absence is stated: `*_runtime(l)` for non-literal bounds,
+  `candidate_count(l) = 0` for a loop without candidates.
+- Derived constants are computed in the query (`INT64_MAX - (step - 1)` under `step > 1`,
+  which cannot overflow), never in an action.
+- A `True` can still flip to `False` until `gates` has saturated, so `ok(l) == True` is
+  consumed only by later strata (`egraph_rules.slotize`). The capacity decision is made in
+  Python and enters as `capacity_declined(l, code)`; re-saturating `gates` propagates it
+  to nested loops (monotone: the lattice only moves towards `False`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any, cast
+
+from egglog import (
+    ActionLike,
+    BaseExpr,
+    Bool,
+    EGraph,
+    Expr,
+    RewriteOrRule,
+    String,
+    eq,
+    function,
+    get_callable_args,
+    get_literal_value,
+    i64,
+    i64Like,
+    relation,
+    rule,
+    ruleset,
+    set_,
+)
+
+INT64_MAX = (1 << 63) - 1
+
+CODES: tuple[str, ...] = (
+    "planner",
+    "under-declined",
+    "stage-range",
+    "runtime-step",
+    "non-positive-step",
+    "runtime-start",
+    "negative-start",
+    "stepped-runtime-stop",
+    "stop-overflow",
+    "tile-space",
+    "tile-valid-shape",
+    "tile-phi",
+    "tile-view",
+    "no-candidates",
+    "capacity-size",
+    "capacity",
+)
+"""Decline codes in the check order of §10."""
+
+RANK: dict[str, int] = {code: k for k, code in enumerate(CODES)}
+
+GATES_CAP = int(os.environ.get("SLOTSAT_GATES_CAP", "64"))
+"""Iteration cap of the `SLOTS_GATES` schedule (`60-egraph-engine.md` §8)."""
+
+
+class GateLoop(Expr):
+    """A loop of the function, by pre-order key (`analysis.loops`)."""
+
+    def __init__(self, key: i64Like) -> None: ...
+
+
+class GateVar(Expr):
+    """A tile binder of the function, by its id."""
+
+    def __init__(self, key: i64Like) -> None: ...
+
+
+# -- facts inserted by Python ---------------------------------------------------------
+
+
+@function
+def stages(loop: GateLoop) -> i64: ...
+
+
+@function
+def loop_start(loop: GateLoop) -> i64: ...
+
+
+@function
+def loop_step(loop: GateLoop) -> i64: ...
+
+
+@function
+def loop_stop(loop: GateLoop) -> i64: ...
+
+
+@function
+def candidate_count(loop: GateLoop) -> i64: ...
+
+
+start_runtime = relation("start_runtime", GateLoop)
+step_runtime = relation("step_runtime", GateLoop)
+stop_runtime = relation("stop_runtime", GateLoop)
+encloses = relation("encloses", GateLoop, GateLoop)
+"""`encloses(m, l)`: pipeline loop `m` is an ancestor of pipeline loop `l`."""
+candidate = relation("candidate", GateVar, GateLoop)
+tile_var = relation("tile_var", GateVar)
+tile_space_bad = relation("tile_space_bad", GateVar)
+tile_shape_bad = relation("tile_shape_bad", GateVar)
+alias_edge = relation("alias_edge", GateVar, GateVar)
+"""`alias_edge(v, s)`: `v` shares `s`'s buffer (a bare copy or an inheriting op)."""
+phi_read = relation("phi_read", GateVar)
+inherit_read = relation("inherit_read", GateVar)
+capacity_declined = relation("capacity_declined", GateLoop, String)
+"""Set by Python's budget walk with the code `capacity` or `capacity-size`."""
+
+# -- derived ---------------------------------------------------------------------------
+
+reaches = relation("reaches", GateVar, GateVar)
+phi_root = relation("phi_root", GateVar)
+inherit_root = relation("inherit_root", GateVar)
+declined_by = relation("declined_by", GateLoop, String)
+
+
+@function(merge=lambda old, new: old & new)
+def ok(loop: GateLoop) -> Bool: ...
+
+
+@function(merge=lambda old, new: old.min(new))
+def decline_rank(loop: GateLoop) -> i64: ...
+
+
+gates = ruleset(name="gates")
+
+
+def _decline(loop: GateLoop, code: str) -> tuple[ActionLike, ...]:
+    return (
+        set_(ok(loop)).to(Bool(False)),
+        declined_by(loop, String(code)),
+        set_(decline_rank(loop)).to(i64(RANK[code])),
+    )
+
+
+@gates.register
+def _alias_closure(v: GateVar, s: GateVar, r: GateVar) -> Iterable[RewriteOrRule]:
+    """reaches = reflexive-transitive closure of alias_edge; roots of phi / inherit reads."""
+    yield rule(tile_var(v)).then(reaches(v, v))
+    yield rule(alias_edge(v, s), reaches(s, r)).then(reaches(v, r))
+    yield rule(phi_read(v), reaches(v, r)).then(phi_root(r))
+    yield rule(inherit_read(v), reaches(v, r)).then(inherit_root(r))
+
+
+@gates.register
+def _seed(loop: GateLoop, f: i64) -> Iterable[RewriteOrRule]:
+    """ok(l) = True for every pipeline loop asking for F > 1 stages."""
+    yield rule(eq(stages(loop)).to(f), f > i64(1)).then(set_(ok(loop)).to(Bool(True)))
+
+
+@gates.register
+def _loop_shape(loop: GateLoop, f: i64, s: i64, p: i64, m: i64) -> Iterable[RewriteOrRule]:
+    """L1–L4 (§4.1)."""
+    yield rule(eq(stages(loop)).to(f), f > i64(16)).then(*_decline(loop, "stage-range"))  # L1
+    yield rule(step_runtime(loop), eq(stages(loop)).to(f), f > i64(1)).then(
+        *_decline(loop, "runtime-step"))  # L2
+    yield rule(eq(loop_step(loop)).to(s), s <= i64(0), eq(stages(loop)).to(f), f > i64(1)).then(
+        *_decline(loop, "non-positive-step"))  # L2
+    yield rule(start_runtime(loop), eq(stages(loop)).to(f), f > i64(1)).then(
+        *_decline(loop, "runtime-start"))  # L3
+    yield rule(eq(loop_start(loop)).to(s), s < i64(0), eq(stages(loop)).to(f), f > i64(1)).then(
+        *_decline(loop, "negative-start"))  # L3
+    yield rule(eq(loop_step(loop)).to(s), s > i64(1), stop_runtime(loop), eq(stages(loop)).to(f),
+               f > i64(1)).then(*_decline(loop, "stepped-runtime-stop"))  # L4
+    yield rule(
+        eq(loop_step(loop)).to(s), s > i64(1), eq(loop_stop(loop)).to(p), eq(stages(loop)).to(f), f > i64(1),
+        eq(m).to(i64(INT64_MAX) - (s - i64(1))), p > m,
+    ).then(*_decline(loop, "stop-overflow"))  # L4: stop > INT64_MAX - (step - 1)
+
+
+@gates.register
+def _tiles(loop: GateLoop, t: GateVar, n: i64) -> Iterable[RewriteOrRule]:
+    """T1–T4 on candidates (§6), the empty candidate set (§5), capacity (§8)."""
+    yield rule(candidate(t, loop), tile_space_bad(t)).then(*_decline(loop, "tile-space"))  # T1
+    yield rule(candidate(t, loop), tile_shape_bad(t)).then(*_decline(loop, "tile-valid-shape"))  # T2
+    yield rule(candidate(t, loop), phi_root(t)).then(*_decline(loop, "tile-phi"))  # T3
+    yield rule(candidate(t, loop), inherit_root(t)).then(*_decline(loop, "tile-view"))  # T4
+    yield rule(eq(candidate_count(loop)).to(n), eq(n).to(i64(0))).then(*_decline(loop, "no-candidates"))
+    for code in ("capacity-size", "capacity"):
+        yield rule(capacity_declined(loop, String(code))).then(*_decline(loop, code))
+
+
+@gates.register
+def _enclosing(m: GateLoop, loop: GateLoop, f: i64) -> Iterable[RewriteOrRule]:
+    """§7: a declined F > 1 pipeline loop disqualifies every F > 1 pipeline loop below it."""
+    yield rule(eq(ok(m)).to(Bool(False)), encloses(m, loop), eq(stages(loop)).to(f), f > i64(1)).then(
+        *_decline(loop, "under-declined"))
+
+
+def literal(x: BaseExpr) -> object:
+    """The Python value of an egglog primitive (`i64`, `Bool`, `String`)."""
+    return get_literal_value(cast(Any, x))
+
+
+def loop_key(call: BaseExpr) -> int:
+    """The loop key of a one-argument fact over `GateLoop` (`ok(GateLoop(3))` -> 3)."""
+    (loop,) = get_callable_args(call)
+    (key,) = get_callable_args(loop)
+    k = literal(key)
+    assert isinstance(k, int)
+    return k
+
+
+def run_gates(egraph: EGraph) -> int:
+    """Saturate `gates` as a bounded repetition; returns the number of rounds."""
+    for k in range(1, GATES_CAP + 1):
+        report = egraph.run(gates)
+        if not report.updated:
+            return k
+    raise RuntimeError(f"schedule SLOTS_GATES did not saturate within {GATES_CAP} rounds")

@@ -1,0 +1,242 @@
+"""Shared pass plumbing for the pipeline passes: the planner option, pass results and decline
+records, and an identity-preserving IR rewriter (substitution and fresh-binder cloning).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from slotsat import ir
+from slotsat.errors import NO_SPAN, Span
+
+
+class Planner(enum.Enum):
+    """Who places on-chip buffers (`00-overview.md` §5)."""
+
+    PTOAS = "ptoas"
+    PYPTO = "pypto"
+
+    @classmethod
+    def parse(cls, text: str) -> Planner:
+        for p in cls:
+            if p.value == text.strip().lower():
+                return p
+        raise ValueError(f"unknown planner '{text}'; expected ptoas or pypto")
+
+    @property
+    def display_name(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Decline:
+    """Why a pipeline loop (or, for `planner`, a whole function) was not rotated
+    (`20-lower-pipeline-to-slots.md` §10). Never an error: the loop is replicated later."""
+
+    loop: ir.ForStmt | None = field(repr=False)
+    code: str
+    message: str
+    function: str = ""
+    key: int | None = None
+    """The loop's pre-order key in its function (`analysis.loops`), None for `planner`."""
+
+    @property
+    def span(self) -> Span:
+        return self.loop.span if self.loop is not None else NO_SPAN
+
+    @property
+    def header(self) -> str:
+        return loop_header(self.loop) if self.loop is not None else f"def {self.function}(...)"
+
+
+@dataclass(frozen=True, slots=True)
+class PassResult:
+    """A pass's output: the new function (the identical object when nothing changed) and
+    its decline records."""
+
+    function: ir.Function
+    declines: tuple[Decline, ...] = ()
+
+
+# --------------------------------------------------------------------------------------
+# printing loop headers for decline records (names are not disambiguated)
+
+_PREC: dict[type, int] = {ir.Add: 1, ir.Sub: 1, ir.Mul: 2, ir.FloorDiv: 2, ir.FloorMod: 2}
+
+
+def format_expr(e: ir.Expr, parent: int = 0, right: bool = False) -> str:
+    """An index expression with Python precedence and the fewest parentheses."""
+    if isinstance(e, ir.Var):
+        return e.name_hint
+    if isinstance(e, ir.ConstInt):
+        return str(e.value) if e.dtype is ir.DType.INDEX else f"pl.const({e.value}, pl.{e.dtype.value})"
+    if isinstance(e, ir.ConstFloat):
+        return repr(e.value)
+    if isinstance(e, ir.Cast):
+        return f"pl.cast({format_expr(e.a)}, pl.{e.dtype.value})"
+    if isinstance(e, ir.Cmp):
+        return f"{format_expr(e.a)} {e.op.value} {format_expr(e.b)}"
+    prec = _PREC[type(e)]
+    text = f"{format_expr(e.a, prec)} {ir.BINOP_SYMBOL[type(e)]} {format_expr(e.b, prec, True)}"
+    if prec < parent or (right and prec == parent):
+        return f"({text})"
+    return text
+
+
+def loop_header(loop: ir.ForStmt) -> str:
+    """`for i, (acc,) in pl.pipeline(0, 4, 1, stage=2, init_values=(out,))`."""
+    parts = [format_expr(x) for x in (loop.start, loop.stop, loop.step)]
+    if ir.index_literal(loop.start) == 0 and ir.index_literal(loop.step) == 1:
+        parts = parts[1:2]
+    elif ir.index_literal(loop.step) == 1:
+        parts = parts[:2]
+    if loop.stages is not None:
+        parts.append(f"stage={loop.stages}")
+    target = loop.loop_var.name_hint
+    if loop.iter_args:
+        one = "," if len(loop.iter_args) == 1 else ""
+        parts.append("init_values=(" + ", ".join(format_expr(it.init) for it in loop.iter_args) + one + ")")
+        names = ", ".join(it.var.name_hint for it in loop.iter_args)
+        target += f", ({names}{one})"
+    kind = "pipeline" if loop.kind is ir.ForKind.PIPELINE else "range"
+    return f"for {target} in pl.{kind}({', '.join(parts)})"
+
+
+# --------------------------------------------------------------------------------------
+# the rewriter
+
+
+@dataclass
+class Rewriter:
+    """Rebuild IR under a substitution, sharing every unchanged node.
+
+    `env` maps a variable id to the expression that replaces its uses (a binder maps to
+    its new binder). With `fresh=True` every definition met gets a fresh binder with the
+    same name hint (a clone). `assign_hook` may rewrite each rebuilt assignment (after its
+    binder is settled), for example to tag it.
+    """
+
+    env: dict[int, ir.Expr] = field(default_factory=dict)
+    fresh: bool = False
+    assign_hook: Callable[[ir.AssignStmt], ir.AssignStmt] | None = None
+
+    # -- expressions -------------------------------------------------------------------
+
+    def expr(self, e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Var):
+            return self.env.get(e.id, e)
+        if isinstance(e, ir.ConstInt | ir.ConstFloat):
+            return e
+        if isinstance(e, ir.Cast):
+            a = self.expr(e.a)
+            return e if a is e.a else ir.Cast(a, e.dtype, e.span)
+        if isinstance(e, ir.Cmp):
+            a, b = self.expr(e.a), self.expr(e.b)
+            return e if a is e.a and b is e.b else ir.Cmp(e.op, a, b, e.dtype, e.span)
+        a, b = self.expr(e.a), self.expr(e.b)
+        if a is e.a and b is e.b:
+            return e
+        return type(e)(a, b, e.dtype, e.span)
+
+    def arg(self, a: ir.CallArg) -> ir.CallArg:
+        if isinstance(a, ir.ExprList):
+            items = tuple(self.expr(x) for x in a.items)
+            if all(x is y for x, y in zip(items, a.items, strict=True)):
+                return a
+            return ir.ExprList(items, a.span)
+        if isinstance(a, ir.SpaceArg | ir.DTypeArg):
+            return a
+        return self.expr(a)
+
+    def call(self, c: ir.Call) -> ir.Call:
+        args = tuple(self.arg(a) for a in c.args)
+        kwargs = tuple((k, self.arg(v)) for k, v in c.kwargs)
+        if all(x is y for x, y in zip(args, c.args, strict=True)) and all(
+                x[1] is y[1] for x, y in zip(kwargs, c.kwargs, strict=True)):
+            return c
+        return ir.Call(c.op, args, kwargs, c.attrs, c.span)
+
+    def type_(self, t: ir.Type) -> ir.Type:
+        if not isinstance(t, ir.TileType):
+            return t
+        vs = t.valid_shape
+        new_vs = None if vs is None else tuple(self.expr(x) for x in vs)
+        mr = t.memref
+        new_mr = mr
+        if mr is not None:
+            off = self.expr(mr.byte_offset)
+            idx = None if mr.slot_index is None else self.expr(mr.slot_index)
+            if off is not mr.byte_offset or idx is not mr.slot_index:
+                new_mr = ir.MemRef(mr.base, off, mr.size, mr.is_pinned, mr.slot_count, idx)
+        vs_same = vs is None or all(x is y for x, y in zip(new_vs or (), vs, strict=True))
+        if vs_same and new_mr is mr:
+            return t
+        return ir.TileType(t.shape, t.dtype, t.memory_space, new_mr, new_vs)
+
+    def binder(self, v: ir.Var) -> ir.Var:
+        if self.fresh:
+            nv = ir.Var(v.name_hint, self.type_(v.type), span=v.span)
+            self.env[v.id] = nv
+            return nv
+        mapped = self.env.get(v.id)
+        if isinstance(mapped, ir.Var):
+            return mapped
+        t = self.type_(v.type)
+        if t is v.type:
+            return v
+        nv = v.retyped(t)
+        self.env[v.id] = nv
+        return nv
+
+    # -- statements ----------------------------------------------------------------------
+
+    def body(self, b: ir.SeqStmts) -> ir.SeqStmts:
+        stmts = tuple(self.stmt(s) for s in b.stmts)
+        return b if all(x is y for x, y in zip(stmts, b.stmts, strict=True)) else ir.SeqStmts(stmts)
+
+    def stmt(self, s: ir.Stmt) -> ir.Stmt:
+        if isinstance(s, ir.AssignStmt):
+            value = self.call(s.value) if isinstance(s.value, ir.Call) else self.expr(s.value)
+            var = self.binder(s.var)
+            out = s if value is s.value and var is s.var else ir.AssignStmt(var, value, s.span)
+            return self.assign_hook(out) if self.assign_hook is not None else out
+        if isinstance(s, ir.EvalStmt):
+            c = self.call(s.call)
+            return s if c is s.call else ir.EvalStmt(c, s.span)
+        if isinstance(s, ir.YieldStmt | ir.ReturnStmt):
+            vals = tuple(self.expr(v) for v in s.values)
+            if all(x is y for x, y in zip(vals, s.values, strict=True)):
+                return s
+            return type(s)(vals, s.span)
+        if isinstance(s, ir.ForStmt):
+            return self.for_(s)
+        return self.if_(s)
+
+    def for_(self, s: ir.ForStmt) -> ir.ForStmt:
+        start, stop, step = self.expr(s.start), self.expr(s.stop), self.expr(s.step)
+        inits = [self.expr(it.init) for it in s.iter_args]
+        lv = self.binder(s.loop_var)
+        ivars = [self.binder(it.var) for it in s.iter_args]
+        body = self.body(s.body)
+        rvars = tuple(self.binder(v) for v in s.return_vars)
+        iter_args = tuple(
+            it if it.var is v and it.init is i else ir.IterArg(v, i)
+            for it, v, i in zip(s.iter_args, ivars, inits, strict=True))
+        same = (start is s.start and stop is s.stop and step is s.step and lv is s.loop_var and body is s.body
+                and all(x is y for x, y in zip(iter_args, s.iter_args, strict=True))
+                and all(x is y for x, y in zip(rvars, s.return_vars, strict=True)))
+        if same:
+            return s
+        return ir.ForStmt(s.kind, lv, start, stop, step, iter_args, rvars, body, s.attrs, s.span)
+
+    def if_(self, s: ir.IfStmt) -> ir.IfStmt:
+        cond = self.expr(s.cond)
+        then = self.body(s.then_body)
+        other = None if s.else_body is None else self.body(s.else_body)
+        rvars = tuple(self.binder(v) for v in s.return_vars)
+        if cond is s.cond and then is s.then_body and other is s.else_body and all(
+                x is y for x, y in zip(rvars, s.return_vars, strict=True)):
+            return s
+        return ir.IfStmt(cond, then, other, rvars, s.span)

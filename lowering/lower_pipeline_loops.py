@@ -1,0 +1,252 @@
+"""lower-pipeline-loops: multi-buffer a pipeline loop by replicating its body.
+
+Overview
+--------
+Every loop still of kind `Pipeline` with `F > 1` (everything lower-pipeline-to-slots
+declined, and everything under `PYPTO`) becomes a loop striding by `F * step` whose body is
+`F` clones of the original, each with fresh binders, followed by a remainder: a flattened
+static tail when the bounds are literals, an `if` cascade over `unroll_rem` otherwise. The
+replicated loop keeps `stage=1` as a marker (`20-lower-pipeline-to-slots.md` §12).
+
+Before / After
+--------------
+```python
+for i in pl.pipeline(0, 10, 1, stage=4):
+    _y: pl.Scalar[pl.INDEX] = i
+# becomes
+for i in pl.pipeline(0, 8, 4, stage=1):
+    _y: pl.Scalar[pl.INDEX] = i
+    _y_1: pl.Scalar[pl.INDEX] = i + 1
+    _y_2: pl.Scalar[pl.INDEX] = i + 2
+    _y_3: pl.Scalar[pl.INDEX] = i + 3
+_y_4: pl.Scalar[pl.INDEX] = 8
+_y_5: pl.Scalar[pl.INDEX] = 9
+```
+
+Requires / produces / position
+------------------------------
+Requires SSA form. Position: immediately after lower-pipeline-to-slots, before
+resolve-pipeline-markers. Runs under every planner.
+
+Gates
+-----
+| Gate | Why |
+| --- | --- |
+| `F == 1`: left intact, body visited | asks for nothing; it is also this pass's marker (idempotence) |
+| step an integer literal, else `PassError` | the clones' offsets `k * step` must be literals |
+| runtime bounds need a positive step, else `PassError` | the remainder arithmetic assumes an ascending loop |
+
+Why membership tags
+-------------------
+Every tile-producing call of clone `k` of group `G` gets `"G:K"` appended to its
+`pipeline_membership` attribute (cube accumulators only with `pipeline_double_buffer_c`),
+so that the reference's `PYPTO` buffer reuse keeps the clones' buffers apart (§12.2).
+
+Related passes
+--------------
+`lowering.lower_pipeline_to_slots.LowerPipelineToSlots` runs first and rotates what it can;
+`lowering.resolve_pipeline_markers.ResolvePipelineMarkers` clears the `stage=1` markers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from lowering.common import PassResult, Rewriter
+from slotsat import ir, ops
+from slotsat.errors import PassError
+
+IDX = ir.DType.INDEX
+DOUBLE_BUFFER_C = "pipeline_double_buffer_c"
+
+
+def _lit(v: int) -> ir.ConstInt:
+    return ir.ConstInt(v, IDX)
+
+
+def _scalar(name: str) -> ir.Var:
+    return ir.Var(name, ir.ScalarType(IDX))
+
+
+@dataclass
+class _Clones:
+    stmts: list[ir.Stmt]
+    values: tuple[ir.Expr, ...]
+    """The values the last clone yields (the carried values after the clones)."""
+
+
+@dataclass(frozen=True)
+class LowerPipelineLoops:
+    """See the module docstring (the pass doc)."""
+
+    name: ClassVar[str] = "lower-pipeline-loops"
+
+    def run(self, fn: ir.Function) -> PassResult:
+        state = _State()
+        body = state.body(fn.body)
+        if body is fn.body:
+            return PassResult(fn)
+        return PassResult(replace(fn, body=body))
+
+
+class _State:
+    """One function's replication: the group counter and the recursive walk."""
+
+    def __init__(self) -> None:
+        self.groups = 0
+
+    def body(self, b: ir.SeqStmts) -> ir.SeqStmts:
+        out: list[ir.Stmt] = []
+        changed = False
+        for s in b.stmts:
+            new = self.stmt(s)
+            if len(new) != 1 or new[0] is not s:
+                changed = True
+            out.extend(new)
+        return ir.SeqStmts(tuple(out)) if changed else b
+
+    def stmt(self, s: ir.Stmt) -> list[ir.Stmt]:
+        if isinstance(s, ir.IfStmt):
+            then = self.body(s.then_body)
+            other = None if s.else_body is None else self.body(s.else_body)
+            if then is s.then_body and other is s.else_body:
+                return [s]
+            return [replace(s, then_body=then, else_body=other)]
+        if not isinstance(s, ir.ForStmt):
+            return [s]
+        body = self.body(s.body)
+        loop = s if body is s.body else replace(s, body=body)
+        if loop.stages is None or loop.stages == 1:
+            return [loop]
+        return self.replicate(loop, loop.stages)
+
+    # -- replication ---------------------------------------------------------------------
+
+    def new_group(self) -> int:
+        g = self.groups
+        self.groups += 1
+        return g
+
+    def replicate(self, loop: ir.ForStmt, f: int) -> list[ir.Stmt]:
+        step = ir.index_literal(loop.step)
+        if step is None:
+            raise PassError("LowerPipelineLoops: step must be a compile-time integer constant, got "
+                            f"{type(loop.step).__name__}", loop.span)
+        start, stop = ir.index_literal(loop.start), ir.index_literal(loop.stop)
+        if start is not None and stop is not None:
+            return self.static(loop, f, start, stop, step)
+        if step <= 0:
+            raise PassError(f"LowerPipelineLoops: a pipeline loop with runtime bounds needs a positive step, "
+                            f"got {step}", loop.span)
+        return self.dynamic(loop, f, step)
+
+    def clones(self, loop: ir.ForStmt, ivs: list[ir.Expr], carried: tuple[ir.Expr, ...],
+               group: int) -> _Clones:
+        """Clones of `loop`'s body, clone `k` with the iv replaced by `ivs[k]`, chained
+        through the carried values, each without its trailing yield."""
+        stmts = loop.body.stmts
+        has_yield = bool(loop.iter_args)
+        core = stmts[:-1] if has_yield else stmts
+        trailing = stmts[-1] if has_yield else None
+        dbc = bool(dict(loop.attrs).get(DOUBLE_BUFFER_C, False))
+        out: list[ir.Stmt] = []
+        values = carried
+        for k, iv in enumerate(ivs):
+            env: dict[int, ir.Expr] = {loop.loop_var.id: iv}
+            env.update({it.var.id: v for it, v in zip(loop.iter_args, values, strict=True)})
+            rw = Rewriter(env=env, fresh=True, assign_hook=_tagger(f"{group}:{k}", dbc))
+            out.extend(rw.stmt(s) for s in core)
+            if trailing is not None:
+                assert isinstance(trailing, ir.YieldStmt)
+                values = tuple(rw.expr(v) for v in trailing.values)
+        return _Clones(out, values)
+
+    def static(self, loop: ir.ForStmt, f: int, start: int, stop: int, step: int) -> list[ir.Stmt]:
+        trip = -((stop - start) // -step) if step > 0 else -((start - stop) // step)
+        trip = max(trip, 0)
+        if trip == 0:
+            return [loop.demoted()]
+        main, rem = divmod(trip, f)
+        out: list[ir.Stmt] = []
+        carried: tuple[ir.Expr, ...] = tuple(it.init for it in loop.iter_args)
+        if main > 0:
+            rvars = loop.return_vars if rem == 0 else tuple(
+                ir.Var(v.name_hint + "_main", v.type, span=v.span) for v in loop.return_vars)
+            out.append(self.main_loop(loop, f, step, _lit(start + main * f * step), rvars))
+            carried = rvars
+        if rem > 0:
+            base = start + main * f * step
+            tail = self.clones(loop, [_lit(base + j * step) for j in range(rem)], carried, self.new_group())
+            out.extend(tail.stmts)
+            out.extend(ir.AssignStmt(v, val, loop.span)
+                       for v, val in zip(loop.return_vars, tail.values, strict=True))
+        return out
+
+    def main_loop(self, loop: ir.ForStmt, f: int, step: int, stop: ir.Expr,
+                  rvars: tuple[ir.Var, ...]) -> ir.ForStmt:
+        iv = loop.loop_var
+        ivs: list[ir.Expr] = [iv, *(ir.Add(iv, _lit(k * step), IDX) for k in range(1, f))]
+        cl = self.clones(loop, ivs, tuple(it.var for it in loop.iter_args), self.new_group())
+        body = list(cl.stmts)
+        if loop.iter_args:
+            body.append(ir.YieldStmt(cl.values, loop.body.stmts[-1].span if loop.body.stmts else loop.span))
+        return ir.ForStmt(ir.ForKind.PIPELINE, iv, loop.start, stop, _lit(f * step), loop.iter_args, rvars,
+                          ir.SeqStmts(tuple(body)), loop.attrs, loop.span).with_stages(1)
+
+    def dynamic(self, loop: ir.ForStmt, f: int, step: int) -> list[ir.Stmt]:
+        span = loop.span
+        diff = ir.Sub(loop.stop, loop.start, IDX)
+        trip: ir.Expr = diff if step == 1 else ir.FloorDiv(ir.Add(diff, _lit(step - 1), IDX), _lit(step), IDX)
+        main_end = _scalar("unroll_main_end")
+        main_end_value = ir.Add(loop.start, ir.Mul(ir.FloorDiv(trip, _lit(f), IDX), _lit(f * step), IDX), IDX)
+        out: list[ir.Stmt] = [ir.AssignStmt(main_end, main_end_value, span)]
+        rmain = tuple(ir.Var(v.name_hint + "_main", v.type, span=v.span) for v in loop.return_vars)
+        out.append(self.main_loop(loop, f, step, main_end, rmain))
+        rem = _scalar("unroll_rem")
+        rem_value: ir.Expr = (ir.Sub(loop.stop, main_end, IDX) if step == 1 else
+                              ir.Sub(trip, ir.Mul(ir.FloorDiv(trip, _lit(f), IDX), _lit(f), IDX), IDX))
+        out.append(ir.AssignStmt(rem, rem_value, span))
+        branches: list[_Clones] = []
+        for k in range(1, f):
+            ivs: list[ir.Expr] = [main_end, *(ir.Add(main_end, _lit(j * step), IDX) for j in range(1, k))]
+            branches.append(self.clones(loop, ivs, rmain, self.new_group()))
+        out.append(self.cascade(loop, rem, branches, rmain, 1))
+        return out
+
+    def cascade(self, loop: ir.ForStmt, rem: ir.Var, branches: list[_Clones], rmain: tuple[ir.Var, ...],
+                k: int) -> ir.IfStmt:
+        """`if unroll_rem == k: <k clones> else: <the cascade for k + 1>`."""
+        span = loop.span
+        carried = bool(loop.return_vars)
+        rvars = loop.return_vars if k == 1 else tuple(
+            ir.Var(f"{v.name_hint}_rem{k}", v.type, span=v.span) for v in loop.return_vars)
+        then = list(branches[k - 1].stmts)
+        if carried:
+            then.append(ir.YieldStmt(branches[k - 1].values, span))
+        other: list[ir.Stmt] | None
+        if k < len(branches):
+            inner = self.cascade(loop, rem, branches, rmain, k + 1)
+            other = [inner]
+            if carried:
+                other.append(ir.YieldStmt(inner.return_vars, span))
+        else:
+            other = [ir.YieldStmt(rmain, span)] if carried else None
+        cond = ir.Cmp(ir.CmpOp.EQ, rem, _lit(k))
+        return ir.IfStmt(cond, ir.SeqStmts(tuple(then)), None if other is None else ir.SeqStmts(tuple(other)),
+                         rvars, span)
+
+
+def _tagger(tag: str, dbc: bool) -> Callable[[ir.AssignStmt], ir.AssignStmt]:
+    def hook(s: ir.AssignStmt) -> ir.AssignStmt:
+        t = s.var.type
+        if not isinstance(t, ir.TileType) or not isinstance(s.value, ir.Call):
+            return s
+        if t.memory_space is ir.MemorySpace.Acc and ops.is_matmul_family(s.value.op) and not dbc:
+            return s
+        old = s.value.attr(ir.PIPELINE_MEMBERSHIP)
+        value = tag if old is None else f"{old};{tag}"
+        return ir.AssignStmt(s.var, s.value.with_attr(ir.PIPELINE_MEMBERSHIP, value), s.span)
+
+    return hook

@@ -1,0 +1,435 @@
+"""lower-pipeline-to-slots: multi-buffer a pipeline loop by slot rotation instead of replication.
+
+Overview
+--------
+For each `pl.pipeline(..., stage=F)` loop with `F > 1` that passes every gate, every
+top-level `tile.load` result without a declared allocation is rebound onto a fresh pinned
+`pl.MemRef("pipe_<tile>", slots=F)[slot]` and the loop is demoted to a plain range. Nothing
+else changes: bounds, step, carried values, results and the statement list stay. Every other
+pipeline loop keeps its marking, gets a decline record naming the gate, and is replicated
+by lower-pipeline-loops (`20-lower-pipeline-to-slots.md`, the normative spec).
+
+Before / After (PTOAS planner)
+------------------------------
+```python
+for i, (acc,) in pl.pipeline(4, stage=2, init_values=(out,)):
+    t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [i * 64, 0], [64, 64], [64, 64], ...)
+    e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t)
+    nxt: pl.Tensor[[256, 64], pl.FP32] = pl.tile.store(e, [i * 64, 0], acc)
+    y: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt)
+# becomes
+for i, (acc,) in pl.range(4, init_values=(out,)):
+    t: pl.Tile[[64, 64], pl.FP32, pl.MemRef("pipe_t", slots=2)[i % 2], pl.Mem.Vec] = pl.tile.load(...)
+    ...
+```
+
+Requires / produces / position
+------------------------------
+Requires SSA form, a memory space on every tile, rank 1 or 2 tiles, no compiler-owned
+MemRef. Produces nothing new (it adds no IR operation). Position: after
+complete-memory-spaces, immediately before lower-pipeline-loops. Options: `planner`
+(anything but `PTOAS` makes the pass a no-op with one `planner` record), `backend`
+(capacities; `Backend.NONE` is ungated), `compat` (`--compat pypto`, T4 only).
+
+Gates (§10 order; the first failing code is reported)
+------------------------------------------------------
+| Gate | Why |
+| --- | --- |
+| planner is `PTOAS` | under `PYPTO` codegen emits no regions (§3) |
+| not under a declined `F > 1` pipeline loop | its `F` clones would select two slots in one body (B9, §7) |
+| `2 <= F <= 16` | a ptoas region holds 2 to 16 slots (L1) |
+| step a literal `> 0` | the slot is a function of the iteration number (L2) |
+| start a literal `>= 0` | a negative iv would select a negative slot (L3) |
+| `step > 1` needs a literal stop `<= INT64_MAX - (step - 1)` | the final increment must not wrap (L4) |
+| candidates in `Vec` / `Mat` / `Acc` | regions exist only there (T1) |
+| candidates have a static valid shape | a region has one valid extent (T2) |
+| no candidate reaches a phi through its alias root | the phi would share the slot (T3) |
+| no candidate feeds the inherited argument of a view or in-place op | it would share the slot (T4) |
+| at least one candidate | nothing to rotate (§5) |
+| the regions fit the per-space budget | pinned bytes cannot be reused; ptoas fails hard on overflow (§8) |
+
+Why loads only, why no invariance filter, why author-bound tiles are skipped
+---------------------------------------------------------------------------
+A load's buffer is what must stay private for `i + 1`'s prefetch to overlap `i`'s compute;
+invariance cannot be read off the iv; and declining for an author-bound tile would push its
+declaration onto the replication path, where codegen rejects it (§5).
+
+Why a whole-loop decline
+------------------------
+A surviving sibling would still demote the loop and strand the blocked load with neither a
+slot nor a replicated copy (§6).
+
+How it runs
+-----------
+Graph analyses (`analysis.loops`, `analysis.alias`) become facts; `egraph_rules.gates`
+decides; Python applies the budget (`analysis.budget`) and re-saturates;
+`egraph_rules.slotize` builds and normalizes the slot terms, extracted in one batch (§11).
+
+Emitted .pto
+------------
+One `pto.alloc_multi_tile` per synthesized allocation in the function head and one
+`pto.multi_tile_get` per slotted load, exactly as for an author's declaration
+(`30-pto-codegen.md`).
+
+Related passes
+--------------
+`lowering.lower_pipeline_loops.LowerPipelineLoops` replicates every declined loop;
+`lowering.resolve_pipeline_markers.ResolvePipelineMarkers` clears the `stage=1` markers.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+import networkx as nx
+from egglog import EGraph, String, i64, set_
+
+from analysis.alias import AliasFacts, alias_facts, tile_definitions
+from analysis.budget import Backend, Budget, CapacityDecline, region_bytes
+from analysis.loops import LoopInfo, loop_infos, loop_tree, pipeline_ancestors
+from egraph_rules import gates as g
+from egraph_rules.slotize import extract_slot_terms, run_slot_forms, slot_form
+from lowering.common import Decline, PassResult, Planner, Rewriter
+from slotsat import ir
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+
+
+class Decision(enum.Enum):
+    SLOTTED = "slotted"
+    DECLINED = "declined"
+    UNTOUCHED = "untouched"
+
+
+@dataclass(frozen=True, slots=True)
+class SlottedTile:
+    old: ir.Var
+    new: ir.Var
+
+    @property
+    def memref(self) -> ir.MemRef:
+        memref = _tile(self.new).memref
+        assert memref is not None
+        return memref
+
+
+@dataclass(frozen=True, slots=True)
+class LoopDecision:
+    """The outcome for one pipeline loop (kind `Pipeline` in the input)."""
+
+    key: int
+    loop: ir.ForStmt
+    stages: int
+    decision: Decision
+    decline: Decline | None = None
+    slot_index: ir.Expr | None = None
+    tiles: tuple[SlottedTile, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionPlan:
+    function: ir.Function
+    loops: tuple[LoopDecision, ...]
+    declines: tuple[Decline, ...]
+    result: ir.Function
+
+
+@dataclass
+class _Loop:
+    info: LoopInfo
+    stages: int
+    candidates: list[ir.AssignStmt] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Context:
+    fn: ir.Function
+    tree: nx.DiGraph
+    pipes: list[_Loop]
+    facts: AliasFacts
+    ok: dict[int, bool]
+    capacity: dict[int, tuple[str, str]]
+    """Loops the budget walk declined: key -> (code, message)."""
+
+
+def _clamp(v: int) -> int:
+    return max(INT64_MIN, min(INT64_MAX, v))
+
+
+def _candidates(loop: ir.ForStmt) -> list[ir.AssignStmt]:
+    """§5: direct statements assigning an unbound tile from exactly `tile.load`."""
+    out: list[ir.AssignStmt] = []
+    for s in loop.body.stmts:
+        if not isinstance(s, ir.AssignStmt):
+            continue
+        t = s.var.type
+        if isinstance(t, ir.TileType) and isinstance(s.value, ir.Call) and s.value.op == "tile.load" \
+                and t.memref is None:
+            out.append(s)
+    return out
+
+
+def _space_bad(t: ir.TileType) -> bool:
+    return t.memory_space not in ir.REGION_SPACES
+
+
+def _shape_bad(t: ir.TileType) -> bool:
+    vs = t.effective_valid_shape
+    return len(vs) == 0 or any(not isinstance(x, ir.ConstInt) for x in vs)
+
+
+def _tile(v: ir.Var) -> ir.TileType:
+    assert isinstance(v.type, ir.TileType)
+    return v.type
+
+
+@dataclass(frozen=True)
+class LowerPipelineToSlots:
+    """See the module docstring (the pass doc)."""
+
+    name: ClassVar[str] = "lower-pipeline-to-slots"
+
+    planner: Planner | None = Planner.PTOAS
+    """Who places buffers; anything but PTOAS makes the pass a no-op."""
+    backend: Backend = Backend.ASCEND950
+    """Capacities for the budget gate; `Backend.NONE` leaves every space ungated."""
+    compat: bool = False
+    """`--compat pypto`: T4 counts every argument of an inheriting op (decision 2)."""
+
+    def run(self, fn: ir.Function) -> PassResult:
+        plan = self.plan(fn)
+        return PassResult(plan.result, plan.declines)
+
+    # ----------------------------------------------------------------------------------
+
+    def plan(self, fn: ir.Function) -> FunctionPlan:
+        """Decide every pipeline loop of `fn` and build the rewritten function."""
+        tree = loop_tree(fn)
+        infos = loop_infos(tree)
+        pipes = [_Loop(i, i.stmt.stages) for i in infos if i.stmt.stages is not None]
+        if self.planner is not Planner.PTOAS:
+            name = "unset" if self.planner is None else self.planner.display_name
+            rec = Decline(None, "planner",
+                          f"memory planner is {name}; slot rotation needs memory_planner=PTOAS", fn.name)
+            loops = tuple(
+                LoopDecision(p.info.key, p.info.stmt, p.stages,
+                             Decision.UNTOUCHED if p.stages == 1 else Decision.DECLINED,
+                             None if p.stages == 1 else rec)
+                for p in pipes)
+            return FunctionPlan(fn, loops, (rec,), fn)
+        if not any(p.stages > 1 for p in pipes):
+            loops = tuple(LoopDecision(p.info.key, p.info.stmt, p.stages, Decision.UNTOUCHED) for p in pipes)
+            return FunctionPlan(fn, loops, (), fn)
+        for p in pipes:
+            if p.stages > 1:
+                p.candidates = _candidates(p.info.stmt)
+        facts = alias_facts(fn.body, compat=self.compat)
+        egraph = EGraph()
+        self._insert_facts(egraph, tree, pipes, facts, fn)
+        g.run_gates(egraph)
+        ok = self._ok(egraph)
+        capacity = self._capacity(egraph, tree, pipes, ok, fn)
+        if capacity:
+            g.run_gates(egraph)
+            ok = self._ok(egraph)
+        ctx = _Context(fn, tree, pipes, facts, ok, capacity)
+        return self._finish(ctx, egraph)
+
+    # ----------------------------------------------------------------------------------
+
+    def _insert_facts(self, egraph: EGraph, tree: nx.DiGraph, pipes: list[_Loop], facts: AliasFacts,
+                      fn: ir.Function) -> None:
+        cmds: list[object] = []
+        keyed = {p.info.key for p in pipes}
+        for p in pipes:
+            lp = g.GateLoop(p.info.key)
+            s = p.info.stmt
+            cmds.append(set_(g.stages(lp)).to(i64(p.stages)))
+            for value, fact, runtime in ((s.start, g.loop_start, g.start_runtime),
+                                         (s.step, g.loop_step, g.step_runtime),
+                                         (s.stop, g.loop_stop, g.stop_runtime)):
+                lit = ir.index_literal(value)
+                cmds.append(runtime(lp) if lit is None else set_(fact(lp)).to(i64(_clamp(lit))))
+            for anc in pipeline_ancestors(tree, p.info.key):
+                if anc in keyed:
+                    cmds.append(g.encloses(g.GateLoop(anc), lp))
+            if p.stages > 1:
+                cmds.append(set_(g.candidate_count(lp)).to(i64(len(p.candidates))))
+                for c in p.candidates:
+                    tv = g.GateVar(c.var.id)
+                    cmds.append(g.candidate(tv, lp))
+                    if _space_bad(_tile(c.var)):
+                        cmds.append(g.tile_space_bad(tv))
+                    if _shape_bad(_tile(c.var)):
+                        cmds.append(g.tile_shape_bad(tv))
+        for v in tile_definitions(fn.body):
+            cmds.append(g.tile_var(g.GateVar(v.id)))
+        for a, b in facts.edges():
+            cmds.append(g.alias_edge(g.GateVar(a.id), g.GateVar(b.id)))
+        for v in {v.id: v for v in facts.phi_reads}.values():
+            cmds.append(g.phi_read(g.GateVar(v.id)))
+        for vid in {v.id for v, _ in facts.inherit_reads}:
+            cmds.append(g.inherit_read(g.GateVar(vid)))
+        egraph.register(*cmds)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _ok(egraph: EGraph) -> dict[int, bool]:
+        out: dict[int, bool] = {}
+        for call, value in egraph.function_values(g.ok).items():
+            b = g.literal(value)
+            assert isinstance(b, bool)
+            out[g.loop_key(call)] = b
+        return out
+
+    def _capacity(self, egraph: EGraph, tree: nx.DiGraph, pipes: list[_Loop], ok: dict[int, bool],
+                  fn: ir.Function) -> dict[int, tuple[str, str]]:
+        """§8: the budget walk in pre-order; inserts `capacity_declined` facts. Returns
+        key -> (code, message) for the loops it declined."""
+        budget = Budget(self.backend)
+        budget.seed(tile_definitions(fn.body))
+        declined: dict[int, tuple[str, str]] = {}
+        for p in pipes:
+            key = p.info.key
+            if not ok.get(key, False):
+                continue
+            if any(a in declined for a in pipeline_ancestors(tree, key)):
+                continue  # its bytes are never committed; gates propagate under-declined
+            added = region_bytes([_tile(c.var) for c in p.candidates], p.stages, self.backend)
+            verdict: tuple[str, str] | None = None
+            if isinstance(added, int):
+                verdict = ("capacity-size", f"load '{p.candidates[added].var.name_hint}' has no static size")
+            else:
+                over: CapacityDecline | None = budget.check(added)
+                if over is not None:
+                    verdict = ("capacity", over.message)
+                else:
+                    budget.commit(added)
+            if verdict is not None:
+                declined[key] = verdict
+                egraph.register(g.capacity_declined(g.GateLoop(key), String(verdict[0])))
+        return declined
+
+    def _ranks(self, egraph: EGraph) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for call, value in egraph.function_values(g.decline_rank).items():
+            r = g.literal(value)
+            assert isinstance(r, int)
+            out[g.loop_key(call)] = r
+        return out
+
+    def _finish(self, ctx: _Context, egraph: EGraph) -> FunctionPlan:
+        fn, pipes, ok = ctx.fn, ctx.pipes, ctx.ok
+        eligible = [p for p in pipes if p.stages > 1 and ok.get(p.info.key, False)]
+        run_slot_forms(egraph)
+        tile_ids = [c.var.id for p in eligible for c in p.candidates]
+        loop_vars = {p.info.key: p.info.stmt.loop_var for p in eligible}
+        terms = extract_slot_terms(egraph, tile_ids, loop_vars)
+        ranks = self._ranks(egraph)
+        env: dict[int, ir.Expr] = {}
+        decisions: list[LoopDecision] = []
+        declines: list[Decline] = []
+        for p in pipes:
+            key, loop = p.info.key, p.info.stmt
+            if p.stages == 1:
+                decisions.append(LoopDecision(key, loop, 1, Decision.UNTOUCHED))
+                continue
+            if not ok.get(key, False):
+                code = g.CODES[ranks[key]]
+                rec = Decline(loop, code, _message(code, p, ctx), fn.name, key)
+                declines.append(rec)
+                decisions.append(LoopDecision(key, loop, p.stages, Decision.DECLINED, rec))
+                continue
+            start, step = ir.index_literal(loop.start), ir.index_literal(loop.step)
+            assert start is not None
+            assert step is not None
+            expected = slot_form(loop.loop_var, start, step, p.stages)
+            tiles: list[SlottedTile] = []
+            for c in p.candidates:
+                term = terms[c.var.id]
+                if term != expected:
+                    raise AssertionError(f"slot term {term!r} is not the §4.2 form {expected!r}")
+                base = ir.Var("pipe_" + c.var.name_hint, ir.PtrType())
+                memref = ir.MemRef(base, ir.ConstInt(0, ir.DType.INDEX), 0, True, p.stages, expected)
+                new = c.var.retyped(replace(_tile(c.var), memref=memref))
+                env[c.var.id] = new
+                tiles.append(SlottedTile(c.var, new))
+            decisions.append(
+                LoopDecision(key, loop, p.stages, Decision.SLOTTED, None, expected, tuple(tiles)))
+        demote = {d.key for d in decisions if d.decision is Decision.SLOTTED}
+        result = fn
+        if demote:
+            body = _SlotRewriter(env=env, demote=demote).body(fn.body)
+            result = replace(fn, body=body)
+        return FunctionPlan(fn, tuple(decisions), tuple(declines), result)
+
+
+def _message(code: str, p: _Loop, ctx: _Context) -> str:
+    loop = p.info.stmt
+    if code == "under-declined":
+        by_key = {q.info.key: q for q in ctx.pipes}
+        for anc in pipeline_ancestors(ctx.tree, p.info.key):
+            a = by_key[anc]
+            if a.stages > 1 and not ctx.ok.get(anc, False):
+                sp = a.info.stmt.span
+                return (f"an enclosing pipeline loop at {sp.line}:{sp.col} was declined "
+                        "and will be replicated")
+        raise AssertionError("under-declined without a declined ancestor")
+    if code == "stage-range":
+        return f"stage={p.stages} is outside the 2..16 slots a ptoas region holds"
+    if code == "runtime-step":
+        return "the step is not a compile-time constant"
+    if code == "non-positive-step":
+        return f"the step {ir.index_literal(loop.step)} is not positive"
+    if code == "runtime-start":
+        return "the start is not a compile-time constant"
+    if code == "negative-start":
+        return f"the start {ir.index_literal(loop.start)} is negative"
+    if code == "stepped-runtime-stop":
+        return f"a loop with step {ir.index_literal(loop.step)} > 1 needs a compile-time stop"
+    if code == "stop-overflow":
+        step = ir.index_literal(loop.step)
+        assert step is not None
+        return (f"stop {ir.index_literal(loop.stop)} exceeds INT64_MAX - (step - 1) = "
+                f"{INT64_MAX - (step - 1)}; the final increment would overflow")
+    if code == "no-candidates":
+        return "no top-level tile.load without a declared allocation"
+    if code in ("capacity", "capacity-size"):
+        return ctx.capacity[p.info.key][1]
+    return _tile_message(code, p, ctx.facts)
+
+def _tile_message(code: str, p: _Loop, facts: AliasFacts) -> str:
+    phi = facts.phi_carried()
+    inherit = facts.inherit_consumed()
+    for c in p.candidates:
+        t = _tile(c.var)
+        name = c.var.name_hint
+        if code == "tile-space" and _space_bad(t):
+            space = "unset" if t.memory_space is None else t.memory_space.value
+            return f"load '{name}' lives in {space}; ptoas regions cover Vec, Mat and Acc only"
+        if code == "tile-valid-shape" and _shape_bad(t):
+            return f"load '{name}' has a runtime valid shape"
+        root = facts.root(c.var)
+        if code == "tile-phi" and root in phi:
+            return f"load '{name}' is carried into a phi through '{phi[root].name_hint}'"
+        if code == "tile-view" and root in inherit:
+            return f"load '{name}' is consumed by {inherit[root]}, whose result shares its buffer"
+    raise AssertionError(f"no candidate explains decline code {code}")
+
+
+@dataclass
+class _SlotRewriter(Rewriter):
+    """Substitutes the rebound loads and demotes the eligible loops (keys in pre-order)."""
+
+    demote: set[int] = field(default_factory=set)
+    _next: int = 0
+
+    def for_(self, s: ir.ForStmt) -> ir.ForStmt:
+        key = self._next
+        self._next += 1
+        out = super().for_(s)
+        return out.demoted() if key in self.demote else out
+
+

@@ -1,0 +1,309 @@
+# ruff: noqa: E501  (DSL statements in the kernel texts are one line each, as printed)
+"""lower-pipeline-loops and resolve-pipeline-markers: the catalog of
+`20-lower-pipeline-to-slots.md` §16 group F, plus chaining with the slots pass.
+
+Groups: Before/Expected replications (static divide, static tail, pure tail, dynamic
+cascade); membership tags; nesting; errors (one test per failure, exact messages); markers.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lowering.common import Planner
+from lowering.lower_pipeline_loops import LowerPipelineLoops
+from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
+from lowering.resolve_pipeline_markers import ResolvePipelineMarkers
+from slotsat import ir
+from slotsat.dsl.printer import print_function
+from slotsat.errors import PassError
+from tests.slots.harness import SIG, count_calls, full_pipeline, function, pipeline_loops, program, sl_body
+
+N_SIG = SIG + ", n: pl.Scalar[pl.INDEX]"
+
+
+def replicate(src: str, planner: Planner = Planner.PYPTO) -> ir.Function:
+    fn = LowerPipelineToSlots(planner=planner).run(function(src)).function
+    return LowerPipelineLoops().run(fn).function
+
+
+def scalar_loop(args: str) -> str:
+    return program(f"for i in pl.pipeline({args}):\n    _y: pl.Scalar[pl.INDEX] = i\nreturn out", N_SIG)
+
+
+def assert_replicates(before: str, expected: str, planner: Planner = Planner.PYPTO) -> ir.Function:
+    out = replicate(before, planner)
+    ir.assert_structural_equal(out, function(expected))
+    return out
+
+
+def tags(fn: ir.Function) -> list[str | None]:
+    out: list[str | None] = []
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and isinstance(s.var.type, ir.TileType):
+            v = s.value.attr(ir.PIPELINE_MEMBERSHIP)
+            assert v is None or isinstance(v, str)
+            out.append(v)
+    return out
+
+
+def test_f_a_declined_loop_is_replicated_and_its_marker_resolved() -> None:
+    src = program("""
+    for i, (acc,) in pl.pipeline(0, 256, 64, stage=2, init_values=(out,)):
+        t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i, 0], [64, 64])
+        r: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.reshape(t, [64, 64])
+        nxt: pl.Tensor[[256, 64], pl.FP32] = pl.store(r, [i, 0], acc)
+        y = pl.yield_(nxt)
+    return y
+    """)
+    fn = function(src)
+    out = replicate(src, Planner.PTOAS)
+    assert count_calls(out, "tile.load") == 2 * count_calls(fn, "tile.load")
+    (loop,) = pipeline_loops(out)
+    assert (ir.index_literal(loop.start), ir.index_literal(loop.stop), ir.index_literal(loop.step)) == (0, 256, 128)
+    assert loop.stages == 1
+    resolved = ResolvePipelineMarkers().run(out).function
+    assert not pipeline_loops(resolved)
+    assert "pl.range(0, 256, 128, init_values=(out,))" in print_function(resolved)
+
+
+def test_f_clean_divide() -> None:
+    assert_replicates(scalar_loop("0, 8, 1, stage=4"), program("""
+    for i in pl.pipeline(0, 8, 4, stage=1):
+        _y: pl.Scalar[pl.INDEX] = i
+        _y1: pl.Scalar[pl.INDEX] = i + 1
+        _y2: pl.Scalar[pl.INDEX] = i + 2
+        _y3: pl.Scalar[pl.INDEX] = i + 3
+    return out
+    """, N_SIG))
+
+
+def test_f_static_remainder() -> None:
+    assert_replicates(scalar_loop("0, 10, 1, stage=4"), program("""
+    for i in pl.pipeline(0, 8, 4, stage=1):
+        _y: pl.Scalar[pl.INDEX] = i
+        _y1: pl.Scalar[pl.INDEX] = i + 1
+        _y2: pl.Scalar[pl.INDEX] = i + 2
+        _y3: pl.Scalar[pl.INDEX] = i + 3
+    _y4: pl.Scalar[pl.INDEX] = 8
+    _y5: pl.Scalar[pl.INDEX] = 9
+    return out
+    """, N_SIG))
+
+
+def test_f_static_remainder_carried_chains_results_and_tags_groups() -> None:
+    out = replicate(program(sl_body("pipeline(0, 10, 1, stage=4")))
+    text = print_function(out)
+    assert "y_main: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_3)" in text
+    assert "pl.tile.store(e_4, [pl.const(8, pl.INDEX) * pl.const(64, pl.INDEX), 0], y_main)" in text
+    assert "pl.tile.store(e_5, [pl.const(9, pl.INDEX) * pl.const(64, pl.INDEX), 0], nxt_4)" in text
+    assert "    y: pl.Tensor[[256, 64], pl.FP32] = nxt_5\n    return y" in text
+    assert tags(out) == [f"0:{k}" for k in range(4) for _ in range(2)] + [f"1:{k}" for k in range(2) for _ in range(2)]
+
+
+def test_f_stage_1_loop_is_left_to_the_markers() -> None:
+    fn = function(scalar_loop("0, 8, 1, stage=1"))
+    assert LowerPipelineLoops().run(fn).function is fn
+    resolved = ResolvePipelineMarkers().run(fn).function
+    assert "for i in pl.range(8):" in print_function(resolved)
+
+
+def test_f_trip_equals_f_keeps_result_names() -> None:
+    out = replicate(program(sl_body("pipeline(0, 4, 1, stage=4")))
+    (loop,) = pipeline_loops(out)
+    assert [v.name_hint for v in loop.return_vars] == ["y"]
+    assert ir.index_literal(loop.step) == 4
+    assert count_calls(out, "tile.load") == 4
+
+
+def test_f_runtime_stop_f4() -> None:
+    assert_replicates(scalar_loop("0, n, 1, stage=4"), program("""
+    unroll_main_end: pl.Scalar[pl.INDEX] = 0 + (n - 0) // 4 * 4
+    for i in pl.pipeline(0, unroll_main_end, 4, stage=1):
+        _y: pl.Scalar[pl.INDEX] = i
+        _y1: pl.Scalar[pl.INDEX] = i + 1
+        _y2: pl.Scalar[pl.INDEX] = i + 2
+        _y3: pl.Scalar[pl.INDEX] = i + 3
+    unroll_rem: pl.Scalar[pl.INDEX] = n - unroll_main_end
+    if unroll_rem == 1:
+        _y4: pl.Scalar[pl.INDEX] = unroll_main_end
+    else:
+        if unroll_rem == 2:
+            _y5: pl.Scalar[pl.INDEX] = unroll_main_end
+            _y6: pl.Scalar[pl.INDEX] = unroll_main_end + 1
+        else:
+            if unroll_rem == 3:
+                _y7: pl.Scalar[pl.INDEX] = unroll_main_end
+                _y8: pl.Scalar[pl.INDEX] = unroll_main_end + 1
+                _y9: pl.Scalar[pl.INDEX] = unroll_main_end + 2
+    return out
+    """, N_SIG))
+
+
+def test_f_runtime_stop_step_2() -> None:
+    text = print_function(replicate(scalar_loop("0, n, 2, stage=4")))
+    assert "unroll_main_end: pl.Scalar[pl.INDEX] = 0 + (n - 0 + 1) // 2 // 4 * 8" in text
+    assert "for i in pl.pipeline(0, unroll_main_end, 8, stage=1):" in text
+    assert "unroll_rem: pl.Scalar[pl.INDEX] = (n - 0 + 1) // 2 - (n - 0 + 1) // 2 // 4 * 4" in text
+    assert "_y_3: pl.Scalar[pl.INDEX] = i + 6" in text
+    assert "_y_9: pl.Scalar[pl.INDEX] = unroll_main_end + 4" in text
+
+
+def test_f_runtime_stop_carried_f2() -> None:
+    src = program(sl_body("pipeline(0, n, 2, stage=2"), N_SIG)
+    assert LowerPipelineToSlots().run(function(src)).declines[0].code == "stepped-runtime-stop"
+    out = assert_replicates(src, program("""
+    unroll_main_end: pl.Scalar[pl.INDEX] = 0 + (n - 0 + 1) // 2 // 2 * 4
+    for i, (acc,) in pl.pipeline(0, unroll_main_end, 4, stage=1, init_values=(out,)):
+        t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i * 64, 0], [64, 64], attrs={"pipeline_membership": "0:0"})
+        e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(t, attrs={"pipeline_membership": "0:0"})
+        nxt: pl.Tensor[[256, 64], pl.FP32] = pl.store(e, [i * 64, 0], acc)
+        t1: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [(i + 2) * 64, 0], [64, 64], attrs={"pipeline_membership": "0:1"})
+        e1: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(t1, attrs={"pipeline_membership": "0:1"})
+        nxt1: pl.Tensor[[256, 64], pl.FP32] = pl.store(e1, [(i + 2) * 64, 0], nxt)
+        y_main = pl.yield_(nxt1)
+    unroll_rem: pl.Scalar[pl.INDEX] = (n - 0 + 1) // 2 - (n - 0 + 1) // 2 // 2 * 2
+    if unroll_rem == 1:
+        t2: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [unroll_main_end * 64, 0], [64, 64], attrs={"pipeline_membership": "1:0"})
+        e2: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(t2, attrs={"pipeline_membership": "1:0"})
+        nxt2: pl.Tensor[[256, 64], pl.FP32] = pl.store(e2, [unroll_main_end * 64, 0], y_main)
+        y = pl.yield_(nxt2)
+    else:
+        y = pl.yield_(y_main)
+    return y
+    """, N_SIG), Planner.PTOAS)
+    assert tags(out) == ["0:0", "0:0", "0:1", "0:1", "1:0", "1:0"]
+
+
+def test_f_cascade_names_f4() -> None:
+    text = print_function(replicate(program(sl_body("pipeline(0, n, 2, stage=4"), N_SIG)))
+    for line in ("y_main: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_3)",
+                 "y: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_4)",
+                 "y_rem2: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_6)",
+                 "y_rem3: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_9)",
+                 "y_rem3: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(y_main)",
+                 "y_rem2: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(y_rem3)",
+                 "y: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(y_rem2)"):
+        assert line in text
+
+
+def test_f_zero_trip_is_demoted_without_clones() -> None:
+    out = replicate(program(sl_body("pipeline(0, 0, 1, stage=4")))
+    assert not pipeline_loops(out)
+    assert count_calls(out, "tile.load") == 1
+    assert tags(out) == [None, None]
+
+
+def test_f_pure_tail() -> None:
+    assert_replicates(scalar_loop("0, 2, 1, stage=4"), program("""
+    _y: pl.Scalar[pl.INDEX] = 0
+    _y1: pl.Scalar[pl.INDEX] = 1
+    return out
+    """, N_SIG))
+
+
+def test_f_pure_tail_carried() -> None:
+    before = program("""
+    for i, (s,) in pl.pipeline(0, 3, 1, stage=4, init_values=(n,)):
+        b: pl.Scalar[pl.INDEX] = s + i
+        r = pl.yield_(b)
+    return out
+    """, N_SIG)
+    assert_replicates(before, program("""
+    b: pl.Scalar[pl.INDEX] = n + 0
+    b1: pl.Scalar[pl.INDEX] = b + 1
+    b2: pl.Scalar[pl.INDEX] = b1 + 2
+    r: pl.Scalar[pl.INDEX] = b2
+    return out
+    """, N_SIG))
+
+
+def test_f_nested_pipelines_replicate_inner_first() -> None:
+    src = program("""
+    for o in pl.pipeline(0, 2, 1, stage=2):
+        for i in pl.pipeline(0, 2, 1, stage=2):
+            t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i * 64, 0], [64, 64])
+    return out
+    """)
+    out = replicate(src)
+    (outer, inner_a, inner_b) = pipeline_loops(out)
+    assert ir.index_literal(outer.step) == 2
+    assert ir.index_literal(inner_a.step) == ir.index_literal(inner_b.step) == 2
+    assert tags(out) == ["0:0;1:0", "0:1;1:0", "0:0;1:1", "0:1;1:1"]
+
+
+ACC = """
+for i in pl.pipeline(0, 64, 32, stage=2{ATTRS}):
+    am: pl.Tile[[32, 32], pl.BF16, pl.Mem.Mat] = pl.load(x, [0, i], [32, 32], target_memory=pl.Mem.Mat)
+    bm: pl.Tile[[32, 32], pl.BF16, pl.Mem.Mat] = pl.load(w, [i, 0], [32, 32], target_memory=pl.Mem.Mat)
+    al: pl.Tile[[32, 32], pl.BF16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+    br: pl.Tile[[32, 32], pl.BF16, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+    c: pl.Tile[[32, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(al, br)
+    nxt: pl.Tensor[[32, 32], pl.FP32] = pl.store(c, [0, 0], o)
+return o
+"""
+ACC_SIG = "x: pl.Tensor[[32, 64], pl.BF16], w: pl.Tensor[[64, 32], pl.BF16], o: pl.Out[pl.Tensor[[32, 32], pl.FP32]]"
+
+
+@pytest.mark.parametrize(("attrs", "tagged"), [("", False), (', attrs={"pipeline_double_buffer_c": True}', True)],
+                         ids=["accumulator_untagged", "accumulator_tagged_dbc"])
+def test_f_cube_accumulators_are_tagged_only_with_double_buffer_c(attrs: str, tagged: bool) -> None:
+    out = replicate(program(ACC.format(ATTRS=attrs), ACC_SIG, "pl.Tensor[[32, 32], pl.FP32]", incore=True))
+    expected: list[str | None] = []
+    for k in range(2):
+        expected += [f"0:{k}"] * 4 + [f"0:{k}" if tagged else None]  # am, bm, al, br, then c
+    assert tags(out) == expected
+
+
+def test_f_author_declaration_is_replicated_with_shifted_slots() -> None:
+    src = program(sl_body("pipeline(0, 4, 1, stage=2", memref='pl.MemRef("mine", slots=2)[i % 2]'))
+    assert LowerPipelineToSlots().run(function(src)).declines[0].code == "no-candidates"
+    text = print_function(replicate(src, Planner.PTOAS))
+    assert 'pl.MemRef("mine", slots=2)[i % 2]' in text
+    assert 'pl.MemRef("mine", slots=2)[(i + 1) % 2]' in text
+
+
+def test_f_a_runtime_step_fails_with_the_node_kind() -> None:
+    src = program(sl_body("pipeline(0, 4, n, stage=2"), N_SIG)
+    with pytest.raises(PassError, match=r"^LowerPipelineLoops: step must be a compile-time integer constant, got Var$"):
+        replicate(src, Planner.PTOAS)
+
+
+def test_f_runtime_bounds_with_a_negative_step_fail() -> None:
+    with pytest.raises(PassError, match=r"^LowerPipelineLoops: a pipeline loop with runtime bounds needs a "
+                                        r"positive step, got -1$"):
+        replicate(scalar_loop("n, 0, -1, stage=2"))
+
+
+def test_f_a_negative_step_with_static_bounds_is_replicated() -> None:
+    out = replicate(program(sl_body("pipeline(8, 0, -1, stage=2")), Planner.PTOAS)
+    (loop,) = pipeline_loops(out)
+    assert (ir.index_literal(loop.start), ir.index_literal(loop.stop), ir.index_literal(loop.step)) == (8, 0, -2)
+    assert count_calls(out, "tile.load") == 2
+
+
+def test_f_chaining_slots_and_replication_leaves_no_pipeline_loop() -> None:
+    src = program("""
+    for o, (acc0,) in pl.pipeline(0, 4, 1, stage=2, init_values=(out,)):
+        s: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [o * 64, 0], [64, 64])
+        for i, (acc,) in pl.pipeline(0, 4, 1, stage=2, init_values=(acc0,)):
+            t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i * 64, 0], [64, 64])
+            r: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.reshape(t, [64, 64])
+            e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.add(s, r)
+            nxt: pl.Tensor[[256, 64], pl.FP32] = pl.store(e, [i * 64, 0], acc)
+            y = pl.yield_(nxt)
+        z = pl.yield_(y)
+    return z
+    """)
+    out = full_pipeline(function(src))
+    assert not pipeline_loops(out)
+    text = print_function(out)
+    assert 'pl.MemRef("pipe_s", slots=2)[o % 2]' in text
+    assert count_calls(out, "tile.load") == 3
+    # the pass chain is idempotent once markers are resolved
+    assert full_pipeline(out) is out
+
+
+def test_markers_a_surviving_multi_stage_loop_is_an_internal_error() -> None:
+    with pytest.raises(RuntimeError, match="stage=2 survived"):
+        ResolvePipelineMarkers().run(function(scalar_loop("0, 8, 1, stage=2")))
