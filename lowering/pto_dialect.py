@@ -1,0 +1,727 @@
+"""A small `pto` dialect for xdsl: exactly the ops and types slotsat's code generator emits.
+
+Spec `30-pto-codegen.md` §5 (the emitted module) and `40-ptoas-slot-matcher.md` §1 (the
+multi-buffer IR and its verifiers). The dialect exists so that every emitted module can be
+parsed, verified and printed back by xdsl (`round_trip`), which is how the tests check that
+the emitted text is well formed in shape.
+
+Types (parametrized attributes with custom syntax, printed exactly as ptoas prints them):
+
+- `!pto.ptr<f32>`
+- `!pto.tensor_view<?x?xf32>`, `!pto.partition_tensor_view<64x64xf32>`
+- `!pto.tile_buf<loc=vec, dtype=f32, rows=64, cols=64, v_row=?, v_col=?, blayout=row_major,
+  slayout=none_box, fractal=512, pad=0>`
+- `!pto.multi_tile_buf<TILE_BUF, count=N>`, whose verifier is ptoas's type verifier
+  (`multi_tile_buf count must be >= 2 (got N)` / `... <= 16 (got N)`).
+
+Attributes: `#pto.kernel_kind<vector|cube>`, `#pto.layout<nd>`.
+
+Ops (custom formats reproducing the emitted text):
+
+- `pto.make_tensor_view %p, shape = [...], strides = [...] {layout = ...} : TV`
+- `pto.partition_view %tv, offsets = [...], sizes = [...] : TV -> PV`
+- `pto.alloc_tile [addr = %a] [valid_row = %r] [valid_col = %c] : TB`
+- `pto.alloc_multi_tile [addr = %a] [valid_row = %r] [valid_col = %c] : MTB` (count check)
+- `pto.multi_tile_get %mb[%slot] : MTB -> TB` (constant-slot range, result type == slot type)
+- `pto.treshape %src : TB -> TB`, `pto.subview %src[%o0, %o1] sizes [R, C] : TB -> TB`
+- the destination-style ops `pto.tload`, `pto.tstore`, `pto.tmov`, `pto.tmatmul`,
+  `pto.tmatmul.acc`, and every `pto.t*` compute op of `slotsat/ops.py`:
+  `ins(%a, %b : A, B) outs(%c : C)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, cast
+
+from xdsl.context import Context
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import I64, IndexType, IntAttr, IntegerAttr, IntegerType, StringAttr
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    result_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from analysis.matcher import constant_slot_error, region_count_error
+from slotsat import ops as op_registry
+
+# --------------------------------------------------------------------------------------
+# types
+
+
+def _parse_ident(parser: AttrParser) -> str:
+    ident = parser.parse_optional_identifier()
+    if ident is None:
+        parser.raise_error("expected an identifier")
+    return ident
+
+
+def _print_dims(printer: Printer, dims: Sequence[int]) -> None:
+    printer.print_string("".join(("?" if d < 0 else str(d)) + "x" for d in dims))
+
+
+@irdl_attr_definition
+class PtrType(ParametrizedAttribute, TypeAttribute):
+    """`!pto.ptr<DT>`: a global-memory pointer (a tensor parameter)."""
+
+    name = "pto.ptr"
+    element_type: Attribute
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (parser.parse_type(),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.element_type)
+
+
+class _ShapedViewType(ParametrizedAttribute, TypeAttribute):
+    """Shared syntax `<D0xD1xDT>` with `?` for a dynamic dimension (stored as -1)."""
+
+    shape: Attribute
+    element_type: Attribute
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        from xdsl.dialects.builtin import ArrayAttr
+
+        with parser.in_angle_brackets():
+            dims, element = parser.parse_ranked_shape()
+        return (ArrayAttr([IntAttr(d) for d in dims]), element)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            _print_dims(printer, self.dims)
+            printer.print_attribute(self.element_type)
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        from xdsl.dialects.builtin import ArrayAttr
+
+        shape = cast(ArrayAttr[IntAttr], self.shape)
+        return tuple(d.data for d in shape.data)
+
+
+@irdl_attr_definition
+class TensorViewType(_ShapedViewType):
+    """`!pto.tensor_view<?x?xDT>` (rank 2) or `!pto.tensor_view<?xDT>` (rank 1)."""
+
+    name = "pto.tensor_view"
+
+
+@irdl_attr_definition
+class PartitionTensorViewType(_ShapedViewType):
+    """`!pto.partition_tensor_view<RxCxDT>`."""
+
+    name = "pto.partition_tensor_view"
+
+
+_TILE_KEYS = ("loc", "dtype", "rows", "cols", "v_row", "v_col", "blayout", "slayout", "fractal", "pad")
+
+
+@irdl_attr_definition
+class TileBufType(ParametrizedAttribute, TypeAttribute):
+    """`!pto.tile_buf<loc=..., dtype=..., rows=R, cols=C, v_row=?, v_col=?, blayout=...,
+    slayout=..., fractal=F, pad=P>` with the keys in exactly this order (`30-...` §5.2)."""
+
+    name = "pto.tile_buf"
+    loc: StringAttr
+    dtype: Attribute
+    rows: IntAttr
+    cols: IntAttr
+    v_row: StringAttr
+    v_col: StringAttr
+    blayout: StringAttr
+    slayout: StringAttr
+    fractal: IntAttr
+    pad: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values: list[Attribute] = []
+        with parser.in_angle_brackets():
+            for index, key in enumerate(_TILE_KEYS):
+                if index:
+                    parser.parse_punctuation(",")
+                parser.parse_keyword(key)
+                parser.parse_punctuation("=")
+                if key == "dtype":
+                    values.append(parser.parse_type())
+                elif key in ("rows", "cols", "fractal", "pad"):
+                    values.append(IntAttr(parser.parse_integer(allow_boolean=False)))
+                elif key in ("v_row", "v_col"):
+                    if parser.parse_optional_punctuation("?") is not None:
+                        values.append(StringAttr("?"))
+                    else:
+                        values.append(StringAttr(str(parser.parse_integer(allow_boolean=False))))
+                else:
+                    values.append(StringAttr(_parse_ident(parser)))
+        return values
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            for index, (key, value) in enumerate(zip(_TILE_KEYS, self.parameters, strict=True)):
+                if index:
+                    printer.print_string(", ")
+                printer.print_string(f"{key}=")
+                if isinstance(value, StringAttr):
+                    printer.print_string(value.data)
+                elif isinstance(value, IntAttr):
+                    printer.print_string(str(value.data))
+                else:
+                    printer.print_attribute(value)
+
+
+@irdl_attr_definition
+class MultiTileBufType(ParametrizedAttribute, TypeAttribute):
+    """`!pto.multi_tile_buf<TILE_BUF, count=N>`; ptoas's type verifier checks `2 <= N <= 16`."""
+
+    name = "pto.multi_tile_buf"
+    slot: TileBufType
+    count: IntAttr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            slot = parser.parse_type()
+            parser.parse_punctuation(",")
+            parser.parse_keyword("count")
+            parser.parse_punctuation("=")
+            count = parser.parse_integer(allow_boolean=False)
+        return (slot, IntAttr(count))
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.slot)
+            printer.print_string(f", count={self.count.data}")
+
+    def verify(self) -> None:
+        message = region_count_error(self.count.data, "type")
+        if message is not None:
+            raise VerifyException(message)
+
+
+class _KeywordAttr(ParametrizedAttribute):
+    """`#pto.NAME<keyword>`."""
+
+    value: StringAttr
+    ALLOWED: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (StringAttr(_parse_ident(parser)),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.value.data)
+
+    def verify(self) -> None:
+        if self.value.data not in self.ALLOWED:
+            raise VerifyException(f"#{self.name} must be one of {', '.join(self.ALLOWED)}")
+
+
+@irdl_attr_definition
+class KernelKindAttr(_KeywordAttr):
+    name = "pto.kernel_kind"
+    ALLOWED: ClassVar[tuple[str, ...]] = ("vector", "cube")
+
+
+@irdl_attr_definition
+class LayoutAttr(_KeywordAttr):
+    name = "pto.layout"
+    ALLOWED: ClassVar[tuple[str, ...]] = ("nd", "dn", "nz")
+
+
+# --------------------------------------------------------------------------------------
+# parsing helpers
+
+
+def _parse_bracket_operands(parser: Parser) -> list[SSAValue]:
+    index = IndexType()
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parser.parse_operand(index))
+
+
+def _print_operand_list(printer: Printer, values: Sequence[SSAValue]) -> None:
+    printer.print_string("[")
+    printer.print_list(values, printer.print_operand)
+    printer.print_string("]")
+
+
+def _parse_keyword_operand(parser: Parser, keyword: str, type_: Attribute) -> SSAValue | None:
+    if parser.parse_optional_keyword(keyword) is None:
+        return None
+    parser.parse_punctuation("=")
+    return parser.parse_operand(type_)
+
+
+# --------------------------------------------------------------------------------------
+# view and allocation ops
+
+
+@irdl_op_definition
+class MakeTensorViewOp(IRDLOperation):
+    name = "pto.make_tensor_view"
+    ptr = operand_def()
+    shape = var_operand_def(IndexType)
+    strides = var_operand_def(IndexType)
+    result = result_def(TensorViewType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MakeTensorViewOp:
+        import warnings
+
+        with warnings.catch_warnings():
+            # The custom syntax names the pointer without its type (ptoas's format); the
+            # value is defined earlier (a function argument), so its type is known.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ptr = parser.parse_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("shape")
+        parser.parse_punctuation("=")
+        shape = _parse_bracket_operands(parser)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("strides")
+        parser.parse_punctuation("=")
+        strides = _parse_bracket_operands(parser)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        return cls.build(operands=[ptr, shape, strides], result_types=[result_type], attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_string(", shape = ")
+        _print_operand_list(printer, self.shape)
+        printer.print_string(", strides = ")
+        _print_operand_list(printer, self.strides)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        view = self.result.type
+        if len(self.shape) != len(view.dims) or len(self.strides) != len(view.dims):
+            raise VerifyException("shape and strides must have one entry per tensor_view dimension")
+
+
+@irdl_op_definition
+class PartitionViewOp(IRDLOperation):
+    name = "pto.partition_view"
+    source = operand_def(TensorViewType)
+    offsets = var_operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
+    result = result_def(PartitionTensorViewType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PartitionViewOp:
+        source = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("offsets")
+        parser.parse_punctuation("=")
+        offsets = _parse_bracket_operands(parser)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("sizes")
+        parser.parse_punctuation("=")
+        sizes = _parse_bracket_operands(parser)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        resolved = parser.resolve_operand(source, source_type)
+        return cls.build(
+            operands=[resolved, offsets, sizes], result_types=[result_type], attributes=attributes
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(", offsets = ")
+        _print_operand_list(printer, self.offsets)
+        printer.print_string(", sizes = ")
+        _print_operand_list(printer, self.sizes)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        view = self.result.type
+        if len(self.offsets) != len(view.dims) or len(self.sizes) != len(view.dims):
+            raise VerifyException("offsets and sizes must have one entry per partition dimension")
+
+
+class _AllocBase(IRDLOperation):
+    """`[addr = %a] [valid_row = %r] [valid_col = %c] : TYPE`."""
+
+    addr = opt_operand_def(I64)
+    valid_row = opt_operand_def(IndexType)
+    valid_col = opt_operand_def(IndexType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _AllocBase:
+        operands: list[list[SSAValue]] = []
+        for keyword, type_ in (
+            ("addr", IntegerType(64)),
+            ("valid_row", IndexType()),
+            ("valid_col", IndexType()),
+        ):
+            value = _parse_keyword_operand(parser, keyword, type_)
+            operands.append([] if value is None else [value])
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        result_type = parser.parse_type()
+        return cls.build(operands=operands, result_types=[result_type], attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        for keyword, value in (
+            ("addr", self.addr),
+            ("valid_row", self.valid_row),
+            ("valid_col", self.valid_col),
+        ):
+            if value is not None:
+                printer.print_string(f" {keyword} = ")
+                printer.print_operand(value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.results[0].type)
+
+
+@irdl_op_definition
+class AllocTileOp(_AllocBase):
+    name = "pto.alloc_tile"
+    result = result_def(TileBufType)
+
+
+@irdl_op_definition
+class AllocMultiTileOp(_AllocBase):
+    name = "pto.alloc_multi_tile"
+    result = result_def(MultiTileBufType)
+
+    def verify_(self) -> None:
+        region = self.result.type
+        message = region_count_error(region.count.data, "alloc")
+        if message is not None:
+            raise VerifyException(message)
+        if region.slot.v_row.data == "?" and self.valid_row is None:
+            raise VerifyException("valid_row is required when the slot type's v_row is ?")
+        if region.slot.v_col.data == "?" and self.valid_col is None:
+            raise VerifyException("valid_col is required when the slot type's v_col is ?")
+
+
+def _constant_index(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return cast(IntegerAttr[IntegerType], owner.value).value.data
+    return None
+
+
+@irdl_op_definition
+class MultiTileGetOp(IRDLOperation):
+    name = "pto.multi_tile_get"
+    source = operand_def(MultiTileBufType)
+    slot = operand_def(IndexType)
+    result = result_def(TileBufType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MultiTileGetOp:
+        source = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        slot = parser.parse_operand(IndexType())
+        parser.parse_punctuation("]")
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        return cls.build(
+            operands=[parser.resolve_operand(source, source_type), slot],
+            result_types=[result_type],
+            attributes=attributes,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string("[")
+        printer.print_operand(self.slot)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        region = cast(MultiTileBufType, self.source.type)
+        if self.result.type != region.slot:
+            raise VerifyException("multi_tile_get result type must equal the slot type of its region")
+        constant = _constant_index(self.slot)
+        if constant is not None:
+            message = constant_slot_error(constant, region.count.data)
+            if message is not None:
+                raise VerifyException(message)
+
+
+@irdl_op_definition
+class TReshapeOp(IRDLOperation):
+    """`%r = pto.treshape %src : SRC -> RES` (a view of the source's bytes)."""
+
+    name = "pto.treshape"
+    source = operand_def(TileBufType)
+    result = result_def(TileBufType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TReshapeOp:
+        source = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        return cls.build(
+            operands=[parser.resolve_operand(source, source_type)],
+            result_types=[result_type],
+            attributes=attributes,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class SubViewOp(IRDLOperation):
+    """`%r = pto.subview %src[%o0, %o1] sizes [R, C] : SRC -> RES` (ptoas's custom format)."""
+
+    name = "pto.subview"
+    source = operand_def(TileBufType)
+    offsets = var_operand_def(IndexType)
+    result = result_def(TileBufType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SubViewOp:
+        from xdsl.dialects.builtin import ArrayAttr
+
+        source = parser.parse_unresolved_operand()
+        offsets = _parse_bracket_operands(parser)
+        parser.parse_keyword("sizes")
+        sizes = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+        )
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        attributes["sizes"] = ArrayAttr([IntegerAttr(s, 64) for s in sizes])
+        return cls.build(
+            operands=[parser.resolve_operand(source, source_type), offsets],
+            result_types=[result_type],
+            attributes=attributes,
+        )
+
+    def print(self, printer: Printer) -> None:
+        from xdsl.dialects.builtin import ArrayAttr
+
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        _print_operand_list(printer, self.offsets)
+        sizes = cast(ArrayAttr[IntegerAttr[IntegerType]], self.attributes["sizes"])
+        printer.print_string(" sizes [" + ", ".join(str(s.value.data) for s in sizes.data) + "]")
+        printer.print_op_attributes({k: v for k, v in self.attributes.items() if k != "sizes"})
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if "sizes" not in self.attributes:
+            raise VerifyException("pto.subview needs sizes")
+
+
+# --------------------------------------------------------------------------------------
+# destination-style ops: `ins(%a, %b : A, B) outs(%c : C)`
+
+
+class DpsOp(IRDLOperation):
+    """A destination-passing-style op with no results."""
+
+    ins = var_operand_def()
+    outs = var_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def _parse_group(cls, parser: Parser, keyword: str) -> list[SSAValue]:
+        parser.parse_keyword(keyword)
+        parser.parse_punctuation("(")
+        names: list[UnresolvedOperand] = [parser.parse_unresolved_operand()]
+        while parser.parse_optional_punctuation(",") is not None:
+            names.append(parser.parse_unresolved_operand())
+        parser.parse_punctuation(":")
+        types: list[Attribute] = [parser.parse_type()]
+        while parser.parse_optional_punctuation(",") is not None:
+            types.append(parser.parse_type())
+        parser.parse_punctuation(")")
+        if len(names) != len(types):
+            parser.raise_error(f"{keyword} lists {len(names)} operands but {len(types)} types")
+        return [parser.resolve_operand(n, t) for n, t in zip(names, types, strict=True)]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DpsOp:
+        ins = cls._parse_group(parser, "ins")
+        outs = cls._parse_group(parser, "outs")
+        attributes = parser.parse_optional_attr_dict()
+        return cls.build(operands=[ins, outs], attributes=attributes)
+
+    def _print_group(self, printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
+        printer.print_string(f" {keyword}(")
+        printer.print_list(values, printer.print_operand)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in values], printer.print_attribute)
+        printer.print_string(")")
+
+    def print(self, printer: Printer) -> None:
+        self._print_group(printer, "ins", self.ins)
+        self._print_group(printer, "outs", self.outs)
+        printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        if len(self.outs) != 1:
+            raise VerifyException(f"{self.name} writes exactly one destination")
+
+
+def _dps_op(op_name: str) -> type[DpsOp]:
+    class_name = "".join(part.capitalize() for part in op_name.replace(".", "_").split("_")) + "Op"
+    return irdl_op_definition(type(class_name, (DpsOp,), {"name": op_name, "__module__": __name__}))
+
+
+DPS_OP_NAMES: tuple[str, ...] = tuple(
+    sorted(
+        {"pto.tload", "pto.tstore"}
+        | {
+            spec.pto
+            for spec in op_registry.REGISTRY.values()
+            if spec.pto is not None and spec.pto not in ("pto.treshape", "pto.subview")
+        }
+    )
+)
+DPS_OPS: tuple[type[DpsOp], ...] = tuple(_dps_op(name) for name in DPS_OP_NAMES)
+
+PTO = Dialect(
+    "pto",
+    [
+        MakeTensorViewOp,
+        PartitionViewOp,
+        AllocTileOp,
+        AllocMultiTileOp,
+        MultiTileGetOp,
+        TReshapeOp,
+        SubViewOp,
+        *DPS_OPS,
+    ],
+    [
+        PtrType,
+        TensorViewType,
+        PartitionTensorViewType,
+        TileBufType,
+        MultiTileBufType,
+        KernelKindAttr,
+        LayoutAttr,
+    ],
+)
+
+
+def make_context() -> Context:
+    """A context that knows builtin, func, arith, scf and this `pto` dialect (and nothing
+    unregistered, so an op or type slotsat does not model is a parse error)."""
+    from xdsl.dialects.arith import Arith
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+    from xdsl.dialects.scf import Scf
+
+    ctx = Context()
+    for dialect in (Builtin, Func, Arith, Scf, PTO):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def parse_and_verify(text: str) -> str:
+    """Parse `text` with xdsl, verify it, and return xdsl's printing of it.
+
+    Raises xdsl's `ParseError` / `VerifyException` on malformed text.
+    """
+    from io import StringIO
+
+    from xdsl.dialects.builtin import ModuleOp
+
+    module = Parser(make_context(), text).parse_module()
+    assert isinstance(module, ModuleOp)
+    module.verify()
+    stream = StringIO()
+    Printer(stream=stream).print_op(module)
+    return stream.getvalue()
+
+
+def normalize(text: str) -> list[str]:
+    """Lines of `text` in a form where slotsat's layout and xdsl's printing coincide.
+
+    xdsl differs from the reference layout only in presentation: it indents the function body
+    one level deeper, spells `builtin.module` / `func.return`, renumbers anonymous values
+    (`%0`, `%1`, ...) module-wide, and re-suffixes names that end in `_<digits>`. The normal
+    form strips indentation, uses the short spellings and renames every SSA value per
+    function by order of first appearance (`%v0`, `%v1`, ...), so operations, operands,
+    attributes and types are compared exactly.
+    """
+    import re
+
+    lines: list[str] = []
+    numbering: dict[str, str] = {}
+    ssa_name = re.compile(r"%[A-Za-z0-9_$.-]+")
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        line = line.replace("builtin.module", "module", 1)
+        if line == "func.return":
+            line = "return"
+        if line.startswith("func.func"):
+            numbering = {}
+
+        def rename(match: re.Match[str], numbering: dict[str, str] = numbering) -> str:
+            key = match.group(0)
+            if key not in numbering:
+                numbering[key] = f"%v{len(numbering)}"
+            return numbering[key]
+
+        lines.append(ssa_name.sub(rename, line))
+    return lines
+
+
+def round_trips(text: str) -> bool:
+    """Whether xdsl parses and verifies `text` and prints it back identically (up to
+    `normalize`)."""
+    return normalize(parse_and_verify(text)) == normalize(text)

@@ -1,0 +1,85 @@
+"""`slotsat codegen FILE`: compile a kernel file to PTO MLIR text (`30-pto-codegen.md`).
+
+Runs the whole pipeline of `00-overview.md` §4 and writes the `.pto` module to standard
+output or `-o OUT.pto`. Notes (a plain function compiled as a kernel) and warnings go to
+standard error as `FILE:LINE:COL: note: ...` / `warning: ...`. Exit status 0 on success, 1
+when a pass rejects the program (a blocker, a declaration error), 2 when the file cannot be
+read or parsed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from slotsat.errors import EXIT_OK, SlotsatError, Span
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="kernel source (.py)")
+    parser.add_argument(
+        "--planner", choices=("ptoas", "pypto"), default="ptoas", help="who places buffers (default ptoas)"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("slotsat", "pypto"),
+        default="slotsat",
+        help="index arithmetic: slotsat (remui slot operands) or pypto (as the reference)",
+    )
+    parser.add_argument("--backend", default="910b", help="910b (default), 950 or none")
+    parser.add_argument(
+        "--compat",
+        choices=("pypto",),
+        default=None,
+        help="the reference's all-arguments rule for the slots pass's view gate",
+    )
+    parser.add_argument("-o", "--output", metavar="OUT.pto", default=None, help="write the module here")
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as err:
+        raise SlotsatError(f"cannot read the file: {err.strerror or err}", Span(1, 1), file=path) from None
+    except UnicodeDecodeError:
+        raise SlotsatError("the file is not valid UTF-8", Span(1, 1), file=path) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from analysis.budget import Backend
+    from lowering.common import Planner
+    from lowering.pto_codegen import Mode
+    from slotsat.pipeline import CompileOptions, compile_source
+
+    file: str = args.file
+    try:
+        backend = Backend.parse(args.backend)
+    except ValueError as err:
+        raise SlotsatError(str(err), Span(1, 1), file=file) from None
+    options = CompileOptions(
+        planner=Planner.parse(args.planner),
+        mode=Mode.parse(args.mode),
+        backend=backend,
+        compat=args.compat == "pypto",
+    )
+    text = _read(file)
+    try:
+        result = compile_source(text, file, options)
+    except SlotsatError as err:
+        err.with_file(file)
+        raise
+    for note in result.notes:
+        line, col = max(note.span.line, 1), max(note.span.col, 1)
+        print(f"{file}:{line}:{col}: {note.severity}: {note.message}", file=sys.stderr)
+    if args.output is not None:
+        try:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(result.pto_text)
+        except OSError as err:
+            raise SlotsatError(
+                f"cannot write {args.output}: {err.strerror or err}", Span(1, 1), file=file
+            ) from None
+    else:
+        sys.stdout.write(result.pto_text)
+    return EXIT_OK

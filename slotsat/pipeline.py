@@ -1,0 +1,113 @@
+"""The default pass pipeline (`00-overview.md` §4) and `compile_module`, which the `codegen`,
+`check` and `bench` commands share.
+
+The pipeline is one explicit list (`function_passes`), one comment per position saying why
+it sits there. Each function of the module goes through every pass in order; then
+pto-codegen emits the `.pto` module from the whole program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from analysis.budget import Backend
+from lowering.common import Decline, PassResult, Planner
+from lowering.pto_codegen import GetRecord, Mode, Note, PtoCodegen
+from slotsat import ir
+
+
+class FunctionPass(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def run(self, fn: ir.Function) -> PassResult: ...
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Everything the pipeline reads (`00-overview.md` §7, §8)."""
+
+    planner: Planner = Planner.PTOAS
+    mode: Mode = Mode.SLOTSAT
+    backend: Backend = Backend.ASCEND910B
+    compat: bool = False
+    """`--compat pypto`: the slots pass's T4 counts every argument of an inheriting op."""
+
+
+@dataclass
+class CompileResult:
+    """The `.pto` text and what the passes reported on the way."""
+
+    pto_text: str
+    module: ir.Module
+    """The IR after init-memref (what codegen read)."""
+    declines: list[Decline] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    gets: list[GetRecord] = field(default_factory=list)
+    """Per `pto.multi_tile_get`: the matcher model's view of its slot operand."""
+    function_ops: dict[str, int] = field(default_factory=dict)
+    """Integer ops emitted per function (code size)."""
+
+
+def function_passes(options: CompileOptions) -> list[FunctionPass]:
+    """The DSL passes, in order (parsing, with memory-space completion, comes before)."""
+    from lowering.init_memref import InitMemRef
+    from lowering.lower_pipeline_loops import LowerPipelineLoops
+    from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
+    from lowering.resolve_pipeline_markers import ResolvePipelineMarkers
+
+    return [
+        # 3. Rotation first: it needs the pipeline loops as the author wrote them, and
+        #    every loop it declines still carries stage=F for replication. No-op under PYPTO.
+        LowerPipelineToSlots(planner=options.planner, backend=options.backend, compat=options.compat),
+        # 4. Replication of every loop still marked stage=F > 1; leaves stage=1 markers.
+        LowerPipelineLoops(),
+        # 5. Demote the stage=1 markers, so no pipeline loop reaches init-memref / codegen.
+        ResolvePipelineMarkers(),
+        # 6. Resolve every declared or synthesized allocation (author and pipe_<tile>) now
+        #    that no pass adds one; hoists the allocation statements codegen reads.
+        InitMemRef(planner=options.planner, backend=options.backend),
+    ]
+
+
+def run_passes(
+    module: ir.Module, passes: Sequence[FunctionPass], after: Callable[[str, ir.Module], None] | None = None
+) -> tuple[ir.Module, list[Decline]]:
+    """Run `passes` over every function of `module`; `after(pass_name, module)` sees each stage."""
+    declines: list[Decline] = []
+    for p in passes:
+        programs = []
+        for program in module.programs:
+            functions = []
+            for fn in program.functions:
+                result = p.run(fn)
+                declines.extend(result.declines)
+                functions.append(result.function)
+            programs.append(replace(program, functions=tuple(functions)))
+        module = ir.Module(tuple(programs))
+        if after is not None:
+            after(p.name, module)
+    return module, declines
+
+
+def compile_module(module: ir.Module, options: CompileOptions | None = None) -> CompileResult:
+    """Run the default pipeline on a parsed module and emit its `.pto` text.
+
+    Raises `SlotsatError` / `PassError` (one line, exit status 1 or 2) for rejected input.
+    """
+    opts = options if options is not None else CompileOptions()
+    lowered, declines = run_passes(module, function_passes(opts))
+    # 7. pto-codegen last: regions, blockers and emission read the resolved allocations.
+    out = PtoCodegen(planner=opts.planner, mode=opts.mode, backend=opts.backend).run(lowered)
+    return CompileResult(out.text, lowered, declines, out.notes, out.gets, out.function_ops)
+
+
+def compile_source(
+    text: str, filename: str = "<input>", options: CompileOptions | None = None
+) -> CompileResult:
+    """Parse (step 1, which also completes memory spaces) then `compile_module`."""
+    from slotsat.dsl.parser import parse_source
+
+    return compile_module(parse_source(text, filename), options)

@@ -1,0 +1,60 @@
+"""Kernel builders and compile helpers for the codegen tests."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from analysis.budget import Backend
+from lowering.common import Planner
+from lowering.pto_codegen import Mode
+from lowering.pto_dialect import normalize, parse_and_verify
+from slotsat.errors import SlotsatError
+from slotsat.pipeline import CompileOptions, CompileResult, compile_source
+
+TT = (
+    "!pto.tile_buf<loc=vec, dtype=f32, rows=64, cols=64, v_row=?, v_col=?, blayout=row_major, "
+    "slayout=none_box, fractal=512, pad=0>"
+)
+PARAMS = "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]"
+RET = "pl.Tensor[[256, 64], pl.FP32]"
+
+
+def kernel(
+    body: str,
+    *,
+    params: str = PARAMS,
+    ret: str = RET,
+    decls: str = "",
+    kind: str = "(type=pl.FunctionType.InCore)",
+) -> str:
+    """A one-function program around `body` (written at any indentation)."""
+    inner = textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8)
+    return (
+        f"import pypto.language as pl\n\n{decls}\n\n\n@pl.program\nclass P:\n"
+        f"    @pl.function{kind}\n    def kernel(self, {params}) -> {ret}:\n{inner}\n"
+    )
+
+
+def compile_(
+    src: str,
+    planner: Planner = Planner.PTOAS,
+    mode: Mode = Mode.SLOTSAT,
+    backend: Backend = Backend.ASCEND910B,
+) -> CompileResult:
+    result = compile_source(src, "k.py", CompileOptions(planner=planner, mode=mode, backend=backend))
+    assert normalize(parse_and_verify(result.pto_text)) == normalize(result.pto_text)
+    return result
+
+
+def error(src: str, planner: Planner = Planner.PTOAS, mode: Mode = Mode.SLOTSAT) -> SlotsatError:
+    with pytest.raises(SlotsatError) as info:
+        compile_source(src, "k.py", CompileOptions(planner=planner, mode=mode))
+    rendered = info.value.render("k.py")
+    assert "\n" not in rendered
+    return info.value
+
+
+def lines(text: str, needle: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if needle in line]
