@@ -58,6 +58,7 @@ from typing import NoReturn
 
 from slotsat import ir, ops
 from slotsat.errors import SlotsatError, Span
+from slotsat.limits import max_file_bytes, read_source
 
 _DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
 _SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
@@ -91,38 +92,25 @@ _STMT_KINDS: dict[type, str] = {
     ast.AsyncFunctionDef: "async function", ast.Match: "match statement",
 }
 
-MAX_SOURCE_CHARS = 4 * 1024 * 1024
-"""Larger inputs are refused up front: Python's own parser alone needs seconds per MiB, and
-real kernels are a few KiB (the limit keeps a pathological file a clean, fast error)."""
-
 _EMPTY_MESSAGE = "a kernel file must import pypto.language and define a @pl.program"
 _IMPORT_MESSAGE = "expected 'import pypto.language as pl'"
 
 
 def parse_file(path: str | Path) -> ir.Module:
-    """Read a kernel file (bytes, decoded as UTF-8) and parse it."""
-    name = str(path)
-    try:
-        if Path(path).stat().st_size > 4 * MAX_SOURCE_CHARS:  # cannot decode to fewer chars
-            raise SlotsatError(f"the file is too large to be a kernel: {Path(path).stat().st_size} bytes "
-                               f"(the limit is {MAX_SOURCE_CHARS} characters)", Span(1, 1), file=name)
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise SlotsatError(f"cannot read the file: {err.strerror or err}", Span(1, 1), file=name) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise SlotsatError(
-            f"the file is not valid UTF-8: byte 0x{data[err.start]:02x} at offset {err.start}",
-            Span(1, 1), file=name) from None
-    return parse_source(text, name)
+    """Read a kernel file (size-checked, decoded as UTF-8; `slotsat.limits.read_source`) and
+    parse it."""
+    return parse_source(read_source(path), str(path))
 
 
 def parse_source(text: str, filename: str = "<input>") -> ir.Module:
-    """Parse kernel source text into an `ir.Module` (one `Program` per `@pl.program`)."""
-    if len(text) > MAX_SOURCE_CHARS:
+    """Parse kernel source text into an `ir.Module` (one `Program` per `@pl.program`).
+
+    Text longer than the input-size limit (`slotsat.limits`) is refused up front: Python's
+    own parser alone needs seconds per MiB, and real kernels are a few KiB."""
+    limit = max_file_bytes()
+    if len(text) > limit:
         raise SlotsatError(f"the file is too large to be a kernel: {len(text)} characters (the limit is "
-                           f"{MAX_SOURCE_CHARS})", Span(1, 1), file=filename)
+                           f"{limit}; set SLOTSAT_MAX_FILE_BYTES to raise it)", Span(1, 1), file=filename)
     parser = _ModuleParser(text, filename)
     try:
         return parser.parse()

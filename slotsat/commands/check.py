@@ -1,0 +1,318 @@
+"""`slotsat check FILE`: run the slots pass and check it with the interpreter and the
+slot-privacy checker (`00-overview.md` §8).
+
+For every function with tile operations:
+
+1. run the DSL passes in pipeline order (lower-pipeline-to-slots, lower-pipeline-loops for
+   the loops it declined, resolve-pipeline-markers, init-memref); a rejection by a pass is
+   a one-line error (exit 1); init-memref's rejection only means the check runs on the
+   program before it (a note says so);
+2. interpret the original program with private tiles (what the author means) and the
+   transformed program with the physical-buffer model and pipelined loads
+   (`slotsat/interpreter.py`) on `--trials` seeded random inputs (`--seed`); integer
+   results must agree exactly, float results within `np.allclose(rtol=1e-3, atol=1e-3)`.
+   Inputs on which the original itself faults (an out-of-range load for a random runtime
+   scalar) are redrawn;
+3. run the slot-privacy checker (`analysis/privacy.py`) on the transformed program and on
+   the original (author-declared slots), with the scalar parameters of the first trial.
+
+Output: one verdict line per loop (`FILE:LINE:COL: loop 'i' in P.f: DECISION; outputs
+...; privacy ...`), an `error:` line per mismatch or privacy violation, and a summary line.
+Exit status 0 when everything is confirmed, 1 on any mismatch, privacy violation or pass
+rejection, 2 for unreadable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from analysis.budget import Backend
+from analysis.privacy import PrivacyReport, check_privacy
+from lowering.common import Decline, Planner, format_expr
+from slotsat import ir, limits
+from slotsat.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
+from slotsat.interpreter import Interpreter, InterpreterError, Value, outputs_equal, random_inputs
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a kernel file in the DSL")
+    parser.add_argument("--compat", choices=["pypto"], default=None,
+                        help="T4 counts every argument of an inheriting op, as the reference does")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    parser.add_argument("--backend", default="950", help="910b, 950 (default) or none")
+    parser.add_argument("--trials", type=int, default=limits.DEFAULT_CHECK_TRIALS,
+                        help=f"random inputs per function (default {limits.DEFAULT_CHECK_TRIALS})")
+
+
+@dataclass
+class LoopVerdict:
+    loop: ir.ForStmt
+    decision: str
+    violations: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FunctionCheck:
+    program: str
+    function: ir.Function
+    transformed: ir.Function | None = None
+    loops: list[LoopVerdict] = field(default_factory=list)
+    trials_run: int = 0
+    mismatch: str | None = None
+    rejection: str | None = None
+    unverified: str | None = None
+    notes: list[str] = field(default_factory=list)
+    privacy_errors: list[str] = field(default_factory=list)
+    by_span: dict[tuple[int, int], LoopVerdict] = field(default_factory=dict)
+    """Loop verdicts by the span of the loop in the original or the transformed program."""
+
+    @property
+    def failed(self) -> bool:
+        return self.mismatch is not None or self.rejection is not None or bool(self.privacy_errors)
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.program}.{self.function.name}"
+
+
+@dataclass
+class CheckResult:
+    functions: list[FunctionCheck]
+
+    @property
+    def failed(self) -> bool:
+        return any(f.failed for f in self.functions)
+
+
+def _has_tile_ops(fn: ir.Function) -> bool:
+    for s in ir.walk_stmts(fn.body):
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call) and call.op.startswith("tile.") and call.op != "tile.alloc":
+            return True
+    return False
+
+
+def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionCheck) -> list[Decline]:
+    from slotsat.pipeline import CompileOptions, function_passes
+
+    opts = CompileOptions(planner=Planner.PTOAS, backend=backend, compat=compat)
+    declines: list[Decline] = []
+    current = fn
+    for p in function_passes(opts):
+        try:
+            result = p.run(current)
+        except SlotsatError as err:
+            if p.name == "init-memref":
+                fc.notes.append(f"init-memref rejected the program ({err.message}); checked the program "
+                                "before it")
+                break
+            fc.rejection = f"{p.name}: {err.message}"
+            return declines
+        declines.extend(result.declines)
+        current = result.function
+    fc.transformed = current
+    return declines
+
+
+def _run(fn: ir.Function, args: dict[str, Any], *, physical: bool) -> tuple[Value, ...]:
+    it = Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
+                     max_iterations=limits.interp_max_iterations())
+    return it.run(fn, args)
+
+
+def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
+    """Compare original and transformed on seeded inputs; the scalars of the first good trial."""
+    assert fc.transformed is not None
+    rng = np.random.default_rng(seed)
+    scalars: dict[str, int] = {}
+    attempts = 0
+    last_error = ""
+    while fc.trials_run < trials and attempts < max(trials, 1) * 8:
+        attempts += 1
+        args = random_inputs(fc.function, rng)
+        try:
+            expected = _run(fc.function, args, physical=False)
+        except InterpreterError as err:
+            last_error = err.message
+            continue
+        if not scalars:
+            scalars = {k: v for k, v in args.items() if isinstance(v, int)}
+        try:
+            got = _run(fc.transformed, args, physical=True)
+        except InterpreterError as err:
+            fc.mismatch = (f"the transformed program faults on trial {attempts} (seed {seed}) where the "
+                           f"original does not: {err.message}")
+            return scalars
+        fc.trials_run += 1
+        diff = outputs_equal(expected, got)
+        if diff is not None:
+            fc.mismatch = f"the transformed program differs on trial {attempts} (seed {seed}): {diff}"
+            return scalars
+    if fc.trials_run == 0:
+        fc.unverified = f"the original program faults on every random input: {last_error}"
+    return scalars
+
+
+def _privacy(fc: FunctionCheck, scalars: dict[str, int]) -> list[tuple[str, PrivacyReport]]:
+    out: list[tuple[str, PrivacyReport]] = []
+    targets = [("as written", fc.function)]
+    if fc.transformed is not None:
+        targets.append(("after the slots pass", fc.transformed))
+    for label, fn in targets:
+        try:
+            report = check_privacy(fn, scalars, max_iterations=limits.privacy_max_iterations(),
+                                   max_steps=limits.privacy_max_steps())
+        except InterpreterError as err:
+            fc.notes.append(f"privacy check {label} stopped: {err.message}")
+            continue
+        out.append((label, report))
+        fc.notes.extend(f"privacy {label}: {n}" for n in report.notes)
+    return out
+
+
+def _slot_text(loop: ir.ForStmt) -> str:
+    parts = []
+    for s in loop.body.stmts:
+        if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
+            m = s.var.type.memref
+            if m is not None and m.slot_count > 1 and m.slot_index is not None:
+                parts.append(f"{s.var.name_hint}[{format_expr(m.slot_index)}]")
+    return ", ".join(parts)
+
+
+def _decisions(fc: FunctionCheck, declines: list[Decline]) -> None:
+    by_span = {(d.span.line, d.span.col): d for d in declines if d.loop is not None}
+    before = [s for s in ir.walk_stmts(fc.function.body) if isinstance(s, ir.ForStmt)]
+    transformed = [] if fc.transformed is None else \
+        [s for s in ir.walk_stmts(fc.transformed.body) if isinstance(s, ir.ForStmt)]
+    after: dict[tuple[int, int], ir.ForStmt] = {}
+    for s in transformed:
+        after.setdefault((s.span.line, s.span.col), s)
+    same_shape = len(before) == len(transformed)  # no replication: loops correspond in pre-order
+    for index, s in enumerate(before):
+        key = (s.span.line, s.span.col)
+        stages = s.stages
+        d = by_span.get(key)
+        if d is not None:
+            decision = f"declined ({d.code}), replicated"
+        elif stages is not None and stages > 1:
+            t = transformed[index] if same_shape else after.get(key)
+            slots = _slot_text(t) if t is not None else ""
+            decision = f"rotated: {slots}" if slots else "rotated"
+        else:
+            slots = _slot_text(s)
+            decision = "pipeline stage=1" if stages == 1 else "range"
+            if slots:
+                decision += f", author slots {slots}"
+        verdict = LoopVerdict(s, decision)
+        fc.loops.append(verdict)
+        fc.by_span.setdefault(key, verdict)
+        if same_shape:
+            t_span = transformed[index].span
+            fc.by_span.setdefault((t_span.line, t_span.col), verdict)
+
+
+def _attach_violations(fc: FunctionCheck, reports: list[tuple[str, PrivacyReport]]) -> None:
+    for label, report in reports:
+        for v in report.violations:
+            text = f"privacy {label}: {v.message()}"
+            fc.privacy_errors.append(text)
+            lv = fc.by_span.get((v.loop_span.line, v.loop_span.col))
+            if lv is not None:
+                lv.violations.append(text)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    seed: int = 0
+    trials: int = limits.DEFAULT_CHECK_TRIALS
+    backend: Backend = Backend.ASCEND950
+    compat: bool = False
+
+
+def check_function(program: str, fn: ir.Function, options: CheckOptions | None = None) -> FunctionCheck:
+    """Everything `slotsat check` does for one function."""
+    opts = options if options is not None else CheckOptions()
+    seed, trials, backend, compat = opts.seed, opts.trials, opts.backend, opts.compat
+    fc = FunctionCheck(program, fn)
+    with limits.deep_recursion(f"function '{fn.name}'", fn.span):
+        declines = _transform(fn, backend, compat, fc)
+        _decisions(fc, declines)
+        if fc.transformed is None:
+            return fc
+        scalars = _differential(fc, seed, trials)
+        _attach_violations(fc, _privacy(fc, scalars))
+    return fc
+
+
+def check_module(module: ir.Module, options: CheckOptions | None = None) -> CheckResult:
+    """`check_function` for every function with tile operations."""
+    out: list[FunctionCheck] = []
+    for program in module.programs:
+        for fn in program.functions:
+            if _has_tile_ops(fn):
+                out.append(check_function(program.name, fn, options))
+    return CheckResult(out)
+
+
+def _pos(span: Span) -> str:
+    return f"{max(span.line, 1)}:{max(span.col, 1)}"
+
+
+def render(result: CheckResult, file: str) -> list[str]:
+    """The report lines (see the module docstring)."""
+    lines: list[str] = []
+    for fc in result.functions:
+        if fc.rejection is not None:
+            lines.append(f"{file}:{_pos(fc.function.span)}: error: {fc.qualified}: {fc.rejection}")
+            continue
+        if fc.mismatch is not None:
+            outputs = "outputs DIFFER"
+        elif fc.unverified is not None:
+            outputs = "outputs not verified"
+        else:
+            outputs = f"outputs match ({fc.trials_run} trials)"
+        if not fc.loops:
+            privacy = "privacy ok" if not fc.privacy_errors else "privacy VIOLATED"
+            lines.append(f"{file}:{_pos(fc.function.span)}: {fc.qualified}: no loops; {outputs}; {privacy}")
+        for lv in fc.loops:
+            privacy = "privacy ok" if not lv.violations else f"privacy VIOLATED ({len(lv.violations)})"
+            name = lv.loop.loop_var.name_hint
+            lines.append(f"{file}:{_pos(lv.loop.span)}: loop '{name}' in {fc.qualified}: "
+                         f"{lv.decision}; {outputs}; {privacy}")
+        if fc.mismatch is not None:
+            lines.append(f"{file}:{_pos(fc.function.span)}: error: {fc.qualified}: {fc.mismatch}")
+        where = f"{file}:{_pos(fc.function.span)}"
+        lines.extend(f"{where}: error: {fc.qualified}: {e}" for e in fc.privacy_errors)
+        if fc.unverified is not None:
+            lines.append(f"{file}:{_pos(fc.function.span)}: note: {fc.qualified}: {fc.unverified}")
+        lines.extend(f"{file}:{_pos(fc.function.span)}: note: {fc.qualified}: {n}" for n in fc.notes)
+    failed = sum(1 for f in result.functions if f.failed)
+    loops = sum(len(f.loops) for f in result.functions)
+    verdict = "FAILED" if failed else "confirmed"
+    lines.append(f"check: {file}: {len(result.functions)} function(s), {loops} loop(s): {verdict}"
+                 + (f" ({failed} failing)" if failed else ""))
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    from slotsat.dsl.parser import parse_source
+
+    try:
+        backend = Backend.parse(args.backend)
+    except ValueError as err:
+        raise SlotsatError(str(err), Span(1, 1), file=args.file) from None
+    if args.trials < 1:
+        raise SlotsatError("--trials must be at least 1", Span(1, 1), file=args.file)
+    text = limits.read_source(args.file)
+    with limits.deep_recursion("the kernel file", Span(1, 1)):
+        module = parse_source(text, args.file)
+    result = check_module(module, CheckOptions(seed=args.seed, trials=args.trials, backend=backend,
+                                               compat=args.compat == "pypto"))
+    for line in render(result, args.file):
+        print(line)
+    return EXIT_REJECTED if result.failed else EXIT_OK

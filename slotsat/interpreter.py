@@ -1,0 +1,1112 @@
+"""A reference interpreter for kernel IR (`10-dsl.md` §5–§8), used by `slotsat check`.
+
+It executes one `ir.Function` on numpy arrays (tensor parameters) and Python ints (scalar
+parameters) and returns the values of its `return` statement.
+
+Values
+    - scalars are Python ints held in their dtype's canonical range (two's complement for
+      signed dtypes and `INDEX`, non-negative for unsigned), or floats for float scalars;
+      every integer operation is exact, then wrapped to its dtype; `//` and `%` are floor
+      division and floor remainder (`10-dsl.md` §7.2);
+    - tensors are numpy arrays; `tile.store` is functional: it returns an updated copy, and
+      the out-tensors a function returns are its outputs;
+    - tiles are `TileVal`s: a 2-D numpy array (a rank-1 tile `[C]` is `[1, C]`) plus the
+      runtime valid extent. `BF16` is emulated in float32 rounded to bfloat16 after each op.
+
+Operations: `tile.load` (offsets, shape, valid shape; the part outside the valid shape is
+zero; a read outside the tensor is an `InterpreterError`), `tile.store` (writes the valid
+part), unary / binary / tile-with-scalar elementwise ops, row reductions and row
+broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the valid `K`,
+`tile.move`, `tile.cast` (float to int truncates toward zero), `tile.reshape`, `tile.slice`
+(both snapshot their source), `tile.read`; `pl.yield_`, loop-carried values, `if`.
+`tile.alloc` statements (after init-memref) are no-ops. Anything else is an
+`InterpreterError` naming the op.
+
+The physical-buffer model (`physical=True`, the default)
+    A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
+    the allocation (keyed by the MemRef's base binder), where `k` is the slot index
+    evaluated when the tile is defined (0 for a single-slot binding; outside `[0, N)` is an
+    `InterpreterError`). Every definition writes the slot; a later read of a tile whose slot
+    has since been written by another definition sees the overwriting data (or, if its
+    shape or dtype differs, a poison pattern: NaN, or a fixed integer pattern). Views and
+    in-place results of such a tile are tied to the same slot.
+
+    With `prefetch=True` (default) loops also run in a pipelined order: before iteration `n`
+    of a loop, each top-level slotted `tile.load` of iterations `n .. n + F - 1` (`F` the
+    slot count of its allocation) that has not run yet is issued, as the copy engine does
+    when loads run ahead of compute. Only loads whose operands, slot index and valid shape
+    depend on nothing but the induction variable, values defined before the loop, and
+    top-level scalar assignments of the same kind are issued early; the rest run in place.
+    So a slot index that makes two in-flight iterations share a slot (`(i // 2) % 2` with
+    two slots, `i % 2` on a loop of step 64) makes an iteration read the data of another,
+    and the differential test sees the difference.
+
+Symbolic mode (`compute=False`) skips all tile arithmetic: tiles are shapes only and
+`tile.read` gives an unknown scalar (None). The slot-privacy checker
+(`analysis/privacy.py`) runs the interpreter this way with a `Tracer` that receives every
+definition and use of a slot-bound tile.
+
+Limits: `max_steps` statements per run and `max_iterations` iterations per loop instance
+(see `slotsat/limits.py`). Past them a run raises `InterpreterError`, or, with
+`truncate_loops=True` (symbolic mode), stops the loop early and reports it to the tracer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+from slotsat import ir
+from slotsat.errors import EXIT_REJECTED, NO_SPAN, SlotsatError, Span
+from slotsat.ir import DType
+
+Array: TypeAlias = npt.NDArray[Any]
+Scalar: TypeAlias = int | float | None
+"""An int in its dtype's canonical range, a float, or None (unknown, symbolic mode)."""
+
+DEFAULT_MAX_STEPS = 5_000_000
+DEFAULT_MAX_ITERATIONS = 1_000_000
+
+
+class InterpreterError(SlotsatError):
+    """A run-time fault of the interpreted kernel (or an op the interpreter does not model)."""
+
+    def __init__(self, message: str, span: Span = NO_SPAN) -> None:
+        super().__init__(message, span, exit_status=EXIT_REJECTED)
+
+
+# --------------------------------------------------------------------------------------
+# dtypes
+
+_NP_DTYPE: dict[DType, Any] = {
+    DType.INDEX: np.int64,
+    DType.INT8: np.int8,
+    DType.INT16: np.int16,
+    DType.INT32: np.int32,
+    DType.INT64: np.int64,
+    DType.UINT8: np.uint8,
+    DType.UINT16: np.uint16,
+    DType.UINT32: np.uint32,
+    DType.UINT64: np.uint64,
+    DType.BOOL: np.bool_,
+    DType.FP16: np.float16,
+    DType.BF16: np.float32,
+    DType.FP32: np.float32,
+}
+
+
+def numpy_dtype(dtype: DType) -> Any:
+    """The numpy dtype that stores `dtype` (BF16 is float32 rounded to bfloat16)."""
+    return _NP_DTYPE[dtype]
+
+
+def round_bf16(a: Array) -> Array:
+    """Round float32 values to the nearest bfloat16 (ties to even); NaN and inf are kept."""
+    f = np.asarray(a, dtype=np.float32)
+    bits = f.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    out = rounded.view(np.float32).copy()
+    nonfinite = ~np.isfinite(f)
+    out[nonfinite] = f[nonfinite]
+    return out
+
+
+def as_dtype(a: Array, dtype: DType) -> Array:
+    """`a` converted to `dtype`'s storage: integer wrap, float rounding (BF16 emulated)."""
+    target = numpy_dtype(dtype)
+    arr = np.asarray(a)
+    if dtype.is_int and np.issubdtype(arr.dtype, np.floating):
+        with np.errstate(all="ignore"):
+            arr = np.trunc(np.nan_to_num(arr, nan=0.0, posinf=0.0, neginf=0.0))
+        ints = [dtype.wrap(int(x)) for x in arr.reshape(-1)]
+        return np.array(ints, dtype=target).reshape(arr.shape)
+    with np.errstate(all="ignore"):
+        out = arr.astype(target)
+    if dtype is DType.BF16:
+        out = round_bf16(out)
+    return out
+
+
+def _poison(shape: tuple[int, ...], dtype: DType) -> Array:
+    if dtype.is_float:
+        return np.full(shape, np.nan, dtype=numpy_dtype(dtype))
+    return np.full(shape, dtype.wrap(0x5A5A5A5A5A5A5A5A), dtype=numpy_dtype(dtype))
+
+
+# --------------------------------------------------------------------------------------
+# scalar semantics (`10-dsl.md` §7.2)
+
+
+def _canon(value: int | float, dtype: DType) -> int | float:
+    if dtype.is_float:
+        return float(value)
+    return dtype.wrap(int(value))
+
+
+def _int_binop(e: ir.BinOp, a: int, b: int) -> int:
+    if isinstance(e, ir.Add):
+        return a + b
+    if isinstance(e, ir.Sub):
+        return a - b
+    if isinstance(e, ir.Mul):
+        return a * b
+    if b == 0:
+        raise InterpreterError(f"division by zero in '{ir.BINOP_SYMBOL[type(e)]}'", e.span)
+    if isinstance(e, ir.FloorDiv):
+        return a // b
+    return a % b
+
+
+def _float_binop(e: ir.BinOp, a: float, b: float) -> float:
+    if isinstance(e, ir.Add):
+        return a + b
+    if isinstance(e, ir.Sub):
+        return a - b
+    if isinstance(e, ir.Mul):
+        return a * b
+    if b == 0:
+        raise InterpreterError(f"division by zero in '{ir.BINOP_SYMBOL[type(e)]}'", e.span)
+    if isinstance(e, ir.FloorDiv):
+        return float(math.floor(a / b))
+    return a - math.floor(a / b) * b
+
+
+_CMP: dict[ir.CmpOp, Callable[[Any, Any], bool]] = {
+    ir.CmpOp.EQ: lambda x, y: x == y,
+    ir.CmpOp.NE: lambda x, y: x != y,
+    ir.CmpOp.LT: lambda x, y: x < y,
+    ir.CmpOp.LE: lambda x, y: x <= y,
+    ir.CmpOp.GT: lambda x, y: x > y,
+    ir.CmpOp.GE: lambda x, y: x >= y,
+}
+
+
+def eval_scalar(e: ir.Expr, lookup: Callable[[ir.Var], Scalar]) -> Scalar:
+    """The exact value of a scalar expression; None if any operand is unknown.
+
+    On integer expressions this agrees with `slotsat.semantics.eval_expr` (the exact evaluator
+    the soundness tests use; checked by `tests/reliability/test_interpreter.py`); it adds
+    unknown values (symbolic mode) and float scalars (`tile.read` of a float tile).
+
+    Integer operations compute the exact result and wrap it to the node's dtype; `//` and `%`
+    floor (Python semantics); comparisons give 0 or 1; `Cast` keeps the low bits when
+    narrowing and sign-extends a signed value when widening. Division by zero raises.
+    """
+    if isinstance(e, ir.ConstInt):
+        return e.dtype.wrap(e.value) if not e.dtype.is_float else float(e.value)
+    if isinstance(e, ir.ConstFloat):
+        return float(e.value)
+    if isinstance(e, ir.Var):
+        return lookup(e)
+    if isinstance(e, ir.Cast):
+        v = eval_scalar(e.a, lookup)
+        return None if v is None else _canon(v, e.dtype)
+    if isinstance(e, ir.Cmp):
+        a, b = eval_scalar(e.a, lookup), eval_scalar(e.b, lookup)
+        if a is None or b is None:
+            return None
+        return int(_CMP[e.op](a, b))
+    a, b = eval_scalar(e.a, lookup), eval_scalar(e.b, lookup)
+    if a is None or b is None:
+        return None
+    if e.dtype.is_float or isinstance(a, float) or isinstance(b, float):
+        return _float_binop(e, float(a), float(b))
+    d = e.dtype
+    a, b = d.wrap(int(a)), d.wrap(int(b))
+    if isinstance(e, ir.FloorDiv | ir.FloorMod) and d.is_signed and a == d.min_value and b == -1:
+        # outside the valid inputs (`10-dsl.md` §7.2), as `slotsat.semantics.eval_expr` says too
+        raise InterpreterError(f"{d.value} minimum {ir.BINOP_SYMBOL[type(e)]} -1 overflows", e.span)
+    return d.wrap(_int_binop(e, a, b))
+
+
+# --------------------------------------------------------------------------------------
+# runtime values
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SlotRef:
+    """One write of a slot: allocation key, slot number, and the write's generation."""
+
+    key: int
+    slot: int
+    gen: int
+    region: str
+    slot_count: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TileVal:
+    """A tile at run time. `data` is None in symbolic mode. `backing` is the slot write
+    this tile's storage belongs to (None for a private, compiler-owned tile)."""
+
+    data: Array | None
+    valid: tuple[int, int]
+    dtype: DType
+    shape: tuple[int, int]
+    backing: SlotRef | None = None
+
+    def with_backing(self, ref: SlotRef | None) -> TileVal:
+        return TileVal(self.data, self.valid, self.dtype, self.shape, ref)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PtrVal:
+    """The base pointer of an allocation (`tile.alloc`); it carries nothing."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TensorSym:
+    """A tensor in symbolic mode (no data)."""
+
+    shape: tuple[int, ...]
+
+
+Value: TypeAlias = int | float | Array | TileVal | PtrVal | TensorSym | None
+
+
+class Tracer(Protocol):
+    """Receives the events the slot-privacy checker needs. Times are statement counters."""
+
+    def begin_loop(self, loop: ir.ForStmt) -> None: ...
+
+    def begin_iteration(self, loop: ir.ForStmt, ordinal: int, iv: int) -> None: ...
+
+    def end_loop(self, loop: ir.ForStmt, truncated: bool) -> None: ...
+
+    def define(self, var: ir.Var, ref: SlotRef, is_load: bool, span: Span) -> None: ...
+
+    def use(self, ref: SlotRef) -> None: ...
+
+    def statement(self) -> None: ...
+
+    def undetermined(self, what: str, span: Span) -> None: ...
+
+
+# --------------------------------------------------------------------------------------
+# the interpreter
+
+
+@dataclass
+class _Yield:
+    values: tuple[Value, ...]
+
+
+@dataclass
+class _Return:
+    values: tuple[Value, ...]
+
+
+def _ints(items: Sequence[Scalar], what: str, span: Span) -> list[int]:
+    out: list[int] = []
+    for v in items:
+        if v is None or isinstance(v, float):
+            raise InterpreterError(f"{what} must be integers, got {v!r}", span)
+        out.append(v)
+    return out
+
+
+def _rc(shape: Sequence[int]) -> tuple[int, int]:
+    if len(shape) == 1:
+        return 1, shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    raise InterpreterError(f"tiles of rank {len(shape)} are not supported")
+
+
+def _region(extents: Sequence[int], rank: int, span: Span) -> list[int]:
+    """Tile extents expressed in a rank-`rank` tensor: pad or strip leading unit dims."""
+    ext = list(extents)
+    while len(ext) < rank:
+        ext.insert(0, 1)
+    while len(ext) > rank and ext[0] == 1:
+        ext.pop(0)
+    if len(ext) != rank:
+        raise InterpreterError(f"a tile of rank {len(extents)} does not fit a tensor of rank {rank}", span)
+    return ext
+
+
+@dataclass
+class _PrefetchPlan:
+    """The top-level slotted loads of a loop that may run ahead (see the module doc)."""
+
+    scalars: list[ir.AssignStmt]
+    loads: list[tuple[int, ir.AssignStmt, int]]  # (statement index, statement, slot count)
+
+
+@dataclass
+class Interpreter:
+    """Runs one function; see the module docstring for the model and the options."""
+
+    physical: bool = True
+    prefetch: bool = True
+    compute: bool = True
+    tracer: Tracer | None = None
+    max_steps: int = DEFAULT_MAX_STEPS
+    max_iterations: int = DEFAULT_MAX_ITERATIONS
+    truncate_loops: bool = False
+
+    _env: dict[int, Value] = field(default_factory=dict, init=False)
+    _slots: dict[tuple[int, int], tuple[int, TileVal]] = field(default_factory=dict, init=False)
+    _gens: Any = field(default_factory=lambda: itertools.count(1), init=False)
+    _steps: int = field(default=0, init=False)
+    _prefetched: dict[tuple[int, int], TileVal] = field(default_factory=dict, init=False)
+
+    # ---- entry
+
+    def run(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
+        self._env = {}
+        self._slots = {}
+        self._steps = 0
+        self._bind_params(fn, args)
+        result = self._body(fn.body)
+        if not isinstance(result, _Return):
+            raise InterpreterError(f"function '{fn.name}' ended without return", fn.span)
+        return result.values
+
+    def _bind_params(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> None:
+        if isinstance(args, Mapping):
+            missing = [p.name_hint for p in fn.params if p.name_hint not in args]
+            if missing:
+                raise InterpreterError(f"no value for parameter(s) {', '.join(missing)}", fn.span)
+            values = [args[p.name_hint] for p in fn.params]
+        else:
+            if len(args) != len(fn.params):
+                raise InterpreterError(f"'{fn.name}' takes {len(fn.params)} arguments, got {len(args)}")
+            values = list(args)
+        for p, v in zip(fn.params, values, strict=True):
+            self._env[p.id] = self._param_value(p, v)
+
+    def _param_value(self, p: ir.Var, v: Any) -> Value:
+        t = p.type
+        if isinstance(t, ir.TensorType):
+            if not self.compute:
+                return TensorSym(t.shape)
+            arr = np.asarray(v)
+            if tuple(arr.shape) != t.shape:
+                raise InterpreterError(f"parameter '{p.name_hint}' expects shape {list(t.shape)}, "
+                                       f"got {list(arr.shape)}", p.span)
+            return as_dtype(arr, t.dtype)
+        if isinstance(t, ir.ScalarType):
+            if v is None:
+                return None
+            return _canon(v, t.dtype)
+        raise InterpreterError(f"parameter '{p.name_hint}' has unsupported type", p.span)
+
+    # ---- helpers
+
+    def _lookup(self, v: ir.Var) -> Scalar:
+        if v.id not in self._env:
+            raise InterpreterError(f"'{v.name_hint}' is used before it is defined", v.span)
+        val = self._env[v.id]
+        if val is None or isinstance(val, int | float):
+            return val
+        raise InterpreterError(f"'{v.name_hint}' is not a scalar", v.span)
+
+    def scalar(self, e: ir.Expr) -> Scalar:
+        return eval_scalar(e, self._lookup)
+
+    def _value(self, e: ir.Expr) -> Value:
+        if isinstance(e, ir.Var):
+            if e.id not in self._env:
+                raise InterpreterError(f"'{e.name_hint}' is used before it is defined", e.span)
+            return self._env[e.id]
+        return self.scalar(e)
+
+    def _tile(self, arg: ir.CallArg, span: Span) -> TileVal:
+        if not isinstance(arg, ir.Var):
+            raise InterpreterError("expected a tile variable", span)
+        val = self._env.get(arg.id)
+        if not isinstance(val, TileVal):
+            raise InterpreterError(f"'{arg.name_hint}' is not a tile", span)
+        return self._read(val)
+
+    def _read(self, val: TileVal) -> TileVal:
+        """The tile as storage holds it now: overwritten slots show the overwriting data."""
+        ref = val.backing
+        if ref is None or not self.physical:
+            return val
+        gen, occupant = self._slots[(ref.key, ref.slot)]
+        if gen == ref.gen or occupant.backing is ref:
+            return val
+        if occupant.shape == val.shape and occupant.dtype == val.dtype and occupant.data is not None:
+            return TileVal(occupant.data, val.valid, val.dtype, val.shape, ref)
+        data = None if val.data is None else _poison(val.shape, val.dtype)
+        return TileVal(data, val.valid, val.dtype, val.shape, ref)
+
+    def _tensor(self, arg: ir.CallArg, span: Span) -> Array | TensorSym:
+        if not isinstance(arg, ir.Var):
+            raise InterpreterError("expected a tensor variable", span)
+        val = self._env.get(arg.id)
+        if isinstance(val, np.ndarray | TensorSym):
+            return val
+        raise InterpreterError(f"'{arg.name_hint}' is not a tensor", span)
+
+    def _list(self, arg: ir.CallArg | None, what: str, span: Span) -> list[int]:
+        if not isinstance(arg, ir.ExprList):
+            raise InterpreterError(f"{what} must be a list", span)
+        return _ints([self.scalar(x) for x in arg.items], what, span)
+
+    def _tick(self, span: Span) -> None:
+        self._steps += 1
+        if self._steps > self.max_steps:
+            raise InterpreterError(f"the interpreter's step limit ({self.max_steps} statements) was reached",
+                                   span)
+        if self.tracer is not None:
+            self.tracer.statement()
+
+    def _trace_uses(self, node: ir.Expr | ir.Call | ir.ExprList) -> None:
+        if self.tracer is None:
+            return
+        for v in ir.expr_vars(node):
+            val = self._env.get(v.id)
+            if isinstance(val, TileVal) and val.backing is not None:
+                self.tracer.use(val.backing)
+
+    # ---- statements
+
+    def _body(self, body: ir.SeqStmts) -> _Yield | _Return | None:
+        for s in body.stmts:
+            out = self._stmt(s)
+            if out is not None:
+                return out
+        return None
+
+    def _stmt(self, s: ir.Stmt) -> _Yield | _Return | None:
+        self._tick(s.span)
+        if isinstance(s, ir.AssignStmt):
+            self._assign(s)
+        elif isinstance(s, ir.EvalStmt):
+            self._trace_uses(s.call)
+            if s.call.op != "tile.alloc":
+                self._call(s.call, None)
+        elif isinstance(s, ir.ForStmt):
+            self._for(s)
+        elif isinstance(s, ir.IfStmt):
+            self._if(s)
+        elif isinstance(s, ir.YieldStmt):
+            for v in s.values:
+                self._trace_uses(v)
+            return _Yield(tuple(self._value(v) for v in s.values))
+        else:
+            for v in s.values:
+                self._trace_uses(v)
+            return _Return(tuple(self._value(v) for v in s.values))
+        return None
+
+    def _assign(self, s: ir.AssignStmt, prefetched: TileVal | None = None) -> None:
+        self._trace_uses(s.value)
+        if prefetched is not None:
+            self._env[s.var.id] = prefetched
+            return
+        if isinstance(s.value, ir.Call):
+            if s.value.op == "tile.alloc":
+                self._env[s.var.id] = PtrVal(s.var.name_hint)
+                return
+            val = self._call(s.value, s.var)
+        else:
+            val = self._value(s.value)
+            if isinstance(s.var.type, ir.ScalarType) and isinstance(val, int | float):
+                val = _canon(val, s.var.type.dtype)
+        self._env[s.var.id] = self._bind(s.var, val, s.value, s.span)
+
+    def _bind(self, var: ir.Var, val: Value, value: ir.Expr | ir.Call, span: Span) -> Value:
+        """Place a new tile in its slot when its type carries a MemRef."""
+        t = var.type
+        if not (isinstance(t, ir.TileType) and isinstance(val, TileVal)):
+            return val
+        if t.memref is None or isinstance(value, ir.Var):
+            return val  # a copy aliases its source and writes nothing
+        ref = self._slot_ref(var, t.memref, span)
+        if ref is None:
+            return val
+        bound = val.with_backing(ref)
+        self._slots[(ref.key, ref.slot)] = (ref.gen, bound)
+        if self.tracer is not None:
+            is_load = isinstance(value, ir.Call) and value.op == "tile.load"
+            self.tracer.define(var, ref, is_load, span)
+        return bound
+
+    def _slot_ref(self, var: ir.Var, m: ir.MemRef, span: Span) -> SlotRef | None:
+        if not self.physical and self.tracer is None:
+            return None
+        k: Scalar = 0
+        if m.slot_index is not None:
+            k = self.scalar(m.slot_index)
+        if k is None or isinstance(k, float):
+            if self.tracer is not None:
+                self.tracer.undetermined(f"the slot index of '{var.name_hint}' depends on tile data", span)
+            return None
+        if not 0 <= k < m.slot_count:
+            raise InterpreterError(f"slot index {k} of tile '{var.name_hint}' is out of range for "
+                                   f"'{m.base.name_hint}', which has {m.slot_count} slot(s)", span)
+        return SlotRef(m.base.id, k, next(self._gens), m.base.name_hint, m.slot_count)
+
+    def _if(self, s: ir.IfStmt) -> None:
+        self._trace_uses(s.cond)
+        c = self.scalar(s.cond)
+        if c is None:
+            if self.tracer is not None:
+                self.tracer.undetermined("an if condition depends on tile data; the then branch was taken",
+                                         s.span)
+            c = 1
+        branch = s.then_body if c else s.else_body
+        if branch is None:
+            return
+        out = self._body(branch)
+        if isinstance(out, _Return):
+            raise InterpreterError("return inside an if branch", s.span)
+        if s.return_vars:
+            if out is None or len(out.values) != len(s.return_vars):
+                raise InterpreterError("an if branch did not yield its results", s.span)
+            for v, val in zip(s.return_vars, out.values, strict=True):
+                self._env[v.id] = val
+
+    def _bounds(self, s: ir.ForStmt) -> tuple[int, int, int] | None:
+        for e in (s.start, s.stop, s.step):
+            self._trace_uses(e)
+        raw = (self.scalar(s.start), self.scalar(s.stop), self.scalar(s.step))
+        if any(v is None for v in raw):
+            if self.tracer is not None:
+                self.tracer.undetermined(f"the bounds of loop '{s.loop_var.name_hint}' depend on tile data",
+                                         s.span)
+                return None
+            raise InterpreterError("loop bounds are unknown", s.span)
+        start, stop, step = _ints(raw, "loop bounds", s.span)
+        if step == 0:
+            raise InterpreterError(f"loop '{s.loop_var.name_hint}' has step 0", s.span)
+        return start, stop, step
+
+    def _for(self, s: ir.ForStmt) -> None:
+        for ia in s.iter_args:
+            self._trace_uses(ia.init)
+        carried = [self._value(ia.init) for ia in s.iter_args]
+        bounds = self._bounds(s)
+        if bounds is None:  # symbolic mode only: the loop is skipped, its results are its inputs
+            for v, val in zip(s.return_vars, carried, strict=True):
+                self._env[v.id] = val
+            return
+        start, stop, step = bounds
+        trips = max(0, -((start - stop) // step)) if step > 0 else max(0, -((stop - start) // -step))
+        plan = self._plan(s) if self.physical and self.prefetch and self.compute else None
+        if self.tracer is not None:
+            self.tracer.begin_loop(s)
+        truncated = False
+        for n in range(trips):
+            if n >= self.max_iterations:
+                if not self.truncate_loops:
+                    raise InterpreterError(f"loop '{s.loop_var.name_hint}' runs {trips} iterations; the "
+                                           f"interpreter's limit is {self.max_iterations}", s.span)
+                truncated = True
+                break
+            iv = start + n * step
+            if self.tracer is not None:
+                self.tracer.begin_iteration(s, n, iv)
+            self._env[s.loop_var.id] = iv
+            for ia, val in zip(s.iter_args, carried, strict=True):
+                self._env[ia.var.id] = val
+            if plan is not None and plan.loads:
+                self._issue_prefetch(s, plan, n, (trips, start, step))
+            out = self._loop_body(s, plan, n)
+            if s.iter_args:
+                if out is None or len(out.values) != len(s.iter_args):
+                    raise InterpreterError(f"loop '{s.loop_var.name_hint}' body did not yield its carried "
+                                           "values", s.span)
+                carried = list(out.values)
+        if self.tracer is not None:
+            self.tracer.end_loop(s, truncated)
+        for v, val in zip(s.return_vars, carried, strict=True):
+            self._env[v.id] = val
+
+    def _loop_body(self, s: ir.ForStmt, plan: _PrefetchPlan | None, n: int) -> _Yield | None:
+        for idx, st in enumerate(s.body.stmts):
+            pre = self._prefetched.pop((id(st), n), None) if plan is not None else None
+            if pre is not None and isinstance(st, ir.AssignStmt):
+                self._tick(st.span)
+                self._assign(st, pre)
+                continue
+            out = self._stmt(st)
+            if isinstance(out, _Return):
+                raise InterpreterError("return inside a loop body", s.span)
+            if out is not None:
+                if idx != len(s.body.stmts) - 1:
+                    raise InterpreterError("pl.yield_ must be the last statement", st.span)
+                return out
+        return None
+
+    # ---- prefetch (see the module docstring)
+
+    def _plan(self, s: ir.ForStmt) -> _PrefetchPlan:
+        ok: set[int] = {s.loop_var.id}
+        body_defined = {st.var.id for st in ir.walk_stmts(s.body) if isinstance(st, ir.AssignStmt)}
+        body_defined |= {ia.var.id for ia in s.iter_args}
+        for st in ir.walk_stmts(s.body):
+            if isinstance(st, ir.ForStmt):
+                body_defined |= {st.loop_var.id, *(ia.var.id for ia in st.iter_args),
+                                 *(v.id for v in st.return_vars)}
+            elif isinstance(st, ir.IfStmt):
+                body_defined |= {v.id for v in st.return_vars}
+
+        def free(node: Any) -> bool:
+            return all(v.id in ok or v.id not in body_defined for v in ir.expr_vars(node))
+
+        plan = _PrefetchPlan([], [])
+        for idx, st in enumerate(s.body.stmts):
+            if not isinstance(st, ir.AssignStmt):
+                continue
+            t = st.var.type
+            if isinstance(t, ir.ScalarType) and not isinstance(st.value, ir.Call) and free(st.value):
+                ok.add(st.var.id)
+                plan.scalars.append(st)
+                continue
+            if not (isinstance(t, ir.TileType) and t.memref is not None and t.memref.slot_count > 1):
+                continue
+            if not (isinstance(st.value, ir.Call) and st.value.op == "tile.load"):
+                continue
+            if all(free(d) for d in _load_deps(st)):
+                plan.loads.append((idx, st, t.memref.slot_count))
+        # Keep only the scalar assignments the early loads read (transitively), in order.
+        needed = {v.id for _, st, _ in plan.loads for d in _load_deps(st) for v in ir.expr_vars(d)}
+        kept: list[ir.AssignStmt] = []
+        for st in reversed(plan.scalars):
+            if st.var.id in needed:
+                kept.append(st)
+                needed |= {v.id for v in ir.expr_vars(_expr(st.value))}
+        plan.scalars = kept[::-1]
+        return plan
+
+    def _issue_prefetch(self, s: ir.ForStmt, plan: _PrefetchPlan, n: int,
+                        shape: tuple[int, int, int]) -> None:
+        trips, start, step = shape
+        saved_iv = self._env[s.loop_var.id]
+        saved = {st.var.id: self._env.get(st.var.id) for st in plan.scalars}
+        try:
+            horizon = max(f for _, _, f in plan.loads)
+            for m in range(n, min(trips, n + horizon)):
+                self._env[s.loop_var.id] = start + m * step
+                for st in plan.scalars:
+                    self._env[st.var.id] = _canon_scalar(st.var, self.scalar(_expr(st.value)))
+                for _, st, f in plan.loads:
+                    if m >= n + f or (id(st), m) in self._prefetched:
+                        continue
+                    val = self._call(_call(st.value), st.var)
+                    self._prefetched[(id(st), m)] = _tile_of(self._bind(st.var, val, st.value, st.span))
+        finally:
+            self._env[s.loop_var.id] = saved_iv
+            for k, v in saved.items():
+                if v is None:
+                    self._env.pop(k, None)
+                else:
+                    self._env[k] = v
+
+    # ---- calls
+
+    def _call(self, c: ir.Call, target: ir.Var | None) -> Value:
+        if not self.compute:
+            return self._symbolic_call(c, target)
+        handler = _HANDLERS.get(c.op)
+        if handler is None:
+            raise InterpreterError(f"the interpreter does not model '{c.op}'", c.span)
+        return handler(self, c)
+
+    def _symbolic_call(self, c: ir.Call, target: ir.Var | None) -> Value:
+        if target is None:
+            return None
+        t = target.type
+        if isinstance(t, ir.TileType):
+            rc = t.rows_cols
+            valid = tuple(self.scalar(x) for x in t.effective_valid_shape)
+            vrc = _rc([v if isinstance(v, int) else d for v, d in zip(valid, t.shape, strict=True)])
+            ref: SlotRef | None = None
+            spec_arg = _inherited_var(c)
+            if spec_arg is not None:
+                src = self._env.get(spec_arg.id)
+                if isinstance(src, TileVal):
+                    ref = src.backing
+            return TileVal(None, vrc, t.dtype, rc, ref)
+        if isinstance(t, ir.TensorType):
+            return TensorSym(t.shape)
+        return None
+
+
+def _load_deps(st: ir.AssignStmt) -> list[Any]:
+    """What a slotted load reads: its call, its slot index and its valid shape."""
+    deps: list[Any] = [st.value]
+    t = st.var.type
+    if isinstance(t, ir.TileType):
+        if t.memref is not None and t.memref.slot_index is not None:
+            deps.append(t.memref.slot_index)
+        deps.extend(t.valid_shape or ())
+    return deps
+
+
+def _inherited_var(c: ir.Call) -> ir.Var | None:
+    from slotsat import ops
+
+    k = ops.inherited_arg(c.op)
+    if k is None or k >= len(c.args) or c.op == "tile.store":
+        return None
+    arg = c.args[k]
+    return arg if isinstance(arg, ir.Var) else None
+
+
+def _expr(v: ir.Expr | ir.Call) -> ir.Expr:
+    assert not isinstance(v, ir.Call)
+    return v
+
+
+def _call(v: ir.Expr | ir.Call) -> ir.Call:
+    assert isinstance(v, ir.Call)
+    return v
+
+
+def _tile_of(v: Value) -> TileVal:
+    assert isinstance(v, TileVal)
+    return v
+
+
+def _canon_scalar(var: ir.Var, v: Scalar) -> Scalar:
+    if v is None or not isinstance(var.type, ir.ScalarType):
+        return v
+    return _canon(v, var.type.dtype)
+
+
+# --------------------------------------------------------------------------------------
+# op handlers
+
+
+def _space_arg(c: ir.Call) -> ir.MemorySpace | None:
+    sp = c.kwarg("target_memory")
+    return sp.space if isinstance(sp, ir.SpaceArg) else None
+
+
+def _op_load(it: Interpreter, c: ir.Call) -> Value:
+    tensor = it._tensor(c.args[0], c.span)
+    offsets = it._list(c.args[1], "load offsets", c.span)
+    shape = it._list(c.args[2], "load shape", c.span)
+    vs_arg = c.args[3] if len(c.args) > 3 else c.kwarg("valid_shape")
+    valid = it._list(vs_arg, "load valid shape", c.span) if vs_arg is not None else list(shape)
+    if isinstance(tensor, TensorSym):
+        raise InterpreterError("symbolic tensor in a computing run", c.span)
+    if len(valid) != len(shape) or any(v < 0 or v > d for v, d in zip(valid, shape, strict=True)):
+        raise InterpreterError(f"load valid shape {valid} does not fit the tile shape {shape}", c.span)
+    rank = tensor.ndim
+    if len(offsets) != rank:
+        raise InterpreterError(f"load has {len(offsets)} offsets for a tensor of rank {rank}", c.span)
+    ext = _region(valid, rank, c.span)
+    for o, e, d in zip(offsets, ext, tensor.shape, strict=True):
+        if e > 0 and (o < 0 or o + e > d):
+            raise InterpreterError(f"load reads rows/columns [{o}, {o + e}) outside a tensor dimension of "
+                                   f"size {d} (offsets {offsets}, valid shape {valid})", c.span)
+    region = tensor[tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))]
+    rows, cols = _rc(shape)
+    vr, vc = _rc(valid)
+    data = np.zeros((rows, cols), dtype=tensor.dtype)
+    data[:vr, :vc] = region.reshape(vr, vc)
+    dtype = _tensor_dtype(c.args[0])
+    return TileVal(data, (vr, vc), dtype, (rows, cols))
+
+
+def _tensor_dtype(arg: ir.CallArg) -> DType:
+    assert isinstance(arg, ir.Var)
+    t = arg.type
+    assert isinstance(t, ir.TensorType | ir.TileType | ir.ScalarType)
+    return t.dtype
+
+
+def _op_store(it: Interpreter, c: ir.Call) -> Value:
+    tile = it._tile(c.args[0], c.span)
+    offsets = it._list(c.args[1], "store offsets", c.span)
+    tensor = it._tensor(c.args[2], c.span)
+    if isinstance(tensor, TensorSym) or tile.data is None:
+        raise InterpreterError("symbolic value in a computing run", c.span)
+    rank = tensor.ndim
+    if len(offsets) != rank:
+        raise InterpreterError(f"store has {len(offsets)} offsets for a tensor of rank {rank}", c.span)
+    vr, vc = tile.valid
+    ext = _region([vr, vc], rank, c.span)
+    for o, e, d in zip(offsets, ext, tensor.shape, strict=True):
+        if e > 0 and (o < 0 or o + e > d):
+            raise InterpreterError(f"store writes [{o}, {o + e}) outside a tensor dimension of size {d} "
+                                   f"(offsets {offsets}, valid shape [{vr}, {vc}])", c.span)
+    out = tensor.copy()
+    part = as_dtype(tile.data[:vr, :vc], _tensor_dtype(c.args[2]))
+    out[tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))] = part.reshape(ext)
+    return out
+
+
+def _need_data(t: TileVal) -> Array:
+    assert t.data is not None
+    return t.data
+
+
+def _float_only(name: str, t: TileVal, c: ir.Call) -> None:
+    if not t.dtype.is_float:
+        raise InterpreterError(f"'{c.op}' on {t.dtype.value} tiles is not modelled", c.span)
+    del name
+
+
+_UNARY: dict[str, Callable[[Array], Array]] = {
+    "tile.exp": np.exp,
+    "tile.log": np.log,
+    "tile.sqrt": np.sqrt,
+    "tile.rsqrt": lambda a: 1.0 / np.sqrt(a),
+    "tile.recip": lambda a: 1.0 / a,
+    "tile.abs": np.abs,
+    "tile.neg": np.negative,
+    "tile.relu": lambda a: np.maximum(a, np.zeros_like(a)),
+}
+_FLOAT_UNARY = frozenset({"tile.exp", "tile.log", "tile.sqrt", "tile.rsqrt", "tile.recip"})
+
+
+def _op_unary(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    if c.op in _FLOAT_UNARY:
+        _float_only(c.op, t, c)
+    with np.errstate(all="ignore"):
+        data = _UNARY[c.op](_need_data(t))
+    return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
+
+
+def _int_div(a: Array, b: Array, span: Span) -> Array:
+    if np.any(b == 0):
+        raise InterpreterError("integer division by zero in a tile", span)
+    return np.floor_divide(a, b)
+
+
+def _binary(op: str, a: Array, b: Array, dtype: DType, span: Span) -> Array:
+    with np.errstate(all="ignore"):
+        if op.endswith("add"):
+            return a + b
+        if op.endswith("sub"):
+            return a - b
+        if op.endswith("mul"):
+            return a * b
+        if op.endswith("div"):
+            return _int_div(a, b, span) if dtype.is_int else a / b
+        if op.startswith("tile.max"):
+            return np.maximum(a, b)
+        return np.minimum(a, b)
+
+
+def _op_binary(it: Interpreter, c: ir.Call) -> Value:
+    a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        raise InterpreterError(f"'{c.op}' operands differ in shape or dtype", c.span)
+    data = _binary(c.op, _need_data(a), _need_data(b), a.dtype, c.span)
+    valid = (min(a.valid[0], b.valid[0]), min(a.valid[1], b.valid[1]))
+    return TileVal(as_dtype(data, a.dtype), valid, a.dtype, a.shape)
+
+
+def _op_scalar(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    arg = c.args[1]
+    if not isinstance(arg, ir.SCALAR_EXPRS):
+        raise InterpreterError(f"'{c.op}' needs a scalar operand", c.span)
+    s = it.scalar(arg)  # type: ignore[arg-type]
+    if s is None:
+        raise InterpreterError(f"'{c.op}' scalar operand is unknown", c.span)
+    data = _need_data(t)
+    fill = t.dtype.wrap(int(s)) if t.dtype.is_int else s
+    sv = np.full(data.shape, fill, dtype=data.dtype)
+    out = _binary(c.op[:-1], data, sv, t.dtype, c.span)
+    return TileVal(as_dtype(out, t.dtype), t.valid, t.dtype, t.shape)
+
+
+def _op_row_reduce(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    vr, vc = t.valid
+    data = _need_data(t)
+    rows = t.shape[0]
+    out = np.zeros((rows, 1), dtype=data.dtype)
+    if vc > 0:
+        part = data[:vr, :vc]
+        with np.errstate(all="ignore"):
+            if c.op == "tile.row_sum":
+                red = part.astype(np.float64).sum(axis=1) if t.dtype.is_float else part.sum(axis=1)
+            elif c.op == "tile.row_max":
+                red = part.max(axis=1)
+            else:
+                red = part.min(axis=1)
+        out[:vr, 0] = as_dtype(np.asarray(red), t.dtype)
+    return TileVal(as_dtype(out, t.dtype), (vr, 1), t.dtype, (rows, 1))
+
+
+def _op_row_expand(it: Interpreter, c: ir.Call) -> Value:
+    t, r = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    if r.shape[0] != t.shape[0] or r.shape[1] != 1:
+        raise InterpreterError(f"'{c.op}' needs a [{t.shape[0]}, 1] row operand", c.span)
+    col = np.repeat(_need_data(r)[:, :1], t.shape[1], axis=1)
+    data = _binary(c.op.replace("row_expand_", ""), _need_data(t), col, t.dtype, c.span)
+    return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
+
+
+def _matmul(lhs: TileVal, r: TileVal, c: ir.Call) -> tuple[Array, tuple[int, int]]:
+    if lhs.shape[1] != r.shape[0]:
+        raise InterpreterError(f"'{c.op}' inner dimensions differ: {lhs.shape} x {r.shape}", c.span)
+    k = min(lhs.valid[1], r.valid[0])
+    a, b = _need_data(lhs)[:, :k], _need_data(r)[:k, :]
+    if lhs.dtype.is_float:
+        prod = a.astype(np.float64) @ b.astype(np.float64)
+    else:
+        prod = a.astype(object) @ b.astype(object)
+    return prod, (lhs.valid[0], r.valid[1])
+
+
+def _op_matmul(it: Interpreter, c: ir.Call) -> Value:
+    lt, rt = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    prod, valid = _matmul(lt, rt, c)
+    dtype = DType.FP32 if lt.dtype.is_float else DType.INT32
+    return TileVal(_wrap_array(prod, dtype), valid, dtype, (lt.shape[0], rt.shape[1]))
+
+
+def _wrap_array(a: Array, dtype: DType) -> Array:
+    if dtype.is_int:
+        flat = [dtype.wrap(int(x)) for x in np.asarray(a).reshape(-1)]
+        return np.array(flat, dtype=numpy_dtype(dtype)).reshape(np.asarray(a).shape)
+    return as_dtype(np.asarray(a, dtype=np.float64), dtype)
+
+
+def _op_matmul_acc(it: Interpreter, c: ir.Call) -> Value:
+    acc = it._tile(c.args[0], c.span)
+    lt, rt = it._tile(c.args[1], c.span), it._tile(c.args[2], c.span)
+    prod, _ = _matmul(lt, rt, c)
+    if prod.shape != acc.shape:
+        raise InterpreterError(f"'{c.op}' accumulator shape {acc.shape} differs from {prod.shape}", c.span)
+    base = _need_data(acc).astype(np.float64 if acc.dtype.is_float else object)
+    return TileVal(_wrap_array(base + prod, acc.dtype), acc.valid, acc.dtype, acc.shape, acc.backing)
+
+
+def _op_move(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    return TileVal(_need_data(t).copy(), t.valid, t.dtype, t.shape)
+
+
+def _op_cast(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    arg = c.args[1]
+    if not isinstance(arg, ir.DTypeArg):
+        raise InterpreterError("tile.cast needs a dtype", c.span)
+    return TileVal(as_dtype(_need_data(t), arg.dtype), t.valid, arg.dtype, t.shape)
+
+
+def _op_reshape(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    shape = it._list(c.args[1], "reshape shape", c.span)
+    rc = _rc(shape)
+    if rc[0] * rc[1] != t.shape[0] * t.shape[1]:
+        raise InterpreterError(f"cannot reshape a {list(t.shape)} tile to {shape}", c.span)
+    # The valid extent of a reshaped partial tile is not defined by the DSL; take it all.
+    return TileVal(_need_data(t).reshape(rc).copy(), rc, t.dtype, rc, t.backing)
+
+
+def _op_slice(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    shape = _rc(it._list(c.args[1], "slice shape", c.span))
+    offs = it._list(c.args[2], "slice offsets", c.span)
+    o = _rc(offs) if len(offs) == 2 else (0, offs[0])
+    if o[0] < 0 or o[1] < 0 or o[0] + shape[0] > t.shape[0] or o[1] + shape[1] > t.shape[1]:
+        raise InterpreterError(f"slice {list(shape)} at {offs} leaves the {list(t.shape)} tile", c.span)
+    data = _need_data(t)[o[0]:o[0] + shape[0], o[1]:o[1] + shape[1]].copy()
+    valid = (max(0, min(shape[0], t.valid[0] - o[0])), max(0, min(shape[1], t.valid[1] - o[1])))
+    return TileVal(data, valid, t.dtype, shape, t.backing)
+
+
+def _op_read(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    idx = it._list(c.args[1], "read indices", c.span)
+    r, col = (0, idx[0]) if len(idx) == 1 else (idx[0], idx[1])
+    if not (0 <= r < t.shape[0] and 0 <= col < t.shape[1]):
+        raise InterpreterError(f"read index {idx} is outside the {list(t.shape)} tile", c.span)
+    v = _need_data(t)[r, col]
+    return float(v) if t.dtype.is_float else t.dtype.wrap(int(v))
+
+
+_HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
+    "tile.load": _op_load,
+    "tile.store": _op_store,
+    "tile.move": _op_move,
+    "tile.cast": _op_cast,
+    "tile.matmul": _op_matmul,
+    "tile.matmul_acc": _op_matmul_acc,
+    "tile.reshape": _op_reshape,
+    "tile.slice": _op_slice,
+    "tile.read": _op_read,
+    **{k: _op_unary for k in _UNARY},
+    **{f"tile.{k}": _op_binary for k in ("add", "sub", "mul", "div", "maximum", "minimum")},
+    **{f"tile.{k}": _op_scalar for k in ("adds", "subs", "muls", "divs", "maximums")},
+    **{f"tile.{k}": _op_row_reduce for k in ("row_sum", "row_max", "row_min")},
+    **{f"tile.row_expand_{k}": _op_row_expand for k in ("add", "sub", "mul", "div")},
+}
+
+
+# --------------------------------------------------------------------------------------
+# convenience
+
+
+def run_function(fn: ir.Function, args: Mapping[str, Any] | Sequence[Any], *, physical: bool = True,
+                 prefetch: bool = True, **limits: int) -> tuple[Value, ...]:
+    """Execute `fn` on `args` (by parameter name or position) and return its results.
+    `limits` may set `max_steps` and `max_iterations`."""
+    it = Interpreter(physical=physical, prefetch=prefetch, **limits)  # type: ignore[arg-type]
+    return it.run(fn, args)
+
+
+def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
+                  ) -> dict[str, Any]:
+    """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
+    small integers for integer tensors, and integers in `scalar_range` for scalars."""
+    out: dict[str, Any] = {}
+    for p in fn.params:
+        t = p.type
+        if isinstance(t, ir.TensorType):
+            if t.dtype.is_float:
+                out[p.name_hint] = as_dtype(rng.uniform(0.25, 2.0, size=t.shape), t.dtype)
+            elif t.dtype is DType.BOOL:
+                out[p.name_hint] = rng.integers(0, 2, size=t.shape).astype(np.bool_)
+            else:
+                lo = 0 if t.dtype.is_unsigned else -8
+                out[p.name_hint] = rng.integers(lo, 9, size=t.shape).astype(numpy_dtype(t.dtype))
+        elif isinstance(t, ir.ScalarType):
+            if t.dtype.is_float:
+                out[p.name_hint] = float(rng.uniform(0.25, 2.0))
+            else:
+                out[p.name_hint] = int(rng.integers(scalar_range[0], scalar_range[1] + 1))
+        else:
+            out[p.name_hint] = None
+    return out
+
+
+def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
+                  atol: float = 1e-3) -> str | None:
+    """None when the two result tuples agree (exactly for integers, `np.allclose` for floats,
+    NaN equal to NaN); otherwise a one-line description of the first difference."""
+    if len(a) != len(b):
+        return f"{len(a)} results vs {len(b)}"
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+            if x.shape != y.shape:
+                return f"result {i}: shape {x.shape} vs {y.shape}"
+            if np.issubdtype(x.dtype, np.floating):
+                xf, yf = x.astype(np.float64), y.astype(np.float64)
+                if not np.allclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True):
+                    bad = np.argwhere(~np.isclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True))[0]
+                    pos = tuple(int(k) for k in bad)
+                    got, want = float(yf[pos]), float(xf[pos])
+                    return f"result {i}: element {list(pos)} is {got!r}, expected {want!r}"
+            elif not np.array_equal(x, y):
+                pos = tuple(int(k) for k in np.argwhere(x != y)[0])
+                return f"result {i}: element {list(pos)} is {y[pos].item()!r}, expected {x[pos].item()!r}"
+        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            return f"result {i}: kinds differ"
+        elif x != y and not (isinstance(x, float) and isinstance(y, float)
+                             and math.isclose(x, y, rel_tol=rtol, abs_tol=atol)):
+            return f"result {i}: {y!r}, expected {x!r}"
+    return None

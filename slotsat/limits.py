@@ -1,0 +1,155 @@
+"""Resource limits: every bound slotsat puts on its input and its own work, in one table.
+
+Each limit ends in a clean one-line error (`FILE:LINE:COL: error: ...`, exit status 1 or 2)
+or a safe decline within a bounded time, never a wrong program. Every one can be raised
+(or lowered) by an environment variable, read when the limit is consulted.
+
+| Limit | Default | Override | When hit |
+| --- | --- | --- | --- |
+| input file size (bytes, or characters of parsed text) | 4 MiB | `SLOTSAT_MAX_FILE_BYTES` | (a) exit 2 |
+| recursion limit inside passes | 20,000 frames (ceiling 200,000) | `SLOTSAT_RECURSION_LIMIT` | (b) exit 1 |
+| DSL nesting in source text | 99 indentation levels | none (CPython) | (c) exit 2 |
+| e-graph rounds per schedule | 64 | `SLOTSAT_EGRAPH_ITERATIONS`, `SLOTSAT_CAP_<SCHEDULE>` | (d) |
+| e-graph table rows (nodes, facts) | 500,000 | `SLOTSAT_EGRAPH_NODES` | (d) |
+| e-graph saturation wall time | 20 s | `SLOTSAT_EGRAPH_SECONDS` | (d) |
+| interpreter statements per run | 5,000,000 | `SLOTSAT_INTERP_MAX_STEPS` | (e) |
+| interpreter iterations per loop | 1,000,000 | `SLOTSAT_INTERP_MAX_ITERATIONS` | (e) |
+| privacy iterations per loop | 4,096 | `SLOTSAT_PRIVACY_MAX_ITERATIONS` | (f) |
+| privacy statements per run | 2,000,000 | `SLOTSAT_PRIVACY_MAX_STEPS` | (e) |
+| `check` random trials per function | 3 | `--trials N` | |
+
+(a) `FILE:1:1: error: the file is N bytes; the limit is M bytes ...` before anything is read.
+(b) `deep_recursion()` raises Python's recursion limit for the duration of a walk (never
+    lowers it) and turns a `RecursionError` into `error: ... nests too deeply ...`.
+(c) CPython's tokenizer stops at 100 indentation levels; the parser reports it as its
+    one-line error. Loops nested 200 deep built as IR run through every pass.
+(d) Saturation stops after the current round; extraction returns the best proven form or
+    the as-written lowering, and the hit is reported (`egraph_rules/limits.py`).
+(e) `InterpreterError`: `check` reports the function as not verified (or, for the
+    transformed program only, as a mismatch).
+(f) Later iterations of that loop instance are not simulated; a note says so.
+
+The e-graph limits are defined in `egraph_rules/limits.py` (`Limits.from_env()`); this
+module only lists them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from slotsat.errors import EXIT_REJECTED, EXIT_UNREADABLE, NO_SPAN, SlotsatError, Span
+
+DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
+"""Real kernels are a few KiB; Python's own parser needs seconds per MiB, so a 5 MB file is
+a fast, clean error rather than a long wait."""
+DEFAULT_RECURSION_LIMIT = 20_000
+RECURSION_CEILING = 200_000
+"""`SLOTSAT_RECURSION_LIMIT` is clamped to this, so an override cannot ask for an unbounded stack."""
+DEFAULT_INTERP_MAX_STEPS = 5_000_000
+DEFAULT_INTERP_MAX_ITERATIONS = 1_000_000
+DEFAULT_PRIVACY_MAX_ITERATIONS = 4096
+DEFAULT_PRIVACY_MAX_STEPS = 2_000_000
+DEFAULT_CHECK_TRIALS = 3
+
+
+def env_int(name: str, default: int) -> int:
+    """An integer limit from the environment; an unset, empty or malformed value is the default."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def max_file_bytes() -> int:
+    return env_int("SLOTSAT_MAX_FILE_BYTES", DEFAULT_MAX_FILE_BYTES)
+
+
+def interp_max_steps() -> int:
+    return env_int("SLOTSAT_INTERP_MAX_STEPS", DEFAULT_INTERP_MAX_STEPS)
+
+
+def interp_max_iterations() -> int:
+    return env_int("SLOTSAT_INTERP_MAX_ITERATIONS", DEFAULT_INTERP_MAX_ITERATIONS)
+
+
+def privacy_max_iterations() -> int:
+    return env_int("SLOTSAT_PRIVACY_MAX_ITERATIONS", DEFAULT_PRIVACY_MAX_ITERATIONS)
+
+
+def privacy_max_steps() -> int:
+    return env_int("SLOTSAT_PRIVACY_MAX_STEPS", DEFAULT_PRIVACY_MAX_STEPS)
+
+
+def check_file_size(path: str | Path) -> int:
+    """The size of `path` in bytes; raises a one-line `SlotsatError` (exit 2) when the file
+    is missing, unreadable or larger than `max_file_bytes()`."""
+    try:
+        size = os.stat(path).st_size
+    except OSError as err:
+        raise SlotsatError(f"cannot read the file: {err.strerror or err}", Span(1, 1),
+                           file=str(path)) from None
+    limit = max_file_bytes()
+    if size > limit:
+        raise SlotsatError(f"the file is {size} bytes; the limit is {limit} bytes "
+                           "(set SLOTSAT_MAX_FILE_BYTES to raise it)", Span(1, 1), file=str(path))
+    return size
+
+
+def read_source(path: str | Path) -> str:
+    """The text of a kernel or MLIR file, after the size check; a file that is not UTF-8 is
+    a one-line error at the first bad byte (exit 2)."""
+    check_file_size(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise SlotsatError(f"cannot read the file: {err.strerror or err}", Span(1, 1),
+                           file=str(path)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        before = data[: err.start]
+        line = before.count(b"\n") + 1
+        col = err.start - (before.rfind(b"\n") + 1) + 1
+        raise SlotsatError(f"the file is not valid UTF-8 (byte 0x{data[err.start]:02x})", Span(line, col),
+                           file=str(path)) from None
+
+
+def recursion_limit() -> int:
+    return min(env_int("SLOTSAT_RECURSION_LIMIT", DEFAULT_RECURSION_LIMIT), RECURSION_CEILING)
+
+
+@contextlib.contextmanager
+def deep_recursion(what: str = "the program", span: Span = NO_SPAN) -> Iterator[None]:
+    """Run a recursive walk over deeply nested IR: raise the interpreter's recursion limit
+    to `recursion_limit()` for the duration (never lower it), and turn a `RecursionError`
+    into a one-line `SlotsatError` (exit 1) instead of a crash."""
+    old = sys.getrecursionlimit()
+    new = max(old, recursion_limit())
+    sys.setrecursionlimit(new)
+    try:
+        yield
+    except RecursionError:
+        raise SlotsatError(f"{what} nests too deeply for slotsat's recursion limit ({new}); "
+                           "set SLOTSAT_RECURSION_LIMIT to raise it", span,
+                           exit_status=EXIT_REJECTED) from None
+    finally:
+        sys.setrecursionlimit(old)
+
+
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "EXIT_UNREADABLE",
+    "check_file_size",
+    "deep_recursion",
+    "env_int",
+    "max_file_bytes",
+    "read_source",
+]

@@ -1,0 +1,143 @@
+"""`slotsat check` (`slotsat/commands/check.py`).
+
+Groups: every corpus kernel in `examples/kernels/` (and the spec's example kernels under
+`tests/reliability/data/ok_*.py`) is confirmed; every seeded wrong-slot file
+(`tests/reliability/data/wrong_*.py`) is caught with exit status 1; a slots pass that
+synthesizes a wrong slot is caught by both the differential and the privacy checker;
+arguments and unreadable input exit 2.
+"""
+
+# ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lowering.common import PassResult
+from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
+from slotsat import ir
+from slotsat.cli import main
+from slotsat.commands.check import check_function
+from slotsat.dsl.parser import parse_source
+from slotsat.dsl.printer import print_module
+from slotsat.interpreter import outputs_equal, run_function
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).parent / "data"
+CORPUS = sorted((ROOT / "examples" / "kernels").glob("*.py")) + sorted(DATA.glob("ok_*.py"))
+WRONG = sorted(DATA.glob("wrong_*.py"))
+
+
+def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
+    status = main(["check", *argv])
+    captured = capsys.readouterr()
+    return status, captured.out.splitlines(), captured.err
+
+
+def test_the_corpus_is_not_empty() -> None:
+    assert len(CORPUS) >= 8
+    assert len(WRONG) >= 4
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_every_corpus_kernel_is_confirmed(capsys: pytest.CaptureFixture[str], path: Path) -> None:
+    status, out, err = _check(capsys, str(path))
+    assert status == 0, "\n".join(out) + err
+    assert out[-1].startswith(f"check: {path}: ")
+    assert out[-1].endswith(": confirmed")
+    verdicts = [ln for ln in out if ": loop '" in ln]
+    assert verdicts, out
+    assert all("privacy ok" in ln and ("outputs match" in ln) for ln in verdicts), out
+
+
+@pytest.mark.parametrize("path", WRONG, ids=lambda p: p.name)
+def test_every_seeded_wrong_slot_is_caught(capsys: pytest.CaptureFixture[str], path: Path) -> None:
+    status, out, _ = _check(capsys, str(path), "--seed", "3")
+    assert status == 1
+    assert out[-1].endswith("FAILED (1 failing)")
+    assert any("outputs DIFFER" in ln and "privacy VIOLATED (2)" in ln for ln in out), out
+    errors = [ln for ln in out if ": error: " in ln]
+    assert any("the transformed program differs" in ln for ln in errors)
+    assert any("privacy as written: loop 'i'" in ln and "while still live" in ln for ln in errors)
+    assert any("privacy after the slots pass: loop 'i'" in ln for ln in errors)
+
+
+def test_the_div_two_example_names_loop_tile_and_iterations(capsys: pytest.CaptureFixture[str]) -> None:
+    path = DATA / "wrong_div2.py"
+    _, out, _ = _check(capsys, str(path))
+    assert (f"{path}:8:5: error: WrongDiv2.kernel: privacy as written: loop 'i' at 13:9: tile 't' of iteration 0 "
+            "is overwritten by iteration 1's load into slot 0 while still live (allocation 'pp'; "
+            "4 conflicting pairs)") in out
+
+
+def test_a_slots_pass_that_synthesizes_a_wrong_slot_is_caught(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    real_run = LowerPipelineToSlots.run
+
+    def broken_run(self: LowerPipelineToSlots, fn: ir.Function) -> PassResult:
+        result = real_run(self, fn)
+        text = print_module(ir.Module((ir.Program("P", (result.function,)),)))
+        bad = parse_source(text.replace("[r % 2]", "[r // 2 % 2]"), "broken.py").programs[0].functions[0]
+        return dataclasses.replace(result, function=bad)
+
+    monkeypatch.setattr(LowerPipelineToSlots, "run", broken_run)
+    status, out, _ = _check(capsys, str(DATA / "ok_rowscale.py"))
+    assert status == 1
+    assert any("rotated: xt[r // 2 % 2], gt[r // 2 % 2]; outputs DIFFER; privacy VIOLATED (2)" in ln
+               for ln in out), out
+    assert any("privacy after the slots pass: loop 'r'" in ln for ln in out)
+    assert not any("privacy as written" in ln for ln in out)
+
+
+_BELOW_START = """import pypto.language as pl
+
+
+@pl.program
+class BelowStart:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[128, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        for i, (d,) in pl.pipeline(3, n, 2, stage=3, init_values=(out,)):
+            x: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [(i % 16) * 8, 0], [8, 64])
+            e: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.exp(x)
+            s: pl.Tensor[[128, 64], pl.FP32] = pl.store(e, [(i % 16) * 8, 0], d)
+            r = pl.yield_(s)
+        return r
+"""
+
+
+def test_replicating_a_runtime_stop_below_the_start_runs_no_iteration() -> None:
+    """§12.4's unguarded remainder cascade would store rows for i = -3, -1 at n = 0; the
+    replication guards it with `start < stop` (lowering/lower_pipeline_loops.py)."""
+    fn = parse_source(_BELOW_START, "below.py").programs[0].functions[0]
+    fc = check_function("BelowStart", fn)
+    assert fc.loops[0].decision == "declined (stepped-runtime-stop), replicated"
+    assert fc.transformed is not None
+    a = np.ones((128, 64), np.float32)
+    for n in (-4, 0, 3, 4, 5, 10, 14):  # stop below, at and above the start
+        args = {"a": a, "n": n, "out": np.zeros_like(a)}
+        assert outputs_equal(run_function(fn, args, physical=False), run_function(fc.transformed, args)) is None, n
+
+
+def test_compat_seed_and_trials_are_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = _check(capsys, str(DATA / "ok_rowscale.py"), "--compat", "pypto", "--seed", "7",
+                            "--trials", "5", "--backend", "910b")
+    assert status == 0
+    assert "outputs match (5 trials)" in out[0]
+
+
+def test_a_missing_file_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = tmp_path / "nope.py"
+    status, _, err = _check(capsys, str(missing))
+    assert status == 2
+    assert err.strip().startswith(f"{missing}:1:1: error: cannot read the file")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_bad_backend_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = _check(capsys, str(DATA / "ok_rowscale.py"), "--backend", "bogus")
+    assert status == 2
+    assert "error: unknown backend 'bogus'" in err
