@@ -5,8 +5,9 @@ Overview
 Every loop still of kind `Pipeline` with `F > 1` (everything lower-pipeline-to-slots
 declined, and everything under `PYPTO`) becomes a loop striding by `F * step` whose body is
 `F` clones of the original, each with fresh binders, followed by a remainder: a flattened
-static tail when the bounds are literals, an `if` cascade over `unroll_rem` otherwise. The
-replicated loop keeps `stage=1` as a marker (`20-lower-pipeline-to-slots.md` §12).
+static tail when the bounds are literals, otherwise an `if` cascade over `unroll_rem`
+guarded by `start < stop` (a soundness deviation from §12.4, see below). The replicated
+loop keeps `stage=1` as a marker (`20-lower-pipeline-to-slots.md` §12).
 
 Before / After
 --------------
@@ -23,6 +24,39 @@ _y_4: pl.Scalar[pl.INDEX] = 8
 _y_5: pl.Scalar[pl.INDEX] = 9
 ```
 
+Deviation from the reference: the runtime-bound remainder is guarded
+------------------------------------------------------------------------
+§12.4 emits `unroll_main_end = start + TRIP // F * (F * step)`, the main loop, `unroll_rem`
+and the `unroll_rem == 1 / == 2 / ...` cascade unconditionally. When the runtime `stop` is
+at or below `start`, `TRIP` is zero or negative and floor division still puts `unroll_rem`
+in `[0, F)`, so the reference runs remainder clones although the original loop runs no
+iteration (`pl.pipeline(3, n, 2, stage=3)` with `n = 0` visits `i = -3` and `i = -1`). The
+reference has this bug; slotsat must not emit a wrong program, so as a soundness fix the
+cascade is wrapped in `if start < stop:` (the main loop needs no guard: its stop
+`unroll_main_end` is then `<= start`, so it runs nothing). With carried values the guard
+takes the original result variables and yields the cascade's results, its else branch
+yields the main loop's `_main` results, and the cascade's outermost `if` gets fresh
+`<name>_rem1` results (the `== K` ifs keep `<name>_rem<K>`); without carried values nothing
+yields and the guard has no else. When `start < stop` the program computes exactly what
+§12.4's does. For `F = 2`, step 1, carried value `y`:
+
+```python
+unroll_main_end: pl.Scalar[pl.INDEX] = 0 + (n - 0) // 2 * 2
+for i, (acc,) in pl.pipeline(0, unroll_main_end, 2, stage=1, init_values=(out,)):
+    ...                                   # 2 clones
+    y_main: T = pl.yield_(v_1)
+unroll_rem: pl.Scalar[pl.INDEX] = n - unroll_main_end
+if 0 < n:
+    if unroll_rem == 1:
+        ...                               # 1 clone
+        y_rem1: T = pl.yield_(v_2)
+    else:
+        y_rem1: T = pl.yield_(y_main)
+    y: T = pl.yield_(y_rem1)
+else:
+    y: T = pl.yield_(y_main)
+```
+
 Requires / produces / position
 ------------------------------
 Requires SSA form. Position: immediately after lower-pipeline-to-slots, before
@@ -35,6 +69,7 @@ Gates
 | `F == 1`: left intact, body visited | asks for nothing; it is also this pass's marker (idempotence) |
 | step an integer literal, else `PassError` | the clones' offsets `k * step` must be literals |
 | runtime bounds need a positive step, else `PassError` | the remainder arithmetic assumes an ascending loop |
+| runtime remainder cascade only if `start < stop` | an empty loop's floored `unroll_rem` is in `[0, F)` |
 
 Why membership tags
 -------------------
@@ -212,16 +247,28 @@ class _State:
         for k in range(1, f):
             ivs: list[ir.Expr] = [main_end, *(ir.Add(main_end, _lit(j * step), IDX) for j in range(1, k))]
             branches.append(self.clones(loop, ivs, rmain, self.new_group()))
-        out.append(self.cascade(loop, rem, branches, rmain, 1))
+        out.append(self.guard(loop, self.cascade(loop, rem, branches, rmain, 1), rmain))
         return out
+
+    def guard(self, loop: ir.ForStmt, cascade: ir.IfStmt, rmain: tuple[ir.Var, ...]) -> ir.IfStmt:
+        """`if start < stop: <cascade> else: <the main loop's results>` (deviation from §12.4,
+        see the module docstring): with `stop <= start` the floored `unroll_rem` still lands in
+        `[0, F)`, so the unguarded cascade would run remainder clones the loop never runs."""
+        span = loop.span
+        then: list[ir.Stmt] = [cascade]
+        other: ir.SeqStmts | None = None
+        if loop.return_vars:
+            then.append(ir.YieldStmt(cascade.return_vars, span))
+            other = ir.SeqStmts((ir.YieldStmt(rmain, span),))
+        cond = ir.Cmp(ir.CmpOp.LT, loop.start, loop.stop)
+        return ir.IfStmt(cond, ir.SeqStmts(tuple(then)), other, loop.return_vars, span)
 
     def cascade(self, loop: ir.ForStmt, rem: ir.Var, branches: list[_Clones], rmain: tuple[ir.Var, ...],
                 k: int) -> ir.IfStmt:
         """`if unroll_rem == k: <k clones> else: <the cascade for k + 1>`."""
         span = loop.span
         carried = bool(loop.return_vars)
-        rvars = loop.return_vars if k == 1 else tuple(
-            ir.Var(f"{v.name_hint}_rem{k}", v.type, span=v.span) for v in loop.return_vars)
+        rvars = tuple(ir.Var(f"{v.name_hint}_rem{k}", v.type, span=v.span) for v in loop.return_vars)
         then = list(branches[k - 1].stmts)
         if carried:
             then.append(ir.YieldStmt(branches[k - 1].values, span))

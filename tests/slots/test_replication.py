@@ -15,8 +15,9 @@ from lowering.lower_pipeline_loops import LowerPipelineLoops
 from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
 from lowering.resolve_pipeline_markers import ResolvePipelineMarkers
 from slotsat import ir
-from slotsat.dsl.printer import print_function
+from slotsat.dsl.printer import print_function, print_module
 from slotsat.errors import PassError
+from slotsat.interpreter import eval_scalar
 from tests.slots.harness import SIG, count_calls, full_pipeline, function, pipeline_loops, program, sl_body
 
 N_SIG = SIG + ", n: pl.Scalar[pl.INDEX]"
@@ -125,17 +126,18 @@ def test_f_runtime_stop_f4() -> None:
         _y2: pl.Scalar[pl.INDEX] = i + 2
         _y3: pl.Scalar[pl.INDEX] = i + 3
     unroll_rem: pl.Scalar[pl.INDEX] = n - unroll_main_end
-    if unroll_rem == 1:
-        _y4: pl.Scalar[pl.INDEX] = unroll_main_end
-    else:
-        if unroll_rem == 2:
-            _y5: pl.Scalar[pl.INDEX] = unroll_main_end
-            _y6: pl.Scalar[pl.INDEX] = unroll_main_end + 1
+    if 0 < n:
+        if unroll_rem == 1:
+            _y4: pl.Scalar[pl.INDEX] = unroll_main_end
         else:
-            if unroll_rem == 3:
-                _y7: pl.Scalar[pl.INDEX] = unroll_main_end
-                _y8: pl.Scalar[pl.INDEX] = unroll_main_end + 1
-                _y9: pl.Scalar[pl.INDEX] = unroll_main_end + 2
+            if unroll_rem == 2:
+                _y5: pl.Scalar[pl.INDEX] = unroll_main_end
+                _y6: pl.Scalar[pl.INDEX] = unroll_main_end + 1
+            else:
+                if unroll_rem == 3:
+                    _y7: pl.Scalar[pl.INDEX] = unroll_main_end
+                    _y8: pl.Scalar[pl.INDEX] = unroll_main_end + 1
+                    _y9: pl.Scalar[pl.INDEX] = unroll_main_end + 2
     return out
     """, N_SIG))
 
@@ -146,6 +148,7 @@ def test_f_runtime_stop_step_2() -> None:
     assert "for i in pl.pipeline(0, unroll_main_end, 8, stage=1):" in text
     assert "unroll_rem: pl.Scalar[pl.INDEX] = (n - 0 + 1) // 2 - (n - 0 + 1) // 2 // 4 * 4" in text
     assert "_y_3: pl.Scalar[pl.INDEX] = i + 6" in text
+    assert "    if 0 < n:\n        if unroll_rem == 1:\n" in text
     assert "_y_9: pl.Scalar[pl.INDEX] = unroll_main_end + 4" in text
 
 
@@ -163,11 +166,15 @@ def test_f_runtime_stop_carried_f2() -> None:
         nxt1: pl.Tensor[[256, 64], pl.FP32] = pl.store(e1, [(i + 2) * 64, 0], nxt)
         y_main = pl.yield_(nxt1)
     unroll_rem: pl.Scalar[pl.INDEX] = (n - 0 + 1) // 2 - (n - 0 + 1) // 2 // 2 * 2
-    if unroll_rem == 1:
-        t2: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [unroll_main_end * 64, 0], [64, 64], attrs={"pipeline_membership": "1:0"})
-        e2: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(t2, attrs={"pipeline_membership": "1:0"})
-        nxt2: pl.Tensor[[256, 64], pl.FP32] = pl.store(e2, [unroll_main_end * 64, 0], y_main)
-        y = pl.yield_(nxt2)
+    if 0 < n:
+        if unroll_rem == 1:
+            t2: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [unroll_main_end * 64, 0], [64, 64], attrs={"pipeline_membership": "1:0"})
+            e2: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(t2, attrs={"pipeline_membership": "1:0"})
+            nxt2: pl.Tensor[[256, 64], pl.FP32] = pl.store(e2, [unroll_main_end * 64, 0], y_main)
+            y_rem1 = pl.yield_(nxt2)
+        else:
+            y_rem1 = pl.yield_(y_main)
+        y = pl.yield_(y_rem1)
     else:
         y = pl.yield_(y_main)
     return y
@@ -178,13 +185,110 @@ def test_f_runtime_stop_carried_f2() -> None:
 def test_f_cascade_names_f4() -> None:
     text = print_function(replicate(program(sl_body("pipeline(0, n, 2, stage=4"), N_SIG)))
     for line in ("y_main: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_3)",
-                 "y: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_4)",
+                 "y_rem1: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_4)",
                  "y_rem2: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_6)",
                  "y_rem3: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(nxt_9)",
                  "y_rem3: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(y_main)",
                  "y_rem2: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(y_rem3)",
-                 "y: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(y_rem2)"):
+                 "y_rem1: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(y_rem2)",
+                 "    if 0 < n:\n        if unroll_rem == 1:",
+                 "        y: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(y_rem1)\n"
+                 "    else:\n"
+                 "        y: pl.Tensor[[256, 64], pl.FP32] = pl.yield_(y_main)\n"
+                 "    return y"):
         assert line in text
+
+
+class _Run:
+    """A small evaluator over the scalar IR of the iteration tests: the values bound to `_y`
+    (one per visited iteration, in execution order) and the function's returned values."""
+
+    def __init__(self, fn: ir.Function, n: int) -> None:
+        self.env: dict[int, int] = {p.id: n for p in fn.params if p.name_hint == "n"}
+        self.visited: list[int] = []
+        self.returned: tuple[int, ...] = ()
+        self.seq(fn.body)
+
+    def val(self, e: ir.Expr | ir.Call) -> int:
+        assert not isinstance(e, ir.Call)
+        v = eval_scalar(e, lambda var: self.env[var.id])
+        assert isinstance(v, int)
+        return v
+
+    def seq(self, b: ir.SeqStmts) -> tuple[int, ...] | None:
+        """Runs `b`; the values of its trailing yield, if any."""
+        for s in b.stmts:
+            if isinstance(s, ir.AssignStmt):
+                self.env[s.var.id] = self.val(s.value)
+                if s.var.name_hint.startswith("_y"):
+                    self.visited.append(self.env[s.var.id])
+            elif isinstance(s, ir.ForStmt):
+                carried = tuple(self.val(it.init) for it in s.iter_args)
+                start, stop, step = self.val(s.start), self.val(s.stop), self.val(s.step)
+                for i in range(start, stop, step):
+                    self.env[s.loop_var.id] = i
+                    self.env.update({it.var.id: v for it, v in zip(s.iter_args, carried, strict=True)})
+                    carried = self.seq(s.body) or ()
+                self.env.update({v.id: x for v, x in zip(s.return_vars, carried, strict=True)})
+            elif isinstance(s, ir.IfStmt):
+                branch = s.then_body if self.val(s.cond) else s.else_body
+                out = () if branch is None else self.seq(branch) or ()
+                self.env.update({v.id: x for v, x in zip(s.return_vars, out, strict=True)})
+            elif isinstance(s, ir.YieldStmt):
+                return tuple(self.val(v) for v in s.values)
+            elif isinstance(s, ir.ReturnStmt):
+                self.returned = tuple(self.val(v) for v in s.values if v.dtype is ir.DType.INDEX)
+            else:
+                raise AssertionError(s)
+        return None
+
+
+ITER_SIG = "n: pl.Scalar[pl.INDEX]"
+
+
+def iter_loop(header: str) -> str:
+    """A loop visiting `i` (bound to `_y`) and carrying an order-sensitive fold of the ivs."""
+    return program(f"""
+    for i, (s,) in pl.pipeline({header}, init_values=(n,)):
+        _y: pl.Scalar[pl.INDEX] = i
+        b: pl.Scalar[pl.INDEX] = s * 7 + i
+        r = pl.yield_(b)
+    return r
+    """, ITER_SIG, "pl.Scalar[pl.INDEX]")
+
+
+@pytest.mark.parametrize("f", [2, 3, 4])
+@pytest.mark.parametrize("bounds", ["0, n, 1", "3, n, 2", "n, 5, 1", "n, 4, 3", "n - 2, 2 * n + 1, 2", "n, n, 1"])
+def test_f_runtime_bounds_visit_the_original_iterations_in_order(bounds: str, f: int) -> None:
+    """Stop below, equal to and above the start: the replicated loop (also after a print /
+    parse round trip) visits exactly the original induction values, in order, and returns
+    the same carried value."""
+    src = iter_loop(f"{bounds}, stage={f}")
+    fn = function(src)
+    out = replicate(src)
+    assert not any(isinstance(s, ir.ForStmt) and s.stages == f for s in ir.walk_stmts(out.body))
+    reparsed = function(print_module(ir.Module((ir.Program("P", (out,)),))))
+    ir.assert_structural_equal(reparsed, out)
+    (loop,) = [s for s in ir.walk_stmts(fn.body) if isinstance(s, ir.ForStmt)]
+    relations = set()
+    for n in range(-6, 15):
+        gap = eval_scalar(ir.Sub(loop.stop, loop.start, ir.DType.INDEX), lambda v, n=n: n)
+        assert isinstance(gap, int)
+        relations.add((gap > 0) - (gap < 0))
+        want = _Run(fn, n)
+        assert len(want.visited) == max(0, -(-gap // ir.index_literal(loop.step)))  # type: ignore[operator]
+        for got in (_Run(out, n), _Run(reparsed, n)):
+            assert got.visited == want.visited, (bounds, f, n)
+            assert got.returned == want.returned, (bounds, f, n)
+    assert relations == ({0} if bounds == "n, n, 1" else {-1, 0, 1})  # stop below, at, above the start
+
+
+@pytest.mark.parametrize(("header", "n"), [("3, n, 2, stage=3", 0), ("0, n, 1, stage=4", -3)])
+def test_f_runtime_stop_below_the_start_runs_no_clone(header: str, n: int) -> None:
+    """The brief's examples: §12.4's unguarded cascade would visit i = -3, -1 and i = -4."""
+    run = _Run(replicate(iter_loop(header)), n)
+    assert run.visited == []
+    assert run.returned == (n,)
 
 
 def test_f_zero_trip_is_demoted_without_clones() -> None:
