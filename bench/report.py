@@ -1,0 +1,488 @@
+"""Writes the benchmark's report: `report.json`, `report.md` and PNG plots.
+
+Everything here is a pure function of the JSON document `bench.bench` builds from one run,
+so the Markdown tables, the plots and the JSON always show the same figures, and no figure
+is typed in by hand. The targets of issue 7 (and the planning targets of
+`60-egraph-engine.md` §11) are evaluated from those figures: each is met or missed, and a
+miss says by how much.
+
+JSON layout (the keys the issue fixes first, then slotsat's additions):
+
+```
+{"lowerings": {"naive" | "pypto" | "slotsat": {"index_ops", "corrections", "slot_operands",
+               "matcher_accepted", "pairs_resolved", "pairs_unknown", ...}},
+ "scaling": [{"loops", "seconds", "peak_mb", ...}],
+ "kernels": [{"name", "source", "loops", "lowerings": {...}, "egraph": {...}, ...}],
+ "targets": [...], "soundness_failures": [...], "meta": {...}}
+```
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+LOWERINGS: tuple[str, ...] = ("naive", "pypto", "slotsat")
+METRICS: tuple[str, ...] = (
+    "index_ops",
+    "corrections",
+    "slot_operands",
+    "matcher_accepted",
+    "pairs_resolved",
+    "pairs_unknown",
+)
+EXTRA_METRICS: tuple[str, ...] = (
+    "index_ops_text", "slot_ops", "pairs_equal", "pairs_disjoint", "same_block_pairs", "rotation_pairs",
+    "ir_unmapped_gets", "probe_mismatches",
+)
+
+OPS_RATIO_TARGET = 0.85
+SECONDS_AT_1000_TARGET = 2.0
+TENFOLD_RATIO_TARGET = 12.0
+SATURATE_AT_1000_TARGET = 0.5
+PEAK_MB_AT_1000_TARGET = 300.0
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One target: what it asks, the measured value, and met / missed (or not measured)."""
+
+    name: str
+    goal: str
+    measured: str
+    status: str  # "met", "missed" or "not measured"
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "name": self.name,
+            "goal": self.goal,
+            "measured": self.measured,
+            "status": self.status,
+            "detail": self.detail,
+        }
+
+
+# --------------------------------------------------------------------------------------
+# targets
+
+
+def _lowering(kernel: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    lowerings = kernel.get("lowerings")
+    if not isinstance(lowerings, Mapping):
+        return None
+    value = lowerings.get(name)
+    return value if isinstance(value, Mapping) else None
+
+
+def _measured_kernels(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [k for k in data.get("kernels", []) if k.get("error") is None]
+
+
+def _target_per_kernel_ops(data: Mapping[str, Any]) -> Target:
+    goal = "slotsat emits no more index ops than pypto on any kernel"
+    worst: tuple[int, str] | None = None
+    violations = 0
+    kernels = _measured_kernels(data)
+    for k in kernels:
+        s, p = _lowering(k, "slotsat"), _lowering(k, "pypto")
+        if s is None or p is None:
+            continue
+        excess = int(s["index_ops"]) - int(p["index_ops"])
+        if excess > 0:
+            violations += 1
+            if worst is None or excess > worst[0]:
+                worst = (excess, str(k["name"]))
+    if not kernels:
+        return Target("ops-per-kernel", goal, "no kernels", "not measured", "no kernel compiled")
+    measured = f"{violations} of {len(kernels)} kernels exceed pypto"
+    if worst is None:
+        return Target("ops-per-kernel", goal, measured, "met", "every kernel: slotsat <= pypto")
+    return Target(
+        "ops-per-kernel", goal, measured, "missed",
+        f"worst: {worst[1]} emits {worst[0]} more index op(s) than pypto",
+    )
+
+
+def _target_total_ratio(data: Mapping[str, Any]) -> Target:
+    goal = f"slotsat index ops <= {OPS_RATIO_TARGET} x pypto's on the random corpus"
+    s_total = p_total = 0
+    for k in _measured_kernels(data):
+        if k.get("source") != "random":
+            continue
+        s, p = _lowering(k, "slotsat"), _lowering(k, "pypto")
+        if s is None or p is None:
+            continue
+        s_total += int(s["index_ops"])
+        p_total += int(p["index_ops"])
+    if p_total == 0:
+        return Target("ops-ratio", goal, "no random kernels", "not measured", "the random corpus is empty")
+    ratio = s_total / p_total
+    measured = f"{s_total} / {p_total} = {ratio:.3f}"
+    if ratio <= OPS_RATIO_TARGET:
+        return Target("ops-ratio", goal, measured, "met", f"{OPS_RATIO_TARGET - ratio:.3f} below the bound")
+    over = s_total - math.floor(OPS_RATIO_TARGET * p_total)
+    return Target(
+        "ops-ratio", goal, measured, "missed",
+        f"ratio {ratio:.3f} is {ratio - OPS_RATIO_TARGET:.3f} above {OPS_RATIO_TARGET} "
+        f"({over} op(s) too many)",
+    )
+
+
+def _target_slot_ratio(data: Mapping[str, Any]) -> Target:
+    """Informational: the same bound on slot-operand ops only, the part the two modes lower
+    differently (non-slot index expressions lower identically, `30-pto-codegen.md` §7.4)."""
+    goal = f"(informational) slot-operand ops: slotsat <= {OPS_RATIO_TARGET} x pypto on the random corpus"
+    s_total = p_total = 0
+    for k in _measured_kernels(data):
+        s, p = _lowering(k, "slotsat"), _lowering(k, "pypto")
+        if k.get("source") != "random" or s is None or p is None:
+            continue
+        s_total += int(s.get("slot_ops", 0))
+        p_total += int(p.get("slot_ops", 0))
+    if p_total == 0:
+        return Target("slot-ops-ratio", goal, "no slot ops", "not measured",
+                      "no random kernel has slot operands")
+    ratio = s_total / p_total
+    status = "met" if ratio <= OPS_RATIO_TARGET else "missed"
+    detail = (f"{OPS_RATIO_TARGET - ratio:.3f} below the bound" if status == "met"
+              else f"{ratio - OPS_RATIO_TARGET:.3f} above the bound")
+    return Target("slot-ops-ratio", goal, f"{s_total} / {p_total} = {ratio:.3f}", status, detail)
+
+
+def _target_accepted(data: Mapping[str, Any]) -> Target:
+    goal = "every slot operand in slotsat mode is matcher-accepted"
+    total = data.get("lowerings", {}).get("slotsat")
+    if not isinstance(total, Mapping) or int(total.get("slot_operands", 0)) == 0:
+        return Target("accepted", goal, "no slot operands", "not measured", "no multi_tile_get was emitted")
+    operands, ok = int(total["slot_operands"]), int(total["matcher_accepted"])
+    measured = f"{ok} of {operands} accepted"
+    if ok == operands:
+        return Target("accepted", goal, measured, "met", "all accepted")
+    examples = [
+        f"{k['name']} ({int(s['slot_operands']) - int(s['matcher_accepted'])})"
+        for k in _measured_kernels(data)
+        if (s := _lowering(k, "slotsat")) is not None and int(s["matcher_accepted"]) < int(s["slot_operands"])
+    ]
+    return Target(
+        "accepted", goal, measured, "missed",
+        f"{operands - ok} operand(s) not accepted, in {', '.join(examples[:5])}"
+        + (" ..." if len(examples) > 5 else ""),
+    )
+
+
+def _scaling_at(data: Mapping[str, Any], loops: int) -> Mapping[str, Any] | None:
+    for point in data.get("scaling", []):
+        if int(point["loops"]) == loops:
+            return point  # type: ignore[no-any-return]
+    return None
+
+
+def _target_thousand(data: Mapping[str, Any]) -> Target:
+    goal = f"a 1,000-loop file end to end in <= {SECONDS_AT_1000_TARGET} s"
+    point = _scaling_at(data, 1000)
+    if point is None:
+        return Target("time-1000", goal, "not run", "not measured", "the scaling run has no 1,000-loop point")
+    if point.get("seconds") is None:
+        return Target("time-1000", goal, str(point.get("error")), "missed",
+                      "the 1,000-loop point did not finish")
+    seconds = float(point["seconds"])
+    measured = f"{seconds:.2f} s"
+    if seconds <= SECONDS_AT_1000_TARGET:
+        spare = SECONDS_AT_1000_TARGET - seconds
+        return Target("time-1000", goal, measured, "met", f"{spare:.2f} s to spare")
+    return Target(
+        "time-1000", goal, measured, "missed",
+        f"{seconds - SECONDS_AT_1000_TARGET:.2f} s over ({seconds / SECONDS_AT_1000_TARGET:.1f}x the budget)",
+    )
+
+
+def tenfold_ratios(scaling: Sequence[Mapping[str, Any]]) -> list[tuple[int, int, float]]:
+    """(loops, 10 * loops, time ratio) for every tenfold step the scaling run measured."""
+    by_loops = {int(p["loops"]): float(p["seconds"]) for p in scaling if p.get("seconds") is not None}
+    ratios: list[tuple[int, int, float]] = []
+    for loops in sorted(by_loops):
+        if 10 * loops in by_loops and by_loops[loops] > 0:
+            ratios.append((loops, 10 * loops, by_loops[10 * loops] / by_loops[loops]))
+    return ratios
+
+
+def _target_tenfold(data: Mapping[str, Any]) -> Target:
+    goal = f"ten times the loops costs <= {TENFOLD_RATIO_TARGET:g}x the time (every tenfold step)"
+    ratios = tenfold_ratios(data.get("scaling", []))
+    if not ratios:
+        return Target("scaling", goal, "no tenfold step", "not measured", "fewer than two scaling points")
+    measured = ", ".join(f"{a}->{b}: {r:.2f}x" for a, b, r in ratios)
+    misses = [(a, b, r) for a, b, r in ratios if r > TENFOLD_RATIO_TARGET]
+    if not misses:
+        worst = max(r for _, _, r in ratios)
+        return Target("scaling", goal, measured, "met", f"worst step {worst:.2f}x")
+    detail = "; ".join(f"{a}->{b} is {r - TENFOLD_RATIO_TARGET:.2f}x over" for a, b, r in misses)
+    return Target("scaling", goal, measured, "missed", detail)
+
+
+def _target_soundness(data: Mapping[str, Any]) -> Target:
+    goal = "no resolved pair contradicts the exact ground truth"
+    failures = data.get("soundness_failures", [])
+    checked = sum(
+        int(low.get("pairs_resolved", 0))
+        for k in _measured_kernels(data)
+        for name in LOWERINGS
+        if (low := _lowering(k, name)) is not None
+    )
+    measured = f"{len(failures)} failure(s) among {checked} resolved pairs"
+    if not failures:
+        return Target("soundness", goal, measured, "met", "every resolved answer agrees with evaluation")
+    return Target("soundness", goal, measured, "missed", "; ".join(str(f["pair"]) for f in failures[:3]))
+
+
+def _target_engine(data: Mapping[str, Any]) -> list[Target]:
+    point = _scaling_at(data, 1000)
+    targets: list[Target] = []
+    goal_sat = f"saturation <= {SATURATE_AT_1000_TARGET} s at 1,000 loops (60 §11; engine probe, summed)"
+    goal_mem = f"peak RSS <= {PEAK_MB_AT_1000_TARGET:g} MB at 1,000 loops (60 §11)"
+    if point is None:
+        targets.append(Target("saturate-1000", goal_sat, "not run", "not measured", "no 1,000-loop point"))
+        targets.append(Target("memory-1000", goal_mem, "not run", "not measured", "no 1,000-loop point"))
+        return targets
+    sat = point.get("saturate_seconds")
+    if point.get("seconds") is None:
+        targets.append(Target("saturate-1000", goal_sat, "not finished", "not measured",
+                              str(point.get("error"))))
+    elif sat is None:
+        targets.append(Target("saturate-1000", goal_sat, "not reported", "not measured",
+                              "the engine reported no saturation time"))
+    else:
+        sat = float(sat)
+        status = "met" if sat <= SATURATE_AT_1000_TARGET else "missed"
+        detail = (f"{SATURATE_AT_1000_TARGET - sat:.2f} s to spare" if status == "met"
+                  else f"{sat - SATURATE_AT_1000_TARGET:.2f} s over")
+        targets.append(Target("saturate-1000", goal_sat, f"{sat:.2f} s", status, detail))
+    if point.get("peak_mb") is None:
+        targets.append(Target("memory-1000", goal_mem, "not finished", "not measured",
+                              str(point.get("error"))))
+        return targets
+    mb = float(point["peak_mb"])
+    status = "met" if mb <= PEAK_MB_AT_1000_TARGET else "missed"
+    detail = (f"{PEAK_MB_AT_1000_TARGET - mb:.0f} MB to spare" if status == "met"
+              else f"{mb - PEAK_MB_AT_1000_TARGET:.0f} MB over")
+    targets.append(Target("memory-1000", goal_mem, f"{mb:.0f} MB", status, detail))
+    return targets
+
+
+def evaluate_targets(data: Mapping[str, Any]) -> list[Target]:
+    """Every target, evaluated from the run's own figures."""
+    return [
+        _target_per_kernel_ops(data),
+        _target_total_ratio(data),
+        _target_slot_ratio(data),
+        _target_accepted(data),
+        _target_thousand(data),
+        _target_tenfold(data),
+        _target_soundness(data),
+        *_target_engine(data),
+    ]
+
+
+# --------------------------------------------------------------------------------------
+# Markdown
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _fmt_s(x: object) -> str:
+    return "-" if x is None else f"{float(str(x)):.3f}"
+
+
+def _fmt_mb(x: object) -> str:
+    return "-" if x is None else f"{float(str(x)):.1f}"
+
+
+def summary_rows(data: Mapping[str, Any]) -> list[list[str]]:
+    """The summary table (one row per lowering), shared by report.md and the console."""
+    rows: list[list[str]] = []
+    for name in LOWERINGS:
+        low = data["lowerings"].get(name)
+        if low is None:
+            continue
+        rows.append([name, *(str(low[m]) for m in METRICS)])
+    return rows
+
+
+SUMMARY_HEADER: tuple[str, ...] = ("lowering", *METRICS)
+SHORT_HEADER: tuple[str, ...] = ("lowering", "index ops", "corrections", "slot operands", "accepted",
+                                 "resolved", "unknown")
+"""Console column titles for SUMMARY_HEADER (same order)."""
+
+
+def render_markdown(data: Mapping[str, Any]) -> str:
+    meta = data.get("meta", {})
+    lines = ["# slotsat bench report", ""]
+    lines.append(f"Command: `{meta.get('command', 'slotsat bench')}`  ")
+    lines.append(
+        f"Seed {meta.get('seed')}, {'quick' if meta.get('quick') else 'full'} run, "
+        f"{meta.get('python', '?')}, egglog {meta.get('egglog', '?')}, "
+        f"{meta.get('cpus', '?')} CPU(s), 1-minute load {meta.get('load_average', '?')} (before, after), "
+        f"wall time {float(meta.get('wall_seconds', 0.0)):.1f} s."
+    )
+    lines.append("Every figure below was measured by this run.")
+    lines += ["", "## Totals per lowering", ""]
+    lines += _table(SUMMARY_HEADER, summary_rows(data))
+    extra_rows = [
+        [name, *(str(data["lowerings"][name].get(m, "-")) for m in EXTRA_METRICS)]
+        for name in LOWERINGS
+        if name in data["lowerings"]
+    ]
+    lines += ["", *_table(("lowering", *EXTRA_METRICS), extra_rows)]
+
+    lines += ["", "## Targets", ""]
+    target_rows = [[t["name"], t["goal"], t["measured"], f"**{t['status']}**", t["detail"]]
+                   for t in data.get("targets", [])]
+    lines += _table(("target", "goal", "measured", "status", "detail"), target_rows)
+
+    failures = data.get("soundness_failures", [])
+    if failures:
+        lines += ["", "## Soundness failures", ""]
+        lines += [f"- {f['pair']}: model {f['model']}, ground truth {f['truth']}" for f in failures]
+
+    lines += ["", "## Scaling (slotsat mode, end to end)", ""]
+    ratios = {b: r for _, b, r in tenfold_ratios(data.get("scaling", []))}
+    scaling_rows = [
+        [p["loops"], p.get("functions", "-"), _fmt_s(p["seconds"]), _fmt_s(p.get("parse_seconds")),
+         _fmt_s(p.get("compile_seconds")), _fmt_s(p.get("saturate_seconds")),
+         _fmt_s(p.get("extract_seconds")), _fmt_mb(p["peak_mb"]), _fmt_mb(p.get("baseline_mb")),
+         p.get("repeats", "-"),
+         f"{ratios[int(p['loops'])]:.2f}x" if int(p["loops"]) in ratios else "-",
+         p.get("error") or ""]
+        for p in data.get("scaling", [])
+    ]
+    lines += _table(("loops", "functions", "seconds", "parse s", "compile s", "saturate s", "extract s",
+                     "peak MB", "baseline MB", "runs", "ratio vs /10", "error"), scaling_rows)
+
+    lines += ["", "## Per kernel", ""]
+    kernel_rows: list[list[object]] = []
+    for k in data.get("kernels", []):
+        if k.get("error") is not None:
+            kernel_rows.append([k["name"], k["source"], k["loops"], f"error: {k['error']}", *["-"] * 9])
+            continue
+        n, p, s = (_lowering(k, x) or {} for x in LOWERINGS)
+        eg = k.get("egraph", {})
+        kernel_rows.append([
+            k["name"], k["source"], k["loops"],
+            f"{n.get('index_ops', '-')} / {p.get('index_ops', '-')} / {s.get('index_ops', '-')}",
+            f"{n.get('corrections', '-')} / {p.get('corrections', '-')} / {s.get('corrections', '-')}",
+            f"{p.get('matcher_accepted', '-')} / {s.get('matcher_accepted', '-')} "
+            f"of {s.get('slot_operands', '-')}",
+            f"{p.get('pairs_resolved', '-')} / {s.get('pairs_resolved', '-')}",
+            f"{p.get('pairs_unknown', '-')} / {s.get('pairs_unknown', '-')}",
+            eg.get("nodes", "-"), eg.get("iterations", "-"),
+            _fmt_s(eg.get("saturate_seconds")), _fmt_s(eg.get("extract_seconds")), _fmt_s(k.get("seconds")),
+        ])
+    lines += _table(
+        ("kernel", "source", "loops", "index ops n/p/s", "corrections n/p/s", "accepted p/s of N",
+         "resolved p/s", "unknown p/s", "e-graph nodes", "iterations", "saturate s", "extract s",
+         "compile s"),
+        kernel_rows,
+    )
+
+    notes = data.get("notes", [])
+    if notes:
+        lines += ["", "## Method", ""]
+        lines += [f"- {note}" for note in notes]
+    plots = data.get("plots", [])
+    if plots:
+        lines += ["", "## Plots", ""]
+        lines += [f"![{Path(p).stem}]({p})" for p in plots]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# plots
+
+
+def _plot_ops(data: Mapping[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [n for n in LOWERINGS if n in data["lowerings"]]
+    series = [
+        ("index ops", "index_ops", "#4c72b0"),
+        ("slot-operand ops", "slot_ops", "#55a868"),
+        ("correction chains", "corrections", "#dd8452"),
+    ]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8), dpi=100)
+    xs = range(len(names))
+    width = 0.27
+    for k, (label, key, color) in enumerate(series):
+        values = [int(data["lowerings"][n].get(key, 0)) for n in names]
+        offsets = [x + (k - 1) * width for x in xs]
+        ax.bar(offsets, values, width=width, label=label, color=color)
+        for x, v in zip(offsets, values, strict=True):
+            ax.annotate(str(v), (x, v), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(list(xs), names)
+    ax.set_ylabel("count over the corpus")
+    ax.set_title("Emitted index arithmetic per lowering")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _plot_scaling(data: Mapping[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = sorted((p for p in data.get("scaling", []) if p.get("seconds") is not None),
+                    key=lambda p: int(p["loops"]))
+    loops = [int(p["loops"]) for p in points]
+    seconds = [max(float(p["seconds"]), 1e-6) for p in points]
+    mb = [float(p["peak_mb"]) for p in points]
+    fig, ax = plt.subplots(figsize=(6.0, 3.6), dpi=100)
+    ax.loglog(loops, seconds, "o-", color="#4c72b0", label="end-to-end seconds")
+    if loops:
+        linear = [seconds[0] * x / loops[0] for x in loops]
+        ax.loglog(loops, linear, ":", color="gray", label="linear from the first point")
+    ax.axhline(SECONDS_AT_1000_TARGET, color="#c44e52", lw=0.8, ls="--", label="2 s target (1,000 loops)")
+    ax.set_xlabel("loops per file")
+    ax.set_ylabel("seconds")
+    ax2 = ax.twinx()
+    ax2.plot(loops, mb, "s--", color="#55a868", label="peak RSS (MB)")
+    ax2.set_ylabel("peak RSS (MB)")
+    handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+    labels = ax.get_legend_handles_labels()[1] + ax2.get_legend_handles_labels()[1]
+    ax.legend(handles, labels, fontsize=7, loc="upper left")
+    ax.set_title("Compile-time scaling (slotsat mode)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_plots(data: Mapping[str, Any], out: Path) -> list[str]:
+    """Write the PNG plots into `out`; returns their file names."""
+    files = ["ops_per_lowering.png", "scaling.png"]
+    _plot_ops(data, out / files[0])
+    _plot_scaling(data, out / files[1])
+    return files
+
+
+def write_report(data: dict[str, Any], out: Path) -> None:
+    """Evaluate the targets, then write report.json, report.md and the plots into `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    data["targets"] = [t.to_json() for t in evaluate_targets(data)]
+    data["plots"] = write_plots(data, out)
+    (out / "report.json").write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
+    (out / "report.md").write_text(render_markdown(data))

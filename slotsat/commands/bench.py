@@ -1,0 +1,145 @@
+"""`slotsat bench [--quick] [--corpus DIR] [--out DIR] [--json] [--seed N]`.
+
+Runs the benchmark of `bench.bench` (three lowerings of the bundled and generated corpus,
+matcher resolution, compile-time scaling), writes `DIR/report.md`, `DIR/report.json` and
+PNG plots, and prints the summary table (or, with `--json`, the report document). Progress
+goes to standard error. Exit status: 0 success; 1 a soundness failure (a resolved slot pair
+that exact evaluation contradicts, named on standard error); 2 bad arguments.
+
+`run_quick_summary(console)` runs the quick benchmark and prints only its summary table;
+`slotsat demo` ends with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from slotsat.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
+
+DEFAULT_OUT = "bench-report"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true",
+                        help="a smaller corpus and scaling up to 1,000 loops (under a minute)")
+    parser.add_argument("--corpus", type=Path, default=None, metavar="DIR",
+                        help="measure every kernel file in DIR instead of the bundled and generated corpus")
+    parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), metavar="DIR",
+                        help=f"where report.md, report.json and the plots go (default {DEFAULT_OUT})")
+    parser.add_argument("--json", action="store_true", help="print report.json instead of the summary table")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the generated corpus")
+    # Size hooks for tests and experiments; not part of the documented interface.
+    parser.add_argument("--kernels", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--max-loops", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--scaling", type=str, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--no-bundled", action="store_true", help=argparse.SUPPRESS)
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from dataclasses import replace
+
+    from bench.bench import BenchConfig
+
+    argv = " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "bench"
+    config = BenchConfig.for_args(quick=bool(args.quick), seed=int(args.seed), corpus=args.corpus,
+                                  command=f"slotsat {argv}")
+    if args.corpus is not None and not args.corpus.is_dir():
+        raise SlotsatError(f"--corpus {args.corpus} is not a directory", Span(1, 1), file=str(args.corpus))
+    if args.kernels is not None:
+        config = replace(config, random_kernels=int(args.kernels))
+    if args.max_loops is not None:
+        config = replace(config, max_loops=int(args.max_loops))
+    if args.scaling is not None:
+        sizes = tuple(int(x) for x in str(args.scaling).split(",") if x.strip())
+        config = replace(config, scaling=sizes)
+    if args.no_bundled:
+        config = replace(config, include_bundled=False)
+    return config
+
+
+def summary_table(data: dict[str, Any]) -> Table:
+    """The per-lowering totals, as the report's first table."""
+    from bench.report import SHORT_HEADER, summary_rows
+
+    table = Table(title="slotsat bench: totals per lowering")
+    for k, column in enumerate(SHORT_HEADER):
+        table.add_column(column, justify="left" if k == 0 else "right")
+    for row in summary_rows(data):
+        table.add_row(*row)
+    return table
+
+
+def _targets_table(data: dict[str, Any]) -> Table:
+    table = Table(title="targets")
+    for column in ("target", "measured", "status", "detail"):
+        table.add_column(column)
+    for t in data.get("targets", []):
+        style = {"met": "green", "missed": "red"}.get(t["status"], "yellow")
+        table.add_row(t["name"], t["measured"], f"[{style}]{t['status']}[/{style}]", t["detail"])
+    return table
+
+
+def _run(config: Any, out: Path, console: Console) -> tuple[dict[str, Any], list[Any]]:
+    from bench.bench import run_bench
+    from bench.report import write_report
+
+    # No refresh thread: a garbage collection on rich's thread could drop an egglog e-graph
+    # there, and egglog's e-graphs must be dropped on the thread that made them.
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=console, transient=True, auto_refresh=False) as bar:
+        task = bar.add_task("bench", total=1)
+
+        def progress(label: str, done: int, total: int) -> None:
+            bar.update(task, description=label, completed=done, total=total)
+            bar.refresh()
+
+        report_progress: Callable[[str, int, int], None] = progress
+        data, failures = run_bench(config, progress=report_progress)
+    write_report(data, out)
+    return data, failures
+
+
+def run(args: argparse.Namespace) -> int:
+    config = _config(args)
+    err = Console(stderr=True)
+    out = Path(args.out)
+    data, failures = _run(config, out, err)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        console = Console()
+        console.print(summary_table(data))
+        console.print(_targets_table(data))
+        console.print(f"report: {out / 'report.md'}, {out / 'report.json'}, "
+                      + ", ".join(str(out / p) for p in data.get("plots", [])))
+    for f in failures:
+        print(f"slotsat: soundness failure: {f.pair}: the model answers {f.model}, "
+              f"evaluation gives {f.truth}", file=sys.stderr)
+    return EXIT_REJECTED if failures else EXIT_OK
+
+
+def run_quick_summary(console: Console, out: Path | None = None, config: Any = None) -> int:
+    """Run `slotsat bench --quick` and print its summary table on `console` (for `slotsat demo`).
+
+    Returns the bench's exit status (1 on a soundness failure). The report files go to
+    `out` (default `bench-report/`); `config` (a `bench.bench.BenchConfig`) replaces the
+    quick sizes, for tests.
+    """
+    from bench.bench import BenchConfig
+
+    if config is None:
+        config = BenchConfig.for_args(quick=True, seed=0, corpus=None, command="slotsat bench --quick")
+    data, failures = _run(config, out if out is not None else Path(DEFAULT_OUT), console)
+    console.print(summary_table(data))
+    for f in failures:
+        console.print(f"soundness failure: {f.pair}")
+    return EXIT_REJECTED if failures else EXIT_OK

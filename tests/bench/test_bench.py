@@ -1,0 +1,332 @@
+"""`slotsat bench`: the generator, the report's structure and the ops invariant.
+
+Groups:
+- generator: determinism per seed, exact loop counts, the checked-in corpus equals the
+  generator's output, every generated kernel parses and compiles;
+- scan / naive / ground truth: the measurement helpers on hand-written `.pto` text;
+- a tiny end-to-end run (the `--quick` path with reduced sizes) through the CLI into
+  `tmp_path`: report.md / report.json structure, the JSON schema, valid PNGs, and the
+  invariant slotsat <= pypto index ops per kernel.
+
+No test asserts a timing target (they are reported by the benchmark, never asserted).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analysis.matcher import Relation, compare
+from bench import bench, scan
+from bench.generate import count_loops, generate_corpus, generate_kernel
+from bench.report import LOWERINGS, METRICS, PNG_MAGIC, evaluate_targets, tenfold_ratios
+from slotsat.cli import main
+from slotsat.dsl.parser import parse_source
+
+CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
+
+# --------------------------------------------------------------------------------------
+# generator
+
+
+def test_the_generator_is_deterministic_per_seed() -> None:
+    assert generate_kernel(5, 40).text == generate_kernel(5, 40).text
+    assert [k.text for k in generate_corpus(9, 4)] == [k.text for k in generate_corpus(9, 4)]
+    assert generate_kernel(5, 40).text != generate_kernel(6, 40).text
+
+
+@pytest.mark.parametrize("loops", [1, 2, 3, 10, 100])
+def test_a_generated_file_has_exactly_the_requested_loops(loops: int) -> None:
+    assert count_loops(generate_kernel(11, loops).text) == loops
+
+
+def test_a_generated_file_uses_the_features_the_corpus_promises() -> None:
+    text = "".join(k.text for k in generate_corpus(0, 30, 24))
+    for feature in ("pl.pipeline(", "pl.range(", "stage=", ", n, ", " // ", " % ", "pl.MemRef(",
+                    ") % 2]", "[0], pl.Mem.Vec]", "[1], pl.Mem.Vec]"):
+        assert feature in text, feature
+    assert "    for k" in text  # three-deep nests
+
+
+def test_the_checked_in_corpus_is_the_generators_output() -> None:
+    files = sorted(CORPUS.glob("gen_s*_l*.py"))
+    assert files
+    for path in files:
+        seed, loops = (int(part[1:]) for part in path.stem.split("_")[1:])
+        assert path.read_text() == generate_kernel(seed, loops).text, path.name
+
+
+def test_generated_kernels_parse_and_compile_in_both_modes() -> None:
+    for k in generate_corpus(3, 8, 12):
+        module = parse_source(k.text, f"{k.name}.py")
+        for mode in ("pypto", "slotsat"):
+            compiled = bench.compile_kernel(module, mode)
+            assert "func.func @kernel_0" in compiled.pto
+
+
+def test_a_zero_loop_file_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one loop"):
+        generate_kernel(0, 0)
+
+
+# --------------------------------------------------------------------------------------
+# scan, naive, ground truth
+
+_PTO = """\
+module attributes {pto.target_arch = "a2a3"} {
+  func.func @kernel(%arg0: !pto.ptr<f32>, %arg1: index) attributes {pto.kernel_kind = KIND} {
+  %c0_index = arith.constant 0 : index
+  %c1_index = arith.constant 1 : index
+  %c2_index = arith.constant 2 : index
+  %c8_index = arith.constant 8 : index
+  %PP_mb = pto.alloc_multi_tile valid_row = %c8_index valid_col = %c8_index : !pto.multi_tile_buf<TT, count=2>
+  %a = pto.multi_tile_get %PP_mb[%c0_index] : !pto.multi_tile_buf<TT, count=2> -> TT
+  %b = pto.multi_tile_get %PP_mb[%c1_index] : !pto.multi_tile_buf<TT, count=2> -> TT
+  scf.for %i = %c0_index to %c8_index step %c1_index {
+    %0 = arith.REM %i, %c2_index : index
+    %t = pto.multi_tile_get %PP_mb[%0] : !pto.multi_tile_buf<TT, count=2> -> TT
+    %1 = arith.divsi %i, %c2_index : index
+    %2 = arith.muli %1, %c8_index : index
+  }
+  return
+  }
+}
+"""
+
+
+def test_scan_reads_gets_blocks_loops_and_ops() -> None:
+    (fn,) = scan.scan_module(_PTO.replace("REM", "remui"))
+    assert [g.handle for g in fn.gets] == ["%a", "%b", "%t"]
+    assert fn.gets[0].block == fn.gets[1].block != fn.gets[2].block
+    assert [op.name for op in fn.ops] == ["arith.remui", "arith.divsi", "arith.muli"]
+    assert fn.gets[2].loops[0].iv.name == "%i"
+    assert compare(fn.gets[0].operand, fn.gets[1].operand, 2) is Relation.DISJOINT
+
+
+def test_naive_corrects_every_proven_floor_op() -> None:
+    (fn,) = scan.scan_module(_PTO.replace("REM", "remsi"))
+    (naive,) = bench.naive_functions([fn])
+    names = [op.name for op in naive.ops]
+    assert names.count("arith.select") == 1
+    assert "arith.floordivsi" in names
+    assert "arith.divsi" not in names
+    assert sum(scan.op_weight(op) for op in naive.ops) == 4 + 4 + 1
+
+
+def _unit(text: str) -> bench.Unit:
+    (fn,) = scan.scan_module(text)
+    return bench.Unit(fn, None, bench.substituted_rotations(fn))
+
+
+def test_measured_metrics_of_a_hand_written_function() -> None:
+    failures: list[bench.Failure] = []
+    rec = bench.Recorder("k", "slotsat", failures, {})
+    m = bench.measure_units([_unit(_PTO.replace("REM", "remui"))], rec)
+    assert (m.slot_operands, m.matcher_accepted) == (3, 3)
+    assert (m.same_block_pairs, m.rotation_pairs) == (1, 1)
+    assert (m.pairs_resolved, m.pairs_unknown) == (2, 0)
+    assert failures == []
+    rec = bench.Recorder("k", "pypto", failures, {})
+    m = bench.measure_units([_unit(_PTO.replace("REM", "remsi"))], rec)
+    assert (m.matcher_accepted, m.pairs_resolved, m.pairs_unknown) == (2, 1, 1)
+
+
+def test_a_wrong_model_answer_is_a_soundness_failure() -> None:
+    # `k % 2` over a runtime k that ranges over negatives, lowered with a bare remsi: at
+    # k = -1 it gives -1, against 1 for k + 2, so a model that unwraps remsi like remui (and
+    # answers "equal") is wrong there (40 §10, soundness_failure_detected).
+    text = _PTO.replace("REM", "remsi").replace("%0 = arith.remsi %i", "%0 = arith.remsi %arg1")
+    (fn,) = scan.scan_module(text)
+    operand = fn.gets[2].operand
+    following = bench.substitute_value(operand, fn.args["%arg1"], scan.Const(2), {}, "t")
+    spec = bench.scan_truth(operand, following, fn.gets[2].loops, None)
+    assert bench.ground_truth(spec, 2, 0).verdict == "mixed"
+    assert compare(operand, following, 2) is Relation.UNKNOWN  # the real model is conservative
+    job = bench.PairJob("same-block", operand, following, 2, "k vs k + 2", spec)
+    failures: list[bench.Failure] = []
+    from analysis import matcher
+
+    original = matcher.REMAINDER_OPS
+    try:
+        matcher.REMAINDER_OPS = frozenset({"arith.remui", "arith.remsi"})  # type: ignore[misc]
+        bench.count_pair(bench.Metrics(), job, bench.Recorder("k", "wrong-model", failures, {}))
+    finally:
+        matcher.REMAINDER_OPS = original  # type: ignore[misc]
+    assert len(failures) == 1
+    assert "k vs k + 2" in failures[0].pair
+    assert failures[0].model == "equal"
+
+
+def test_ground_truth_samples_a_large_space_deterministically() -> None:
+    text = _PTO.replace("REM", "remui").replace("%i = %c0_index to %c8_index", "%i = %c0_index to %arg1")
+    (fn,) = scan.scan_module(text)
+    g = fn.gets[2]
+    nxt = bench.substitute_value(g.operand, g.loops[0].iv, g.loops[0].step, {}, "t")
+    spec = bench.scan_truth(g.operand, nxt, g.loops, g.loops[0])
+    first = bench.ground_truth(spec, 2, 7)
+    assert not first.exhaustive
+    assert first.verdict == "disjoint"
+    assert first == bench.ground_truth(spec, 2, 7)
+
+
+def test_rotation_pairs_of_a_stepped_loop_follow_the_spec() -> None:
+    # 40 §10 next_iteration_stepped: pipeline(8, 40, 4, stage=4). Default mode: disjoint on a
+    # shared divui symbol; pypto mode: remsi against a correction chain, unknown.
+    text = """\
+import pypto.language as pl
+
+
+@pl.program
+class Stepped:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[64, 32], pl.FP16],
+        out: pl.Out[pl.Tensor[[64, 32], pl.FP16]],
+    ) -> pl.Tensor[[64, 32], pl.FP16]:
+        for i, (dst,) in pl.pipeline(8, 40, 4, stage=4, init_values=(out,)):
+            t: pl.Tile[[8, 32], pl.FP16, pl.Mem.Vec] = pl.load(a, [i, 0], [8, 32])
+            e: pl.Tile[[8, 32], pl.FP16, pl.Mem.Vec] = pl.exp(t)
+            nxt: pl.Tensor[[64, 32], pl.FP16] = pl.store(e, [i, 0], dst)
+            res = pl.yield_(nxt)
+        return res
+"""
+    src = bench.KernelSource("stepped", "corpus", text, "stepped.py", 1)
+    failures: list[bench.Failure] = []
+    result = bench.measure_kernel(src, failures, {})
+    assert result.error is None
+    assert failures == []
+    slotsat, pypto = result.lowerings["slotsat"], result.lowerings["pypto"]
+    assert (slotsat.rotation_pairs, slotsat.pairs_disjoint) == (1, 1)
+    assert (pypto.rotation_pairs, pypto.pairs_unknown) == (1, 1)
+    assert result.lowerings["naive"].pairs_unknown == 1
+    assert result.egraph["nodes"] > 0
+
+
+def test_tenfold_ratios_pair_sizes_ten_apart() -> None:
+    points = [{"loops": 1, "seconds": 0.1}, {"loops": 10, "seconds": 0.5}, {"loops": 100, "seconds": 6.0}]
+    assert [(a, b, round(r, 2)) for a, b, r in tenfold_ratios(points)] == [(1, 10, 5.0), (10, 100, 12.0)]
+
+
+def test_a_missed_target_says_by_how_much() -> None:
+    data: dict[str, Any] = {
+        "lowerings": {}, "scaling": [{"loops": 1000, "seconds": 3.5, "peak_mb": 100.0}], "kernels": [],
+    }
+    (target,) = [t for t in evaluate_targets(data) if t.name == "time-1000"]
+    assert target.status == "missed"
+    assert "1.50 s over" in target.detail
+
+
+# --------------------------------------------------------------------------------------
+# a tiny end-to-end run through the CLI
+
+
+@pytest.fixture(scope="module")
+def tiny_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path, dict[str, Any], str]:
+    out = tmp_path_factory.mktemp("bench")
+    import contextlib
+    import io
+
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        status = main(["bench", "--quick", "--json", "--out", str(out), "--seed", "3",
+                       "--kernels", "4", "--max-loops", "6", "--scaling", "1,10"])
+    printed = json.loads(stdout.getvalue())
+    return status, out, printed, (out / "report.md").read_text()
+
+
+TinyReport = tuple[int, Path, dict[str, Any], str]
+
+
+def test_the_tiny_bench_exits_zero_and_prints_report_json(tiny_report: TinyReport) -> None:
+    status, out, printed, _ = tiny_report
+    assert status == 0
+    assert printed == json.loads((out / "report.json").read_text())
+
+
+def test_report_json_has_the_issue_schema(tiny_report: TinyReport) -> None:
+    _, _, data, _ = tiny_report
+    assert set(data["lowerings"]) == set(LOWERINGS)
+    for name in LOWERINGS:
+        for metric in METRICS:
+            assert isinstance(data["lowerings"][name][metric], int), (name, metric)
+    assert [p["loops"] for p in data["scaling"]] == [1, 10]
+    for point in data["scaling"]:
+        assert point.get("error") is None, point
+        assert point["seconds"] > 0
+        assert point["peak_mb"] > 0
+    sources = {k["source"] for k in data["kernels"]}
+    assert {"bundled", "random"} <= sources
+    assert sum(1 for k in data["kernels"] if k["source"] == "random") == 4
+    for k in data["kernels"]:
+        assert k["error"] is None, k
+        assert set(k["lowerings"]) == set(LOWERINGS)
+    assert {t["status"] for t in data["targets"]} <= {"met", "missed", "not measured"}
+    assert data["soundness_failures"] == []
+
+
+def test_totals_are_the_sum_over_kernels(tiny_report: TinyReport) -> None:
+    _, _, data, _ = tiny_report
+    for name in LOWERINGS:
+        for metric in METRICS:
+            total = sum(k["lowerings"][name][metric] for k in data["kernels"])
+            assert data["lowerings"][name][metric] == total
+
+
+def test_slotsat_emits_no_more_index_ops_than_pypto_on_any_kernel(
+    tiny_report: TinyReport) -> None:
+    _, _, data, _ = tiny_report
+    for k in data["kernels"]:
+        assert k["lowerings"]["slotsat"]["index_ops"] <= k["lowerings"]["pypto"]["index_ops"], k["name"]
+        assert k["lowerings"]["pypto"]["index_ops"] <= k["lowerings"]["naive"]["index_ops"], k["name"]
+
+
+def test_report_md_has_every_section(tiny_report: TinyReport) -> None:
+    _, _, data, md = tiny_report
+    for heading in ("# slotsat bench report", "## Totals per lowering", "## Targets", "## Scaling",
+                    "## Per kernel", "## Method", "## Plots"):
+        assert heading in md
+    for name in LOWERINGS:
+        assert f"| {name} | {data['lowerings'][name]['index_ops']} |" in md
+    for k in data["kernels"]:
+        assert f"| {k['name']} |" in md
+
+
+def test_the_plots_are_valid_pngs(tiny_report: TinyReport) -> None:
+    _, out, data, _ = tiny_report
+    assert data["plots"] == ["ops_per_lowering.png", "scaling.png"]
+    for name in data["plots"]:
+        blob = (out / name).read_bytes()
+        assert blob.startswith(PNG_MAGIC)
+        assert len(blob) > 1000
+
+
+def test_corpus_dir_measures_exactly_its_files(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    status = main(["bench", "--corpus", str(CORPUS), "--out", str(out), "--scaling", ""])
+    data = json.loads((out / "report.json").read_text())
+    assert status == 0
+    assert sorted(k["name"] for k in data["kernels"]) == sorted(p.stem for p in CORPUS.glob("*.py"))
+    assert {k["source"] for k in data["kernels"]} == {"corpus"}
+
+
+def test_run_quick_summary_prints_the_summary_table(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from slotsat.commands.bench import run_quick_summary
+
+    buffer = io.StringIO()
+    config = bench.BenchConfig(seed=1, quick=True, random_kernels=1, max_loops=2, scaling=(),
+                               include_bundled=False)
+    status = run_quick_summary(Console(file=buffer, width=120), tmp_path, config)
+    text = buffer.getvalue()
+    assert status == 0
+    assert "totals per lowering" in text
+    for name in LOWERINGS:
+        assert name in text
+    assert (tmp_path / "report.md").exists()
