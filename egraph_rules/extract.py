@@ -1,0 +1,387 @@
+"""Export of the e-graph and the CSE-aware, matcher-filtered emission extraction
+(`60-egraph-engine.md` §9.3, §9.4; `40-ptoas-slot-matcher.md` §7).
+
+**Export.** `export(egraph)` is the one adapter over egglog's underscore API
+(`EGraph._serialize(...).to_json()`, present in 13.2 and 14.0). `EGraphView` parses the
+egraph-serialize JSON once per kernel: the `Idx` e-classes with their nodes (op, payload,
+child e-classes), and per e-class the analysis results (`width`, `lo`, `hi`,
+`nonneg_syn`, `nonneg`).
+
+**Emission costs** (`emission_cost`, the objective of §7.2; egglog's declared IR costs are
+ignored): literals, induction variables and other existing values 0; every `arith` op 1;
+`//` (`arith.floordivsi`, which ptoas expands) 4; a floor-mod correction chain what it
+emits (4 with a literal divisor, 8 with a runtime one); `remu` / `divu` 1; a cast 1.
+
+**Extraction of one slot operand** (`Extractor.best`): a bottom-up fixpoint restricted to
+the e-classes reachable from that root (so N roots cost O(total reachable), not
+O(N x graph)), where e-classes already materialized in scope cost 0. Each e-class keeps
+its best completion under the strictly ordered key
+
+    (ops with sharing, ops ignoring sharing, nodes not in the written term, rendering)
+
+and at the root only nodes whose completion the matcher model accepts are kept; the root
+key adds "remui first" after the two op counts (§7.2's tie-breaks, with "closest to the
+written form" before the lexicographic rendering so that `(i - 1) % 2` stays `subi` rather
+than the equal-cost `(i + 1) % 2`). Ties therefore never depend on egglog's e-class
+numbering. Costs are non-negative and every op costs at least 1, so a cycle in the
+e-graph (`x % f` unioned with `x`) never improves a completion and the fixpoint
+terminates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+
+from egglog import EGraph
+
+from lowering.floor_lowering import EmitConst, EmitNode, EmitTerm, describe, op_cost, op_count
+
+# Python-side op names in the export (after egglog's own op mapping).
+OP_KIND: dict[str, str] = {
+    "Idx.const": "const",
+    "Idx.iv": "iv",
+    "Idx.var": "var",
+    "· + ·": "add",
+    "· - ·": "sub",
+    "· * ·": "mul",
+    "· // ·": "floordiv",
+    "· % ·": "floormod",
+    "Idx.cast": "cast",
+    "Idx.divu": "divu",
+    "Idx.remu": "remu",
+}
+LEAF_KINDS = frozenset({"const", "iv", "var"})
+
+
+def export(egraph: EGraph) -> str:
+    """The e-graph as egraph-serialize JSON (the single use of egglog's `_serialize`)."""
+    return egraph._serialize(split_primitive_outputs=False).to_json()
+
+
+NodeKey = tuple[str, tuple[object, ...], tuple[str, ...]]
+"""(kind, payload, child e-classes): identifies an e-node."""
+
+
+@dataclass(frozen=True, slots=True)
+class ENode:
+    kind: str
+    payload: tuple[object, ...]
+    children: tuple[str, ...]
+
+    @property
+    def key(self) -> NodeKey:
+        return (self.kind, self.payload, self.children)
+
+
+class EGraphView:
+    """The parsed export: `Idx` e-classes, their nodes and analysis facts."""
+
+    def __init__(self, text: str) -> None:
+        data = json.loads(text)
+        nodes: dict[str, dict[str, object]] = data["nodes"]
+        self.classes: dict[str, list[ENode]] = {}
+        self.lookup: dict[NodeKey, str] = {}
+        self.width: dict[str, int] = {}
+        self.lo: dict[str, int] = {}
+        self.hi: dict[str, int] = {}
+        self.syn: set[str] = set()
+        self.nonneg: set[str] = set()
+        value_of: dict[str, str] = {}
+        for node_id, node in nodes.items():
+            if not node["children"]:
+                value_of[str(node["eclass"])] = str(node["op"])
+                value_of[node_id] = str(node["op"])
+
+        def literal(node_id: str) -> str:
+            return value_of.get(node_id, str(nodes[node_id]["op"]))
+
+        def eclass(node_id: str) -> str:
+            return str(nodes[node_id]["eclass"])
+
+        for node in nodes.values():
+            op = str(node["op"])
+            children = [str(c) for c in node["children"]]  # type: ignore[attr-defined]
+            kind = OP_KIND.get(op)
+            if kind is not None:
+                en = self._enode(kind, children, literal, eclass, nodes)
+                cls = eclass_of = str(node["eclass"])
+                self.classes.setdefault(cls, []).append(en)
+                self.lookup[en.key] = eclass_of
+            elif op in ("width", "lo", "hi"):
+                target = eclass(children[0])
+                value = int(value_of[str(node["eclass"])])
+                getattr(self, op)[target] = value
+            elif op == "nonneg_syn":
+                self.syn.add(eclass(children[0]))
+            elif op == "nonneg":
+                self.nonneg.add(eclass(children[0]))
+        for members in self.classes.values():
+            members.sort(key=lambda n: (n.kind, repr(n.payload), n.children))
+
+    @staticmethod
+    def _enode(
+        kind: str,
+        children: list[str],
+        literal: Callable[[str], str],
+        eclass: Callable[[str], str],
+        nodes: dict[str, dict[str, object]],
+    ) -> ENode:
+        if kind == "const":
+            return ENode(kind, (int(literal(children[0])), int(literal(children[1]))), ())
+        if kind == "var":
+            return ENode(kind, (json.loads(literal(children[0])), int(literal(children[1]))), ())
+        if kind == "iv":
+            loop_node = nodes[children[0]]
+            string_child = str(loop_node["children"][0])  # type: ignore[index]
+            return ENode(kind, (json.loads(literal(string_child)),), ())
+        if kind == "cast":
+            return ENode(kind, (int(literal(children[1])),), (eclass(children[0]),))
+        return ENode(kind, (), tuple(eclass(c) for c in children))
+
+    def find(self, key: NodeKey) -> str | None:
+        return self.lookup.get(key)
+
+    def interval(self, cls: str) -> tuple[int, int] | None:
+        if cls in self.lo and cls in self.hi:
+            return self.lo[cls], self.hi[cls]
+        return None
+
+    def proof(self, cls: str) -> str | None:
+        """ "syntactic", "interval" or None: which ruleset proves the e-class non-negative."""
+        if cls in self.syn:
+            return "syntactic"
+        if cls in self.nonneg:
+            return "interval"
+        return None
+
+    def reachable(self, root: str) -> list[str]:
+        """E-classes reachable from `root`, children before parents where acyclic."""
+        order: list[str] = []
+        seen: set[str] = set()
+        stack: list[tuple[str, bool]] = [(root, False)]
+        while stack:
+            cls, done = stack.pop()
+            if done:
+                order.append(cls)
+                continue
+            if cls in seen:
+                continue
+            seen.add(cls)
+            stack.append((cls, True))
+            for node in self.classes.get(cls, ()):
+                for child in node.children:
+                    if child not in seen:
+                        stack.append((child, False))
+        return order
+
+
+# --------------------------------------------------------------------------------------
+# emission costs
+
+
+def divisor_literal(view: EGraphView, cls: str) -> int | None:
+    for node in view.classes.get(cls, ()):
+        if node.kind == "const":
+            value = node.payload[0]
+            assert isinstance(value, int)
+            return value
+    return None
+
+
+def emission_op(view: EGraphView, node: ENode, width_code: int, mlir: Callable[[int], str]) -> str | None:
+    """The emitted op of a non-leaf node (None for leaves)."""
+    kind = node.kind
+    if kind in LEAF_KINDS:
+        return None
+    simple = {
+        "add": "arith.addi",
+        "sub": "arith.subi",
+        "mul": "arith.muli",
+        "floordiv": "arith.floordivsi",
+        "divu": "arith.divui",
+        "remu": "arith.remui",
+    }
+    if kind in simple:
+        return simple[kind]
+    if kind == "floormod":
+        d = divisor_literal(view, node.children[1])
+        if d is None or d == 0:
+            return "floormod.corrected.runtime"
+        return "floormod.corrected.pos" if d > 0 else "floormod.corrected.neg"
+    assert kind == "cast"
+    target = node.payload[0]
+    assert isinstance(target, int)
+    src = view.width.get(node.children[0])
+    src_t, dst_t = (mlir(src) if src is not None else "index"), mlir(target)
+    if "index" in (src_t, dst_t) or src_t == dst_t or src is None:
+        return "arith.index_cast"
+    return "arith.extsi" if _bits(target) > _bits(src) else "arith.trunci"
+
+
+def _bits(code: int) -> int:
+    return 64 if code == 0 else code % 100
+
+
+# --------------------------------------------------------------------------------------
+# the per-root extraction
+
+
+class Completion:
+    """The best term of an e-class: its key parts and the term (the rendering is computed
+    only when a tie on the numeric parts needs it)."""
+
+    __slots__ = ("_text", "classes", "cost", "nonorig", "term", "total")
+
+    def __init__(self, cost: int, total: int, nonorig: int, term: EmitTerm, classes: frozenset[str]) -> None:
+        self.cost = cost
+        self.total = total
+        self.nonorig = nonorig
+        self.term = term
+        self.classes = classes
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = describe(self.term)
+        return self._text
+
+    def numeric(self) -> tuple[int, int, int]:
+        return (self.cost, self.total, self.nonorig)
+
+    def better_than(self, other: Completion) -> bool:
+        a, b = self.numeric(), other.numeric()
+        if a != b:
+            return a < b
+        return self.text < other.text
+
+
+LeafBuilder = Callable[[ENode, str], tuple[EmitTerm, int]]
+"""Builds the term of a leaf node (and its op count, nonzero only for opaque subexpressions)."""
+
+
+class Extractor:
+    """Bottom-up completions over the classes reachable from one root (see the module doc)."""
+
+    def __init__(
+        self,
+        view: EGraphView,
+        leaf: LeafBuilder,
+        mlir: Callable[[int], str],
+        key_of: Callable[[str], Hashable],
+    ) -> None:
+        self.view = view
+        self.leaf = leaf
+        self.mlir = mlir
+        self.key_of = key_of
+
+    def completions(
+        self, root: str, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]
+    ) -> dict[str, Completion]:
+        order = self.view.reachable(root)
+        best: dict[str, Completion] = {}
+        fresh: list[str] = []
+        for cls in order:
+            t = emitted(cls)
+            if t is not None:
+                best[cls] = Completion(0, op_count(t), 0, t, frozenset())
+            else:
+                fresh.append(cls)
+        changed = True
+        while changed:
+            changed = False
+            for cls in fresh:
+                for node in self.view.classes.get(cls, ()):
+                    cand = self.complete(cls, node, best, original)
+                    if cand is None:
+                        continue
+                    cur = best.get(cls)
+                    if cur is None or cand.better_than(cur):
+                        best[cls] = cand
+                        changed = True
+        return best
+
+    def complete(
+        self, cls: str, node: ENode, best: dict[str, Completion], original: set[NodeKey]
+    ) -> Completion | None:
+        """The completion of `node` (in e-class `cls`) from its children's best completions."""
+        nonorig = 0 if node.key in original else 1
+        if node.kind in LEAF_KINDS:
+            term, ops = self.leaf(node, cls)
+            return Completion(ops, ops, nonorig, term, frozenset())
+        kids: list[Completion] = []
+        for child in node.children:
+            c = best.get(child)
+            if c is None:
+                return None
+            kids.append(c)
+        width_code = self.view.width.get(cls, 0)
+        op = emission_op(self.view, node, width_code, self.mlir)
+        assert op is not None
+        own = op_cost(op)
+        term = EmitNode(op, tuple(k.term for k in kids), self.mlir(width_code), self.key_of(cls))
+        classes = frozenset({cls}).union(*(k.classes for k in kids))
+        return Completion(
+            own + sum(k.cost for k in kids),
+            own + sum(k.total for k in kids),
+            nonorig + sum(k.nonorig for k in kids),
+            term,
+            classes,
+        )
+
+    def root_candidates(
+        self, root: str, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]
+    ) -> list[tuple[ENode | None, Completion]]:
+        """One completion per node of the root e-class (plus the materialized value, if any)."""
+        best = self.completions(root, lambda c: None if c == root else emitted(c), original)
+        out: list[tuple[ENode | None, Completion]] = []
+        for node in self.view.classes.get(root, ()):
+            cand = self.complete(root, node, best, original)
+            if cand is not None:
+                out.append((node, cand))
+        t = emitted(root)
+        if t is not None:
+            out.append((None, Completion(0, op_count(t), 0, t, frozenset())))
+        return out
+
+    def variants(self, root: str, original: set[NodeKey]) -> list[tuple[ENode, Completion]]:
+        """Forms for `explore`: every node of the root e-class combined with every node of its
+        first operand's e-class (other operands at their best), with no value materialized."""
+        best = self.completions(root, lambda _c: None, original)
+        out: list[tuple[ENode, Completion]] = []
+        for node in self.view.classes.get(root, ()):
+            base = self.complete(root, node, best, original)
+            if base is None:
+                continue
+            out.append((node, base))
+            if not node.children:
+                continue
+            first = node.children[0]
+            for m in self.view.classes.get(first, ()):
+                alt = self.complete(first, m, best, original)
+                if alt is None:
+                    continue
+                patched = dict(best)
+                patched[first] = alt
+                cand = self.complete(root, node, patched, original)
+                if cand is not None:
+                    out.append((node, cand))
+        return out
+
+
+def is_remui(term: EmitTerm) -> bool:
+    return isinstance(term, EmitNode) and term.op == "arith.remui"
+
+
+def literal_term(value: int, mlir_type: str) -> EmitConst:
+    return EmitConst(value, mlir_type)
+
+
+def collect_keys(term: EmitTerm) -> Iterable[Hashable]:
+    if isinstance(term, EmitNode):
+        if term.key is not None:
+            yield term.key
+        for o in term.operands:
+            yield from collect_keys(o)

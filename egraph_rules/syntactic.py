@@ -1,0 +1,101 @@
+"""The reference's syntactic non-negativity proof (`30-pto-codegen.md` §7.2, `60-egraph-engine.md` §5.2).
+
+`nonneg_syn(x)` holds for exactly the clauses of the reference, one rule per clause:
+
+1. a literal `>= 0` (literals are inserted reduced to their dtype, so it is representable);
+2. the induction variable of a loop whose start is a non-negative literal (device loops
+   only ascend);
+3. that variable minus its own start literal (the counter form; it cannot wrap because the
+   variable never drops below a non-negative start, `05-decisions.md` item 8);
+4. `a // c` and `a % c` with `a` proven, `c` a positive literal of the operation's dtype.
+
+The dtype-width rule (§7.3) holds node by node: every clause checks the dtype code of the
+operation against its operand (`width(a) == dt`), `INDEX` and `INT64` are distinct codes,
+and no clause accepts a `Cast`, an `Add` or a `Mul`, whose emitted arithmetic may wrap.
+Division semantics: `//` and `%` are floor operations; with `a >= 0` and `c > 0` they
+equal the truncating `divsi` / `remsi` bit for bit. The rules only add facts, so the
+ruleset cannot cycle. `python_nonneg_syn` is the plain-Python statement of the same
+clauses on IR expressions, used for plain roots and tested against the ruleset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from egglog import RewriteOrRule, eq, i64, relation, rule, ruleset
+
+from egraph_rules.lang import DT_INDEX, Idx, Loop, loop_start, rname, width
+from slotsat import ir
+
+nonneg_syn = relation("nonneg_syn", Idx)
+"""The reference's syntactic proof holds for (some term of) this e-class."""
+
+nonneg_syntactic = ruleset(name="nonneg_syntactic")
+syntactic = nonneg_syntactic
+
+
+def _nm(name: str, algebra: str) -> str:
+    return rname("nonneg_syntactic", "proof", name, algebra)
+
+
+@nonneg_syntactic.register
+def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: i64) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
+    yield rule(e := Idx.const(v, dt), v >= i64(0), name=_nm("syn_const", "const(v) >= 0  [v >= 0]")).then(
+        nonneg_syn(e)
+    )
+    yield rule(
+        e := Idx.iv(lp),
+        eq(s).to(loop_start(lp)),
+        s >= i64(0),
+        name=_nm("syn_iv", "iv(l) >= 0  [start(l) = s >= 0 literal]"),
+    ).then(nonneg_syn(e))
+    yield rule(
+        e := Idx.iv(lp) - Idx.const(s, DT_INDEX),
+        eq(s).to(loop_start(lp)),
+        s >= i64(0),
+        name=_nm("syn_counter", "iv(l) - s >= 0  [start(l) = s >= 0 literal]"),
+    ).then(nonneg_syn(e))
+    yield rule(
+        e := a // Idx.const(c, dt),
+        nonneg_syn(a),
+        eq(width(a)).to(dt),
+        c > i64(0),
+        name=_nm("syn_floordiv", "a // c >= 0  [a >= 0 proven at dt, 0 < c literal of dt]"),
+    ).then(nonneg_syn(e))
+    yield rule(
+        e := a % Idx.const(c, dt),
+        nonneg_syn(a),
+        eq(width(a)).to(dt),
+        c > i64(0),
+        name=_nm("syn_floormod", "a % c >= 0  [a >= 0 proven at dt, 0 < c literal of dt]"),
+    ).then(nonneg_syn(e))
+
+
+def python_nonneg_syn(e: ir.Expr, at: ir.DType, start_of: Callable[[ir.Var], int | None]) -> bool:
+    """§7.2 on an IR expression: is `e` proven non-negative at dtype `at`?
+
+    `start_of(v)` is the literal start of the loop whose induction variable is `v` (None for
+    anything that is not such a variable or whose start is not a literal).
+    """
+    if isinstance(e, ir.ConstInt):
+        # A literal operand is emitted at its operation's dtype (`30-pto-codegen.md` §5.3).
+        return e.dtype.is_int and e.dtype.fits(e.value) and at.fits(e.value) and e.value >= 0
+    if ir.expr_dtype(e) is not at:
+        return False
+    if isinstance(e, ir.Var):
+        start = start_of(e)
+        return start is not None and start >= 0
+    if isinstance(e, ir.Sub) and isinstance(e.a, ir.Var) and isinstance(e.b, ir.ConstInt):
+        start = start_of(e.a)
+        return (
+            start is not None
+            and start >= 0
+            and e.b.value == start
+            and at is ir.DType.INDEX
+            and e.a.dtype is at
+            and e.b.dtype.fits(e.b.value)
+        )
+    if isinstance(e, ir.FloorDiv | ir.FloorMod) and isinstance(e.b, ir.ConstInt):
+        c = e.b.value
+        return 0 < c and at.fits(c) and e.b.dtype.fits(c) and python_nonneg_syn(e.a, at, start_of)
+    return False
