@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Protocol, cast
@@ -68,6 +69,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("slotsat: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`slotsat explore ... | head`): not an error of ours. Point
+        # stdout at devnull so the interpreter's final flush does not complain again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except RecursionError:
         print("slotsat: internal error: recursion limit reached", file=sys.stderr)
         return EXIT_INTERNAL
