@@ -10,16 +10,26 @@ What a generated file looks like:
   `MAX_LOOPS_PER_FUNCTION` loops, so a 10,000-loop file is a few thousand small kernels
   (slotsat builds one e-graph per function, `60-egraph-engine.md` §3, and the per-function
   capacity budget of `20-lower-pipeline-to-slots.md` §8.3 stays well within the Vec space);
-- loop nests 1 to 3 deep, each loop `pl.pipeline(START, STOP, STEP, stage=F)` (F in 2..4)
-  or a plain `pl.range`, with literal starts that are aligned (`start % F == 0`) or not,
-  steps 1, 2 or 4, literal stops or a runtime stop (the scalar parameter `n`);
+- loop nests 1 to 3 deep (at most `MAX_TRIPS` iterations per level), each loop
+  `pl.pipeline(START, STOP, STEP, stage=F)` (F in 2..4) or a plain `pl.range`, with literal
+  starts that are aligned (`start % F == 0`) or not, steps 1, 2 or 4, literal stops or a
+  runtime stop (the scalar parameter `n`);
 - every loop carries the output tensor (`init_values=(...)`) and stores into it, so the
   loop bodies are live;
-- loads whose offsets use `//` and `%`, with negative offsets (`(i - 3) // 2 * 8`) and sums
-  of induction variables (`(i + j) % 16 * 8`);
-- author-declared rotations `pl.MemRef("asK", slots=N)[(i + 1) % N]` with positive and
-  negative offsets and stepped counters; each declaration is bound once, in one loop body,
-  so no region is co-live (blocker B9) and every file compiles under the `PTOAS` planner;
+- loads whose offsets use `//` and `%`, with negative offsets (`(i - 3) // 2 * 8`,
+  `(i + (-1)) * 8`, `(i - 2) % 16 * 8`) and sums of induction variables
+  (`(i + j) % 16 * 8`, `(i * 4 + j) * 8`); each offset's range over the loop nest is
+  computed with the text, and a literal shift written into the sum (`(i + 2 - 3) // 2`)
+  keeps it at or above row 0, so every load and store lands inside the tensor on every
+  iteration (a runtime stop is sized up to `RUNTIME_STOP_MAX`; `slotsat check` draws it in
+  [0, 8]) and the kernels pass `slotsat check`;
+- author-declared rotations `pl.MemRef("asK", slots=N)[(i + 1) % N]` whose subscript is the
+  rotation counter `((i - start) // step + k) % N` of `20-lower-pipeline-to-slots.md` §4.2
+  in one of its simplified spellings (`(i + k) % N` for a unit step, `i // step % N`,
+  `(i - start) // step % N`, next / previous iteration `+ 1` / `- 1`), so consecutive
+  iterations take consecutive slots and no author tile is overwritten while live; each
+  declaration is bound once, in one loop body, so no region is co-live (blocker B9) and
+  every file compiles under the `PTOAS` planner;
 - in some functions, a straight-line prologue that ping-pongs between the constant slots
   `[0]` and `[1]` of one declaration (the same-block pairs of `40-...` §8).
 
@@ -37,6 +47,16 @@ MAX_LOOPS_PER_FUNCTION = 8
 TILE_ROWS = 8
 TILE_COLS = 64
 TENSOR_ROWS = 8192
+MAX_TRIPS = (48, 24, 12)
+"""The largest literal trip count of an outermost, second and third loop of a nest: a nest
+runs at most 48 * 24 * 12 iterations, so `slotsat check` interprets a kernel in seconds."""
+ROW_LIMIT = TENSOR_ROWS // TILE_ROWS
+"""Tile-row indices in `[0, ROW_LIMIT)` keep a load or store inside the tensor."""
+ROW_WRAP = 512
+"""The modulus wrapping a row index whose range could reach past `ROW_LIMIT`."""
+RUNTIME_STOP_MAX = 64
+"""The largest runtime stop `n` the generated offsets are sized for (`slotsat check` draws
+scalars in [0, 8]; the bench never runs the kernels)."""
 _TILE = f"pl.Tile[[{TILE_ROWS}, {TILE_COLS}], pl.FP16, pl.Mem.Vec]"
 _TENSOR = f"pl.Tensor[[{TENSOR_ROWS}, {TILE_COLS}], pl.FP16]"
 _SHAPE = f"[{TILE_ROWS}, {TILE_COLS}]"
@@ -63,9 +83,18 @@ class _Loop:
     stages: int  # 1: a plain pl.range
 
     @property
-    def trip_hi(self) -> int:
-        """An upper bound on the induction variable for choosing realistic offsets."""
-        return self.start + 64 * self.step if self.stop is None else self.stop
+    def lo(self) -> int:
+        """The smallest value the induction variable takes."""
+        return self.start
+
+    @property
+    def hi(self) -> int:
+        """An upper bound on the induction variable (its last value for a literal stop; for a
+        runtime stop, the last value below `RUNTIME_STOP_MAX`)."""
+        stop = RUNTIME_STOP_MAX if self.stop is None else self.stop
+        if stop <= self.start:
+            return self.start
+        return self.start + (stop - 1 - self.start) // self.step * self.step
 
 
 @dataclass(slots=True)
@@ -92,7 +121,7 @@ def _loop_header(loop: _Loop, carried: str, init: str) -> str:
     return f"for {loop.var}, ({carried},) in pl.range({bounds}, init_values=({init},)):"
 
 
-def _random_loop(fn: _Function, var: str) -> _Loop:
+def _random_loop(fn: _Function, var: str, level: int) -> _Loop:
     rng = fn.rng
     stages = rng.choice((1, 2, 2, 2, 3, 4, 4))
     step = rng.choice((1, 1, 1, 2, 4))
@@ -100,7 +129,7 @@ def _random_loop(fn: _Function, var: str) -> _Loop:
         start = rng.choice((0, 0, max(stages, 2), 2 * max(stages, 2)))  # aligned: start % F == 0
     else:
         start = rng.choice((1, 3, 5, 6, 7))  # unaligned
-    trips = rng.randint(2, 48)
+    trips = rng.randint(2, MAX_TRIPS[level])
     stop: int | None = start + trips * step
     # A runtime stop. A pipeline loop keeps a unit step then (gate L4), so every generated
     # pipeline loop is rotated: a replicated body would clone its author-bound tiles, which
@@ -110,51 +139,127 @@ def _random_loop(fn: _Function, var: str) -> _Loop:
     return _Loop(var, start, stop, step, stages)
 
 
-def _offset(fn: _Function, loops: list[_Loop]) -> str:
-    """A row offset expression over the enclosing induction variables, in rows of the tile."""
+def _floordiv(lo: int, hi: int, d: int) -> tuple[int, int]:
+    return lo // d, hi // d
+
+
+def _floormod(lo: int, hi: int, m: int) -> tuple[int, int]:
+    if lo // m == hi // m:
+        return lo % m, hi % m
+    return 0, m - 1
+
+
+def _base(lo: int) -> int:
+    """The smallest non-negative shift that lifts `lo` to 0 or above."""
+    return max(0, -lo)
+
+
+def _row(fn: _Function, loops: list[_Loop]) -> str:
+    """A tile-row index expression over the enclosing induction variables, in bounds.
+
+    Every form keeps its negative offsets and sums (`(i - 3) // 2`, `(i + (-1))`,
+    `(j - 2) % 4`, `(i - j) // 4`), and its range over the loop nest (`_Loop.lo` / `hi`) is
+    computed alongside the text. A form that could go below row 0 is lifted by a literal
+    shift written into the sum (`(i + 2 - 3) // 2`), and one that could reach past the
+    tensor wraps (`% ROW_WRAP`), so every load and store lands inside the tensor on every
+    iteration. The text is safe to multiply (`TEXT * 8`): sums are parenthesized.
+    """
     rng = fn.rng
     inner = loops[-1]
-    i = inner.var
-    options = [
-        f"{i} * {TILE_ROWS}",
-        f"{i} * {TILE_ROWS}",
-        f"({i} - {inner.start}) * {TILE_ROWS}",
-        f"({i} - {rng.randint(1, 3)}) // 2 * {TILE_ROWS}",
-        f"({i} + {rng.randint(1, 5)}) % {rng.choice((8, 16, 32))} * {TILE_ROWS}",
-        f"({i} - {rng.randint(1, 4)}) % {rng.choice((4, 16))} * {TILE_ROWS}",
-        f"{i} // {rng.choice((2, 4))} * {TILE_ROWS}",
-    ]
-    if len(loops) > 1:
-        o = loops[-2].var
-        options += [
-            f"({o} + {i}) % 16 * {TILE_ROWS}",
-            f"({o} * 4 + {i}) * {TILE_ROWS}",
-            f"({o} - {i}) // 4 * {TILE_ROWS}",
-        ]
-    return rng.choice(options)
+    i, a, b = inner.var, inner.lo, inner.hi
+    c = rng.randint(1, min(3, a)) if a > 0 else rng.randint(1, 3)  # a halo from the start
+    d = rng.choice((2, 4))
+    k = rng.randint(1, 5)
+    m = rng.choice((4, 8, 16, 32))
+    shift = _base(a - c)
+    choice = rng.randrange(10 if len(loops) > 1 else 7)
+    lo, hi = a, b
+    if choice in (0, 1):
+        text = i
+    elif choice == 2:
+        text, lo, hi = (f"({i} - {inner.start})", 0, b - a) if inner.start > 0 else (i, a, b)
+    elif choice == 3:
+        head = f"{i} - {c}" if shift == 0 else f"{i} + {shift} - {c}"
+        text = f"({head}) // {d}"
+        lo, hi = _floordiv(a + shift - c, b + shift - c, d)
+    elif choice == 4:
+        text = f"({i} + {k}) % {m}"
+        lo, hi = _floormod(a + k, b + k, m)
+    elif choice == 5:
+        # `i - k` is negative on the first iterations: the floor-mod wraps it back in range.
+        text = f"({i} - {k}) % {m}"
+        lo, hi = _floormod(a - k, b - k, m)
+    elif choice == 6:
+        if a >= c:
+            text, lo, hi = f"({i} + (-{c}))", a - c, b - c
+        else:
+            text = f"({i} + (-{c})) % {m}"
+            lo, hi = _floormod(a - c, b - c, m)
+    else:
+        outer = loops[-2]
+        o, oa, ob = outer.var, outer.lo, outer.hi
+        if choice == 7:
+            text = f"({o} + {i}) % 16"
+            lo, hi = _floormod(oa + a, ob + b, 16)
+        elif choice == 8:
+            text, lo, hi = f"({o} * 4 + {i})", 4 * oa + a, 4 * ob + b
+        else:
+            lift = _base(oa - b)
+            head = f"{o} - {i}" if lift == 0 else f"{o} + {lift} - {i}"
+            text = f"({head}) // 4"
+            lo, hi = _floordiv(oa + lift - b, ob + lift - a, 4)
+    if hi >= ROW_LIMIT:
+        atom = text.isidentifier() or (text.startswith("(") and text.endswith(")") and "//" not in text)
+        text = f"{text} % {ROW_WRAP}" if atom else f"({text}) % {ROW_WRAP}"
+        lo, hi = 0, ROW_WRAP - 1
+    assert 0 <= lo <= hi < ROW_LIMIT, (text, lo, hi)
+    return text
+
+
+def _offset(fn: _Function, loops: list[_Loop]) -> str:
+    """A row offset expression over the enclosing induction variables, in rows of the tile."""
+    return f"{_row(fn, loops)} * {TILE_ROWS}"
 
 
 def _slot_subscript(fn: _Function, loops: list[_Loop], n: int) -> str:
-    """An author slot subscript rotating over `n` slots, as authors write them."""
+    """An author slot subscript rotating over `n` slots, as authors write them.
+
+    Every form is the rotation counter `((i - start) // step + k) % n` of `20-...` §4.2 with
+    its identities dropped or folded differently (`(i + k) % n` for a unit step,
+    `i // step % n` for any start, `(i - start) % n`, the next or previous iteration's slot
+    `+ 1` / `- 1`): consecutive iterations of one loop instance take consecutive slots, so
+    `n` iterations in flight never share one (the privacy checker's pipelined model,
+    `analysis/privacy.py`).
+    """
     rng = fn.rng
     loop = loops[-1]
-    i = loop.var
-    options = [
-        f"{i} % {n}",
-        f"({i} + 1) % {n}",
-        f"({i} + {rng.randint(1, 5)}) % {n}",
-        f"({i} - {rng.randint(1, 3)}) % {n}",
-    ]
-    if loop.start > 0:
-        options.append(f"({i} - {loop.start}) % {n}")
-    if loop.step > 1:
-        if loop.start > 0:
-            options.append(f"({i} - {loop.start}) // {loop.step} % {n}")
-        else:
-            options.append(f"{i} // {loop.step} % {n}")
-        options.append(f"({i} // {loop.step} + 1) % {n}")
-    if len(loops) > 1:
-        options.append(f"({loops[-2].var} + {i}) % {n}")
+    i, s, t = loop.var, loop.start, loop.step
+    k = rng.randint(1, 5)
+    if t == 1:
+        options = [
+            f"{i} % {n}",
+            f"({i} + 1) % {n}",
+            f"({i} + {k}) % {n}",
+            f"({i} - {rng.randint(1, 3)}) % {n}",
+        ]
+        if s > 0:
+            options.append(f"({i} - {s}) % {n}")
+        if len(loops) > 1:
+            options.append(f"({loops[-2].var} + {i}) % {n}")
+    else:
+        options = [
+            f"{i} // {t} % {n}",
+            f"({i} // {t} + 1) % {n}",
+            f"({i} - {rng.randint(1, 3)}) // {t} % {n}",
+        ]
+        if s > 0:
+            options += [
+                f"({i} - {s}) // {t} % {n}",
+                f"(({i} - {s}) // {t} + {k}) % {n}",
+                f"(({i} - {s}) // {t} - 1) % {n}",
+            ]
+        if len(loops) > 1:
+            options.append(f"({loops[-2].var} + {i} // {t}) % {n}")
     return rng.choice(options)
 
 
@@ -208,7 +313,7 @@ def _constant_slots(fn: _Function, indent: str) -> str:
 def _nest(fn: _Function, depth: int, loops: list[_Loop], init: str, indent: str) -> str:
     """Emit a loop nest of `depth` loops carrying `init`; returns the nest's result name."""
     var = ("i", "j", "k")[len(loops)] + str(fn.counter + 1)
-    loop = _random_loop(fn, var)
+    loop = _random_loop(fn, var, len(loops))
     first = fn.loops == 0
     fn.loops += 1
     direct_body = first or depth == 1 or fn.rng.random() < 0.5

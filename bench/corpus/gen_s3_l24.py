@@ -14,9 +14,9 @@ class Gen3L24:
         out: pl.Out[pl.Tensor[[8192, 64], pl.FP16]],
     ) -> pl.Tensor[[8192, 64], pl.FP16]:
         for i1, (d1,) in pl.pipeline(1, 49, 2, stage=4, init_values=(out,)):
-            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i1 // 2 * 8, 0], [8, 64])
-            e4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(x3)
-            w5: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e4, [i1 * 8, 0], d1)
+            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i1 + 3) % 4 * 8, 0], [8, 64])
+            e4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x3)
+            w5: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e4, [(i1 + (-1)) * 8, 0], d1)
             r2 = pl.yield_(w5)
         return r2
 
@@ -28,23 +28,18 @@ class Gen3L24:
         n: pl.Scalar[pl.INDEX],
         out: pl.Out[pl.Tensor[[8192, 64], pl.FP16]],
     ) -> pl.Tensor[[8192, 64], pl.FP16]:
-        for i1, (d1,) in pl.pipeline(6, 162, 4, stage=3, init_values=(out,)):
-            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i1 * 8, 0], [8, 64])
-            e4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(x3)
-            w5: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e4, [i1 // 4 * 8, 0], d1)
+        for i1, (d1,) in pl.pipeline(0, 10, 1, stage=2, init_values=(out,)):
+            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [i1 * 8, 0], [8, 64])
+            e4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(x3)
+            w5: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e4, [(i1 + 2) % 32 * 8, 0], d1)
             r2 = pl.yield_(w5)
-        for i6, (d6,) in pl.pipeline(5, 197, 4, stage=2, init_values=(r2,)):
-            x8: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [i6 * 8, 0], [8, 64])
-            s9: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as1", slots=3)[i6 % 3], pl.Mem.Vec] = pl.load(a, [(i6 - 1) // 2 * 8, 0], [8, 64])
+        for i6, (d6,) in pl.pipeline(4, 24, 1, stage=2, init_values=(r2,)):
+            x8: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i6 - 3) % 8 * 8, 0], [8, 64])
+            s9: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as1", slots=3)[(i6 - 2) % 3], pl.Mem.Vec] = pl.load(a, [(i6 - 4) * 8, 0], [8, 64])
             y10: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x8, s9)
-            e11: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(y10)
-            w12: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e11, [(i6 + 1) % 8 * 8, 0], d6)
-            for j13, (d13,) in pl.range(0, 152, 4, init_values=(w12,)):
-                x15: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [j13 * 8, 0], [8, 64])
-                e16: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x15)
-                w17: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e16, [j13 * 8, 0], d13)
-                r14 = pl.yield_(w17)
-            r7 = pl.yield_(r14)
+            e11: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(y10)
+            w12: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e11, [(i6 - 4) * 8, 0], d6)
+            r7 = pl.yield_(w12)
         return r7
 
     @pl.function(type=pl.FunctionType.InCore)
@@ -55,42 +50,38 @@ class Gen3L24:
         n: pl.Scalar[pl.INDEX],
         out: pl.Out[pl.Tensor[[8192, 64], pl.FP16]],
     ) -> pl.Tensor[[8192, 64], pl.FP16]:
-        c1: pl.Tile[[8, 64], pl.FP16, pl.MemRef("cs1", slots=2)[0], pl.Mem.Vec] = pl.load(a, [8, 0], [8, 64])
-        c2: pl.Tile[[8, 64], pl.FP16, pl.MemRef("cs1", slots=2)[1], pl.Mem.Vec] = pl.exp(c1)
-        w3: pl.Tensor[[8192, 64], pl.FP16] = pl.store(c2, [8, 0], out)
-        for i4, (d4,) in pl.pipeline(7, 12, 1, stage=2, init_values=(w3,)):
-            x6: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i4 - 3) % 4 * 8, 0], [8, 64])
-            e7: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x6)
-            w8: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e7, [i4 * 8, 0], d4)
-            r5 = pl.yield_(w8)
-        for i9, (d9,) in pl.pipeline(6, n, 1, stage=4, init_values=(r5,)):
-            x11: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i9 - 1) // 2 * 8, 0], [8, 64])
-            x12: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i9 - 3) % 16 * 8, 0], [8, 64])
-            s13: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as2", slots=2)[(i9 - 3) % 2], pl.Mem.Vec] = pl.load(a, [(i9 - 6) * 8, 0], [8, 64])
-            y14: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x11, x12)
-            y15: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(y14, s13)
-            e16: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(y15)
-            w17: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e16, [(i9 - 6) * 8, 0], d9)
-            for j18, (d18,) in pl.pipeline(6, 90, 4, stage=2, init_values=(w17,)):
-                x20: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [j18 // 4 * 8, 0], [8, 64])
-                x21: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(j18 - 2) // 2 * 8, 0], [8, 64])
-                s22: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as3", slots=2)[(j18 - 6) % 2], pl.Mem.Vec] = pl.load(a, [(j18 - 3) // 2 * 8, 0], [8, 64])
-                y23: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x20, x21)
-                y24: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(y23, s22)
-                e25: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(y24)
-                w26: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e25, [(i9 * 4 + j18) * 8, 0], d18)
-                r19 = pl.yield_(w26)
-            r10 = pl.yield_(r19)
-        for i27, (d27,) in pl.pipeline(0, 16, 2, stage=3, init_values=(r10,)):
-            x29: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i27 - 2) // 2 * 8, 0], [8, 64])
-            x30: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i27 + 1) % 8 * 8, 0], [8, 64])
-            s31: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as4", slots=2)[i27 // 2 % 2], pl.Mem.Vec] = pl.load(a, [(i27 - 0) * 8, 0], [8, 64])
-            y32: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x29, x30)
-            y33: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(y32, s31)
-            e34: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(y33)
-            w35: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e34, [(i27 - 2) // 2 * 8, 0], d27)
-            r28 = pl.yield_(w35)
-        return r28
+        for i1, (d1,) in pl.pipeline(3, 171, 4, stage=2, init_values=(out,)):
+            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i1 + (-1)) * 8, 0], [8, 64])
+            e4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x3)
+            w5: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e4, [(i1 + 4) % 4 * 8, 0], d1)
+            r2 = pl.yield_(w5)
+        for i6, (d6,) in pl.pipeline(0, 176, 4, stage=4, init_values=(r2,)):
+            x8: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i6 + 4) % 8 * 8, 0], [8, 64])
+            e9: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(x8)
+            w10: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e9, [(i6 + (-1)) % 4 * 8, 0], d6)
+            r7 = pl.yield_(w10)
+        for i11, (d11,) in pl.pipeline(7, 12, 1, stage=2, init_values=(r7,)):
+            x13: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i11 - 2) % 8 * 8, 0], [8, 64])
+            e14: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x13)
+            w15: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e14, [(i11 + 1) % 32 * 8, 0], d11)
+            r12 = pl.yield_(w15)
+        for i16, (d16,) in pl.pipeline(0, 30, 1, stage=3, init_values=(r12,)):
+            x18: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [i16 * 8, 0], [8, 64])
+            e19: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(x18)
+            w20: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e19, [i16 * 8, 0], d16)
+            r17 = pl.yield_(w20)
+        for i21, (d21,) in pl.range(5, 49, 4, init_values=(r17,)):
+            for j23, (d23,) in pl.pipeline(6, 11, 1, stage=3, init_values=(d21,)):
+                x25: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(j23 + (-3)) * 8, 0], [8, 64])
+                x26: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(j23 - 1) % 8 * 8, 0], [8, 64])
+                s27: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as1", slots=4)[(j23 + 1) % 4], pl.Mem.Vec] = pl.load(a, [(j23 - 3) // 4 * 8, 0], [8, 64])
+                y28: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x25, x26)
+                y29: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(y28, s27)
+                e30: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(y29)
+                w31: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e30, [(j23 + (-3)) * 8, 0], d23)
+                r24 = pl.yield_(w31)
+            r22 = pl.yield_(r24)
+        return r22
 
     @pl.function(type=pl.FunctionType.InCore)
     def kernel_3(
@@ -100,26 +91,49 @@ class Gen3L24:
         n: pl.Scalar[pl.INDEX],
         out: pl.Out[pl.Tensor[[8192, 64], pl.FP16]],
     ) -> pl.Tensor[[8192, 64], pl.FP16]:
-        for i1, (d1,) in pl.pipeline(7, 55, 1, stage=3, init_values=(out,)):
-            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i1 - 2) // 2 * 8, 0], [8, 64])
+        for i1, (d1,) in pl.pipeline(7, 57, 2, stage=2, init_values=(out,)):
+            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i1 + (-1)) * 8, 0], [8, 64])
             e4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(x3)
-            w5: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e4, [(i1 - 1) // 2 * 8, 0], d1)
-            for j6, (d6,) in pl.pipeline(0, 41, 1, stage=2, init_values=(w5,)):
-                x8: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(j6 + 3) % 8 * 8, 0], [8, 64])
-                e9: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x8)
-                w10: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e9, [(j6 - 2) % 16 * 8, 0], d6)
-                r7 = pl.yield_(w10)
-            r2 = pl.yield_(r7)
-        for i11, (d11,) in pl.range(3, n, 2, init_values=(r2,)):
-            x13: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i11 * 8, 0], [8, 64])
-            x14: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [i11 // 2 * 8, 0], [8, 64])
-            s15: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as1", slots=2)[(i11 - 3) // 2 % 2], pl.Mem.Vec] = pl.load(a, [i11 * 8, 0], [8, 64])
-            y16: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x13, x14)
-            y17: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(y16, s15)
-            e18: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(y17)
-            w19: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e18, [i11 * 8, 0], d11)
-            r12 = pl.yield_(w19)
-        return r12
+            w5: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e4, [(i1 - 2) // 2 * 8, 0], d1)
+            r2 = pl.yield_(w5)
+        for i6, (d6,) in pl.pipeline(3, 23, 2, stage=2, init_values=(r2,)):
+            x8: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i6 + 2) % 4 * 8, 0], [8, 64])
+            e9: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(x8)
+            w10: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e9, [i6 * 8, 0], d6)
+            r7 = pl.yield_(w10)
+        for i11, (d11,) in pl.range(0, 76, 4, init_values=(r7,)):
+            for j13, (d13,) in pl.pipeline(1, 13, 1, stage=3, init_values=(d11,)):
+                x15: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(j13 + (-1)) * 8, 0], [8, 64])
+                x16: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(j13 + (-1)) * 8, 0], [8, 64])
+                y17: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x15, x16)
+                e18: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(y17)
+                w19: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e18, [(j13 + 1) % 4 * 8, 0], d13)
+                r14 = pl.yield_(w19)
+            r12 = pl.yield_(r14)
+        for i20, (d20,) in pl.range(1, n, 1, init_values=(r12,)):
+            for j22, (d22,) in pl.pipeline(0, 5, 1, stage=2, init_values=(d20,)):
+                x24: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(j22 + 2 - 2) // 2 * 8, 0], [8, 64])
+                e25: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(x24)
+                w26: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e25, [j22 * 8, 0], d22)
+                r23 = pl.yield_(w26)
+            r21 = pl.yield_(r23)
+        for i27, (d27,) in pl.pipeline(0, 7, 1, stage=2, init_values=(r21,)):
+            x29: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i27 * 8, 0], [8, 64])
+            x30: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i27 - 3) % 8 * 8, 0], [8, 64])
+            y31: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x29, x30)
+            e32: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(y31)
+            w33: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e32, [i27 * 8, 0], d27)
+            r28 = pl.yield_(w33)
+        for i34, (d34,) in pl.pipeline(2, 14, 1, stage=2, init_values=(r28,)):
+            x36: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i34 - 1) % 32 * 8, 0], [8, 64])
+            x37: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i34 - 2) // 2 * 8, 0], [8, 64])
+            s38: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as1", slots=3)[(i34 - 1) % 3], pl.Mem.Vec] = pl.load(a, [(i34 + 1) % 16 * 8, 0], [8, 64])
+            y39: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x36, x37)
+            y40: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(y39, s38)
+            e41: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(y40)
+            w42: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e41, [(i34 - 2) * 8, 0], d34)
+            r35 = pl.yield_(w42)
+        return r35
 
     @pl.function(type=pl.FunctionType.InCore)
     def kernel_4(
@@ -129,18 +143,22 @@ class Gen3L24:
         n: pl.Scalar[pl.INDEX],
         out: pl.Out[pl.Tensor[[8192, 64], pl.FP16]],
     ) -> pl.Tensor[[8192, 64], pl.FP16]:
-        for i1, (d1,) in pl.pipeline(5, 69, 4, stage=4, init_values=(out,)):
-            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i1 + 4) % 8 * 8, 0], [8, 64])
-            x4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i1 - 5) * 8, 0], [8, 64])
-            y5: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x3, x4)
-            e6: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(y5)
+        for i1, (d1,) in pl.pipeline(7, 147, 4, stage=4, init_values=(out,)):
+            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i1 * 8, 0], [8, 64])
+            s4: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as1", slots=4)[((i1 - 7) // 4 + 2) % 4], pl.Mem.Vec] = pl.load(a, [(i1 + (-1)) * 8, 0], [8, 64])
+            y5: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x3, s4)
+            e6: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(y5)
             w7: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e6, [i1 * 8, 0], d1)
             r2 = pl.yield_(w7)
-        for i8, (d8,) in pl.pipeline(4, 58, 2, stage=2, init_values=(r2,)):
-            x10: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i8 - 3) // 2 * 8, 0], [8, 64])
-            e11: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(x10)
-            w12: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e11, [i8 // 4 * 8, 0], d8)
-            r9 = pl.yield_(w12)
+        for i8, (d8,) in pl.range(3, 79, 2, init_values=(r2,)):
+            x10: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i8 * 8, 0], [8, 64])
+            x11: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i8 - 3) * 8, 0], [8, 64])
+            s12: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as2", slots=3)[(i8 // 2 + 1) % 3], pl.Mem.Vec] = pl.load(a, [(i8 - 2) // 4 * 8, 0], [8, 64])
+            y13: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x10, x11)
+            y14: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(y13, s12)
+            e15: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(y14)
+            w16: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e15, [i8 * 8, 0], d8)
+            r9 = pl.yield_(w16)
         return r9
 
     @pl.function(type=pl.FunctionType.InCore)
@@ -151,75 +169,35 @@ class Gen3L24:
         n: pl.Scalar[pl.INDEX],
         out: pl.Out[pl.Tensor[[8192, 64], pl.FP16]],
     ) -> pl.Tensor[[8192, 64], pl.FP16]:
-        for i1, (d1,) in pl.pipeline(0, 56, 4, stage=2, init_values=(out,)):
+        for i1, (d1,) in pl.pipeline(3, 15, 4, stage=3, init_values=(out,)):
             x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i1 * 8, 0], [8, 64])
-            e4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x3)
-            w5: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e4, [i1 // 2 * 8, 0], d1)
-            for j6, (d6,) in pl.pipeline(5, 7, 1, stage=3, init_values=(w5,)):
-                x8: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i1 - j6) // 4 * 8, 0], [8, 64])
-                e9: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x8)
-                w10: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e9, [(i1 - j6) // 4 * 8, 0], d6)
-                r7 = pl.yield_(w10)
-            r2 = pl.yield_(r7)
-        for i11, (d11,) in pl.pipeline(4, 82, 2, stage=2, init_values=(r2,)):
-            x13: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i11 - 4) * 8, 0], [8, 64])
-            e14: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x13)
-            w15: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e14, [i11 * 8, 0], d11)
-            for j16, (d16,) in pl.range(0, 5, 1, init_values=(w15,)):
-                for k18, (d18,) in pl.pipeline(2, 14, 1, stage=2, init_values=(d16,)):
-                    x20: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(k18 + 2) % 8 * 8, 0], [8, 64])
-                    s21: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as1", slots=4)[(k18 + 1) % 4], pl.Mem.Vec] = pl.load(a, [(k18 - 1) // 2 * 8, 0], [8, 64])
-                    y22: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x20, s21)
-                    e23: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(y22)
-                    w24: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e23, [k18 // 2 * 8, 0], d18)
-                    r19 = pl.yield_(w24)
-                r17 = pl.yield_(r19)
-            r12 = pl.yield_(r17)
-        for i25, (d25,) in pl.range(1, 23, 1, init_values=(r12,)):
-            for j27, (d27,) in pl.pipeline(5, 81, 2, stage=2, init_values=(d25,)):
-                x29: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i25 - j27) // 4 * 8, 0], [8, 64])
-                x30: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i25 * 4 + j27) * 8, 0], [8, 64])
-                s31: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as2", slots=4)[(j27 - 1) % 4], pl.Mem.Vec] = pl.load(a, [(i25 + j27) % 16 * 8, 0], [8, 64])
-                y32: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x29, x30)
-                y33: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(y32, s31)
-                e34: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(y33)
-                w35: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e34, [(i25 - j27) // 4 * 8, 0], d27)
-                r28 = pl.yield_(w35)
-            r26 = pl.yield_(r28)
-        for i36, (d36,) in pl.pipeline(0, 72, 4, stage=2, init_values=(r26,)):
-            x38: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i36 + 5) % 8 * 8, 0], [8, 64])
-            x39: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i36 - 0) * 8, 0], [8, 64])
-            y40: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x38, x39)
-            e41: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.sqrt(y40)
-            w42: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e41, [(i36 - 1) % 4 * 8, 0], d36)
-            r37 = pl.yield_(w42)
-        return r37
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def kernel_6(
-        self,
-        a: pl.Tensor[[8192, 64], pl.FP16],
-        b: pl.Tensor[[8192, 64], pl.FP16],
-        n: pl.Scalar[pl.INDEX],
-        out: pl.Out[pl.Tensor[[8192, 64], pl.FP16]],
-    ) -> pl.Tensor[[8192, 64], pl.FP16]:
-        for i1, (d1,) in pl.pipeline(5, 34, 1, stage=4, init_values=(out,)):
-            x3: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i1 - 4) % 16 * 8, 0], [8, 64])
-            e4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x3)
-            w5: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e4, [(i1 - 2) % 4 * 8, 0], d1)
-            r2 = pl.yield_(w5)
-        for i6, (d6,) in pl.range(0, 39, 1, init_values=(r2,)):
-            x8: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i6 // 2 * 8, 0], [8, 64])
-            e9: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(x8)
-            w10: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e9, [(i6 - 4) % 4 * 8, 0], d6)
-            r7 = pl.yield_(w10)
-        for i11, (d11,) in pl.pipeline(0, 26, 1, stage=4, init_values=(r7,)):
-            x13: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i11 // 2 * 8, 0], [8, 64])
-            x14: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [(i11 - 0) * 8, 0], [8, 64])
-            s15: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as1", slots=2)[i11 % 2], pl.Mem.Vec] = pl.load(a, [(i11 - 2) % 4 * 8, 0], [8, 64])
-            y16: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x13, x14)
-            y17: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(y16, s15)
+            x4: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i1 + (-1)) * 8, 0], [8, 64])
+            y5: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x3, x4)
+            e6: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(y5)
+            w7: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e6, [i1 * 8, 0], d1)
+            for j8, (d8,) in pl.pipeline(0, 7, 1, stage=3, init_values=(w7,)):
+                x10: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i1 + 3 - j8) // 4 * 8, 0], [8, 64])
+                e11: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.abs(x10)
+                w12: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e11, [(i1 * 4 + j8) * 8, 0], d8)
+                r9 = pl.yield_(w12)
+            r2 = pl.yield_(r9)
+        for i13, (d13,) in pl.range(0, 72, 4, init_values=(r2,)):
+            x15: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(a, [i13 * 8, 0], [8, 64])
+            s16: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as1", slots=3)[(i13 // 4 + 1) % 3], pl.Mem.Vec] = pl.load(a, [(i13 - 5) % 8 * 8, 0], [8, 64])
+            y17: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x15, s16)
             e18: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(y17)
-            w19: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e18, [(i11 - 3) // 2 * 8, 0], d11)
-            r12 = pl.yield_(w19)
-        return r12
+            w19: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e18, [i13 * 8, 0], d13)
+            r14 = pl.yield_(w19)
+        for i20, (d20,) in pl.pipeline(4, 39, 1, stage=2, init_values=(r14,)):
+            x22: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i20 - 3) // 2 * 8, 0], [8, 64])
+            e23: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(x22)
+            w24: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e23, [(i20 + 3) % 32 * 8, 0], d20)
+            r21 = pl.yield_(w24)
+        for i25, (d25,) in pl.pipeline(0, 2, 1, stage=2, init_values=(r21,)):
+            x27: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.load(b, [(i25 + (-2)) % 8 * 8, 0], [8, 64])
+            s28: pl.Tile[[8, 64], pl.FP16, pl.MemRef("as2", slots=2)[(i25 + 1) % 2], pl.Mem.Vec] = pl.load(a, [(i25 + 2 - 2) // 4 * 8, 0], [8, 64])
+            y29: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.add(x27, s28)
+            e30: pl.Tile[[8, 64], pl.FP16, pl.Mem.Vec] = pl.exp(y29)
+            w31: pl.Tensor[[8192, 64], pl.FP16] = pl.store(e30, [(i25 + (-1)) % 16 * 8, 0], d25)
+            r26 = pl.yield_(w31)
+        return r26
