@@ -16,12 +16,19 @@ that contains tile operations, with a note), in program order, inside one
    operand's chain before it; `pto.alloc_tile` otherwise, with `addr = ...` under `PYPTO`),
    then the op that writes it (`pto.tload`, `pto.tadd`, ...).
 
-Integer expressions lower node by node (§5.7, §7): floor-mod / floor-div with Python
-semantics, the sign correction skipped where the dividend is proven non-negative. Slot
-operands (§6) are the slot index, never the byte offset; in the default mode a proven
-remainder / quotient is `arith.remui` / `arith.divui` (the form ptoas's matcher peels) and a
-value already emitted in scope is reused; `--mode pypto` emits `remsi` / `divsi` with a
-separate chain per get, exactly as the reference.
+Every integer expression goes through the function's index engine
+(`egraph_rules.engine.IndexEngine`, `60-egraph-engine.md` §9): a pre-pass registers every
+loop, every slot operand (with its slot count) and every plain integer expression codegen
+lowers, the engine saturates once, and emission calls `choose` in emission order with an
+`EmittedScope` pushed / popped per block; `lowering.floor_lowering.render` prints the chosen
+term with this module's constants and `%N` temporaries. Plain expressions (offsets, bounds,
+scalars, PYPTO address arithmetic) lower node by node as written with the syntactic proof in
+both modes, never shared (§7.4). Slot operands (§6) are the slot index, never the byte
+offset; in the default mode extraction picks the cheapest matcher-accepted form (`remui` /
+`divui`, a bare value the interval analysis bounds, values already emitted in scope reused),
+and a proven range outside `[0, N)` is a warning; `--mode pypto` lowers them as written, one
+chain per get, exactly as the reference. Only floating-point scalar expressions are lowered
+here.
 
 Handles that share a buffer get no allocation (§5.5): a bare copy, `matmul_acc`'s
 accumulator, a loop carry (carried variable, yielded value, result: all the initial value's
@@ -57,18 +64,23 @@ xdsl dialect the output round-trips through), `analysis/matcher.py`.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from analysis import matcher as mm
 from analysis.budget import Backend, tile_bytes
+from egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, RootId
+from egraph_rules.engine import Mode as EngineMode
 from lowering.common import Planner, format_expr
+from lowering.floor_lowering import CASTS, EmitConst, EmitNode, EmitTerm, ValueRecorder, render
 from lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
 from lowering.regions import Region, plan_regions, tile_type_string, valid_extents
 from slotsat import ir, ops
 from slotsat.errors import NO_SPAN, PassError, Span
+from slotsat.semantics import fold
 
 ALIGN = 512
 CUBE_SPACES = frozenset(
@@ -113,6 +125,12 @@ class GetRecord:
     """An id of the block (loop body, branch, function body) the get sits in."""
     ops: int
     """Ops emitted for this slot operand (0 when it reused values)."""
+    index: ir.Expr | None = None
+    """The IR slot index (before folding)."""
+    term: EmitTerm | None = None
+    """The term rendered for the operand (None for a literal slot)."""
+    loops: tuple[LoopInfo, ...] = ()
+    """The loops enclosing the get, outermost first (starts, stops and steps folded)."""
 
     @property
     def accepted(self) -> bool:
@@ -125,6 +143,8 @@ class CodegenResult:
     notes: list[Note] = field(default_factory=list)
     gets: list[GetRecord] = field(default_factory=list)
     function_ops: dict[str, int] = field(default_factory=dict)
+    engine_reports: list[EngineStats] = field(default_factory=list)
+    """Per function, the index engine's figures (roots, nodes, iterations, seconds)."""
 
 
 def _int_type(dtype: ir.DType) -> str:
@@ -151,28 +171,29 @@ def _float_literal(value: float) -> str:
     return f"{float(value):.6e}"
 
 
-_CMP_PRED = {
-    ir.CmpOp.EQ: "eq",
-    ir.CmpOp.NE: "ne",
-    ir.CmpOp.LT: "lt",
-    ir.CmpOp.LE: "le",
-    ir.CmpOp.GT: "gt",
-    ir.CmpOp.GE: "ge",
-}
-
-
 @dataclass(frozen=True, slots=True)
-class _LoopFact:
-    start: int | None
-    """The loop's start when it is a non-negative INDEX literal."""
+class EngineStats:
+    """One function's index-engine figures (`CodegenResult.engine_reports`)."""
 
+    function: str
+    roots: int
+    slot_roots: int
+    nodes: int
+    iterations: int
+    saturate_seconds: float
+    extract_seconds: float
+    limit_hit: str | None
 
-@dataclass
-class _Scope:
-    """Values available in one block: slot-chain values by structural key."""
-
-    block: int
-    cse: dict[object, tuple[str, mm.Value]] = field(default_factory=dict)
+    def as_dict(self) -> dict[str, str | float | int]:
+        return {
+            "function": self.function,
+            "roots": self.roots,
+            "slot_roots": self.slot_roots,
+            "nodes": self.nodes,
+            "iterations": self.iterations,
+            "saturate_seconds": self.saturate_seconds,
+            "extract_seconds": self.extract_seconds,
+        }
 
 
 class Emitter:
@@ -203,8 +224,16 @@ class Emitter:
         self.depth = 0
         self.values: dict[str, mm.Value] = {}
         self.graph = mm.ValueGraph()
-        self.loops: dict[int, _LoopFact] = {}
-        self.scopes: list[_Scope] = [_Scope(0)]
+        self.engine = IndexEngine(EngineMode(mode.value))
+        self.emitted = EmittedScope()
+        self.namer = _Namer(self)
+        self.recorder = _Recorder(self.graph, self.values)
+        self.plain_roots: dict[int, RootId] = {}
+        """Plain integer roots by the `id` of the (unfolded) IR expression codegen lowers."""
+        self.slot_roots: dict[int, RootId] = {}
+        """Slot-operand roots by the tile variable's id."""
+        self.extract_seconds = 0.0
+        self.block_ids: list[int] = [0]
         self.blocks = 0
         self.gets: list[GetRecord] = []
         self.op_count = 0
@@ -241,8 +270,11 @@ class Emitter:
 
     def const(self, value: int, dtype: ir.DType) -> str:
         """The hoisted constant `value` at `dtype`, its value reduced to the width."""
-        type_ = _int_type(dtype)
         reduced = dtype.wrap(value) if dtype is not ir.DType.BOOL else value & 1
+        return self.const_typed(reduced, _int_type(dtype))
+
+    def const_typed(self, reduced: int, type_: str) -> str:
+        """The hoisted constant `reduced` (already reduced to the width) of MLIR type `type_`."""
         key = (reduced, type_)
         name = self.const_names.get(key)
         if name is None:
@@ -309,232 +341,231 @@ class Emitter:
 
     @contextmanager
     def block(self) -> Iterator[None]:
+        """A nested block: values emitted inside are not visible after it (engine and namer)."""
         self.blocks += 1
-        self.scopes.append(_Scope(self.blocks))
+        self.block_ids.append(self.blocks)
+        self.emitted.push()
+        self.namer.push()
         self.depth += 1
         try:
             yield
         finally:
             self.depth -= 1
-            self.scopes.pop()
+            self.namer.pop()
+            self.emitted.pop()
+            self.block_ids.pop()
 
-    def _cse_lookup(self, key: object) -> tuple[str, mm.Value] | None:
-        for scope in reversed(self.scopes):
-            hit = scope.cse.get(key)
-            if hit is not None:
-                return hit
-        return None
+    # -- integer expressions (§7): through the index engine --------------------------------
 
-    # -- integer expressions (§7) ----------------------------------------------------------
+    def lower(self, e: ir.Expr) -> str:
+        """Emit a plain (non-slot) expression `e` and return the SSA name of its value.
 
-    def proven(self, e: ir.Expr, dtype: ir.DType) -> bool:
-        """The syntactic non-negativity proof of §7.2, at `dtype`."""
-        if ir.expr_dtype(e) is not dtype:
-            return False
-        if isinstance(e, ir.ConstInt):
-            return e.dtype.fits(e.value) and e.value >= 0
-        if isinstance(e, ir.Var):
-            fact = self.loops.get(e.id)
-            return fact is not None and fact.start is not None
-        if isinstance(e, ir.Sub) and isinstance(e.a, ir.Var):
-            fact = self.loops.get(e.a.id)
-            return (
-                fact is not None
-                and fact.start is not None
-                and isinstance(e.b, ir.ConstInt)
-                and e.b.dtype is dtype
-                and e.b.value == fact.start
-            )
-        if isinstance(e, ir.FloorDiv | ir.FloorMod):
-            c = ir.literal_value(e.b)
-            return c is not None and c > 0 and self.proven(e.a, dtype)
-        return False
-
-    def lower(self, e: ir.Expr, *, slot: bool = False) -> str:
-        """Emit `e` (already folded) and return the SSA name of its value.
-
-        `slot`: a slot operand in the default mode (proven remainders and quotients become
-        `remui` / `divui`, and values already emitted in scope are reused).
+        Integer expressions are lowered by the index engine as written (§7.1, §7.4: the
+        syntactic proof, never shared); a root registered by the pre-pass is chosen through
+        the engine, any other expression is lowered by the same engine function. Only
+        floating-point expressions are lowered here.
         """
-        if slot:
-            key = self._key(e)
-            hit = self._cse_lookup(key) if key is not None else None
-            if hit is not None:
-                return hit[0]
-            name = self._lower(e, slot)
-            if key is not None:
-                self.scopes[-1].cse[key] = (name, self.value_of(name))
-            return name
-        return self._lower(e, slot)
+        folded = fold(e)
+        if ir.expr_dtype(folded).is_float:
+            return self._lower_float(folded)
+        _reject_float_compare(folded)
+        root = self.plain_roots.get(id(e))
+        if root is not None:
+            term = self._choose(root).term
+        else:
+            term = self.engine.lower_as_written(folded)
+        name, _ = self.render(term)
+        return name
 
-    def _key(self, e: ir.Expr) -> object:
-        if isinstance(e, ir.Var):
-            return None
-        if isinstance(e, ir.ConstInt | ir.ConstFloat):
-            return None
-        return self._structure(e)
+    def _choose(self, root: RootId) -> Chosen:
+        t0 = time.perf_counter()
+        try:
+            return self.engine.choose(root, self.emitted)
+        finally:
+            self.extract_seconds += time.perf_counter() - t0
 
-    def _structure(self, e: ir.Expr) -> object:
+    def render(self, term: EmitTerm) -> tuple[str, int]:
+        """Render an engine term at the current position: (SSA name, ops emitted)."""
+        lines, name = render(_signless(term), self.namer, self.recorder)
+        for text in lines:
+            self.line(text)
+        self.op_count += len(lines)
+        return name, len(lines)
+
+    def _lower_float(self, e: ir.Expr) -> str:
+        """Floating-point scalar expressions (`arith.addf` ..., `remf` / `divf`)."""
         if isinstance(e, ir.Var):
-            return ("var", e.id)
-        if isinstance(e, ir.ConstInt):
-            return ("int", e.value, e.dtype)
+            return self.var_value(e)
         if isinstance(e, ir.ConstFloat):
-            return ("float", e.value, e.dtype)
-        if isinstance(e, ir.Cast):
-            return ("cast", e.dtype, self._structure(e.a))
-        if isinstance(e, ir.Cmp):
-            return ("cmp", e.op, self._structure(e.a), self._structure(e.b))
-        return (type(e).__name__, e.dtype, self._structure(e.a), self._structure(e.b))
+            return self.const_float(e.value, e.dtype)
+        if isinstance(e, ir.ConstInt):
+            return self.const(e.value, e.dtype)
+        if isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod):
+            a, b = self._lower_float_operand(e.a, e.dtype), self._lower_float_operand(e.b, e.dtype)
+            op = {ir.Add: "addf", ir.Sub: "subf", ir.Mul: "mulf", ir.FloorDiv: "divf", ir.FloorMod: "remf"}
+            return self.arith(op[type(e)], [a, b], _int_type(e.dtype))
+        raise PassError("unsupported floating-point expression in device code", getattr(e, "span", NO_SPAN))
 
-    def _operand(self, e: ir.Expr, dtype: ir.DType, slot: bool) -> str:
+    def _lower_float_operand(self, e: ir.Expr, dtype: ir.DType) -> str:
         if isinstance(e, ir.ConstInt):
             return self.const(e.value, dtype)
         if isinstance(e, ir.ConstFloat):
             return self.const_float(e.value, dtype)
-        return self.lower(e, slot=slot)
+        return self.lower(e)
 
-    def _lower(self, e: ir.Expr, slot: bool) -> str:
-        if isinstance(e, ir.Var):
-            handle = self.handles.get(e.id)
-            if handle is None:
-                raise PassError(f"'{e.name_hint}' has no value in the device function", e.span)
-            return handle
-        if isinstance(e, ir.ConstInt):
-            return self.const(e.value, e.dtype)
-        if isinstance(e, ir.ConstFloat):
-            return self.const_float(e.value, e.dtype)
-        if isinstance(e, ir.Cast):
-            return self._cast(e, slot)
-        if isinstance(e, ir.Cmp):
-            dtype = ir.expr_dtype(e.a)
-            a = self._operand(e.a, dtype, slot)
-            b = self._operand(e.b, dtype, slot)
-            pred = _CMP_PRED[e.op]
-            pred = ("u" if dtype.is_unsigned else "s") + pred if pred not in ("eq", "ne") else pred
-            if dtype.is_float:
-                raise PassError("floating-point comparisons are not supported in device code", e.span)
-            return self.arith("cmpi", [a, b], _int_type(dtype), predicate=pred)
-        dtype = e.dtype
-        type_ = _int_type(dtype)
-        if isinstance(e, ir.FloorMod | ir.FloorDiv):
-            return self._floor(e, slot)
-        a = self._operand(e.a, dtype, slot)
-        b = self._operand(e.b, dtype, slot)
-        if dtype.is_float:
-            op = {ir.Add: "addf", ir.Sub: "subf", ir.Mul: "mulf"}[type(e)]
-        else:
-            op = {ir.Add: "addi", ir.Sub: "subi", ir.Mul: "muli"}[type(e)]
-        return self.arith(op, [a, b], type_)
-
-    def _cast(self, e: ir.Cast, slot: bool) -> str:
-        src_dtype = ir.expr_dtype(e.a)
-        a = self._operand(e.a, src_dtype, slot)
-        src, dst = _int_type(src_dtype), _int_type(e.dtype)
-        if src == dst:
-            return a
-        if src == "index" or dst == "index":
-            op = "index_cast"
-        elif e.dtype.bits > src_dtype.bits:
-            op = "extsi"
-        else:
-            op = "trunci"
-        return self.arith(op, [a], dst, cast_from=src)
-
-    def _floor(self, e: ir.FloorMod | ir.FloorDiv, slot: bool) -> str:
-        dtype = e.dtype
-        type_ = _int_type(dtype)
-        is_mod = isinstance(e, ir.FloorMod)
-        if dtype.is_float:
-            a = self._operand(e.a, dtype, slot)
-            b = self._operand(e.b, dtype, slot)
-            return self.arith("remf" if is_mod else "divf", [a, b], type_)
-        if dtype.is_unsigned:
-            a = self._operand(e.a, dtype, slot)
-            b = self._operand(e.b, dtype, slot)
-            unsigned = self.mode is Mode.SLOTSAT
-            op = ("remui" if is_mod else "divui") if unsigned else ("remsi" if is_mod else "divsi")
-            return self.arith(op, [a, b], type_)
-        d = ir.literal_value(e.b)
-        proven = d is not None and d > 0 and self.proven(e.a, dtype)
-        a = self._operand(e.a, dtype, slot)
-        if proven:
-            assert d is not None
-            unsigned = slot and self.mode is Mode.SLOTSAT
-            op = ("remui" if is_mod else "divui") if unsigned else ("remsi" if is_mod else "divsi")
-            return self.arith(op, [a, self.const(d, dtype)], type_)
-        b = self._operand(e.b, dtype, slot)
-        if not is_mod:
-            return self.arith("floordivsi", [a, b], type_)
-        zero = self.const(0, dtype)
-        r = self.arith("remsi", [a, b], type_)
-        if d is not None:
-            n = self.arith("cmpi", [r, zero], type_, predicate="slt" if d > 0 else "sgt")
-            s = self.arith("addi", [r, b], type_)
-            return self.arith("select", [n, s, r], type_)
-        nz = self.arith("cmpi", [r, zero], type_, predicate="ne")
-        rn = self.arith("cmpi", [r, zero], type_, predicate="slt")
-        bn = self.arith("cmpi", [b, zero], type_, predicate="slt")
-        x = self.arith("xori", [rn, bn], "i1")
-        f = self.arith("andi", [nz, x], "i1")
-        s = self.arith("addi", [r, b], type_)
-        return self.arith("select", [f, s, r], type_)
+    def var_value(self, v: ir.Var) -> str:
+        handle = self.handles.get(v.id)
+        if handle is None:
+            raise PassError(f"'{v.name_hint}' has no value in the device function", v.span)
+        return handle
 
     def index_value(self, e: ir.Expr) -> str:
         """A non-slot `INDEX` value: folded, then lowered node by node (§7.4)."""
         folded = fold(e)
         if isinstance(folded, ir.ConstInt):
             return self.const(folded.value, ir.DType.INDEX)
-        return self.lower(folded)
+        return self.lower(e)
 
 
-# --------------------------------------------------------------------------------------
-# constant folding (§7.5)
+class _Namer:
+    """`floor_lowering.Namer` over an emitter: its hoisted constants (§5.3, in request
+    order), its `%N` temporaries, its variable handles, and a memo of emitted e-classes
+    scoped like the engine's `EmittedScope`."""
+
+    def __init__(self, emitter: Emitter) -> None:
+        self.emitter = emitter
+        self.scopes: list[dict[Hashable, str]] = [{}]
+
+    def const(self, value: int, mlir_type: str) -> str:
+        return self.emitter.const_typed(value, _signless_type(mlir_type))
+
+    def temp(self) -> str:
+        return self.emitter.new_tmp()
+
+    def value(self, var: ir.Var) -> str:
+        return self.emitter.var_value(var)
+
+    def lookup(self, key: Hashable) -> str | None:
+        for scope in reversed(self.scopes):
+            if key in scope:
+                return scope[key]
+        return None
+
+    def remember(self, key: Hashable, name: str) -> None:
+        self.scopes[-1][key] = name
+
+    def push(self) -> None:
+        self.scopes.append({})
+
+    def pop(self) -> None:
+        self.scopes.pop()
 
 
-_INT64_MIN = -(1 << 63)
+class _Recorder(ValueRecorder):
+    """Records rendered chains into the emitter's matcher `ValueGraph` (an op the model
+    does not know becomes an opaque value, as `Emitter.arith` does)."""
+
+    def op(self, result: str, op: str, operands: list[str], type: str, predicate: str | None = None) -> None:
+        try:
+            super().op(result, op, operands, _signless_type(type), predicate)
+        except (ValueError, KeyError):
+            self.values[result] = self.graph.opaque(result, _signless_type(type))
 
 
-def fold(e: ir.Expr) -> ir.Expr:
-    """Fold integer literals bottom-up (§7.5); raise the folding errors at the expression."""
-    if isinstance(e, ir.Var | ir.ConstInt | ir.ConstFloat):
-        return e
-    if isinstance(e, ir.Cast):
-        a = fold(e.a)
-        return e if a is e.a else ir.Cast(a, e.dtype, e.span)
-    if isinstance(e, ir.Cmp):
-        a, b = fold(e.a), fold(e.b)
-        return e if a is e.a and b is e.b else ir.Cmp(e.op, a, b, e.dtype, e.span)
-    a, b = fold(e.a), fold(e.b)
-    va, vb = ir.literal_value(a), ir.literal_value(b)
-    dtype = e.dtype
-    if dtype.is_int:
-        if isinstance(e, ir.FloorDiv | ir.FloorMod):
-            is_div = isinstance(e, ir.FloorDiv)
-            if vb == 0 and isinstance(b, ir.ConstInt):
-                raise PassError("Floor division by zero" if is_div else "Floor modulo by zero", e.span)
-            if vb == 1:
-                return a if is_div else ir.ConstInt(0, ir.expr_dtype(a), e.span)
-            if va is not None and vb is not None:
-                if va == _INT64_MIN and vb == -1 and ir.expr_dtype(a).bits == 64:
-                    raise PassError(
-                        "Floor division overflow: INT64_MIN // -1"
-                        if is_div
-                        else "Floor modulo overflow: INT64_MIN % -1",
-                        e.span,
-                    )
-                value = va // vb if is_div else va % vb
-                return ir.ConstInt(ir.expr_dtype(a).wrap(value), ir.expr_dtype(a), e.span)
-        elif va is not None and vb is not None:
-            value = va + vb if isinstance(e, ir.Add) else va - vb if isinstance(e, ir.Sub) else va * vb
-            return ir.ConstInt(ir.expr_dtype(a).wrap(value), ir.expr_dtype(a), e.span)
-    if a is e.a and b is e.b:
-        return e
-    return type(e)(a, b, e.dtype, e.span)
+def _signless_type(t: str) -> str:
+    """`ui32` -> `i32`: `arith` takes signless integers (see the module docstring)."""
+    return t[1:] if t.startswith("ui") and t[2:].isdigit() else t
+
+
+def _signless(term: EmitTerm) -> EmitTerm:
+    """`term` with unsigned type spellings made signless; a cast that becomes a no-op
+    (`INT32` <-> `UINT32`) is dropped, as before."""
+    if not _has_unsigned(term):
+        return term
+    memo: dict[int, EmitTerm] = {}
+
+    def walk(t: EmitTerm) -> EmitTerm:
+        if isinstance(t, ir.Var):
+            return t
+        if isinstance(t, EmitConst):
+            return EmitConst(t.value, _signless_type(t.type))
+        if id(t) in memo:
+            return memo[id(t)]
+        operands = tuple(walk(o) for o in t.operands)
+        type_ = _signless_type(t.type)
+        out: EmitTerm
+        if t.op in CASTS and _term_type(operands[0]) == type_:
+            out = operands[0]
+        else:
+            out = EmitNode(t.op, operands, type_, t.key)
+        memo[id(t)] = out
+        return out
+
+    return walk(term)
+
+
+def _term_type(t: EmitTerm) -> str:
+    return _signless_type(t.dtype.mlir if isinstance(t, ir.Var) else t.type)
+
+
+def _has_unsigned(t: EmitTerm) -> bool:
+    if isinstance(t, ir.Var):
+        return t.dtype.is_unsigned
+    if isinstance(t, EmitConst):
+        return t.type.startswith("ui")
+    return t.type.startswith("ui") or any(_has_unsigned(o) for o in t.operands)
+
+
+def _reject_float_compare(e: ir.Expr) -> None:
+    for sub in _subexprs(e):
+        if isinstance(sub, ir.Cmp) and ir.expr_dtype(sub.a).is_float:
+            raise PassError("floating-point comparisons are not supported in device code", sub.span)
+
+
+def _subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
+    yield e
+    if isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
+        yield from _subexprs(e.a)
+        yield from _subexprs(e.b)
+    elif isinstance(e, ir.Cast):
+        yield from _subexprs(e.a)
 
 
 # --------------------------------------------------------------------------------------
 # function emission
+
+
+def _is_scalar_expr(e: object) -> bool:
+    if isinstance(e, ir.Var):
+        return isinstance(e.type, ir.ScalarType)
+    return isinstance(e, ir.SCALAR_EXPRS)
+
+
+def _try_fold(e: ir.Expr) -> ir.Expr:
+    try:
+        return fold(e)
+    except PassError:
+        return e
+
+
+def _tile_definitions(s: ir.Stmt) -> list[ir.Var]:
+    """The tile variables `s` defines with a buffer of their own (assignments, if results)."""
+    if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
+        return [s.var]
+    if isinstance(s, ir.IfStmt):
+        return [r for r in s.return_vars if isinstance(r.type, ir.TileType)]
+    return []
+
+
+def _call_exprs(c: ir.Call) -> list[ir.Expr]:
+    """A call's scalar arguments and list items (offsets), which codegen may lower."""
+    out: list[ir.Expr] = []
+    for arg in c.args:
+        if isinstance(arg, ir.ExprList):
+            out.extend(arg.items)
+        elif _is_scalar_expr(arg):
+            out.append(arg)  # type: ignore[arg-type]
+    return out
 
 
 def _has_tile_ops(fn: ir.Function) -> bool:
@@ -602,6 +633,8 @@ class FunctionEmitter(Emitter):
         self.tensor_views: dict[int, str] = {}
         self.tensor_types: dict[int, ir.TensorType] = {}
         self.carry_guard: dict[int, tuple[int, str]] = {}
+        self.notes: list[Note] = []
+        self.loop_stack: list[LoopInfo] = []
 
     # -- planning ----------------------------------------------------------------------
 
@@ -730,6 +763,7 @@ class FunctionEmitter(Emitter):
         if self.planner is Planner.PYPTO:
             for alloc in self.allocations:
                 self.alloc_base[alloc.base.id] = self._reserve(alloc.space, alloc.total)
+        self.collect_roots()
         self.stmts(fn.body)
         if self.planner is Planner.PYPTO:
             self._check_capacity()
@@ -782,7 +816,7 @@ class FunctionEmitter(Emitter):
             offset = fold(memref.byte_offset)
             if isinstance(offset, ir.ConstInt):
                 return self.const(base + offset.value, ir.DType.INT64)
-            value = self.lower(offset)
+            value = self.lower(memref.byte_offset)
             as_i64 = self.arith("index_cast", [value], "i64", cast_from="index")
             return self.arith("addi", [self.const(base, ir.DType.INT64), as_i64], "i64")
         space = tile.memory_space or ir.MemorySpace.Vec
@@ -842,22 +876,24 @@ class FunctionEmitter(Emitter):
         if not dtype.is_int:
             raise PassError(f"A slot index must be an integer or index expression, got {dtype.value}", v.span)
         folded = fold(index)
-        before = self.op_count
-        slot = self.mode is Mode.SLOTSAT
+        ops = 0
+        term: EmitTerm | None = None
         if isinstance(folded, ir.ConstInt):
             name = self.const(folded.value, ir.DType.INDEX)
+            value = self.value_of(name)
+            interval = (value.value, value.value) if isinstance(value, mm.Const) else None
+            cls = mm.classify(value, region.slot_count, interval)
         else:
-            if slot:
-                name = self.lower(folded, slot=True)
-            else:
-                name = self.lower(folded)
-            if dtype is not ir.DType.INDEX:
-                name = self.arith("index_cast", [name], "index", cast_from=_int_type(dtype))
-        value = self.value_of(name)
-        interval = None
-        if isinstance(value, mm.Const):
-            interval = (value.value, value.value)
-        cls = mm.classify(value, region.slot_count, interval)
+            root = self.slot_roots.get(v.id)
+            if root is None:  # not seen by the pre-pass (re-saturates once, batched)
+                root = self.engine.add_root(index, slots=region.slot_count)
+                self.slot_roots[v.id] = root
+            chosen = self._choose(root)
+            term = chosen.term
+            name, ops = self.render(term)
+            value = self.value_of(name)
+            cls = mm.MatcherClass(chosen.matcher_class)
+            self._check_interval(v, index, root, region.slot_count)
         self.gets.append(
             GetRecord(
                 self.fn.name,
@@ -866,11 +902,114 @@ class FunctionEmitter(Emitter):
                 region.slot_count,
                 value,
                 cls,
-                self.scopes[-1].block,
-                self.op_count - before,
+                self.block_ids[-1],
+                ops,
+                index,
+                term,
+                tuple(self.loop_stack),
             )
         )
         return name
+
+    def _check_interval(self, v: ir.Var, index: ir.Expr, root: RootId, count: int) -> None:
+        """The warning of `40-ptoas-slot-matcher.md` §9: a proven slot range outside `[0, N)`."""
+        interval = self.engine.slot_interval(root)
+        if interval is None or interval[0] > interval[1]:
+            return
+        lo, hi = interval
+        if lo < 0 or hi >= count:
+            span = getattr(index, "span", NO_SPAN)
+            self.notes.append(
+                Note(
+                    "warning",
+                    f"slot index of '{v.name_hint}' ranges over [{lo}, {hi}], outside [0, {count})",
+                    span if span != NO_SPAN else v.span,
+                )
+            )
+
+    # -- the index engine's roots (pre-pass) -------------------------------------------------
+
+    def collect_roots(self) -> None:
+        """Register every loop, slot operand and plain integer expression codegen will lower
+        with the function's index engine, then saturate once (batched, `60-...` §9).
+
+        Plain roots are keyed by the `id` of the IR expression the emitter later lowers; an
+        expression the pre-pass misses is still lowered by the engine (as written). A folding
+        error is left for emission, so errors surface in emission order.
+        """
+        for s in ir.walk_stmts(self.fn.body):
+            if isinstance(s, ir.ForStmt):
+                self.engine.add_loop(
+                    LoopInfo(s.loop_var, _try_fold(s.start), _try_fold(s.stop), _try_fold(s.step))
+                )
+        for s in ir.walk_stmts(self.fn.body):
+            for v in _tile_definitions(s):
+                self._collect_slot(v)
+            for e in self._plain_sites(s):
+                self._collect_plain(e)
+        self.engine.saturate()
+
+    def _collect_slot(self, v: ir.Var) -> None:
+        tile = v.type
+        if not isinstance(tile, ir.TileType) or tile.memref is None or tile.memref.slot_index is None:
+            return
+        region = self.regions.get(tile.memref.base.id)
+        index = tile.memref.slot_index
+        if region is None or v.id in self.slot_roots or not ir.expr_dtype(index).is_int:
+            return
+        try:
+            if isinstance(fold(index), ir.ConstInt):
+                return
+            self.slot_roots[v.id] = self.engine.add_root(index, slots=region.slot_count)
+        except PassError:
+            return
+
+    def _collect_plain(self, e: ir.Expr) -> None:
+        dtype = ir.expr_dtype(e)
+        if id(e) in self.plain_roots or not (dtype.is_int or dtype is ir.DType.BOOL):
+            return
+        try:
+            if isinstance(fold(e), ir.ConstInt | ir.ConstFloat):
+                return
+            self.plain_roots[id(e)] = self.engine.add_root(e)
+        except PassError:
+            return
+
+    def _plain_sites(self, s: ir.Stmt) -> list[ir.Expr]:
+        """The integer expressions the emitter lowers for statement `s` (not its children)."""
+        out: list[ir.Expr] = []
+        if isinstance(s, ir.AssignStmt):
+            if isinstance(s.value, ir.Call):
+                out.extend(_call_exprs(s.value))
+            elif not isinstance(s.var.type, ir.TileType | ir.TensorType):
+                out.append(s.value)
+        elif isinstance(s, ir.EvalStmt):
+            out.extend(_call_exprs(s.call))
+        elif isinstance(s, ir.ForStmt):
+            out.extend((s.start, s.stop))
+            out.extend(it.init for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
+        elif isinstance(s, ir.IfStmt):
+            out.append(s.cond)
+        elif isinstance(s, ir.YieldStmt):
+            out.extend(s.values)
+        for v in _tile_definitions(s):
+            tile = v.type
+            if self.planner is Planner.PYPTO and isinstance(tile, ir.TileType) and tile.memref is not None:
+                out.append(tile.memref.byte_offset)
+        return [e for e in out if _is_scalar_expr(e)]
+
+    def engine_stats(self) -> EngineStats:
+        report = self.engine.saturate()
+        return EngineStats(
+            self.fn.name,
+            len(self.engine.roots),
+            len(self.slot_roots),
+            report.nodes,
+            report.iterations,
+            report.seconds,
+            self.extract_seconds,
+            report.limit_hit,
+        )
 
     # -- statements --------------------------------------------------------------------------
 
@@ -915,7 +1054,7 @@ class FunctionEmitter(Emitter):
         elif isinstance(value, ir.ConstFloat):
             self.handles[v.id] = self.const_float(value.value, dtype)
         else:
-            self.handles[v.id] = self.lower(value)
+            self.handles[v.id] = self.lower(s.value)
 
     def tensor_view(self, t: ir.Expr | ir.CallArg) -> str:
         if not isinstance(t, ir.Var) or t.id not in self.tensor_views:
@@ -933,7 +1072,7 @@ class FunctionEmitter(Emitter):
             if isinstance(folded, ir.ConstInt):
                 out.append(self.const(folded.value, ir.DType.INDEX))
             else:
-                value = self.lower(folded)
+                value = self.lower(e)
                 out.append(self.arith("maxsi", [value, self.const(0, ir.DType.INDEX)], "index"))
         return out
 
@@ -967,7 +1106,7 @@ class FunctionEmitter(Emitter):
             arg, ir.Var | ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cast | ir.Cmp
         ):
             raise PassError("expected a scalar operand", getattr(arg, "span", NO_SPAN))
-        return self.lower(fold(arg)), _int_type(ir.expr_dtype(arg))
+        return self.lower(arg), _int_type(ir.expr_dtype(arg))
 
     def call(self, target: ir.Var | None, c: ir.Call, span: Span) -> None:
         spec = ops.lookup(c.op)
@@ -1076,11 +1215,6 @@ class FunctionEmitter(Emitter):
         lb = self._bound(s.start)
         ub = self._bound(s.stop)
         st = self.const(step.value, ir.DType.INDEX)
-        start = fold(s.start)
-        start_literal = ir.index_literal(start)
-        self.loops[s.loop_var.id] = _LoopFact(
-            start_literal if start_literal is not None and start_literal >= 0 else None
-        )
         iv = f"%{self.var_name(s.loop_var)}"
         self.handles[s.loop_var.id] = iv
         self.values[iv] = self.graph.opaque(iv)
@@ -1104,7 +1238,7 @@ class FunctionEmitter(Emitter):
                 init = fold(it.init)
                 dtype = ir.expr_dtype(init)
                 init_name = (
-                    self.const(init.value, dtype) if isinstance(init, ir.ConstInt) else self.lower(init)
+                    self.const(init.value, dtype) if isinstance(init, ir.ConstInt) else self.lower(it.init)
                 )
                 name = f"%{self.var_name(it.var)}"
                 self.handles[it.var.id] = name
@@ -1116,6 +1250,7 @@ class FunctionEmitter(Emitter):
         self.line(f"{results}{header} {{")
         body = s.body.stmts
         last = body[-1] if body and isinstance(body[-1], ir.YieldStmt) else None
+        self.loop_stack.append(LoopInfo(s.loop_var, fold(s.start), fold(s.stop), step))
         with self.block():
             for stmt in body:
                 if stmt is last:
@@ -1125,6 +1260,7 @@ class FunctionEmitter(Emitter):
                 vals = [self._scalar_value(last.values[k]) for _, k in scalar_iters]
                 types = [_int_type(ir.expr_dtype(it.var)) for it, _ in scalar_iters]
                 self.line(f"scf.yield {', '.join(vals)} : {', '.join(types)}")
+        self.loop_stack.pop()
         self.line("}")
         for k, r in enumerate(s.return_vars):
             if isinstance(r.type, ir.TileType):
@@ -1141,11 +1277,10 @@ class FunctionEmitter(Emitter):
         folded = fold(e)
         if isinstance(folded, ir.ConstInt):
             return self.const(folded.value, folded.dtype)
-        return self.lower(folded)
+        return self.lower(e)
 
     def if_(self, s: ir.IfStmt) -> None:
-        cond = fold(s.cond)
-        cond_name = self.lower(cond)
+        cond_name = self.lower(s.cond)
         scalar_results: list[tuple[int, ir.Var]] = []
         tensor_results: list[tuple[int, ir.Var]] = []
         for k, r in enumerate(s.return_vars):
@@ -1251,6 +1386,8 @@ class PtoCodegen:
             )
             lines.extend(emitter.emit())
             result.gets.extend(emitter.gets)
+            result.notes.extend(emitter.notes)
+            result.engine_reports.append(emitter.engine_stats())
             result.function_ops[fn.name] = emitter.op_count
         lines.append("}")
         result.text = "\n".join(lines) + "\n"

@@ -49,6 +49,10 @@ class CompileResult:
     """Per `pto.multi_tile_get`: the matcher model's view of its slot operand."""
     function_ops: dict[str, int] = field(default_factory=dict)
     """Integer ops emitted per function (code size)."""
+    engine_reports: list[dict[str, str | float | int]] = field(default_factory=list)
+    """Per kernel function, the index engine's figures (`EngineStats.as_dict`): function, roots,
+    slot_roots, nodes, iterations, saturate_seconds, extract_seconds. `slotsat bench` sums the
+    numeric ones."""
 
 
 def function_passes(options: CompileOptions) -> list[FunctionPass]:
@@ -101,7 +105,15 @@ def compile_module(module: ir.Module, options: CompileOptions | None = None) -> 
     lowered, declines = run_passes(module, function_passes(opts))
     # 7. pto-codegen last: regions, blockers and emission read the resolved allocations.
     out = PtoCodegen(planner=opts.planner, mode=opts.mode, backend=opts.backend).run(lowered)
-    return CompileResult(out.text, lowered, declines, out.notes, out.gets, out.function_ops)
+    return CompileResult(
+        out.text,
+        lowered,
+        declines,
+        out.notes,
+        out.gets,
+        out.function_ops,
+        [r.as_dict() for r in out.engine_reports],
+    )
 
 
 def compile_source(
