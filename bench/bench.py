@@ -366,6 +366,14 @@ def _interval(v: Value, loops: Sequence[scan.Loop]) -> tuple[int, int] | None:
             return None
         lo, hi = (x[0] + y[0], x[1] + y[1]) if v.name == "arith.addi" else (x[0] - y[1], x[1] - y[0])
         return (lo, hi) if INT64_MIN <= lo and hi <= INT64_MAX else None
+    if isinstance(v, Op) and v.name in ("arith.divui", "arith.remui") and len(v.operands) == 2:
+        # Unsigned by a positive constant over a non-negative range: the signed view agrees.
+        x, d = _interval(v.operands[0], loops), v.operands[1]
+        if x is None or x[0] < 0 or not isinstance(d, Const) or d.value <= 0:
+            return None
+        if v.name == "arith.divui":
+            return x[0] // d.value, x[1] // d.value
+        return (x[0], x[1]) if x[1] < d.value else (0, d.value - 1)
     return None
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from analysis.matcher import Relation, compare
+from analysis.matcher import Relation, ValueGraph, compare
 from bench import bench, scan
 from bench.generate import count_loops, generate_corpus, generate_kernel
 from bench.report import LOWERINGS, METRICS, PNG_MAGIC, evaluate_targets, tenfold_ratios
@@ -330,3 +330,16 @@ def test_run_quick_summary_prints_the_summary_table(tmp_path: Path) -> None:
     for name in LOWERINGS:
         assert name in text
     assert (tmp_path / "report.md").exists()
+
+
+def test_the_bare_class_sees_through_unsigned_quotients_and_remainders() -> None:
+    # strided_exp's bare slot divui(i - 8, 64) over range(8, 264, 64) lies in [0, 3]:
+    # the benchmark's own interval must agree with the engine that accepted it.
+    g = ValueGraph()
+    i = g.opaque("%i")
+    loop = scan.Loop(i, g.const(8), g.const(264), g.const(64))
+    quotient = g.op("arith.divui", g.op("arith.subi", i, g.const(8)), g.const(64))
+    assert bench._interval(quotient, [loop]) == (0, 3)
+    assert bench._interval(g.op("arith.remui", i, g.const(4)), [loop]) == (0, 3)
+    below_zero = g.op("arith.divui", g.op("arith.subi", i, g.const(9)), g.const(64))
+    assert bench._interval(below_zero, [loop]) is None
