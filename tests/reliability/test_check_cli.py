@@ -1,7 +1,7 @@
 """`slotsat check` (`slotsat/commands/check.py`).
 
 Groups: every corpus kernel in `examples/kernels/` (and the spec's example kernels under
-`tests/reliability/data/ok_*.py`) is confirmed; every seeded wrong-slot file
+the spec §12 kernels among them) is confirmed; every seeded wrong-slot file
 (`tests/reliability/data/wrong_*.py`) is caught with exit status 1; a slots pass that
 synthesizes a wrong slot is caught by both the differential and the privacy checker;
 arguments and unreadable input exit 2.
@@ -28,7 +28,8 @@ from slotsat.interpreter import outputs_equal, run_function
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
-CORPUS = sorted((ROOT / "examples" / "kernels").glob("*.py")) + sorted(DATA.glob("ok_*.py"))
+KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
+CORPUS = sorted((ROOT / "examples" / "kernels").glob("*.py"))
 WRONG = sorted(DATA.glob("wrong_*.py"))
 
 
@@ -85,7 +86,7 @@ def test_a_slots_pass_that_synthesizes_a_wrong_slot_is_caught(
         return dataclasses.replace(result, function=bad)
 
     monkeypatch.setattr(LowerPipelineToSlots, "run", broken_run)
-    status, out, _ = _check(capsys, str(DATA / "ok_rowscale.py"))
+    status, out, _ = _check(capsys, str(KERNELS / "row_scale.py"))
     assert status == 1
     assert any("rotated: xt[r // 2 % 2], gt[r // 2 % 2]; outputs DIFFER; privacy VIOLATED (2)" in ln
                for ln in out), out
@@ -123,7 +124,7 @@ def test_replicating_a_runtime_stop_below_the_start_runs_no_iteration() -> None:
 
 
 def test_compat_seed_and_trials_are_accepted(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = _check(capsys, str(DATA / "ok_rowscale.py"), "--compat", "pypto", "--seed", "7",
+    status, out, _ = _check(capsys, str(KERNELS / "row_scale.py"), "--compat", "pypto", "--seed", "7",
                             "--trials", "5", "--backend", "910b")
     assert status == 0
     assert "outputs match (5 trials)" in out[0]
@@ -138,6 +139,6 @@ def test_a_missing_file_exits_2_with_one_line(capsys: pytest.CaptureFixture[str]
 
 
 def test_a_bad_backend_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, err = _check(capsys, str(DATA / "ok_rowscale.py"), "--backend", "bogus")
+    status, _, err = _check(capsys, str(KERNELS / "row_scale.py"), "--backend", "bogus")
     assert status == 2
     assert "error: unknown backend 'bogus'" in err

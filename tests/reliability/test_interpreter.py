@@ -31,6 +31,7 @@ from slotsat.ir import DType
 from slotsat.semantics import EvalError, eval_expr
 
 DATA = Path(__file__).parent / "data"
+KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 
 
 def _kernel(params: str, ret: str, body: str, decls: str = "") -> ir.Function:
@@ -283,9 +284,9 @@ def test_pipelined_loads_expose_a_slot_shared_by_two_in_flight_iterations() -> N
     assert outputs_equal(logical, run_function(fn, args, physical=True, prefetch=True)) is not None
 
 
-@pytest.mark.parametrize("name", ["ok_rowscale.py", "ok_strided_exp.py", "ok_accumulate.py", "ok_matmulk.py"])
+@pytest.mark.parametrize("name", ["row_scale.py", "strided_exp.py", "accumulate.py", "matmul_k.py"])
 def test_correct_rotations_agree_under_the_physical_model(name: str) -> None:
-    fn = parse_file(DATA / name).programs[0].functions[0]
+    fn = parse_file(KERNELS / name).programs[0].functions[0]
     args = random_inputs(fn, np.random.default_rng(5))
     assert outputs_equal(run_function(fn, args, physical=False), run_function(fn, args)) is None
 
@@ -305,7 +306,7 @@ return res
 
 
 def test_the_step_limit_stops_a_long_run() -> None:
-    fn = parse_file(DATA / "ok_rowscale.py").programs[0].functions[0]
+    fn = parse_file(KERNELS / "row_scale.py").programs[0].functions[0]
     args = random_inputs(fn, np.random.default_rng(0))
     with pytest.raises(InterpreterError, match="step limit"):
         run_function(fn, args, max_steps=10)

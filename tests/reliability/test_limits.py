@@ -25,7 +25,7 @@ from slotsat.errors import SlotsatError
 from slotsat.ir import DType, MemorySpace
 from slotsat.pipeline import compile_module
 
-DATA = Path(__file__).parent / "data"
+KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 
 
 # ---- file size
@@ -33,7 +33,7 @@ DATA = Path(__file__).parent / "data"
 
 def test_an_oversized_file_is_refused_before_it_is_read(capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    path = DATA / "ok_rowscale.py"
+    path = KERNELS / "row_scale.py"
     monkeypatch.setenv("SLOTSAT_MAX_FILE_BYTES", "100")
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err.strip()
@@ -194,8 +194,8 @@ def test_a_100000_statement_body_is_checked_and_compiled() -> None:
 )
 def test_egraph_limits_still_give_a_correct_program(monkeypatch: pytest.MonkeyPatch, variable: str, value: str) -> None:
     monkeypatch.setenv(variable, value)
-    for name in ("ok_strided_exp.py", "ok_matmulk.py"):
-        module = parse_file(DATA / name)
+    for name in ("strided_exp.py", "matmul_k.py"):
+        module = parse_file(KERNELS / name)
         start = time.monotonic()
         result = check_module(module)
         assert not result.failed, [f.rejection or f.mismatch or f.privacy_errors for f in result.functions]
@@ -216,7 +216,7 @@ def test_egraph_limits_still_give_a_correct_program(monkeypatch: pytest.MonkeyPa
 
 def test_an_interpreter_limit_leaves_the_function_unverified_not_failed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SLOTSAT_INTERP_MAX_STEPS", "5")
-    result = check_module(parse_file(DATA / "ok_rowscale.py"))
+    result = check_module(parse_file(KERNELS / "row_scale.py"))
     fc = result.functions[0]
     assert fc.unverified is not None
     assert "step limit (5 statements)" in fc.unverified

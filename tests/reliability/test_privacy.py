@@ -23,6 +23,7 @@ from slotsat.dsl.parser import parse_file, parse_source
 from slotsat.dsl.printer import print_module
 
 DATA = Path(__file__).parent / "data"
+KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 
 
 def _fn(text: str) -> ir.Function:
@@ -97,9 +98,9 @@ def test_correct_rotations_are_accepted(header: str, slot: str, slots: int) -> N
     assert report.definitions > 0
 
 
-@pytest.mark.parametrize("name", ["ok_rowscale.py", "ok_strided_exp.py", "ok_accumulate.py", "ok_matmulk.py"])
+@pytest.mark.parametrize("name", ["row_scale.py", "strided_exp.py", "accumulate.py", "matmul_k.py"])
 def test_the_slots_pass_output_is_private(name: str) -> None:
-    fn = parse_file(DATA / name).programs[0].functions[0]
+    fn = parse_file(KERNELS / name).programs[0].functions[0]
     slotted = LowerPipelineToSlots(backend=Backend.ASCEND950).run(fn).function
     report = check_privacy(slotted)
     assert report.ok
@@ -107,7 +108,7 @@ def test_the_slots_pass_output_is_private(name: str) -> None:
 
 
 def test_a_wrong_synthesized_slot_is_caught() -> None:
-    module = parse_file(DATA / "ok_rowscale.py")
+    module = parse_file(KERNELS / "row_scale.py")
     fn = module.programs[0].functions[0]
     slotted = LowerPipelineToSlots(backend=Backend.ASCEND950).run(fn).function
     program = module.programs[0]
