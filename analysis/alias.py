@@ -53,6 +53,10 @@ class AliasFacts:
     def edges(self) -> list[tuple[ir.Var, ir.Var]]:
         return [(self.var(a), self.var(b)) for a, b in self.graph.edges]
 
+    def edge_ids(self) -> list[tuple[int, int]]:
+        """The edges as `(v, s)` variable ids, in the order of `edges()`."""
+        return list(self.graph.edges)
+
     def root(self, v: ir.Var) -> int:
         """The id of `v`'s alias root."""
         path: list[int] = []

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from egglog import (
@@ -203,6 +204,91 @@ def _enclosing(m: GateLoop, loop: GateLoop, f: i64) -> Iterable[RewriteOrRule]:
     """§7: a declined F > 1 pipeline loop disqualifies every F > 1 pipeline loop below it."""
     yield rule(eq(ok(m)).to(Bool(False)), encloses(m, loop), eq(stages(loop)).to(f), f > i64(1)).then(
         *_decline(loop, "under-declined"))
+
+
+# -- fact batches -----------------------------------------------------------------------
+
+FactArg = int | str
+"""A fact argument: a `GateLoop` / `GateVar` key, or a `String` (decline code)."""
+
+VALUE_FACTS: dict[str, Any] = {
+    "stages": stages,
+    "loop_start": loop_start,
+    "loop_step": loop_step,
+    "loop_stop": loop_stop,
+    "candidate_count": candidate_count,
+}
+"""The `i64`-valued facts over one `GateLoop`, by name (`set_(f(GateLoop(k))).to(v)`)."""
+
+RELATION_FACTS: dict[str, tuple[Any, tuple[type, ...]]] = {
+    "start_runtime": (start_runtime, (GateLoop,)),
+    "step_runtime": (step_runtime, (GateLoop,)),
+    "stop_runtime": (stop_runtime, (GateLoop,)),
+    "encloses": (encloses, (GateLoop, GateLoop)),
+    "candidate": (candidate, (GateVar, GateLoop)),
+    "tile_var": (tile_var, (GateVar,)),
+    "tile_space_bad": (tile_space_bad, (GateVar,)),
+    "tile_shape_bad": (tile_shape_bad, (GateVar,)),
+    "alias_edge": (alias_edge, (GateVar, GateVar)),
+    "phi_read": (phi_read, (GateVar,)),
+    "inherit_read": (inherit_read, (GateVar,)),
+    "capacity_declined": (capacity_declined, (GateLoop, String)),
+}
+"""The relations Python inserts, by name, with their argument sorts."""
+
+
+@dataclass(slots=True)
+class FactBatch:
+    """Facts of one function in plain Python form, inserted with one call.
+
+    Building egglog expressions costs about 0.1–0.2 ms per node in the high-level API, which
+    dominated the pass (`60-egraph-engine.md` §10), so the pass collects keys here and the
+    session (`egraph_rules.slotize.SlotsEGraph`) lowers the whole batch at once: to egglog's
+    command objects when available, otherwise to the high-level facts of `high_level()`.
+    """
+
+    values: list[tuple[str, int, int]] = field(default_factory=list)
+    """(fact name, loop key, value)."""
+    relations: list[tuple[str, tuple[FactArg, ...]]] = field(default_factory=list)
+    """(relation name, arguments)."""
+
+    def value(self, name: str, loop: int, value: int) -> None:
+        assert name in VALUE_FACTS, name
+        self.values.append((name, loop, value))
+
+    def relation(self, name: str, *args: FactArg) -> None:
+        assert name in RELATION_FACTS, name
+        assert len(args) == len(RELATION_FACTS[name][1]), name
+        self.relations.append((name, args))
+
+    def __len__(self) -> int:
+        return len(self.values) + len(self.relations)
+
+    def high_level(self) -> list[ActionLike]:
+        """The batch as high-level egglog facts (the portable path)."""
+        loops: dict[int, GateLoop] = {}
+        tvars: dict[int, GateVar] = {}
+
+        def arg(sort: type, a: FactArg) -> BaseExpr:
+            if sort is String:
+                assert isinstance(a, str)
+                return String(a)
+            assert isinstance(a, int)
+            if sort is GateLoop:
+                if a not in loops:
+                    loops[a] = GateLoop(a)
+                return loops[a]
+            if a not in tvars:
+                tvars[a] = GateVar(a)
+            return tvars[a]
+
+        out: list[ActionLike] = []
+        for name, key, v in self.values:
+            out.append(set_(VALUE_FACTS[name](arg(GateLoop, key))).to(i64(v)))
+        for name, args in self.relations:
+            fn, sorts = RELATION_FACTS[name]
+            out.append(fn(*(arg(sort, a) for sort, a in zip(sorts, args, strict=True))))
+        return out
 
 
 def literal(x: BaseExpr) -> object:

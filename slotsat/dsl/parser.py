@@ -49,6 +49,7 @@ Choices the spec leaves open (documented here, pinned by `tests/dsl`):
 from __future__ import annotations
 
 import ast
+import gc
 import keyword
 import warnings
 from collections.abc import Sequence
@@ -112,11 +113,19 @@ def parse_source(text: str, filename: str = "<input>") -> ir.Module:
         raise SlotsatError(f"the file is too large to be a kernel: {len(text)} characters (the limit is "
                            f"{limit}; set SLOTSAT_MAX_FILE_BYTES to raise it)", Span(1, 1), file=filename)
     parser = _ModuleParser(text, filename)
+    # The AST and the IR built from it are acyclic and live until the walk ends, so the cyclic
+    # collector only rescans them: at 10,000 loops it took 9.1 s of a 12.8 s `ast.parse`.
+    # Reference counting still frees everything; the collector is restored on every exit.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return parser.parse()
     except RecursionError:
         raise SlotsatError("the kernel is nested too deeply to parse; split the expression or body",
                            parser.last_span, file=filename) from None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 # --------------------------------------------------------------------------------------

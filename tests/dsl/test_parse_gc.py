@@ -1,0 +1,36 @@
+"""The parser pauses the cyclic garbage collector around `ast.parse` and the tree walk
+(most of a 10,000-loop parse was collection) and always restores the caller's setting."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+
+import pytest
+
+from slotsat.dsl.parser import parse_source
+from slotsat.errors import SlotsatError
+
+
+def test_the_collector_is_back_on_after_a_parse(kernel: Callable[..., str]) -> None:
+    assert gc.isenabled()
+    parse_source(kernel("return out"), "k.py")
+    assert gc.isenabled()
+
+
+def test_the_collector_is_back_on_after_an_error(kernel: Callable[..., str]) -> None:
+    with pytest.raises(SlotsatError):
+        parse_source(kernel("x = ("), "k.py")
+    assert gc.isenabled()
+    with pytest.raises(SlotsatError):
+        parse_source(kernel("x: pl.Scalar[pl.INDEX] = nope\nreturn out"), "k.py")
+    assert gc.isenabled()
+
+
+def test_a_caller_that_disabled_the_collector_keeps_it_off(kernel: Callable[..., str]) -> None:
+    gc.disable()
+    try:
+        parse_source(kernel("return out"), "k.py")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
