@@ -63,26 +63,11 @@ class PassResult:
 # --------------------------------------------------------------------------------------
 # printing loop headers for decline records (names are not disambiguated)
 
-_PREC: dict[type, int] = {ir.Add: 1, ir.Sub: 1, ir.Mul: 2, ir.FloorDiv: 2, ir.FloorMod: 2}
+def format_expr(e: ir.Expr) -> str:
+    """An expression as the DSL printer writes it, with the binders' own name hints."""
+    from slotsat.dsl.printer import print_expr
 
-
-def format_expr(e: ir.Expr, parent: int = 0, right: bool = False) -> str:
-    """An index expression with Python precedence and the fewest parentheses."""
-    if isinstance(e, ir.Var):
-        return e.name_hint
-    if isinstance(e, ir.ConstInt):
-        return str(e.value) if e.dtype is ir.DType.INDEX else f"pl.const({e.value}, pl.{e.dtype.value})"
-    if isinstance(e, ir.ConstFloat):
-        return repr(e.value)
-    if isinstance(e, ir.Cast):
-        return f"pl.cast({format_expr(e.a)}, pl.{e.dtype.value})"
-    if isinstance(e, ir.Cmp):
-        return f"{format_expr(e.a)} {e.op.value} {format_expr(e.b)}"
-    prec = _PREC[type(e)]
-    text = f"{format_expr(e.a, prec)} {ir.BINOP_SYMBOL[type(e)]} {format_expr(e.b, prec, True)}"
-    if prec < parent or (right and prec == parent):
-        return f"({text})"
-    return text
+    return print_expr(e)
 
 
 def loop_header(loop: ir.ForStmt) -> str:
