@@ -252,16 +252,17 @@ class IndexEngine:
             self.report = SaturationReport(0, 0, time.perf_counter() - t0, None, self.schedule.name)
             return self.report
         template = _template(self.schedule)
-        template.egraph.push()
+        template.push()
         try:
             self._inserted_loops = set()
-            self._insert_loops(template.inserter)
-            template.inserter.insert([r.term for r in self.roots if r.term is not None])
+            template.inserter.insert(
+                [r.term for r in self.roots if r.term is not None], self._loop_facts()
+            )
             run = run_bounded(template.runner, self.schedule, self.limits, started=t0)
             rows = template.runner.rows()
             self.view = EGraphView(export(template.egraph))
         finally:
-            template.egraph.pop()
+            template.pop()
         for r in self.roots:
             if r.term is not None:
                 r.original = set()
@@ -276,7 +277,7 @@ class IndexEngine:
         )
         return self.report
 
-    def _insert_loops(self, inserter: _Inserter) -> None:
+    def _loop_facts(self) -> list[tuple[str, str, int | None]]:
         facts: list[tuple[str, str, int | None]] = []
         for vid, loop in self.loops.items():
             if vid in self._inserted_loops:
@@ -288,8 +289,7 @@ class IndexEngine:
                     facts.append((f"L{vid}", fact, value))
                 else:
                     facts.append((f"L{vid}", fact, None))
-        if facts:
-            inserter.facts(facts)
+        return facts
 
     def _resolve(self, t: Term, original: set[NodeKey]) -> str:
         assert self.view is not None
@@ -666,6 +666,20 @@ class _Template:
     runner: Runner
     inserter: _Inserter
 
+    def push(self) -> None:
+        """`EGraph.push` without its tracing span and Python-state copy when the batched
+        low-level paths are in use (they declare nothing, so the state cannot change)."""
+        if self.inserter.low and self.runner.low:
+            self.inserter.push()
+        else:
+            self.egraph.push()
+
+    def pop(self) -> None:
+        if self.inserter.low and self.runner.low:
+            self.inserter.pop()
+        else:
+            self.egraph.pop()
+
 
 _TEMPLATES: dict[str, _Template] = {}
 
@@ -724,6 +738,12 @@ class _Inserter:
         except (ImportError, AttributeError, KeyError, TypeError):
             self.low = False
 
+    def push(self) -> None:
+        self.egraph._egraph.run_program(self.b.Push(1))
+
+    def pop(self) -> None:
+        self.egraph._egraph.run_program(self.b.Pop(self.span, 1))
+
     def facts(self, facts: list[tuple[str, str, int | None]]) -> None:
         """Loop facts `(loop key, "start" | "stop" | "step", literal or None for runtime)`."""
         if not self.low:
@@ -736,6 +756,9 @@ class _Inserter:
                     high.append(_RUNTIME_FACT[fact](lp))
             self.egraph.register(*high)
             return
+        self.egraph._egraph.run_program(*self._fact_commands(facts))
+
+    def _fact_commands(self, facts: list[tuple[str, str, int | None]]) -> list[Any]:
         b, sp = self.b, self.span
         cmds = []
         for key, fact, value in facts:
@@ -744,17 +767,21 @@ class _Inserter:
                 cmds.append(b.ActionCommand(b.Set(sp, self.names[f"lit_{fact}"], [lp], self._lit(value))))
             else:
                 cmds.append(b.ActionCommand(b.Expr_(sp, b.Call(sp, self.names[f"rt_{fact}"], [lp]))))
-        self.egraph._egraph.run_program(*cmds)
+        return cmds
 
-    def insert(self, terms: list[Term]) -> None:
-        if not terms:
-            return
+    def insert(self, terms: list[Term], facts: list[tuple[str, str, int | None]] | None = None) -> None:
+        """Loop facts (if any), then `terms`, in that order; one `run_program` call."""
         if not self.low:
-            self.egraph.register(*(_high_level(t, {}) for t in terms))
+            if facts:
+                self.facts(facts)
+            if terms:
+                self.egraph.register(*(_high_level(t, {}) for t in terms))
             return
+        cmds = self._fact_commands(facts) if facts else []
         memo: dict[Term, Any] = {}
-        cmds = [self.b.ActionCommand(self.b.Expr_(self.span, self._expr(t, memo))) for t in terms]
-        self.egraph._egraph.run_program(*cmds)
+        cmds.extend(self.b.ActionCommand(self.b.Expr_(self.span, self._expr(t, memo))) for t in terms)
+        if cmds:
+            self.egraph._egraph.run_program(*cmds)
 
     def _lit(self, v: int | str) -> Any:
         b = self.b

@@ -31,6 +31,7 @@ terminates.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
@@ -56,8 +57,38 @@ LEAF_KINDS = frozenset({"const", "iv", "var"})
 
 
 def export(egraph: EGraph) -> str:
-    """The e-graph as egraph-serialize JSON (the single use of egglog's `_serialize`)."""
-    return egraph._serialize(split_primitive_outputs=False).to_json()
+    """The e-graph as egraph-serialize JSON (the single use of egglog's `_serialize`).
+
+    Same steps as `EGraph._serialize(split_primitive_outputs=False)` on 13.2 and 14.0, but
+    the op-name mapping (egglog's `op_mapping()` pretty-prints every callable, about 0.5 ms
+    per call) is computed once per e-graph and declaration set, not once per export; falls
+    back to `_serialize` when the underscore internals differ.
+    """
+    try:
+        raw = egraph._egraph
+        state = egraph._state
+        refs = state.egg_fn_to_callable_refs
+        costs = getattr(state, "cost_table_names", None)
+        if costs is None:
+            costs = state.cost_callables
+    except AttributeError:
+        return egraph._serialize(split_primitive_outputs=False).to_json()
+    stamp = (len(refs), len(costs))
+    cached = _OP_MAPPINGS.get(id(egraph))
+    if cached is None or cached[0]() is not egraph or cached[1] != stamp:
+        cached = (weakref.ref(egraph), stamp, state.op_mapping())
+        _OP_MAPPINGS[id(egraph)] = cached
+        weakref.finalize(egraph, _OP_MAPPINGS.pop, id(egraph), None)
+    serialized = raw.serialize([], max_functions=None, max_calls_per_function=None,
+                               include_temporary_functions=False)
+    if serialized.discarded_functions or serialized.truncated_functions:
+        return egraph._serialize(split_primitive_outputs=False).to_json()
+    serialized.map_ops(cached[2])
+    return str(serialized.to_json())
+
+
+_OP_MAPPINGS: dict[int, tuple[weakref.ref[EGraph], tuple[int, int], dict[str, str]]] = {}
+"""Per live e-graph (by `id`, checked through the weak reference): its op-name mapping."""
 
 
 NodeKey = tuple[str, tuple[object, ...], tuple[str, ...]]
@@ -289,11 +320,26 @@ class Extractor:
                 best[cls] = Completion(0, op_count(t), 0, t, frozenset())
             else:
                 fresh.append(cls)
+        # Passes in `order` until one changes nothing. A class none of whose child classes
+        # changed since its last evaluation would compute the same candidates again, none
+        # better than its current best, so it is skipped: same updates, same order, same
+        # result, without re-completing the whole closure on the confirming pass.
+        classes = self.view.classes
+        kids: dict[str, frozenset[str]] = {
+            cls: frozenset(c for node in classes.get(cls, ()) for c in node.children) for cls in fresh
+        }
+        changed_at: dict[str, int] = {}
+        evaluated_at: dict[str, int] = {}
+        version = 1
         changed = True
         while changed:
             changed = False
             for cls in fresh:
-                for node in self.view.classes.get(cls, ()):
+                seen = evaluated_at.get(cls)
+                if seen is not None and all(changed_at.get(c, 0) < seen for c in kids[cls]):
+                    continue
+                evaluated_at[cls] = version
+                for node in classes.get(cls, ()):
                     cand = self.complete(cls, node, best, original)
                     if cand is None:
                         continue
@@ -301,6 +347,8 @@ class Extractor:
                     if cur is None or cand.better_than(cur):
                         best[cls] = cand
                         changed = True
+                        changed_at[cls] = version
+                        version += 1
         return best
 
     def complete(

@@ -186,34 +186,61 @@ def substitute(node: Any, mapping: dict[int, ir.Var]) -> Any:
     """`node` with every reference to a binder in `mapping` (by id) replaced.
 
     Rebuilds only what changes; binders not in the mapping are kept as they are (their
-    types are not rewritten).
+    types are not rewritten). One walk over the body; shared dataclass nodes are visited
+    once, and each type's init fields are looked up once.
     """
     memo: dict[int, Any] = {}
+    if not mapping:
+        return node
 
     def walk(x: Any) -> Any:
-        if isinstance(x, ir.Var):
+        t = type(x)
+        names = _INIT_FIELDS.get(t)
+        if names is None:
+            names = _init_fields(t)
+        if names is _LEAF:
+            return x
+        if names is _VAR:
             return mapping.get(x.id, x)
-        if isinstance(x, tuple):
+        if names is _TUPLE:
             items = tuple(walk(i) for i in x)
             return x if all(a is b for a, b in zip(items, x, strict=True)) else items
-        if not is_dataclass(x) or isinstance(x, type):
-            return x
         key = id(x)
         if key in memo:
             return memo[key]
         changes: dict[str, Any] = {}
-        for f in fields(x):
-            if not f.init:
-                continue
-            old = getattr(x, f.name)
+        for name in names:
+            old = getattr(x, name)
             new = walk(old)
             if new is not old:
-                changes[f.name] = new
+                changes[name] = new
         result = replace(x, **changes) if changes else x
         memo[key] = result
         return result
 
     return walk(node)
+
+
+_LEAF: tuple[str, ...] = ("<leaf>",)
+_VAR: tuple[str, ...] = ("<var>",)
+_TUPLE: tuple[str, ...] = ("<tuple>",)
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _init_fields(t: type) -> tuple[str, ...]:
+    """How `substitute` walks a value of type `t`: a binder, a tuple, a leaf, or a
+    dataclass's init field names."""
+    names: tuple[str, ...]
+    if issubclass(t, ir.Var):
+        names = _VAR
+    elif issubclass(t, tuple):
+        names = _TUPLE
+    elif is_dataclass(t) and not issubclass(t, type):
+        names = tuple(f.name for f in fields(t) if f.init)
+    else:
+        names = _LEAF
+    _INIT_FIELDS[t] = names
+    return names
 
 
 # --------------------------------------------------------------------------------------
