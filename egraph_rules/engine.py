@@ -33,7 +33,7 @@ from __future__ import annotations
 import enum
 import itertools
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, NewType
 
@@ -68,7 +68,7 @@ from egraph_rules.lang import (
 from egraph_rules.limits import Limits
 from egraph_rules.schedules import CODEGEN_SLOTS, CODEGEN_SYNTACTIC, NamedSchedule, Runner, run_bounded
 from egraph_rules.syntactic import python_nonneg_syn
-from lowering.floor_lowering import EmitConst, EmitNode, EmitTerm, describe, op_count, to_value
+from lowering.floor_lowering import EmitConst, EmitNode, EmitTerm, ScopedMemo, describe, op_count, to_value
 from slotsat import ir
 from slotsat.semantics import fold
 
@@ -130,32 +130,8 @@ class FormInfo:
     term: EmitTerm
 
 
-class EmittedScope:
+class EmittedScope(ScopedMemo[EmitTerm]):
     """Block scopes of e-classes already materialized (keys of `EmitNode`s, with their terms)."""
-
-    def __init__(self) -> None:
-        self._scopes: list[dict[Hashable, EmitTerm]] = [{}]
-
-    def push(self) -> None:
-        self._scopes.append({})
-
-    def pop(self) -> None:
-        if len(self._scopes) == 1:
-            raise RuntimeError("EmittedScope.pop without a matching push")
-        self._scopes.pop()
-
-    def lookup(self, key: Hashable) -> EmitTerm | None:
-        for scope in reversed(self._scopes):
-            if key in scope:
-                return scope[key]
-        return None
-
-    def add(self, key: Hashable, term: EmitTerm) -> None:
-        self._scopes[-1][key] = term
-
-    def items(self) -> Iterator[tuple[Hashable, EmitTerm]]:
-        for scope in self._scopes:
-            yield from scope.items()
 
 
 # --------------------------------------------------------------------------------------

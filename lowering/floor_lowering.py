@@ -24,9 +24,9 @@ emits (4 with a constant divisor, 8 with a runtime one).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from analysis.matcher import Const, Op, Opaque, Value, ValueGraph
 from slotsat import ir
@@ -161,6 +161,38 @@ class Namer(Protocol):
     def remember(self, key: Hashable, name: str) -> None: ...
 
 
+V = TypeVar("V")
+
+
+class ScopedMemo(Generic[V]):
+    """Values keyed by e-class, visible in the block that recorded them and the blocks nested
+    inside it (`30-pto-codegen.md` §6: a value already emitted in scope is reused)."""
+
+    def __init__(self) -> None:
+        self._scopes: list[dict[Hashable, V]] = [{}]
+
+    def push(self) -> None:
+        self._scopes.append({})
+
+    def pop(self) -> None:
+        if len(self._scopes) == 1:
+            raise RuntimeError("ScopedMemo.pop without a matching push")
+        self._scopes.pop()
+
+    def lookup(self, key: Hashable) -> V | None:
+        for scope in reversed(self._scopes):
+            if key in scope:
+                return scope[key]
+        return None
+
+    def add(self, key: Hashable, value: V) -> None:
+        self._scopes[-1][key] = value
+
+    def items(self) -> Iterator[tuple[Hashable, V]]:
+        for scope in self._scopes:
+            yield from scope.items()
+
+
 def const_name(value: int, mlir_type: str) -> str:
     """`%c24_index`, `%cn3_index` (`30-pto-codegen.md` §5.3)."""
     return f"%c{value}_{mlir_type}" if value >= 0 else f"%cn{-value}_{mlir_type}"
@@ -173,7 +205,7 @@ class SimpleNamer:
 
     constants: dict[tuple[int, str], str] = field(default_factory=dict)
     counter: int = 0
-    scopes: list[dict[Hashable, str]] = field(default_factory=lambda: [{}])
+    memo: ScopedMemo[str] = field(default_factory=ScopedMemo)
     var_names: dict[int, str] = field(default_factory=dict)
 
     def const(self, value: int, mlir_type: str) -> str:
@@ -194,19 +226,16 @@ class SimpleNamer:
         return self.var_names.get(var.id, f"%{var.name_hint}")
 
     def lookup(self, key: Hashable) -> str | None:
-        for scope in reversed(self.scopes):
-            if key in scope:
-                return scope[key]
-        return None
+        return self.memo.lookup(key)
 
     def remember(self, key: Hashable, name: str) -> None:
-        self.scopes[-1][key] = name
+        self.memo.add(key, name)
 
     def push(self) -> None:
-        self.scopes.append({})
+        self.memo.push()
 
     def pop(self) -> None:
-        self.scopes.pop()
+        self.memo.pop()
 
 
 @dataclass

@@ -75,7 +75,7 @@ from analysis.budget import Backend, tile_bytes
 from egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, RootId
 from egraph_rules.engine import Mode as EngineMode
 from lowering.common import Planner, format_expr
-from lowering.floor_lowering import CASTS, EmitConst, EmitNode, EmitTerm, ValueRecorder, render
+from lowering.floor_lowering import CASTS, EmitConst, EmitNode, EmitTerm, ScopedMemo, ValueRecorder, render
 from lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
 from lowering.regions import Region, plan_regions, tile_type_string, valid_extents
 from slotsat import ir, ops
@@ -434,7 +434,7 @@ class _Namer:
 
     def __init__(self, emitter: Emitter) -> None:
         self.emitter = emitter
-        self.scopes: list[dict[Hashable, str]] = [{}]
+        self.memo: ScopedMemo[str] = ScopedMemo()
 
     def const(self, value: int, mlir_type: str) -> str:
         return self.emitter.const_typed(value, _signless_type(mlir_type))
@@ -446,19 +446,16 @@ class _Namer:
         return self.emitter.var_value(var)
 
     def lookup(self, key: Hashable) -> str | None:
-        for scope in reversed(self.scopes):
-            if key in scope:
-                return scope[key]
-        return None
+        return self.memo.lookup(key)
 
     def remember(self, key: Hashable, name: str) -> None:
-        self.scopes[-1][key] = name
+        self.memo.add(key, name)
 
     def push(self) -> None:
-        self.scopes.append({})
+        self.memo.push()
 
     def pop(self) -> None:
-        self.scopes.pop()
+        self.memo.pop()
 
 
 class _Recorder(ValueRecorder):
