@@ -134,7 +134,7 @@ def _engine_figures(result: Any) -> dict[str, float | int]:
 
 def compile_kernel(module: ir.Module, mode: str) -> Compiled:
     """Compile a parsed module in `mode` ("pypto" or "slotsat") and time it."""
-    from lowering.pto_codegen import Mode
+    from egraph_rules.engine import Mode
     from slotsat.pipeline import CompileOptions, compile_module
 
     start = time.perf_counter()

@@ -74,8 +74,19 @@ from slotsat.semantics import fold
 
 
 class Mode(enum.Enum):
+    """How index arithmetic is proven and emitted (`00-overview.md` §7): `slotsat` adds the
+    interval proof, normalization and matcher-aware extraction for slot operands; `pypto`
+    lowers them as the reference does."""
+
     SLOTSAT = "slotsat"
     PYPTO = "pypto"
+
+    @classmethod
+    def parse(cls, text: str) -> Mode:
+        for m in cls:
+            if m.value == text.strip().lower():
+                return m
+        raise ValueError(f"unknown mode '{text}'; expected slotsat or pypto")
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,6 @@ xdsl dialect the output round-trips through), `analysis/matcher.py`.
 
 from __future__ import annotations
 
-import enum
 import time
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
@@ -72,8 +71,7 @@ from typing import ClassVar
 
 from analysis import matcher as mm
 from analysis.budget import Backend, tile_bytes
-from egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, RootId
-from egraph_rules.engine import Mode as EngineMode
+from egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, Mode, RootId
 from lowering.common import Planner, format_expr
 from lowering.floor_lowering import CASTS, EmitConst, EmitNode, EmitTerm, ScopedMemo, ValueRecorder, render
 from lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
@@ -86,20 +84,6 @@ ALIGN = 512
 CUBE_SPACES = frozenset(
     {ir.MemorySpace.Mat, ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace.Acc, ir.MemorySpace.Bias}
 )
-
-
-class Mode(enum.Enum):
-    """How index arithmetic is proven and emitted (`00-overview.md` §7)."""
-
-    SLOTSAT = "slotsat"
-    PYPTO = "pypto"
-
-    @classmethod
-    def parse(cls, text: str) -> Mode:
-        for m in cls:
-            if m.value == text.strip().lower():
-                return m
-        raise ValueError(f"unknown mode '{text}'; expected slotsat or pypto")
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +208,7 @@ class Emitter:
         self.depth = 0
         self.values: dict[str, mm.Value] = {}
         self.graph = mm.ValueGraph()
-        self.engine = IndexEngine(EngineMode(mode.value))
+        self.engine = IndexEngine(mode)
         self.emitted = EmittedScope()
         self.namer = _Namer(self)
         self.recorder = _Recorder(self.graph, self.values)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from analysis.budget import Backend
+from egraph_rules.engine import Mode
 from lowering.common import Decline, PassResult, Planner
-from lowering.pto_codegen import GetRecord, Mode, Note, PtoCodegen
+from lowering.pto_codegen import GetRecord, Note, PtoCodegen
 from slotsat import ir
 
 

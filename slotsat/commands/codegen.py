@@ -48,8 +48,8 @@ def _read(path: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from analysis.budget import Backend
+    from egraph_rules.engine import Mode
     from lowering.common import Planner
-    from lowering.pto_codegen import Mode
     from slotsat.pipeline import CompileOptions, compile_source
 
     file: str = args.file

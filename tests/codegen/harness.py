@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from analysis.budget import Backend
+from egraph_rules.engine import Mode
 from lowering.common import Planner
-from lowering.pto_codegen import Mode
 from lowering.pto_dialect import normalize, parse_and_verify
 from slotsat.errors import SlotsatError
 from slotsat.pipeline import CompileOptions, CompileResult, compile_source

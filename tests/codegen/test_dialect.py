@@ -34,7 +34,7 @@ def test_accumulate_is_exactly_the_spec_module() -> None:
 
 
 def test_accumulate_pypto_mode_changes_only_the_remainder() -> None:
-    from lowering.pto_codegen import Mode
+    from egraph_rules.engine import Mode
     from slotsat.pipeline import CompileOptions
 
     src = (ROOT / "examples" / "kernels" / "accumulate.py").read_text()

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from egraph_rules.engine import LoopInfo
+from egraph_rules.engine import LoopInfo, Mode
 from lowering.common import Planner
 from lowering.floor_lowering import evaluate_term
-from lowering.pto_codegen import GetRecord, Mode
+from lowering.pto_codegen import GetRecord
 from slotsat import ir
 from slotsat.errors import SlotsatError
 from slotsat.pipeline import CompileOptions, CompileResult, compile_source

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from egraph_rules.engine import Mode
 from lowering.common import Planner
-from lowering.pto_codegen import Mode
 from lowering.pto_dialect import normalize, parse_and_verify
 from slotsat.errors import SlotsatError
 from slotsat.pipeline import CompileOptions, compile_source

@@ -11,8 +11,8 @@ import re
 
 import pytest
 
+from egraph_rules.engine import Mode
 from lowering.common import Planner
-from lowering.pto_codegen import Mode
 from slotsat.errors import EXIT_REJECTED
 from tests.codegen.harness import compile_, error, kernel, lines
 
