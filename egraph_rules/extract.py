@@ -68,9 +68,12 @@ def export(egraph: EGraph) -> str:
         raw = egraph._egraph
         state = egraph._state
         refs = state.egg_fn_to_callable_refs
+        # The cost table's name differs between egglog releases.
         costs = getattr(state, "cost_table_names", None)
         if costs is None:
-            costs = state.cost_callables
+            costs = getattr(state, "cost_callables", None)
+        if costs is None:
+            raise AttributeError("cost table")
     except AttributeError:
         return egraph._serialize(split_primitive_outputs=False).to_json()
     stamp = (len(refs), len(costs))

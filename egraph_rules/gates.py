@@ -296,10 +296,17 @@ def literal(x: BaseExpr) -> object:
     return get_literal_value(cast(Any, x))
 
 
+def callable_args(call: BaseExpr) -> tuple[BaseExpr, ...]:
+    """The arguments of a constructor call (egglog 14 types the accessor as optional)."""
+    args = get_callable_args(call)
+    assert args is not None, f"not a call: {call!r}"
+    return tuple(args)
+
+
 def loop_key(call: BaseExpr) -> int:
     """The loop key of a one-argument fact over `GateLoop` (`ok(GateLoop(3))` -> 3)."""
-    (loop,) = get_callable_args(call)
-    (key,) = get_callable_args(loop)
+    (loop,) = callable_args(call)
+    (key,) = callable_args(loop)
     k = literal(key)
     assert isinstance(k, int)
     return k

@@ -50,7 +50,6 @@ from egglog import (
     Vec,
     eq,
     function,
-    get_callable_args,
     get_callable_fn,
     i64,
     i64Like,
@@ -63,7 +62,17 @@ from egglog import (
 )
 
 from egraph_rules import gates as g
-from egraph_rules.gates import GateLoop, GateVar, candidate, literal, loop_start, loop_step, ok, stages
+from egraph_rules.gates import (
+    GateLoop,
+    GateVar,
+    callable_args,
+    candidate,
+    literal,
+    loop_start,
+    loop_step,
+    ok,
+    stages,
+)
 from slotsat import ir
 
 FORMS_CAP = int(os.environ.get("SLOTSAT_FORMS_CAP", "64"))
@@ -156,7 +165,7 @@ def extract_slot_terms(egraph: EGraph, tiles: Sequence[int],
     if not tiles:
         return {}
     root = egraph.extract(Vec[SlotIdx](*(slot_of(GateVar(t)) for t in tiles)))
-    terms = get_callable_args(root)
+    terms = callable_args(root)
     assert len(terms) == len(tiles), "batched slot extraction lost a root"
     return {t: _to_ir(term, loop_vars) for t, term in zip(tiles, terms, strict=True)}
 
@@ -169,11 +178,11 @@ def _int(x: BaseExpr) -> int:
 
 def _to_ir(term: BaseExpr, loop_vars: dict[int, ir.Var]) -> ir.Expr:
     fn = get_callable_fn(term)
-    args = get_callable_args(term)
+    args = callable_args(term)
     if fn == SlotIdx.lit:
         return ir.ConstInt(_int(args[0]), ir.DType.INDEX)
     if fn == SlotIdx.iv:
-        (key,) = get_callable_args(args[0])
+        (key,) = callable_args(args[0])
         return loop_vars[_int(key)]
     a, b = (_to_ir(x, loop_vars) for x in args)
     if fn == SlotIdx.__sub__:
