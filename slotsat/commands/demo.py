@@ -86,6 +86,9 @@ def _codegen_table(console: Console, files: list[Path]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     console = Console()
+    if not console.is_terminal:
+        # Piped or captured: rich would assume 80 columns and truncate every cell.
+        console = Console(width=160)
     corpus = Path(args.corpus) if args.corpus is not None else default_corpus()
     files = sorted(corpus.glob("*.py"))
     if not files:

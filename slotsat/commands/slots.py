@@ -110,8 +110,10 @@ def slots_report(module: ir.Module, planner: Planner | None = Planner.PTOAS,
                 out = ResolvePipelineMarkers().run(out).function
             functions.append(out)
             report.declines.extend(plan.declines)
+            # Rows describe the slots pass's decisions, so names come from its output (after
+            # replication a declined loop's variable no longer exists under its own name).
             printer = FunctionPrinter()
-            printer.function(out)
+            printer.function(plan.result)
             loops: list[LoopReport] = []
             for d in plan.loops:
                 tiles = tuple(
