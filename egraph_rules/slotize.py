@@ -5,19 +5,16 @@ Ruleset `slotize` (runs after `gates` has saturated, so `ok(l) == True` is final
 candidate `t` of an eligible loop `l`, `slot_of(t)` is unioned with the canonical rotation
 counter `((iv(l) - start) // step) % F`.
 
-Ruleset `slot_ir_forms` then applies exactly three value-preserving identities, guarded by
-the reference's syntactic non-negativity proof (`slot_nonneg_syn`, the subset of
-`30-pto-codegen.md` §7.2 that slot terms need; every literal here is `INDEX`):
+The term is built on the shared index language (`egraph_rules.lang.Idx`, every literal
+`INDEX`): the gates' loop `GateLoop(k)` is bridged to `Loop(str(k))`, and the rule also sets
+that loop's `lang` facts (`loop_start`, `loop_step`, `stages`) from the gates' ones, which
+is what the syntactic proof reads.
 
-| Rewrite | Guard |
-| --- | --- |
-| `x // 1 -> x` | — |
-| `x - 0 -> x` | — |
-| `(x - c) % f -> x % f` | `c >= 0`, `f > 0`, `c % f == 0`, `nonneg_syn(x)` |
-
-The third holds in floor semantics because `x - c` and `x` differ by a multiple of `f`;
-the guard keeps `x - c` from wrapping (`x >= 0`, `c >= 0`). None of the three grows a term,
-so the ruleset cannot cycle.
+The schedule `SLOTS_FORMS` (`egraph_rules.schedules`) then saturates the width analysis and
+the reference's syntactic non-negativity proof (`egraph_rules.syntactic.nonneg_syntactic`)
+and applies `ir_forms` (`egraph_rules.normalize`): exactly the three value-preserving
+identities `x // 1 -> x`, `x - 0 -> x` and `(x - c) % f -> x % f` under `c >= 0`, `f > 0`,
+`c % f == 0`, `nonneg_syn(x)`. None of the three grows a term, so the schedule cannot cycle.
 
 One batched extraction (a single `Vec` root) with the IR costs (induction variables and
 literals 0; `-`, `//`, `%` 1 each) then yields exactly one of the forms of §4.2, which
@@ -44,7 +41,6 @@ from egglog import (
     BaseExpr,
     Bool,
     EGraph,
-    Expr,
     RewriteOrRule,
     Schedule,
     Vec,
@@ -52,16 +48,14 @@ from egglog import (
     function,
     get_callable_fn,
     i64,
-    i64Like,
-    method,
-    relation,
-    rewrite,
     rule,
     ruleset,
+    set_,
     union,
 )
 
 from egraph_rules import gates as g
+from egraph_rules import lang
 from egraph_rules.gates import (
     GateLoop,
     GateVar,
@@ -73,72 +67,37 @@ from egraph_rules.gates import (
     ok,
     stages,
 )
+from egraph_rules.lang import DT_INDEX, Idx, Loop
+from egraph_rules.schedules import SLOTS_FORMS
 from slotsat import ir
 
 FORMS_CAP = int(os.environ.get("SLOTSAT_FORMS_CAP", "64"))
 """Iteration cap of the `SLOTS_FORMS` schedule (`60-egraph-engine.md` §8)."""
 
 
-class SlotIdx(Expr):
-    """An `INDEX` slot-index term."""
-
-    @method(cost=0)
-    @classmethod
-    def lit(cls, value: i64Like) -> SlotIdx: ...
-
-    @method(cost=0)
-    @classmethod
-    def iv(cls, loop: GateLoop) -> SlotIdx: ...
-
-    @method(cost=1)
-    def __sub__(self, other: SlotIdx) -> SlotIdx: ...
-
-    @method(cost=1)
-    def __floordiv__(self, other: SlotIdx) -> SlotIdx: ...
-
-    @method(cost=1)
-    def __mod__(self, other: SlotIdx) -> SlotIdx: ...
-
-
 @function(unextractable=True)
-def slot_of(tile: GateVar) -> SlotIdx: ...
+def slot_of(tile: GateVar) -> Idx: ...
 
-
-slot_nonneg_syn = relation("slot_nonneg_syn", SlotIdx)
 
 slotize = ruleset(name="slotize")
-slot_syntactic = ruleset(name="slot_syntactic")
-slot_ir_forms = ruleset(name="slot_ir_forms")
+
+
+def _k(value: i64) -> Idx:
+    return Idx.const(value, DT_INDEX)
 
 
 @slotize.register
-def _rotation(t: GateVar, loop: GateLoop, f: i64, s: i64, k: i64) -> Iterable[RewriteOrRule]:
+def _rotation(t: GateVar, key: i64, f: i64, s: i64, k: i64) -> Iterable[RewriteOrRule]:
     """slot_of(t) = ((iv - start) // step) % F for every candidate of an eligible loop."""
+    loop = GateLoop(key)
+    lp = Loop(key.to_string())
     yield rule(
         candidate(t, loop), eq(ok(loop)).to(Bool(True)),
         eq(stages(loop)).to(f), eq(loop_start(loop)).to(s), eq(loop_step(loop)).to(k),
-    ).then(union(slot_of(t)).with_(((SlotIdx.iv(loop) - SlotIdx.lit(s)) // SlotIdx.lit(k)) % SlotIdx.lit(f)))
-
-
-@slot_syntactic.register
-def _nonneg_syn(x: SlotIdx, loop: GateLoop, v: i64, s: i64, c: i64) -> Iterable[RewriteOrRule]:
-    """The syntactic proof, one rule per clause (INDEX only)."""
-    yield rule(e := SlotIdx.lit(v), v >= i64(0)).then(slot_nonneg_syn(e))
-    yield rule(e := SlotIdx.iv(loop), eq(loop_start(loop)).to(s), s >= i64(0)).then(slot_nonneg_syn(e))
-    yield rule(e := SlotIdx.iv(loop) - SlotIdx.lit(s), eq(loop_start(loop)).to(s), s >= i64(0)).then(
-        slot_nonneg_syn(e))
-    yield rule(e := x // SlotIdx.lit(c), slot_nonneg_syn(x), c > i64(0)).then(slot_nonneg_syn(e))
-    yield rule(e := x % SlotIdx.lit(c), slot_nonneg_syn(x), c > i64(0)).then(slot_nonneg_syn(e))
-
-
-@slot_ir_forms.register
-def _identities(x: SlotIdx, c: i64, f: i64) -> Iterable[RewriteOrRule]:
-    yield rewrite(x // SlotIdx.lit(1)).to(x)  # x // 1 -> x
-    yield rewrite(x - SlotIdx.lit(0)).to(x)  # x - 0 -> x
-    yield rule(
-        e := (x - SlotIdx.lit(c)) % SlotIdx.lit(f),
-        c >= i64(0), f > i64(0), eq(c % f).to(i64(0)), slot_nonneg_syn(x),
-    ).then(union(e).with_(x % SlotIdx.lit(f)))  # (x - c) % f -> x % f  [c >= 0, f > 0, f | c, x >= 0]
+    ).then(
+        set_(lang.loop_start(lp)).to(s), set_(lang.loop_step(lp)).to(k), set_(lang.stages(lp)).to(f),
+        union(slot_of(t)).with_(((Idx.iv(lp) - _k(s)) // _k(k)) % _k(f)),
+    )
 
 
 def _bounded(egraph: EGraph, name: str, step: object) -> int:
@@ -149,12 +108,12 @@ def _bounded(egraph: EGraph, name: str, step: object) -> int:
     raise RuntimeError(f"schedule {name} did not saturate within {FORMS_CAP} rounds")
 
 
-SLOT_FORMS_ROUND: Schedule = slot_syntactic.saturate() + slot_ir_forms
-"""One round of `SLOTS_FORMS` after `slotize` (built once, at import)."""
+SLOT_FORMS_ROUND: Schedule = SLOTS_FORMS.round
+"""One round of `SLOTS_FORMS` after `slotize`: `(widths + nonneg_syntactic).saturate() + ir_forms`."""
 
 
 def run_slot_forms(egraph: EGraph) -> None:
-    """`SLOTS_FORMS`: `slotize.saturate()` then `(syntactic.saturate() + ir_forms).saturate()`."""
+    """`slotize.saturate()`, then `SLOTS_FORMS` rounds until nothing changes."""
     _bounded(egraph, "SLOTS_FORMS/slotize", slotize)
     _bounded(egraph, "SLOTS_FORMS", SLOT_FORMS_ROUND)
 
@@ -164,7 +123,7 @@ def extract_slot_terms(egraph: EGraph, tiles: Sequence[int],
     """One batched extraction of `slot_of(t)` for every tile id; terms converted to IR."""
     if not tiles:
         return {}
-    root = egraph.extract(Vec[SlotIdx](*(slot_of(GateVar(t)) for t in tiles)))
+    root = egraph.extract(Vec[Idx](*(slot_of(GateVar(t)) for t in tiles)))
     terms = callable_args(root)
     assert len(terms) == len(tiles), "batched slot extraction lost a root"
     return {t: _to_ir(term, loop_vars) for t, term in zip(tiles, terms, strict=True)}
@@ -176,20 +135,27 @@ def _int(x: BaseExpr) -> int:
     return value
 
 
+def _loop_key(key: object) -> int:
+    """The gates' loop key of a `Loop(str(key))`."""
+    assert isinstance(key, str), f"expected a String loop key, got {key!r}"
+    return int(key)
+
+
 def _to_ir(term: BaseExpr, loop_vars: dict[int, ir.Var]) -> ir.Expr:
     fn = get_callable_fn(term)
     args = callable_args(term)
-    if fn == SlotIdx.lit:
+    if fn == Idx.const:
+        assert _int(args[1]) == DT_INDEX, f"slot literal not INDEX: {term!r}"
         return ir.ConstInt(_int(args[0]), ir.DType.INDEX)
-    if fn == SlotIdx.iv:
+    if fn == Idx.iv:
         (key,) = callable_args(args[0])
-        return loop_vars[_int(key)]
+        return loop_vars[_loop_key(literal(key))]
     a, b = (_to_ir(x, loop_vars) for x in args)
-    if fn == SlotIdx.__sub__:
+    if fn == Idx.__sub__:
         return ir.Sub(a, b, ir.DType.INDEX)
-    if fn == SlotIdx.__floordiv__:
+    if fn == Idx.__floordiv__:
         return ir.FloorDiv(a, b, ir.DType.INDEX)
-    if fn == SlotIdx.__mod__:
+    if fn == Idx.__mod__:
         return ir.FloorMod(a, b, ir.DType.INDEX)
     raise AssertionError(f"unexpected slot term {term!r}")
 
@@ -254,13 +220,13 @@ class _LowLevel:
         self.rank = name(g.decline_rank)
         self.slot_of = name(slot_of)
         self.ops = {
-            name(SlotIdx.lit): "lit",
-            name(SlotIdx.iv): "iv",
-            name(SlotIdx.__sub__): "sub",
-            name(SlotIdx.__floordiv__): "floordiv",
-            name(SlotIdx.__mod__): "mod",
+            name(Idx.const): "lit",
+            name(Idx.iv): "iv",
+            name(Idx.__sub__): "sub",
+            name(Idx.__floordiv__): "floordiv",
+            name(Idx.__mod__): "mod",
         }
-        vec: Any = Vec[SlotIdx]()
+        vec: Any = Vec[Idx]()
         egraph._add_decls(vec)
         state.type_ref_to_egg(vec.__egg_typed_expr__.tp)  # declares the Vec sort
         self.gates = state.run_schedule_to_egg(g.gates.schedule)
@@ -341,12 +307,13 @@ class _LowLevel:
                 raise AssertionError(f"unexpected slot term {dag.to_string(term)}")
             expr: ir.Expr
             if op == "lit":
-                (v,) = node.args
+                v, dt = node.args
+                assert _term_int(dag, dt) == DT_INDEX, f"slot literal not INDEX: {dag.to_string(term)}"
                 expr = ir.ConstInt(_term_int(dag, v), ir.DType.INDEX)
             elif op == "iv":
                 (loop,) = node.args
                 (key,) = dag.get(loop).args
-                expr = loop_vars[_term_int(dag, key)]
+                expr = loop_vars[_loop_key(dag.get(key).value.value)]
             else:
                 lhs, rhs = (to_ir(x) for x in node.args)
                 if op == "sub":

@@ -1,14 +1,13 @@
 """The slots pass's own e-graph rules (`egraph_rules/slotize.py`), proven with z3.
 
-The slots pass builds its slot terms on its own sort (`SlotIdx`, INDEX only) with three
-rulesets: `slotize` (the rotation counter), `slot_syntactic` (the reference's syntactic
-proof) and `slot_ir_forms` (the three IR identities of `20-lower-pipeline-to-slots.md` §11).
-The proof and the identities are the same algebra as the codegen rules of the same name, so
-they share those obligations; the rotation has one of its own. A lint test fails when a
-slotize ruleset gains a rule this table does not account for.
+The slots pass builds its slot terms on the shared index language (`egraph_rules.lang.Idx`)
+with one ruleset of its own, `slotize` (the rotation counter); it then runs the shared
+schedule `SLOTS_FORMS` (`nonneg_syntactic`, `ir_forms`), whose rules are registered in
+`egraph_rules.lang.RULES` and proven by `test_z3_rules.py`. The rotation has an obligation
+of its own here; a lint test fails when `slotize` gains a rule this file does not account
+for, or when a rule of the slots pass's schedule is left without a registered obligation.
 
-Groups: coverage of the three rulesets; the rotation obligation; the shared obligations at
-32 and 64 bits.
+Groups: coverage; the rotation obligation.
 """
 
 from __future__ import annotations
@@ -16,14 +15,11 @@ from __future__ import annotations
 import pytest
 import z3
 
-from egraph_rules.slotize import slot_ir_forms, slot_syntactic, slotize
+from egraph_rules.lang import RULES
+from egraph_rules.normalize import ir_forms
+from egraph_rules.slotize import slotize
+from egraph_rules.syntactic import nonneg_syntactic
 from tests.soundness.obligations import OBLIGATIONS, Obligation, _range, counterexample, fdiv, floor_qr, fmod
-
-SHARED: dict[str, tuple[str, ...]] = {
-    # in the order the rules are registered
-    slot_syntactic.ident.name: ("syn_const", "syn_iv", "syn_counter", "syn_floordiv", "syn_floormod"),
-    slot_ir_forms.ident.name: ("ir_div_one", "ir_sub_zero", "ir_mod_multiple"),
-}
 
 
 def _rule_count(ruleset: object) -> int:
@@ -33,10 +29,12 @@ def _rule_count(ruleset: object) -> int:
 
 def test_every_slots_pass_rule_has_an_obligation() -> None:
     assert _rule_count(slotize) == 1  # the rotation, proven below
-    for ruleset in (slot_syntactic, slot_ir_forms):
-        names = SHARED[ruleset.ident.name]
-        assert _rule_count(ruleset) == len(names), ruleset.ident.name
-        assert all(n in OBLIGATIONS for n in names)
+    # the slots pass's share of SLOTS_FORMS
+    for name, ruleset in (("nonneg_syntactic", nonneg_syntactic), ("ir_forms", ir_forms)):
+        count = _rule_count(ruleset)  # lowers the rules, which registers their names
+        names = [n for n, info in RULES.items() if info.ruleset == name]
+        assert count == len(names) > 0, name
+        assert all(n in OBLIGATIONS for n in names), name
 
 
 def _rotation(w: int) -> Obligation:
@@ -58,12 +56,6 @@ def _rotation(w: int) -> Obligation:
 @pytest.mark.parametrize("width", [32, 64])
 def test_the_rotation_counter_visits_slots_in_iteration_order(width: int) -> None:
     assert counterexample(_rotation(width)) is None
-
-
-@pytest.mark.parametrize("width", [32, 64])
-@pytest.mark.parametrize("name", sorted({n for names in SHARED.values() for n in names}))
-def test_shared_obligation_holds(name: str, width: int) -> None:
-    assert counterexample(OBLIGATIONS[name](width)) is None
 
 
 def test_a_rotation_without_the_start_subtracted_is_refuted() -> None:
