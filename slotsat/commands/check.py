@@ -34,6 +34,7 @@ from analysis.budget import Backend
 from analysis.privacy import PrivacyReport, check_privacy
 from lowering.common import Decline, Planner, format_expr
 from slotsat import ir, limits
+from slotsat.commands import backend_option
 from slotsat.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
 from slotsat.interpreter import Interpreter, InterpreterError, Value, outputs_equal, random_inputs
 
@@ -302,10 +303,7 @@ def render(result: CheckResult, file: str) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from slotsat.dsl.parser import parse_source
 
-    try:
-        backend = Backend.parse(args.backend)
-    except ValueError as err:
-        raise SlotsatError(str(err), Span(1, 1), file=args.file) from None
+    backend = backend_option(args)
     if args.trials < 1:
         raise SlotsatError("--trials must be at least 1", Span(1, 1), file=args.file)
     text = limits.read_source(args.file)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from slotsat.commands import backend_option
 from slotsat.errors import EXIT_OK, SlotsatError, Span
+from slotsat.limits import read_source
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -36,34 +38,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="OUT.pto", default=None, help="write the module here")
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except OSError as err:
-        raise SlotsatError(f"cannot read the file: {err.strerror or err}", Span(1, 1), file=path) from None
-    except UnicodeDecodeError:
-        raise SlotsatError("the file is not valid UTF-8", Span(1, 1), file=path) from None
-
-
 def run(args: argparse.Namespace) -> int:
-    from analysis.budget import Backend
     from egraph_rules.engine import Mode
     from lowering.common import Planner
     from slotsat.pipeline import CompileOptions, compile_source
 
     file: str = args.file
-    try:
-        backend = Backend.parse(args.backend)
-    except ValueError as err:
-        raise SlotsatError(str(err), Span(1, 1), file=file) from None
+    backend = backend_option(args)
     options = CompileOptions(
         planner=Planner.parse(args.planner),
         mode=Mode.parse(args.mode),
         backend=backend,
         compat=args.compat == "pypto",
     )
-    text = _read(file)
+    text = read_source(file)
     try:
         result = compile_source(text, file, options)
     except SlotsatError as err:

@@ -12,7 +12,8 @@ import argparse
 import sys
 from dataclasses import dataclass, field
 
-from slotsat.errors import EXIT_OK, EXIT_REJECTED, EXIT_UNREADABLE, SlotsatError, Span
+from slotsat.errors import EXIT_OK, EXIT_REJECTED, EXIT_UNREADABLE, SlotsatError
+from slotsat.limits import read_source
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -31,22 +32,6 @@ class _Outcome:
     status: int = EXIT_OK
     stderr: list[str] = field(default_factory=list[str])
     modules: list[str] = field(default_factory=list[str])
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as err:
-        raise SlotsatError(f"cannot read the file: {err.strerror or err}", Span(1, 1),
-                           file=path) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        prefix = data[: err.start]
-        line = prefix.count(b"\n") + 1
-        col = err.start - (prefix.rfind(b"\n") + 1) + 1
-        raise SlotsatError("the file is not valid UTF-8", Span(line, col), file=path) from None
 
 
 def _process(args: argparse.Namespace, text: str) -> _Outcome:
@@ -78,7 +63,7 @@ def _process(args: argparse.Namespace, text: str) -> _Outcome:
 
 
 def run(args: argparse.Namespace) -> int:
-    text = _read(args.file)
+    text = read_source(args.file)
     outcome = _process(args, text)
     for line in outcome.stderr:
         print(line, file=sys.stderr)

@@ -37,7 +37,8 @@ from typing import Any
 from analysis.budget import Backend
 from lowering.common import Planner
 from slotsat import ir
-from slotsat.errors import EXIT_OK, SlotsatError, Span
+from slotsat.commands import backend_option
+from slotsat.errors import EXIT_OK, SlotsatError
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +148,7 @@ def run(args: argparse.Namespace) -> int:
     from slotsat.dsl.printer import print_module
 
     file: str = args.file
-    try:
-        backend = Backend.parse(args.backend)
-    except ValueError as err:
-        raise SlotsatError(str(err), Span(1, 1), file=file) from None
+    backend = backend_option(args)
     module = parse_file(file)
     try:
         report = slots_report(module, Planner.parse(args.planner), backend, args.compat == "pypto",

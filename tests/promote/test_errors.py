@@ -48,7 +48,7 @@ def test_non_utf8_bytes_are_reported_at_their_position(tmp_path: Path) -> None:
     path = _write(tmp_path, b"module {\n  %x = \xff\n}\n")
     result = promote(path)
     assert result.status == 2
-    assert result.stderr == f"{path}:2:8: error: the file is not valid UTF-8\n"
+    assert result.stderr == f"{path}:2:8: error: the file is not valid UTF-8 (byte 0xff)\n"
 
 
 def test_a_truncated_file_is_a_syntax_error_at_the_end(tmp_path: Path) -> None:
