@@ -198,8 +198,27 @@ def const_name(value: int, mlir_type: str) -> str:
     return f"%c{value}_{mlir_type}" if value >= 0 else f"%cn{-value}_{mlir_type}"
 
 
+class MemoNamer:
+    """The scoped half of `Namer`: e-class keys already rendered in this block or an
+    enclosing one, with their SSA names. Subclasses set `memo` and name values."""
+
+    memo: ScopedMemo[str]
+
+    def lookup(self, key: Hashable) -> str | None:
+        return self.memo.lookup(key)
+
+    def remember(self, key: Hashable, name: str) -> None:
+        self.memo.add(key, name)
+
+    def push(self) -> None:
+        self.memo.push()
+
+    def pop(self) -> None:
+        self.memo.pop()
+
+
 @dataclass
-class SimpleNamer:
+class SimpleNamer(MemoNamer):
     """A self-contained namer (explore, tests): hoisted constants, `%0`-style temporaries,
     `%name` for variables, and a scoped memo of emitted e-classes."""
 
@@ -225,17 +244,6 @@ class SimpleNamer:
     def value(self, var: ir.Var) -> str:
         return self.var_names.get(var.id, f"%{var.name_hint}")
 
-    def lookup(self, key: Hashable) -> str | None:
-        return self.memo.lookup(key)
-
-    def remember(self, key: Hashable, name: str) -> None:
-        self.memo.add(key, name)
-
-    def push(self) -> None:
-        self.memo.push()
-
-    def pop(self) -> None:
-        self.memo.pop()
 
 
 @dataclass

@@ -64,7 +64,7 @@ xdsl dialect the output round-trips through), `analysis/matcher.py`.
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -73,7 +73,16 @@ from analysis import matcher as mm
 from analysis.budget import Backend, tile_bytes
 from egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, Mode, RootId
 from lowering.common import Planner, format_expr
-from lowering.floor_lowering import CASTS, EmitConst, EmitNode, EmitTerm, ScopedMemo, ValueRecorder, render
+from lowering.floor_lowering import (
+    CASTS,
+    EmitConst,
+    EmitNode,
+    EmitTerm,
+    MemoNamer,
+    ScopedMemo,
+    ValueRecorder,
+    render,
+)
 from lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
 from lowering.regions import Region, plan_regions, tile_type_string, valid_extents
 from slotsat import ir, ops
@@ -411,7 +420,7 @@ class Emitter:
         return self.lower(e)
 
 
-class _Namer:
+class _Namer(MemoNamer):
     """`floor_lowering.Namer` over an emitter: its hoisted constants (§5.3, in request
     order), its `%N` temporaries, its variable handles, and a memo of emitted e-classes
     scoped like the engine's `EmittedScope`."""
@@ -428,18 +437,6 @@ class _Namer:
 
     def value(self, var: ir.Var) -> str:
         return self.emitter.var_value(var)
-
-    def lookup(self, key: Hashable) -> str | None:
-        return self.memo.lookup(key)
-
-    def remember(self, key: Hashable, name: str) -> None:
-        self.memo.add(key, name)
-
-    def push(self) -> None:
-        self.memo.push()
-
-    def pop(self) -> None:
-        self.memo.pop()
 
 
 class _Recorder(ValueRecorder):

@@ -65,6 +65,7 @@ import numpy.typing as npt
 from slotsat import ir
 from slotsat.errors import EXIT_REJECTED, NO_SPAN, SlotsatError, Span
 from slotsat.ir import DType
+from slotsat.semantics import COMPARE
 
 Array: TypeAlias = npt.NDArray[Any]
 Scalar: TypeAlias = int | float | None
@@ -177,16 +178,6 @@ def _float_binop(e: ir.BinOp, a: float, b: float) -> float:
     return a - math.floor(a / b) * b
 
 
-_CMP: dict[ir.CmpOp, Callable[[Any, Any], bool]] = {
-    ir.CmpOp.EQ: lambda x, y: x == y,
-    ir.CmpOp.NE: lambda x, y: x != y,
-    ir.CmpOp.LT: lambda x, y: x < y,
-    ir.CmpOp.LE: lambda x, y: x <= y,
-    ir.CmpOp.GT: lambda x, y: x > y,
-    ir.CmpOp.GE: lambda x, y: x >= y,
-}
-
-
 def eval_scalar(e: ir.Expr, lookup: Callable[[ir.Var], Scalar]) -> Scalar:
     """The exact value of a scalar expression; None if any operand is unknown.
 
@@ -211,7 +202,7 @@ def eval_scalar(e: ir.Expr, lookup: Callable[[ir.Var], Scalar]) -> Scalar:
         a, b = eval_scalar(e.a, lookup), eval_scalar(e.b, lookup)
         if a is None or b is None:
             return None
-        return int(_CMP[e.op](a, b))
+        return int(COMPARE[e.op](a, b))
     a, b = eval_scalar(e.a, lookup), eval_scalar(e.b, lookup)
     if a is None or b is None:
         return None

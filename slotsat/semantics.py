@@ -15,7 +15,8 @@ inputs). Comparisons give 0 or 1.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from slotsat import ir
 from slotsat.errors import PassError
@@ -63,7 +64,7 @@ def eval_expr(e: ir.Expr, env: Env) -> int:
         return e.dtype.wrap(eval_expr(e.a, env))
     if isinstance(e, ir.Cmp):
         a, b = eval_expr(e.a, env), eval_expr(e.b, env)
-        return int(_CMP[e.op](a, b))
+        return int(COMPARE[e.op](a, b))
     d = e.dtype
     a = _coerce(eval_expr(e.a, env), d)
     b = _coerce(eval_expr(e.b, env), d)
@@ -84,7 +85,7 @@ def eval_expr(e: ir.Expr, env: Env) -> int:
     return d.wrap(a % b)
 
 
-_CMP = {
+COMPARE: dict[ir.CmpOp, Callable[[Any, Any], bool]] = {
     ir.CmpOp.EQ: lambda a, b: a == b,
     ir.CmpOp.NE: lambda a, b: a != b,
     ir.CmpOp.LT: lambda a, b: a < b,
