@@ -4,7 +4,7 @@
 One pre-order walk over the function body records:
 
 - **alias edges** `v -> s` at every assignment whose target is a tile and whose value is a
-  bare variable `s`, or a call of a buffer-inheriting op (`slotsat.ops.inherited_arg`) whose
+  bare variable `s`, or a call of a buffer-inheriting op (`slotsat.core.ops.inherited_arg`) whose
   inherited argument is the variable `s`;
 - **phi reads**: every tile variable read anywhere inside a `pl.yield_` (loop bodies and
   `if` branches, at any depth) or inside a loop's initial value;
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from slotsat import ir, ops
+from slotsat.core import ir, ops
 
 
 def _is_tile(v: ir.Var) -> bool:

@@ -17,8 +17,8 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from slotsat import ir
-from slotsat.ir import DType, MemorySpace
+from slotsat.core import ir
+from slotsat.core.ir import DType, MemorySpace
 
 U64_MAX = (1 << 64) - 1
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from slotsat import ir
+from slotsat.core import ir
 
 ROOT = -1
 """The node standing for the function body."""

@@ -10,7 +10,7 @@ The model
       its resolved form after init-memref; keyed by its base binder) is `F` physical
       buffers. A tile whose type binds slot `k` occupies buffer `k` from its definition
       until its last use; the slot index is evaluated per definition with the exact integer
-      semantics (`10-dsl.md` §7.2, via `slotsat.interpreter.eval_scalar`).
+      semantics (`10-dsl.md` §7.2, via `slotsat.core.interpreter.eval_scalar`).
     - Liveness follows the buffer, not the name: a copy (`v = t`), a view, an in-place
       result, a yielded value and the loop-carried or `if` result that receives it all
       extend the occupancy of the slot they came from. Uses are dynamic: the program is
@@ -51,9 +51,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from slotsat import ir
-from slotsat.errors import Span
-from slotsat.interpreter import Interpreter, SlotRef
+from slotsat.core import ir
+from slotsat.core.errors import Span
+from slotsat.core.interpreter import Interpreter, SlotRef
 
 DEFAULT_MAX_ITERATIONS = 4096
 DEFAULT_MAX_STEPS = 2_000_000
@@ -132,7 +132,7 @@ class _Occupancy:
 
 @dataclass
 class _Tracer:
-    """Implements `slotsat.interpreter.Tracer`."""
+    """Implements `slotsat.core.interpreter.Tracer`."""
 
     time: int = 0
     frames: list[_Frame] = field(default_factory=list)

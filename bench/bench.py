@@ -3,7 +3,7 @@
 What one run measures (issue 7; `40-ptoas-slot-matcher.md` §8; `60-egraph-engine.md` §11):
 
 - **Corpus**: the bundled example kernels plus random kernels regenerated from `--seed` by
-  `bench.generate` (or, with `--corpus DIR`, every kernel file in DIR).
+  `slotsat.bench.generate` (or, with `--corpus DIR`, every kernel file in DIR).
 - **Three lowerings** of every kernel, in one run:
   - `pypto`: `compile_module` with `--mode pypto` (the reference's syntactic proof, `remsi`);
   - `slotsat`: `compile_module` in the default mode (intervals, normalization,
@@ -13,7 +13,7 @@ What one run measures (issue 7; `40-ptoas-slot-matcher.md` §8; `60-egraph-engin
     `30-pto-codegen.md` §7.1 to every proven op (`remsi` by a positive constant becomes
     `remsi, cmpi, addi, select`; `divsi` becomes `floordivsi`), then measured by the same
     code as the other two.
-- **Metrics**, read back from the emitted `.pto` text (`bench.scan`), never from what a pass
+- **Metrics**, read back from the emitted `.pto` text (`slotsat.bench.scan`), never from what a pass
   reports about itself: index ops (every `arith` op except constants, `floordivsi` counted
   as the 4 ops ptoas expands it to), correction chains, slot operands, matcher-accepted
   slot operands (§7.1), and pairs resolved (equal or disjoint) against unknown (§8).
@@ -45,13 +45,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis import matcher
-from analysis.matcher import Const, Op, Opaque, Relation, Value
-from bench import probe, report, scan
-from bench.generate import GeneratedKernel, count_loops, generate_corpus, generate_kernel
-from egraph_rules.engine import Mode
-from slotsat import ir
-from slotsat.semantics import eval_expr
+from slotsat.analysis import matcher
+from slotsat.analysis.matcher import Const, Op, Opaque, Relation, Value
+from slotsat.bench import probe, report, scan
+from slotsat.bench.generate import GeneratedKernel, count_loops, generate_corpus, generate_kernel
+from slotsat.core import ir
+from slotsat.core.options import Mode
+from slotsat.core.resources import bundled_kernels_dir
+from slotsat.core.semantics import eval_expr
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -92,7 +93,7 @@ class KernelSource:
 
 
 # --------------------------------------------------------------------------------------
-# the compiler under test (`slotsat.pipeline`, `slotsat.dsl.parser`)
+# the compiler under test (`slotsat.app.pipeline`, `slotsat.core.dsl.parser`)
 
 
 @dataclass(slots=True)
@@ -108,7 +109,7 @@ class Compiled:
 
 def parse_kernel(text: str, path: str) -> ir.Module:
     """Parse DSL text with the project's parser."""
-    from slotsat.dsl.parser import parse_source
+    from slotsat.core.dsl.parser import parse_source
 
     return parse_source(text, path)
 
@@ -134,8 +135,8 @@ def _engine_figures(result: Any) -> dict[str, float | int]:
 
 def compile_kernel(module: ir.Module, mode: str) -> Compiled:
     """Compile a parsed module in `mode` ("pypto" or "slotsat") and time it."""
-    from egraph_rules.engine import Mode
-    from slotsat.pipeline import CompileOptions, compile_module
+    from slotsat.app.pipeline import CompileOptions, compile_module
+    from slotsat.core.options import Mode
 
     start = time.perf_counter()
     result = compile_module(module, CompileOptions(mode=Mode.parse(mode)))
@@ -259,7 +260,7 @@ def ground_truth(spec: TruthSpec, n: int, seed: int) -> Truth:
 
 
 def ir_truth(a: ir.Expr, b: ir.Expr, loops: Sequence[ir.ForStmt], rotated: ir.ForStmt | None) -> TruthSpec:
-    """IR semantics (`slotsat.semantics.eval_expr`) over the IR loops (`probe.dims_for`)."""
+    """IR semantics (`slotsat.core.semantics.eval_expr`) over the IR loops (`probe.dims_for`)."""
     key = ("ir", repr(a), repr(b), repr([loop.loop_var.id for loop in loops]),
            "" if rotated is None else str(rotated.loop_var.id))
     return TruthSpec(
@@ -677,13 +678,11 @@ def scaling_point(loops: int, seed: int) -> dict[str, Any]:
 
 
 def run_scaling_point(loops: int, seed: int, timeout: float) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "bench.bench", "--scaling-point", str(loops), "--seed", str(seed)]
+    cmd = [sys.executable, "-m", "slotsat.bench.bench", "--scaling-point", str(loops), "--seed", str(seed)]
     env = dict(os.environ)
     # The 10,000-loop file (about 5.5 MB) is over the parser's default 4 MiB input limit.
     limit = max(SCALING_MAX_FILE_BYTES, int(env.get("SLOTSAT_MAX_FILE_BYTES", "0") or 0))
     env["SLOTSAT_MAX_FILE_BYTES"] = str(limit)
-    root = str(Path(__file__).resolve().parents[1])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
     except subprocess.TimeoutExpired:
@@ -700,8 +699,7 @@ def run_scaling_point(loops: int, seed: int, timeout: float) -> dict[str, Any]:
 
 
 def _bundled_dirs() -> list[Path]:
-    root = Path(__file__).resolve().parents[1]
-    return [d for d in (root / "examples" / "kernels", root / "slotsat" / "kernels") if d.is_dir()]
+    return [bundled_kernels_dir()]
 
 
 def collect_sources(config: BenchConfig) -> list[KernelSource]:
@@ -768,7 +766,7 @@ NOTES: tuple[str, ...] = (
     "(never emitted). pypto uses IndexEngine(Mode.PYPTO) (the syntactic proof, as written); naive "
     "rewrites the pypto pair. probe_mismatches counts gets whose probe operand differs in shape from "
     "the emitted one (0 once codegen extracts through the same engine).",
-    "ground truth: the IR slot indices evaluated exactly (slotsat.semantics.eval_expr) at every "
+    "ground truth: the IR slot indices evaluated exactly (slotsat.core.semantics.eval_expr) at every "
     "point of the enclosing loops' iteration space, exhaustive up to 4,096 points, else the first "
     "and last 64 iterations of each loop (other dimensions at seeded random values) plus 512 seeded "
     "random points; a rotation pair skips the loop's last iteration; a runtime bound is taken at its "

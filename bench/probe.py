@@ -13,11 +13,11 @@ the operand the next iteration would use (for the rotation pairs). Both come fro
   pushed and popped like codegen's); each rotation operand is chosen right after its real
   operand against a throwaway copy of that scope, so it shares what the block already
   emitted but never makes a later real operand cheaper and never reaches the `.pto` output.
-  The chosen terms become matcher values (`lowering.floor_lowering.to_value`) with one memo
+  The chosen terms become matcher values (`slotsat.egraph_rules.costs.to_value`) with one memo
   per get, so the pair shares SSA values exactly where the extraction shared e-classes.
   The saturation report and the time spent choosing are the kernel's e-graph figures.
 - `IrSpace`: the iteration space of a get's enclosing loops for exact evaluation
-  (`slotsat.semantics.eval_expr`), with dependent bounds evaluated under the outer
+  (`slotsat.core.semantics.eval_expr`), with dependent bounds evaluated under the outer
   variables, a runtime bound taken at its widest, and free scalars sampled over their dtype.
 """
 
@@ -29,11 +29,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from analysis.matcher import Value, ValueGraph
-from egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo, Mode, RootId
-from lowering.floor_lowering import to_value
-from slotsat import ir
-from slotsat.semantics import eval_expr
+from slotsat.analysis.matcher import Value, ValueGraph
+from slotsat.core import ir
+from slotsat.core.options import Mode
+from slotsat.core.semantics import eval_expr
+from slotsat.egraph_rules.costs import to_value
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo, RootId
 
 EXHAUSTIVE_POINTS = 4096
 EDGE_ITERATIONS = 64

@@ -2,8 +2,8 @@
 
 The benchmark measures what was actually emitted, not what a pass says it emitted: every
 `arith` op, `scf.for` header and `pto.multi_tile_get` of a function is read back into an
-`analysis.matcher.ValueGraph`, so the matcher model (`40-ptoas-slot-matcher.md` §3–§4)
-compares the exact SSA values ptoas would see, and `analysis.matcher.evaluate` computes
+`slotsat.analysis.matcher.ValueGraph`, so the matcher model (`40-ptoas-slot-matcher.md` §3–§4)
+compares the exact SSA values ptoas would see, and `slotsat.analysis.matcher.evaluate` computes
 their exact values for the ground truth of the "pairs resolved" metric (§8).
 
 The text grammar is the one `30-pto-codegen.md` §5 fixes: one op per line, constants
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from analysis.matcher import Const, Op, Opaque, Value, ValueGraph
+from slotsat.analysis.matcher import Const, Op, Opaque, Value, ValueGraph
 
 _FUNC = re.compile(r"^\s*func\.func @([\w.$-]+)\((.*)\)")
 _CONST = re.compile(r"^\s*(%[\w.$-]+) = arith\.constant (-?\d+) : (\w+)")

@@ -11,14 +11,14 @@ Usage (codegen, the slots pass, `slotsat explore`):
 
 What goes where:
 
-- Every root is constant-folded first (`slotsat.semantics.fold`, §7.5; its errors are
+- Every root is constant-folded first (`slotsat.core.semantics.fold`, §7.5; its errors are
   `PassError`s at the expression's position).
 - Plain (non-slot) roots in both modes, and slot roots in `Mode.PYPTO`, lower node by node
   as written with the syntactic proof only (§7.4, §6), and are never shared.
 - Slot roots in `Mode.SLOTSAT` are inserted in one batch into the e-graph with the loop
   facts, `CODEGEN_SLOTS` runs (syntactic and interval analyses, `slot_forms`,
   `lower_arith`), the e-graph is exported once, and `choose` runs the matcher-filtered,
-  CSE-aware extraction of `egraph_rules.extract` against the `EmittedScope`.
+  CSE-aware extraction of `slotsat.egraph_rules.extract` against the `EmittedScope`.
 - A slot index of another integer dtype gets a final cast to `INDEX` (§6).
 
 Encoding decisions: an induction variable of a registered `INDEX` loop is `Idx.iv`; every
@@ -30,7 +30,6 @@ opaque leaf (never folded, never proven, emitted as its bit pattern).
 
 from __future__ import annotations
 
-import enum
 import itertools
 import time
 from collections.abc import Callable, Hashable
@@ -39,8 +38,12 @@ from typing import Any, NewType
 
 from egglog import EGraph, i64, set_
 
-from analysis.matcher import MatcherClass, ValueGraph, accepted, classify
-from egraph_rules.extract import (
+from slotsat.analysis.matcher import MatcherClass, ValueGraph, accepted, classify
+from slotsat.core import ir
+from slotsat.core.options import Mode
+from slotsat.core.semantics import fold
+from slotsat.egraph_rules.costs import EmitConst, EmitNode, EmitTerm, describe, op_count, to_value
+from slotsat.egraph_rules.extract import (
     LEAF_KINDS,
     Completion,
     EGraphView,
@@ -50,7 +53,7 @@ from egraph_rules.extract import (
     export,
     is_remui,
 )
-from egraph_rules.lang import (
+from slotsat.egraph_rules.lang import (
     DT_INDEX,
     Idx,
     Loop,
@@ -65,28 +68,16 @@ from egraph_rules.lang import (
     step_runtime,
     stop_runtime,
 )
-from egraph_rules.limits import Limits
-from egraph_rules.schedules import CODEGEN_SLOTS, CODEGEN_SYNTACTIC, NamedSchedule, Runner, run_bounded
-from egraph_rules.syntactic import python_nonneg_syn
-from lowering.floor_lowering import EmitConst, EmitNode, EmitTerm, ScopedMemo, describe, op_count, to_value
-from slotsat import ir
-from slotsat.semantics import fold
-
-
-class Mode(enum.Enum):
-    """How index arithmetic is proven and emitted (`00-overview.md` §7): `slotsat` adds the
-    interval proof, normalization and matcher-aware extraction for slot operands; `pypto`
-    lowers them as the reference does."""
-
-    SLOTSAT = "slotsat"
-    PYPTO = "pypto"
-
-    @classmethod
-    def parse(cls, text: str) -> Mode:
-        for m in cls:
-            if m.value == text.strip().lower():
-                return m
-        raise ValueError(f"unknown mode '{text}'; expected slotsat or pypto")
+from slotsat.egraph_rules.limits import Limits
+from slotsat.egraph_rules.schedules import (
+    CODEGEN_SLOTS,
+    CODEGEN_SYNTACTIC,
+    NamedSchedule,
+    Runner,
+    run_bounded,
+)
+from slotsat.egraph_rules.scope import ScopedMemo
+from slotsat.egraph_rules.syntactic import python_nonneg_syn
 
 
 @dataclass(frozen=True)
@@ -829,7 +820,6 @@ __all__ = [
     "FormInfo",
     "IndexEngine",
     "LoopInfo",
-    "Mode",
     "RootId",
     "SaturationReport",
     "is_signed_code",

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from egglog import EGraph
 
-from lowering.floor_lowering import EmitConst, EmitNode, EmitTerm, describe, op_cost, op_count
+from slotsat.egraph_rules.costs import EmitConst, EmitNode, EmitTerm, describe, op_cost, op_count
 
 # Python-side op names in the export (after egglog's own op mapping).
 OP_KIND: dict[str, str] = {

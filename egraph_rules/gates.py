@@ -14,7 +14,7 @@ pipeline loop:
 - Derived constants are computed in the query (`INT64_MAX - (step - 1)` under `step > 1`,
   which cannot overflow), never in an action.
 - A `True` can still flip to `False` until `gates` has saturated, so `ok(l) == True` is
-  consumed only by later strata (`egraph_rules.slotize`). The capacity decision is made in
+  consumed only by later strata (`slotsat.egraph_rules.slotize`). The capacity decision is made in
   Python and enters as `capacity_declined(l, code)`; re-saturating `gates` propagates it
   to nested loops (monotone: the lattice only moves towards `False`).
 """
@@ -75,7 +75,7 @@ GATES_CAP = int(os.environ.get("SLOTSAT_GATES_CAP", "64"))
 
 
 class GateLoop(Expr):
-    """A loop of the function, by pre-order key (`analysis.loops`)."""
+    """A loop of the function, by pre-order key (`slotsat.analysis.loops`)."""
 
     def __init__(self, key: i64Like) -> None: ...
 
@@ -243,7 +243,7 @@ class FactBatch:
 
     Building egglog expressions costs about 0.1–0.2 ms per node in the high-level API, which
     dominated the pass (`60-egraph-engine.md` §10), so the pass collects keys here and the
-    session (`egraph_rules.slotize.SlotsEGraph`) lowers the whole batch at once: to egglog's
+    session (`slotsat.egraph_rules.slotize.SlotsEGraph`) lowers the whole batch at once: to egglog's
     command objects when available, otherwise to the high-level facts of `high_level()`.
     """
 

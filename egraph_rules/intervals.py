@@ -29,7 +29,7 @@ from collections.abc import Iterable
 
 from egglog import BigInt, Fact, RewriteOrRule, String, eq, function, i64, relation, rule, ruleset, set_
 
-from egraph_rules.lang import (
+from slotsat.egraph_rules.lang import (
     Idx,
     Loop,
     loop_start,
@@ -41,7 +41,7 @@ from egraph_rules.lang import (
     wmax,
     wmin,
 )
-from egraph_rules.syntactic import nonneg_syn
+from slotsat.egraph_rules.syntactic import nonneg_syn
 
 INT64_MAX = (1 << 63) - 1
 

@@ -7,7 +7,7 @@ Sorts:
   Constructors are classmethods: `Idx.const(v, dt)`, `Idx.iv(loop)`, `Idx.var(name, dt)`,
   `Idx.cast(a, dt)` (narrowing keeps the low bits, widening sign-extends), and
   `Idx.divu` / `Idx.remu` (`arith.divui` / `arith.remui`, unioned in only under a proof,
-  `egraph_rules.lower_arith`). `+ - *` wrap at the operands' dtype; `//` and `%` are
+  `slotsat.egraph_rules.lower_arith`). `+ - *` wrap at the operands' dtype; `//` and `%` are
   **floor** division and remainder (Python semantics), distinct from the truncating ops
   that are emitted for them.
 
@@ -29,7 +29,7 @@ the relations `start_runtime`, `stop_runtime`, `step_runtime` state the absence 
 literal (egglog has no negation); `stages` is the pipeline depth.
 
 IR costs (`@method(cost=...)`) serve egglog's own extractor (slots pass); the emission
-costs live in `egraph_rules.extract`.
+costs live in `slotsat.egraph_rules.extract`.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from egglog import (
     set_,
 )
 
-from slotsat.ir import DType
+from slotsat.core.ir import DType
 
 # --------------------------------------------------------------------------------------
 # dtype codes

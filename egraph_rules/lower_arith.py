@@ -12,8 +12,8 @@ the unsigned `remui` / `divui` agree bit for bit (a non-negative signed value ha
 bit pattern as the unsigned one). The unions are idempotent, so the ruleset cannot cycle.
 
 Every other lowering alternative is a fixed expansion of one node whose emitted op count is
-its emission cost (`egraph_rules.extract.emission_cost`) and whose exact op sequence is
-rendered by `lowering.floor_lowering`:
+its emission cost (`slotsat.egraph_rules.extract.emission_cost`) and whose exact op sequence is
+rendered by `slotsat.lowering.floor_lowering`:
 
 | Node | Emitted | Ops |
 | --- | --- | --- |
@@ -34,8 +34,8 @@ from collections.abc import Iterable
 
 from egglog import RewriteOrRule, i64, rule, ruleset, union
 
-from egraph_rules.intervals import nonneg
-from egraph_rules.lang import Idx, rname
+from slotsat.egraph_rules.intervals import nonneg
+from slotsat.egraph_rules.lang import Idx, rname
 
 lower_arith = ruleset(name="lower_arith")
 

@@ -27,7 +27,7 @@ literal offsets and only onto a symbol `x - d` that already exists (it creates n
 so it cannot build an `i - 1, i - 2, ...` chain); the shifts move a literal
 out of a division or into `[0, f)`; eliminations and unions are idempotent. No
 commutativity or associativity of non-literal operands. The iteration cap of the schedules
-(`egraph_rules.schedules`) backs this up.
+(`slotsat.egraph_rules.schedules`) backs this up.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from collections.abc import Iterable
 
 from egglog import BigInt, Fact, RewriteOrRule, Unit, eq, i64, ne, rule, ruleset, union
 
-from egraph_rules.intervals import hi, lo
-from egraph_rules.lang import Idx, bits, imax, imin, rname, width, wmax, wmin
-from egraph_rules.syntactic import nonneg_syn
+from slotsat.egraph_rules.intervals import hi, lo
+from slotsat.egraph_rules.lang import Idx, bits, imax, imin, rname, width, wmax, wmin
+from slotsat.egraph_rules.syntactic import nonneg_syn
 
 FactLike = Fact | Unit
 

@@ -26,12 +26,12 @@ from typing import Any
 
 from egglog import EGraph, Schedule
 
-from egraph_rules.intervals import intervals
-from egraph_rules.lang import widths
-from egraph_rules.limits import Limits
-from egraph_rules.lower_arith import lower_arith
-from egraph_rules.normalize import ir_forms, slot_forms
-from egraph_rules.syntactic import nonneg_syntactic
+from slotsat.egraph_rules.intervals import intervals
+from slotsat.egraph_rules.lang import widths
+from slotsat.egraph_rules.limits import Limits
+from slotsat.egraph_rules.lower_arith import lower_arith
+from slotsat.egraph_rules.normalize import ir_forms, slot_forms
+from slotsat.egraph_rules.syntactic import nonneg_syntactic
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,14 @@ Ruleset `slotize` (runs after `gates` has saturated, so `ok(l) == True` is final
 candidate `t` of an eligible loop `l`, `slot_of(t)` is unioned with the canonical rotation
 counter `((iv(l) - start) // step) % F`.
 
-The term is built on the shared index language (`egraph_rules.lang.Idx`, every literal
+The term is built on the shared index language (`slotsat.egraph_rules.lang.Idx`, every literal
 `INDEX`): the gates' loop `GateLoop(k)` is bridged to `Loop(str(k))`, and the rule also sets
 that loop's `lang` facts (`loop_start`, `loop_step`, `stages`) from the gates' ones, which
 is what the syntactic proof reads.
 
-The schedule `SLOTS_FORMS` (`egraph_rules.schedules`) then saturates the width analysis and
-the reference's syntactic non-negativity proof (`egraph_rules.syntactic.nonneg_syntactic`)
-and applies `ir_forms` (`egraph_rules.normalize`): exactly the three value-preserving
+The schedule `SLOTS_FORMS` (`slotsat.egraph_rules.schedules`) then saturates the width analysis and
+the reference's syntactic non-negativity proof (`slotsat.egraph_rules.syntactic.nonneg_syntactic`)
+and applies `ir_forms` (`slotsat.egraph_rules.normalize`): exactly the three value-preserving
 identities `x // 1 -> x`, `x - 0 -> x` and `(x - c) % f -> x % f` under `c >= 0`, `f > 0`,
 `c % f == 0`, `nonneg_syn(x)`. None of the three grows a term, so the schedule cannot cycle.
 
@@ -54,9 +54,10 @@ from egglog import (
     union,
 )
 
-from egraph_rules import gates as g
-from egraph_rules import lang
-from egraph_rules.gates import (
+from slotsat.core import ir
+from slotsat.egraph_rules import gates as g
+from slotsat.egraph_rules import lang
+from slotsat.egraph_rules.gates import (
     GateLoop,
     GateVar,
     callable_args,
@@ -67,9 +68,8 @@ from egraph_rules.gates import (
     ok,
     stages,
 )
-from egraph_rules.lang import DT_INDEX, Idx, Loop
-from egraph_rules.schedules import SLOTS_FORMS
-from slotsat import ir
+from slotsat.egraph_rules.lang import DT_INDEX, Idx, Loop
+from slotsat.egraph_rules.schedules import SLOTS_FORMS
 
 FORMS_CAP = int(os.environ.get("SLOTSAT_FORMS_CAP", "64"))
 """Iteration cap of the `SLOTS_FORMS` schedule (`60-egraph-engine.md` §8)."""

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable
 
 from egglog import RewriteOrRule, eq, i64, relation, rule, ruleset
 
-from egraph_rules.lang import DT_INDEX, Idx, Loop, loop_start, rname, width
-from slotsat import ir
+from slotsat.core import ir
+from slotsat.egraph_rules.lang import DT_INDEX, Idx, Loop, loop_start, rname, width
 
 nonneg_syn = relation("nonneg_syn", Idx)
 """The reference's syntactic proof holds for (some term of) this e-class."""

@@ -4,30 +4,11 @@ records, and an identity-preserving IR rewriter (substitution and fresh-binder c
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from slotsat import ir
-from slotsat.errors import NO_SPAN, Span
-
-
-class Planner(enum.Enum):
-    """Who places on-chip buffers (`00-overview.md` §5)."""
-
-    PTOAS = "ptoas"
-    PYPTO = "pypto"
-
-    @classmethod
-    def parse(cls, text: str) -> Planner:
-        for p in cls:
-            if p.value == text.strip().lower():
-                return p
-        raise ValueError(f"unknown planner '{text}'; expected ptoas or pypto")
-
-    @property
-    def display_name(self) -> str:
-        return self.name
+from slotsat.core import ir
+from slotsat.core.errors import NO_SPAN, Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +21,7 @@ class Decline:
     message: str
     function: str = ""
     key: int | None = None
-    """The loop's pre-order key in its function (`analysis.loops`), None for `planner`."""
+    """The loop's pre-order key in its function (`slotsat.analysis.loops`), None for `planner`."""
 
     @property
     def span(self) -> Span:
@@ -65,7 +46,7 @@ class PassResult:
 
 def format_expr(e: ir.Expr) -> str:
     """An expression as the DSL printer writes it, with the binders' own name hints."""
-    from slotsat.dsl.printer import print_expr
+    from slotsat.core.dsl.printer import print_expr
 
     return print_expr(e)
 

@@ -1,147 +1,25 @@
-"""Emitted index terms and their rendering into MLIR `arith` lines (`30-pto-codegen.md` §5.3,
-§5.7, §7.1).
+"""Rendering emitted index terms into MLIR `arith` lines (`30-pto-codegen.md` §5.3, §5.7,
+§7.1).
 
-An `EmitTerm` is a small tree of emitted ops chosen by `egraph_rules.engine`:
-
-- leaves: an IR `Var` (loop variable, parameter, scalar) or an `EmitConst` (a typed integer
-  constant, its value already reduced to the type);
-- nodes: `EmitNode(op, operands, type, key)` where `op` is one of `OPS`. `key` is the
-  e-class id of the value (for sharing: a node whose key the namer already knows is not
-  emitted again) or None (never shared: plain expressions and `--mode pypto` slot operands
-  are emitted at every occurrence).
-
+The terms and their costs are `slotsat.egraph_rules.costs`; extraction chooses them.
 `render(term, namer)` returns the lines and the SSA name of the result, in the **exact**
 order of §7.1. The namer (protocol `Namer`) owns constant names (`%c24_index`,
 `%cn3_index`), numbered temporaries (`%0`, `%1`, ...), the names of IR variables, and the
 memo of already-emitted e-classes (scoped by the caller). With a `ValueRecorder`, every
 rendered op is also recorded in the matcher model's `ValueGraph`
-(`analysis.matcher`), so the emitted slot chain can be classified and compared.
-
-Op counts (`op_count`) are the emission costs of `40-ptoas-slot-matcher.md` §7.2: every
-`arith` op 1, `arith.floordivsi` 4 (ptoas expands it), a floor-mod correction chain what it
-emits (4 with a constant divisor, 8 with a runtime one).
+(`slotsat.analysis.matcher`), so the emitted slot chain can be classified and compared.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Protocol
 
-from analysis.matcher import Const, Op, Opaque, Value, ValueGraph
-from slotsat import ir
-
-OPS: frozenset[str] = frozenset(
-    {
-        "arith.addi",
-        "arith.subi",
-        "arith.muli",
-        "arith.remui",
-        "arith.divui",
-        "arith.remsi",
-        "arith.divsi",
-        "arith.floordivsi",
-        "floormod.corrected.pos",
-        "floormod.corrected.neg",
-        "floormod.corrected.runtime",
-        "arith.index_cast",
-        "arith.extsi",
-        "arith.trunci",
-        "arith.remf",
-        "arith.divf",
-        "arith.addf",
-        "arith.subf",
-        "arith.mulf",
-    }
-)
-"""Node ops; comparisons are spelled `arith.cmpi <pred>` / `arith.cmpf <pred>`."""
-
-CASTS = frozenset({"arith.index_cast", "arith.extsi", "arith.trunci"})
-CORRECTED = frozenset({"floormod.corrected.pos", "floormod.corrected.neg", "floormod.corrected.runtime"})
-
-OP_COST: dict[str, int] = {
-    "arith.floordivsi": 4,
-    "floormod.corrected.pos": 4,
-    "floormod.corrected.neg": 4,
-    "floormod.corrected.runtime": 8,
-}
-
-
-@dataclass(frozen=True, slots=True)
-class EmitConst:
-    """A typed integer constant; `value` is already reduced to `type`."""
-
-    value: int
-    type: str
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class EmitNode:
-    """One emitted op (or correction chain) over operands; compares by identity."""
-
-    op: str
-    operands: tuple[EmitTerm, ...]
-    type: str
-    key: Hashable | None = None
-
-    def __repr__(self) -> str:
-        return f"EmitNode({describe(self)})"
-
-
-EmitTerm = ir.Var | EmitConst | EmitNode
-
-
-def mlir_type(dtype: ir.DType) -> str:
-    return dtype.mlir
-
-
-def term_type(t: EmitTerm) -> str:
-    if isinstance(t, ir.Var):
-        return t.dtype.mlir
-    return t.type
-
-
-def op_cost(op: str) -> int:
-    return OP_COST.get(op, 1)
-
-
-def op_count(t: EmitTerm, *, shared: bool = False) -> int:
-    """Emitted ops of `t`; with `shared`, a node reached twice (same object or same key) counts once."""
-    seen: set[object] = set()
-
-    def walk(x: EmitTerm) -> int:
-        if not isinstance(x, EmitNode):
-            return 0
-        if shared:
-            ident: object = x.key if x.key is not None else id(x)
-            if ident in seen:
-                return 0
-            seen.add(ident)
-        return op_cost(x.op) + sum(walk(o) for o in x.operands)
-
-    return walk(t)
-
-
-def _short(op: str) -> str:
-    return op.removeprefix("arith.")
-
-
-def describe(t: EmitTerm, names: dict[int, str] | None = None) -> str:
-    """A one-line rendering: `remui((i - 1), 2)`; also the deterministic tie-break key."""
-    if isinstance(t, ir.Var):
-        return names.get(t.id, t.name_hint) if names is not None else t.name_hint
-    if isinstance(t, EmitConst):
-        return str(t.value)
-    args = [describe(o, names) for o in t.operands]
-    infix = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}
-    if t.op in infix:
-        return f"({args[0]} {infix[t.op]} {args[1]})"
-    if t.op in CASTS:
-        return f"{_short(t.op)}({args[0]} : {term_type(t.operands[0])} to {t.type})"
-    if t.op in CORRECTED:
-        return f"floormod({args[0]}, {args[1]})"
-    return f"{_short(t.op)}({', '.join(args)})"
-
+from slotsat.analysis.matcher import Value, ValueGraph
+from slotsat.core import ir
+from slotsat.egraph_rules.costs import CASTS, CORRECTED, EmitConst, EmitNode, EmitTerm, term_type
+from slotsat.egraph_rules.scope import ScopedMemo
 
 # --------------------------------------------------------------------------------------
 # rendering
@@ -159,38 +37,6 @@ class Namer(Protocol):
     def lookup(self, key: Hashable) -> str | None: ...
 
     def remember(self, key: Hashable, name: str) -> None: ...
-
-
-V = TypeVar("V")
-
-
-class ScopedMemo(Generic[V]):
-    """Values keyed by e-class, visible in the block that recorded them and the blocks nested
-    inside it (`30-pto-codegen.md` §6: a value already emitted in scope is reused)."""
-
-    def __init__(self) -> None:
-        self._scopes: list[dict[Hashable, V]] = [{}]
-
-    def push(self) -> None:
-        self._scopes.append({})
-
-    def pop(self) -> None:
-        if len(self._scopes) == 1:
-            raise RuntimeError("ScopedMemo.pop without a matching push")
-        self._scopes.pop()
-
-    def lookup(self, key: Hashable) -> V | None:
-        for scope in reversed(self._scopes):
-            if key in scope:
-                return scope[key]
-        return None
-
-    def add(self, key: Hashable, value: V) -> None:
-        self._scopes[-1][key] = value
-
-    def items(self) -> Iterator[tuple[Hashable, V]]:
-        for scope in self._scopes:
-            yield from scope.items()
 
 
 def const_name(value: int, mlir_type: str) -> str:
@@ -351,105 +197,3 @@ def _render_corrected(t: EmitNode, args: list[str], namer: Namer, emit: _Emit) -
     emit(s, "arith.addi", [rem, b], ty, f"arith.addi {rem}, {b} : {ty}")
     emit(v, "arith.select", [n, s, rem], ty, f"arith.select {n}, {s}, {rem} : {ty}")
     return v
-
-
-# --------------------------------------------------------------------------------------
-# terms as matcher values (no names needed)
-
-
-def to_value(term: EmitTerm, graph: ValueGraph, memo: dict[object, Value] | None = None) -> Value:
-    """`term` as a matcher value graph (correction chains expanded), without rendering text.
-
-    Variables become opaque values named `%<name_hint>#<id>`; nodes with a key are shared
-    through `memo` (pass the same dict for several terms to model CSE).
-    """
-    cache: dict[object, Value] = {} if memo is None else memo
-
-    def walk(t: EmitTerm) -> Value:
-        if isinstance(t, ir.Var):
-            return graph.opaque(f"%{t.name_hint}#{t.id}", t.dtype.mlir)
-        if isinstance(t, EmitConst):
-            return graph.const(t.value, t.type)
-        ident: object = ("key", t.key) if t.key is not None else ("id", id(t))
-        if ident in cache:
-            return cache[ident]
-        args = [walk(o) for o in t.operands]
-        value = _node_value(t, args, graph)
-        cache[ident] = value
-        return value
-
-    return walk(term)
-
-
-def _node_value(t: EmitNode, args: list[Value], graph: ValueGraph) -> Value:
-    ty = t.type
-    if t.op in CORRECTED:
-        a, b = args
-        zero = graph.const(0, ty)
-        rem = graph.op("arith.remsi", a, b, type=ty)
-        if t.op == "floormod.corrected.runtime":
-            nz = graph.op("arith.cmpi", rem, zero, predicate="ne")
-            rn = graph.op("arith.cmpi", rem, zero, predicate="slt")
-            bn = graph.op("arith.cmpi", b, zero, predicate="slt")
-            x = graph.op("arith.xori", rn, bn, type="i1")
-            f = graph.op("arith.andi", nz, x, type="i1")
-            s = graph.op("arith.addi", rem, b, type=ty)
-            return graph.op("arith.select", f, s, rem, type=ty)
-        pred = "slt" if t.op == "floormod.corrected.pos" else "sgt"
-        n = graph.op("arith.cmpi", rem, zero, predicate=pred)
-        s = graph.op("arith.addi", rem, b, type=ty)
-        return graph.op("arith.select", n, s, rem, type=ty)
-    if t.op.startswith(("arith.cmpi ", "arith.cmpf ")):
-        op, pred = t.op.split(" ", 1)
-        if op == "arith.cmpf":
-            return graph.op(op, *args, type="i1")
-        return graph.op(op, *args, predicate=pred)
-    return graph.op(t.op, *args, type=ty)
-
-
-def evaluate_term(term: EmitTerm, env: dict[int, int]) -> int:
-    """The value of `term` under the emitted semantics (wrap-around, truncating `remsi` /
-    `divsi`, unsigned `remui` / `divui`), via the matcher model's evaluator; `env` maps
-    variable ids to values."""
-    from analysis.matcher import evaluate
-
-    graph = ValueGraph()
-    value = to_value(term, graph)
-    names: dict[str, int] = {}
-    for v in _vars(term):
-        names[f"%{v.name_hint}#{v.id}"] = env[v.id]
-    return evaluate(value, names)
-
-
-def _vars(term: EmitTerm) -> list[ir.Var]:
-    out: dict[int, ir.Var] = {}
-
-    def walk(t: EmitTerm) -> None:
-        if isinstance(t, ir.Var):
-            out[t.id] = t
-        elif isinstance(t, EmitNode):
-            for o in t.operands:
-                walk(o)
-
-    walk(term)
-    return list(out.values())
-
-
-__all__ = [
-    "OPS",
-    "Const",
-    "EmitConst",
-    "EmitNode",
-    "EmitTerm",
-    "Namer",
-    "Op",
-    "Opaque",
-    "SimpleNamer",
-    "ValueRecorder",
-    "const_name",
-    "describe",
-    "evaluate_term",
-    "op_count",
-    "render",
-    "to_value",
-]

@@ -58,10 +58,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any, ClassVar
 
-from analysis.budget import Backend, tile_bytes
-from lowering.common import PassResult, Planner
-from slotsat import ir, ops
-from slotsat.errors import NO_SPAN, PassError, Span
+from slotsat.analysis.budget import Backend, tile_bytes
+from slotsat.core import ir, ops
+from slotsat.core.errors import NO_SPAN, PassError, Span
+from slotsat.core.options import Planner
+from slotsat.lowering.common import PassResult
 
 U64_MAX = (1 << 64) - 1
 ALLOC_OP = "tile.alloc"

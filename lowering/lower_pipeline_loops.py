@@ -79,8 +79,8 @@ so that the reference's `PYPTO` buffer reuse keeps the clones' buffers apart (§
 
 Related passes
 --------------
-`lowering.lower_pipeline_to_slots.LowerPipelineToSlots` runs first and rotates what it can;
-`lowering.resolve_pipeline_markers.ResolvePipelineMarkers` clears the `stage=1` markers.
+`slotsat.lowering.lower_pipeline_to_slots.LowerPipelineToSlots` runs first and rotates what it can;
+`slotsat.lowering.resolve_pipeline_markers.ResolvePipelineMarkers` clears the `stage=1` markers.
 """
 
 from __future__ import annotations
@@ -89,9 +89,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from lowering.common import PassResult, Rewriter
-from slotsat import ir, ops
-from slotsat.errors import PassError
+from slotsat.core import ir, ops
+from slotsat.core.errors import PassError
+from slotsat.lowering.common import PassResult, Rewriter
 
 IDX = ir.DType.INDEX
 DOUBLE_BUFFER_C = "pipeline_double_buffer_c"

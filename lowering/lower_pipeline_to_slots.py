@@ -61,13 +61,13 @@ slot nor a replicated copy (§6).
 
 How it runs
 -----------
-Graph analyses (`analysis.loops`, `analysis.alias`) become facts; `egraph_rules.gates`
-decides; Python applies the budget (`analysis.budget`) and re-saturates;
-`egraph_rules.slotize` builds and normalizes the slot terms, extracted in one batch (§11).
+Graph analyses (`slotsat.analysis.loops`, `slotsat.analysis.alias`) become facts; `slotsat.egraph_rules.gates`
+decides; Python applies the budget (`slotsat.analysis.budget`) and re-saturates;
+`slotsat.egraph_rules.slotize` builds and normalizes the slot terms, extracted in one batch (§11).
 
 Cost: a function without a pipeline loop of `F > 1` never builds an e-graph. Otherwise its
 e-graph is a fresh copy of a per-thread template in which the rulesets are already lowered
-(`egraph_rules.slotize.function_egraph`); the facts are collected as plain keys
+(`slotsat.egraph_rules.slotize.function_egraph`); the facts are collected as plain keys
 (`gates.FactBatch`) and inserted in one batch; schedules, reads and the one `Vec`
 extraction go through egglog's command objects. At 1,000 loops the pass takes about a
 second instead of about ten.
@@ -80,8 +80,8 @@ One `pto.alloc_multi_tile` per synthesized allocation in the function head and o
 
 Related passes
 --------------
-`lowering.lower_pipeline_loops.LowerPipelineLoops` replicates every declined loop;
-`lowering.resolve_pipeline_markers.ResolvePipelineMarkers` clears the `stage=1` markers.
+`slotsat.lowering.lower_pipeline_loops.LowerPipelineLoops` replicates every declined loop;
+`slotsat.lowering.resolve_pipeline_markers.ResolvePipelineMarkers` clears the `stage=1` markers.
 """
 
 from __future__ import annotations
@@ -92,13 +92,14 @@ from typing import ClassVar
 
 import networkx as nx
 
-from analysis.alias import AliasFacts, alias_facts, tile_definitions
-from analysis.budget import Backend, Budget, CapacityDecline, region_bytes
-from analysis.loops import LoopInfo, loop_infos, loop_tree, pipeline_ancestors
-from egraph_rules import gates as g
-from egraph_rules.slotize import SlotsEGraph, function_egraph, slot_form
-from lowering.common import Decline, PassResult, Planner, Rewriter
-from slotsat import ir
+from slotsat.analysis.alias import AliasFacts, alias_facts, tile_definitions
+from slotsat.analysis.budget import Backend, Budget, CapacityDecline, region_bytes
+from slotsat.analysis.loops import LoopInfo, loop_infos, loop_tree, pipeline_ancestors
+from slotsat.core import ir
+from slotsat.core.options import Planner
+from slotsat.egraph_rules import gates as g
+from slotsat.egraph_rules.slotize import SlotsEGraph, function_egraph, slot_form
+from slotsat.lowering.common import Decline, PassResult, Rewriter
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1

@@ -47,7 +47,7 @@ from xdsl.utils.lexer import Input
 from xdsl.utils.lexer import Span as SourceSpan
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
-from slotsat.errors import Span
+from slotsat.core.errors import Span
 
 
 @irdl_op_definition

@@ -5,7 +5,7 @@ Overview
 ptoas keeps a SIMT kernel's persistent fragments (per-thread buffers allocated by an
 `llvm.alloca` carrying `pto.persistent`) resident in registers across sections. That needs
 every access to resolve to a constant element index, hence every loop around an access to
-be fully unrolled. This pass finds those loops by pointer flow (`analysis.pointer_flow`,
+be fully unrolled. This pass finds those loops by pointer flow (`slotsat.analysis.pointer_flow`,
 spec `50-persistent-promotion.md` §4, §5), validates their hints and marks them
 `pto.unroll = "full"` plus the internal marker `pto.persistent_unroll`, which makes
 `pto-unroll-loops` turn every fallback into a hard error. It only discovers and annotates.
@@ -26,9 +26,9 @@ becomes the same loop ending `} {pto.persistent_unroll, pto.unroll = "full"}`.
 
 Requires / produces and position
 --------------------------------
-Requires verified MLIR (`lowering.mlir_io`); produces marked loops. In ptoas it runs in the
+Requires verified MLIR (`slotsat.lowering.mlir_io`); produces marked loops. In ptoas it runs in the
 VPTO-emission preparation immediately before `pto-unroll-loops` (spec §2); in slotsat it is
-`slotsat promote FILE`, followed by `lowering.unroll_loops` with `--unroll`.
+`slotsat promote FILE`, followed by `slotsat.lowering.unroll_loops` with `--unroll`.
 
 Gates
 -----
@@ -63,7 +63,7 @@ matches MLIR's printing (§7).
 
 Related passes
 --------------
-`lowering.unroll_loops.UnrollLoops` (`pto-unroll-loops`, §9) consumes the marker and shares
+`slotsat.lowering.unroll_loops.UnrollLoops` (`pto-unroll-loops`, §9) consumes the marker and shares
 `validate_hint` and `static_trip_count`.
 """
 
@@ -77,8 +77,8 @@ from xdsl.dialects.func import FuncOp
 from xdsl.dialects.scf import ForOp
 from xdsl.ir import Attribute, Operation
 
-from analysis.pointer_flow import discover, loop_bounds
-from lowering.mlir_io import Diagnostic, Positions, sorted_attributes
+from slotsat.analysis.pointer_flow import discover, loop_bounds
+from slotsat.lowering.mlir_io import Diagnostic, Positions, sorted_attributes
 
 UNROLL = "pto.unroll"
 UNROLL_FACTOR = "pto.unroll_factor"

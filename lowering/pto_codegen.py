@@ -17,10 +17,10 @@ that contains tile operations, with a note), in program order, inside one
    then the op that writes it (`pto.tload`, `pto.tadd`, ...).
 
 Every integer expression goes through the function's index engine
-(`egraph_rules.engine.IndexEngine`, `60-egraph-engine.md` §9): a pre-pass registers every
+(`slotsat.egraph_rules.engine.IndexEngine`, `60-egraph-engine.md` §9): a pre-pass registers every
 loop, every slot operand (with its slot count) and every plain integer expression codegen
 lowers, the engine saturates once, and emission calls `choose` in emission order with an
-`EmittedScope` pushed / popped per block; `lowering.floor_lowering.render` prints the chosen
+`EmittedScope` pushed / popped per block; `slotsat.lowering.floor_lowering.render` prints the chosen
 term with this module's constants and `%N` temporaries. Plain expressions (offsets, bounds,
 scalars, PYPTO address arithmetic) lower node by node as written with the syntactic proof in
 both modes, never shared (§7.4). Slot operands (§6) are the slot index, never the byte
@@ -69,25 +69,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from analysis import matcher as mm
-from analysis.budget import Backend, tile_bytes
-from egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, Mode, RootId
-from lowering.common import Planner, format_expr
-from lowering.floor_lowering import (
-    CASTS,
-    EmitConst,
-    EmitNode,
-    EmitTerm,
-    MemoNamer,
-    ScopedMemo,
-    ValueRecorder,
-    render,
-)
-from lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
-from lowering.regions import Region, plan_regions, tile_type_string, valid_extents
-from slotsat import ir, ops
-from slotsat.errors import NO_SPAN, PassError, Span
-from slotsat.semantics import fold
+from slotsat.analysis import matcher as mm
+from slotsat.analysis.budget import Backend, tile_bytes
+from slotsat.core import ir, ops
+from slotsat.core.errors import NO_SPAN, PassError, Span
+from slotsat.core.options import Mode, Planner
+from slotsat.core.semantics import fold
+from slotsat.egraph_rules.costs import CASTS, EmitConst, EmitNode, EmitTerm
+from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, RootId
+from slotsat.egraph_rules.scope import ScopedMemo
+from slotsat.lowering.common import format_expr
+from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
+from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
+from slotsat.lowering.regions import Region, plan_regions, tile_type_string, valid_extents
 
 ALIGN = 512
 CUBE_SPACES = frozenset(

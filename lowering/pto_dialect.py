@@ -52,8 +52,8 @@ from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from analysis.matcher import constant_slot_error, region_count_error
-from slotsat import ops as op_registry
+from slotsat.analysis.matcher import constant_slot_error, region_count_error
+from slotsat.core import ops as op_registry
 
 # --------------------------------------------------------------------------------------
 # types

@@ -36,9 +36,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from analysis.alias import alias_facts
-from slotsat import ir
-from slotsat.errors import NO_SPAN, PassError, Span
+from slotsat.analysis.alias import alias_facts
+from slotsat.core import ir
+from slotsat.core.errors import NO_SPAN, PassError, Span
 
 MAX_REGION_SLOTS = 16
 

@@ -27,7 +27,7 @@ stores to the back of each replicated body; slotsat keeps statement order.
 
 Related passes
 --------------
-`lowering.lower_pipeline_loops.LowerPipelineLoops` leaves the markers.
+`slotsat.lowering.lower_pipeline_loops.LowerPipelineLoops` leaves the markers.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from lowering.common import PassResult, Rewriter
-from slotsat import ir
+from slotsat.core import ir
+from slotsat.lowering.common import PassResult, Rewriter
 
 
 @dataclass

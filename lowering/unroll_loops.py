@@ -3,7 +3,7 @@
 Overview
 --------
 Phase 1 validates the hints of every hinted loop of a function (the validator of
-`lowering.promote_persistent`) and fails before unrolling anything. Phase 2 repeats rounds
+`slotsat.lowering.promote_persistent`) and fails before unrolling anything. Phase 2 repeats rounds
 until one changes nothing: the hinted loops are collected in post-order (innermost first)
 and handled one by one; the first hard error stops the function.
 
@@ -31,7 +31,7 @@ loop ends in a clean result instead of exhausting memory.
 
 Related passes
 --------------
-`lowering.promote_persistent.PromotePersistentFragmentLoops` runs before it and sets the
+`slotsat.lowering.promote_persistent.PromotePersistentFragmentLoops` runs before it and sets the
 marker.
 """
 
@@ -47,9 +47,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.dialects.scf import ForOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from analysis.pointer_flow import loop_bounds
-from lowering.mlir_io import Diagnostic, Positions, sorted_attributes
-from lowering.promote_persistent import (
+from slotsat.analysis.pointer_flow import loop_bounds
+from slotsat.lowering.mlir_io import Diagnostic, Positions, sorted_attributes
+from slotsat.lowering.promote_persistent import (
     MARKER,
     UNROLL,
     UNROLL_FACTOR,

@@ -1,3 +1,3 @@
-from slotsat.cli import main
+from slotsat.app.cli import main
 
 raise SystemExit(main())

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.matcher import (
+from slotsat.analysis.matcher import (
     HOP_LIMIT,
     PEEL_LIMIT,
     REMAINDER_OPS,
@@ -328,7 +328,7 @@ def test_monkeypatched_remainder_ops_is_read_at_call_time(monkeypatch: pytest.Mo
     g = ValueGraph()
     i = g.opaque("%i")
     a, b = rem(g, i, 2, "arith.remsi"), rem(g, add(g, i, 1), 2, "arith.remsi")
-    monkeypatch.setattr("analysis.matcher.REMAINDER_OPS", REMSI_TOO)
+    monkeypatch.setattr("slotsat.analysis.matcher.REMAINDER_OPS", REMSI_TOO)
     assert compare(a, b, 2) is Relation.DISJOINT
 
 

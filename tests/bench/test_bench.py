@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from analysis.matcher import Relation, ValueGraph, compare
-from bench import bench, scan
-from bench.generate import count_loops, generate_corpus, generate_kernel
-from bench.report import LOWERINGS, METRICS, PNG_MAGIC, evaluate_targets, tenfold_ratios
-from slotsat.cli import main
-from slotsat.dsl.parser import parse_source
+from slotsat.analysis.matcher import Relation, ValueGraph, compare
+from slotsat.app.cli import main
+from slotsat.bench import bench, scan
+from slotsat.bench.generate import count_loops, generate_corpus, generate_kernel
+from slotsat.bench.report import LOWERINGS, METRICS, PNG_MAGIC, evaluate_targets, tenfold_ratios
+from slotsat.core.dsl.parser import parse_source
 
 CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
 
@@ -147,7 +147,7 @@ def test_a_wrong_model_answer_is_a_soundness_failure() -> None:
     assert compare(operand, following, 2) is Relation.UNKNOWN  # the real model is conservative
     job = bench.PairJob("same-block", operand, following, 2, "k vs k + 2", spec)
     failures: list[bench.Failure] = []
-    from analysis import matcher
+    from slotsat.analysis import matcher
 
     original = matcher.REMAINDER_OPS
     try:
@@ -318,7 +318,7 @@ def test_run_quick_summary_prints_the_summary_table(tmp_path: Path) -> None:
 
     from rich.console import Console
 
-    from slotsat.commands.bench import run_quick_summary
+    from slotsat.bench.command import run_quick_summary
 
     buffer = io.StringIO()
     config = bench.BenchConfig(seed=1, quick=True, random_kernels=1, max_loops=2, scaling=(),

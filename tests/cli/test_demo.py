@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from slotsat import __version__
-from slotsat.cli import main
-from slotsat.commands.demo import default_corpus
+from slotsat.app.cli import main
+from slotsat.bench.demo import default_corpus
 
 
 def test_the_demo_decides_every_pipeline_loop(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,12 +6,11 @@ import textwrap
 
 import pytest
 
-from analysis.budget import Backend
-from egraph_rules.engine import Mode
-from lowering.common import Planner
-from lowering.pto_dialect import normalize, parse_and_verify
-from slotsat.errors import SlotsatError
-from slotsat.pipeline import CompileOptions, CompileResult, compile_source
+from slotsat.analysis.budget import Backend
+from slotsat.app.pipeline import CompileOptions, CompileResult, compile_source
+from slotsat.core.errors import SlotsatError
+from slotsat.core.options import Mode, Planner
+from slotsat.lowering.pto_dialect import normalize, parse_and_verify
 
 TT = (
     "!pto.tile_buf<loc=vec, dtype=f32, rows=64, cols=64, v_row=?, v_col=?, blayout=row_major, "

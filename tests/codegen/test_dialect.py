@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from xdsl.utils.exceptions import VerifyException
 
-from lowering.pto_dialect import normalize, parse_and_verify
-from slotsat.pipeline import compile_source
+from slotsat.app.pipeline import compile_source
+from slotsat.lowering.pto_dialect import normalize, parse_and_verify
 from tests.codegen.harness import TT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,8 +34,8 @@ def test_accumulate_is_exactly_the_spec_module() -> None:
 
 
 def test_accumulate_pypto_mode_changes_only_the_remainder() -> None:
-    from egraph_rules.engine import Mode
-    from slotsat.pipeline import CompileOptions
+    from slotsat.app.pipeline import CompileOptions
+    from slotsat.core.options import Mode
 
     src = (ROOT / "examples" / "kernels" / "accumulate.py").read_text()
     text = compile_source(src, "accumulate.py", CompileOptions(mode=Mode.PYPTO)).pto_text

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from egraph_rules.engine import LoopInfo, Mode
-from lowering.common import Planner
-from lowering.floor_lowering import evaluate_term
-from lowering.pto_codegen import GetRecord
-from slotsat import ir
-from slotsat.errors import SlotsatError
-from slotsat.pipeline import CompileOptions, CompileResult, compile_source
-from slotsat.semantics import eval_expr
+from slotsat.app.pipeline import CompileOptions, CompileResult, compile_source
+from slotsat.core import ir
+from slotsat.core.errors import SlotsatError
+from slotsat.core.options import Mode, Planner
+from slotsat.core.semantics import eval_expr
+from slotsat.egraph_rules.costs import evaluate_term
+from slotsat.egraph_rules.engine import LoopInfo
+from slotsat.lowering.pto_codegen import GetRecord
 
 from .harness import compile_, kernel
 
@@ -177,7 +177,7 @@ def test_reject_modulus_mismatch_and_warning() -> None:
 def test_reject_modulus_mismatch_warning_on_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from slotsat.cli import main
+    from slotsat.app.cli import main
 
     path = tmp_path / "k.py"
     path.write_text(slot_kernel("i % 4", "pl.range(64)"))
@@ -291,7 +291,7 @@ def test_engine_reports_are_exposed() -> None:
 
 
 def test_bench_reads_the_engine_reports() -> None:
-    from bench.bench import _engine_figures
+    from slotsat.bench.bench import _engine_figures
 
     result = compile_(slot_kernel("(i + 1) % 2"))
     figures = _engine_figures(result)

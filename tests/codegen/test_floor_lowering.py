@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from egraph_rules.engine import Mode
+from slotsat.core.options import Mode
 from tests.codegen.harness import compile_, error, kernel
 
 LOAD = "t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from egraph_rules.engine import Mode
-from lowering.common import Planner
-from lowering.pto_dialect import normalize, parse_and_verify
-from slotsat.errors import SlotsatError
-from slotsat.pipeline import CompileOptions, compile_source
+from slotsat.app.pipeline import CompileOptions, compile_source
+from slotsat.core.errors import SlotsatError
+from slotsat.core.options import Mode, Planner
+from slotsat.lowering.pto_dialect import normalize, parse_and_verify
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = sorted((ROOT / "examples" / "kernels").glob("*.py"))

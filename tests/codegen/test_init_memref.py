@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.budget import Backend
-from lowering.common import Planner
-from lowering.init_memref import InitMemRef, is_alloc_statement
-from slotsat import ir
-from slotsat.dsl.parser import parse_source
-from slotsat.errors import EXIT_REJECTED, PassError
+from slotsat.analysis.budget import Backend
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.errors import EXIT_REJECTED, PassError
+from slotsat.core.options import Planner
+from slotsat.lowering.init_memref import InitMemRef, is_alloc_statement
 from tests.codegen.harness import compile_, error, kernel
 
 CONSTANT_SLOTS = kernel(
@@ -68,7 +68,7 @@ def test_constant_slots_resolve_to_int64_offsets() -> None:
 
 
 def test_constant_slots_print_resolved() -> None:
-    printer = pytest.importorskip("slotsat.dsl.printer")
+    printer = pytest.importorskip("slotsat.core.dsl.printer")
     fn = _run(CONSTANT_SLOTS)
     module = ir.Module((ir.Program("P", (fn,)),))
     text = printer.print_module(module)
@@ -125,7 +125,7 @@ return out
 
 
 def test_synthesized_allocation_resolves() -> None:
-    from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
+    from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
 
     src = kernel("""
 for i, (acc,) in pl.pipeline(4, stage=2, init_values=(out,)):

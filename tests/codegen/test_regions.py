@@ -11,9 +11,8 @@ import re
 
 import pytest
 
-from egraph_rules.engine import Mode
-from lowering.common import Planner
-from slotsat.errors import EXIT_REJECTED
+from slotsat.core.errors import EXIT_REJECTED
+from slotsat.core.options import Mode, Planner
 from tests.codegen.harness import compile_, error, kernel, lines
 
 LOAD = "pl.load(a, [0, 0], [64, 64])"
@@ -439,17 +438,17 @@ return out
 
 
 def test_non_integer_slot_index_through_the_api() -> None:
-    from lowering.pto_codegen import FunctionEmitter
-    from lowering.regions import Region
-    from slotsat import ir
-    from slotsat.errors import PassError
+    from slotsat.core import ir
+    from slotsat.core.errors import PassError
+    from slotsat.lowering.pto_codegen import FunctionEmitter
+    from slotsat.lowering.regions import Region
 
     fn = ir.Function("k", ir.FunctionType.INCORE, (), (), ir.SeqStmts(()))
     emitter = FunctionEmitter(
         fn,
         mode=Mode.SLOTSAT,
         planner=Planner.PTOAS,
-        backend=__import__("analysis.budget", fromlist=["Backend"]).Backend.ASCEND910B,
+        backend=__import__("slotsat.analysis.budget", fromlist=["Backend"]).Backend.ASCEND910B,
     )
     region = Region(ir.Var("X", ir.PtrType()), 2, "T", 64, 64, "X_mb")
     with pytest.raises(PassError, match=r"^A slot index must be an integer or index expression, got FP32$"):

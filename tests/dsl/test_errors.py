@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from slotsat.cli import main
-from slotsat.dsl import parse_file, parse_source
-from slotsat.errors import EXIT_UNREADABLE, SlotsatError
-from slotsat.limits import max_file_bytes
+from slotsat.app.cli import main
+from slotsat.core.dsl import parse_file, parse_source
+from slotsat.core.errors import EXIT_UNREADABLE, SlotsatError
+from slotsat.core.limits import max_file_bytes
 
 LOOP = """
 for i, (dst,) in pl.range(4, init_values=(out,)):

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from slotsat.cli import main
-from slotsat.dsl import parse_file, print_module
+from slotsat.app.cli import main
+from slotsat.core.dsl import parse_file, print_module
 
 REPO = Path(__file__).resolve().parents[2]
 KERNELS = REPO / "examples" / "kernels"

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from slotsat.dsl.parser import parse_source
-from slotsat.errors import SlotsatError
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.errors import SlotsatError
 
 
 def test_the_collector_is_back_on_after_a_parse(kernel: Callable[..., str]) -> None:

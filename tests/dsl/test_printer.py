@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from slotsat import ir
-from slotsat.dsl import parse_file, parse_source, print_module
-from slotsat.dsl.printer import print_expr, print_function
+from slotsat.core import ir
+from slotsat.core.dsl import parse_file, parse_source, print_module
+from slotsat.core.dsl.printer import print_expr, print_function
 
 REPO = Path(__file__).resolve().parents[2]
 KERNELS = REPO / "examples" / "kernels"

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from slotsat import ir
-from slotsat.dsl import parse_file, parse_source, print_module
+from slotsat.core import ir
+from slotsat.core.dsl import parse_file, parse_source, print_module
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = sorted((REPO / "examples" / "kernels").glob("*.py"))
@@ -475,7 +475,7 @@ def test_only_parameters_are_output_tensors() -> None:
 @pytest.mark.parametrize("planner", ["PTOAS", "PYPTO"])
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_corpus_round_trips_after_every_pass(path: Path, planner: str) -> None:
-    pipeline = pytest.importorskip("slotsat.pipeline")
+    pipeline = pytest.importorskip("slotsat.app.pipeline")
     options = pipeline.CompileOptions(planner=pipeline.Planner[planner])
 
     def check(pass_name: str, module: ir.Module) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from slotsat import ir
+from slotsat.core import ir
 
 D = ir.DType.INDEX
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo, Mode
-from lowering.floor_lowering import SimpleNamer, evaluate_term, render
-from slotsat import ir
-from slotsat.errors import PassError
+from slotsat.core import ir
+from slotsat.core.errors import PassError
+from slotsat.core.options import Mode
+from slotsat.egraph_rules.costs import evaluate_term
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo
+from slotsat.lowering.floor_lowering import SimpleNamer, render
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
 INT64_MAX = (1 << 63) - 1
@@ -314,16 +316,16 @@ def test_next_iteration_stepped_shares_the_symbol() -> None:
     a, b = engine.choose(cur, scope), engine.choose(nxt, scope)
     assert a.cost == 3
     assert b.cost == 2
-    from analysis.matcher import Relation, ValueGraph, compare
-    from lowering.floor_lowering import to_value
+    from slotsat.analysis.matcher import Relation, ValueGraph, compare
+    from slotsat.egraph_rules.costs import to_value
 
     graph, memo = ValueGraph(), {}
     assert compare(to_value(a.term, graph, memo), to_value(b.term, graph, memo), 4) is Relation.DISJOINT
 
 
 def test_next_iteration_unit_step_is_disjoint() -> None:
-    from analysis.matcher import Relation, ValueGraph, compare
-    from lowering.floor_lowering import to_value
+    from slotsat.analysis.matcher import Relation, ValueGraph, compare
+    from slotsat.egraph_rules.costs import to_value
 
     i = var("i")
     for mode, expected in ((Mode.SLOTSAT, Relation.DISJOINT), (Mode.PYPTO, Relation.UNKNOWN)):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from slotsat.cli import main
+from slotsat.app.cli import main
 
 
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import random
 
-from egraph_rules.engine import IndexEngine, LoopInfo, Mode
-from egraph_rules.syntactic import python_nonneg_syn
-from slotsat import ir
-from slotsat.semantics import fold
+from slotsat.core import ir
+from slotsat.core.options import Mode
+from slotsat.core.semantics import fold
+from slotsat.egraph_rules.engine import IndexEngine, LoopInfo
+from slotsat.egraph_rules.syntactic import python_nonneg_syn
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
 D = ir.DType.INDEX

@@ -7,11 +7,12 @@ from collections import Counter
 
 from egglog import EGraph, i64, set_
 
-from egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo, Mode
-from egraph_rules.extract import EGraphView, export
-from egraph_rules.lang import RULES, Idx, Loop, dtype_facts, loop_start, loop_step, loop_stop
-from egraph_rules.schedules import CODEGEN_SLOTS, SLOTS_FORMS, run_bounded
-from slotsat import ir
+from slotsat.core import ir
+from slotsat.core.options import Mode
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo
+from slotsat.egraph_rules.extract import EGraphView, export
+from slotsat.egraph_rules.lang import RULES, Idx, Loop, dtype_facts, loop_start, loop_step, loop_stop
+from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, SLOTS_FORMS, run_bounded
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
 INT64_MAX = (1 << 63) - 1
@@ -133,7 +134,7 @@ def test_iteration_counts_are_pinned() -> None:
 
 
 def test_a_hit_limit_is_reported_and_the_form_stays_correct() -> None:
-    from egraph_rules.limits import Limits
+    from slotsat.egraph_rules.limits import Limits
 
     i = var("i")
     engine = IndexEngine(limits=Limits(iterations=1))
@@ -143,8 +144,8 @@ def test_a_hit_limit_is_reported_and_the_form_stays_correct() -> None:
     assert report.limit_hit is not None
     assert "iteration cap" in report.limit_hit
     chosen = engine.choose(root, EmittedScope())
-    from lowering.floor_lowering import evaluate_term
-    from slotsat.semantics import eval_expr
+    from slotsat.core.semantics import eval_expr
+    from slotsat.egraph_rules.costs import evaluate_term
 
     for v in range(8, 40, 4):
         assert evaluate_term(chosen.term, {i.id: v}) == eval_expr(engine.roots[root].expr, {i.id: v})

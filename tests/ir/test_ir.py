@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from slotsat import ir
-from slotsat.ir import DType
+from slotsat.core import ir
+from slotsat.core.ir import DType
 
 
 def test_wrap_reduces_to_twos_complement_at_the_dtype_width() -> None:

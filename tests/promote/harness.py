@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from slotsat.cli import main
+from slotsat.app.cli import main
 
 DATA = Path(__file__).parent / "data"
 

@@ -21,10 +21,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.scf import ForOp
 
-from analysis.pointer_flow import discover
-from lowering.mlir_io import Chunk, Positions, make_context, parse_chunk
-from lowering.promote_persistent import PromotePersistentFragmentLoops, static_trip_count, validate_hint
-from lowering.unroll_loops import UnrollLoops
+from slotsat.analysis.pointer_flow import discover
+from slotsat.lowering.mlir_io import Chunk, Positions, make_context, parse_chunk
+from slotsat.lowering.promote_persistent import (
+    PromotePersistentFragmentLoops,
+    static_trip_count,
+    validate_hint,
+)
+from slotsat.lowering.unroll_loops import UnrollLoops
 from tests.promote.harness import DATA
 
 FM = {"pto.persistent_unroll": UnitAttr(), "pto.unroll": StringAttr("full")}

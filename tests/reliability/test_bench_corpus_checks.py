@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.generate import generate_kernel
-from slotsat.cli import main
-from slotsat.commands.check import CheckOptions, check_module
-from slotsat.dsl.parser import parse_source
+from slotsat.app.cli import main
+from slotsat.app.commands.check import CheckOptions, check_module
+from slotsat.bench.generate import generate_kernel
+from slotsat.core.dsl.parser import parse_source
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH_CORPUS = sorted((ROOT / "bench" / "corpus").glob("*.py"))

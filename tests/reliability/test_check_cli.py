@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lowering.common import PassResult
-from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
-from slotsat import ir
-from slotsat.cli import main
-from slotsat.commands.check import check_function
-from slotsat.dsl.parser import parse_source
-from slotsat.dsl.printer import print_module
-from slotsat.interpreter import outputs_equal, run_function
+from slotsat.app.cli import main
+from slotsat.app.commands.check import check_function
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.dsl.printer import print_module
+from slotsat.core.interpreter import outputs_equal, run_function
+from slotsat.lowering.common import PassResult
+from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"

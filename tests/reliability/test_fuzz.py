@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.budget import Backend
-from slotsat.cli import main
-from slotsat.commands.check import CheckOptions, check_module
-from slotsat.dsl.parser import parse_source
-from slotsat.errors import SlotsatError
-from slotsat.pipeline import CompileOptions, compile_module
+from slotsat.analysis.budget import Backend
+from slotsat.app.cli import main
+from slotsat.app.commands.check import CheckOptions, check_module
+from slotsat.app.pipeline import CompileOptions, compile_module
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.errors import SlotsatError
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = sorted((ROOT / "examples" / "kernels").glob("*.py")) + sorted((Path(__file__).parent / "data").glob("*.py"))

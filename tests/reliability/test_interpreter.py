@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from slotsat import ir
-from slotsat.dsl.parser import parse_file, parse_source
-from slotsat.interpreter import (
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_file, parse_source
+from slotsat.core.interpreter import (
     InterpreterError,
     eval_scalar,
     outputs_equal,
@@ -27,8 +27,8 @@ from slotsat.interpreter import (
     round_bf16,
     run_function,
 )
-from slotsat.ir import DType
-from slotsat.semantics import EvalError, eval_expr
+from slotsat.core.ir import DType
+from slotsat.core.semantics import EvalError, eval_expr
 
 DATA = Path(__file__).parent / "data"
 KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from slotsat import ir, limits
-from slotsat.cli import main
-from slotsat.commands.check import CheckOptions, check_function, check_module
-from slotsat.dsl.parser import parse_file, parse_source
-from slotsat.dsl.printer import print_module
-from slotsat.errors import SlotsatError
-from slotsat.ir import DType, MemorySpace
-from slotsat.pipeline import compile_module
+from slotsat.app.cli import main
+from slotsat.app.commands.check import CheckOptions, check_function, check_module
+from slotsat.app.pipeline import compile_module
+from slotsat.core import ir, limits
+from slotsat.core.dsl.parser import parse_file, parse_source
+from slotsat.core.dsl.printer import print_module
+from slotsat.core.errors import SlotsatError
+from slotsat.core.ir import DType, MemorySpace
 
 KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 

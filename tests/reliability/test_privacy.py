@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from analysis.budget import Backend
-from analysis.privacy import check_privacy
-from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
-from slotsat import ir
-from slotsat.dsl.parser import parse_file, parse_source
-from slotsat.dsl.printer import print_module
+from slotsat.analysis.budget import Backend
+from slotsat.analysis.privacy import check_privacy
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_file, parse_source
+from slotsat.core.dsl.printer import print_module
+from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
 
 DATA = Path(__file__).parent / "data"
 KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import textwrap
 
-from analysis.budget import Backend
-from lowering.common import Planner
-from lowering.lower_pipeline_loops import LowerPipelineLoops
-from lowering.lower_pipeline_to_slots import Decision, FunctionPlan, LoopDecision, LowerPipelineToSlots
-from lowering.resolve_pipeline_markers import ResolvePipelineMarkers
-from slotsat import ir
-from slotsat.dsl.parser import parse_source
+from slotsat.analysis.budget import Backend
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.options import Planner
+from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
+from slotsat.lowering.lower_pipeline_to_slots import (
+    Decision,
+    FunctionPlan,
+    LoopDecision,
+    LowerPipelineToSlots,
+)
+from slotsat.lowering.resolve_pipeline_markers import ResolvePipelineMarkers
 
 SIG = "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]"
 RET = "pl.Tensor[[256, 64], pl.FP32]"
@@ -75,7 +80,7 @@ def assert_expected(before: str, expected: str, **kw: object) -> ir.Function:
 
 
 def index_text(e: ir.Expr | None) -> str:
-    from lowering.common import format_expr
+    from slotsat.lowering.common import format_expr
 
     assert e is not None
     return format_expr(e)

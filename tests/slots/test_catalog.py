@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.budget import Backend, Budget, tile_bytes
-from lowering.common import Planner
-from lowering.lower_pipeline_to_slots import Decision
-from slotsat import ir
+from slotsat.analysis.budget import Backend, Budget, tile_bytes
+from slotsat.core import ir
+from slotsat.core.options import Planner
+from slotsat.lowering.lower_pipeline_to_slots import Decision
 from tests.slots.harness import (
     SIG,
     assert_declined,

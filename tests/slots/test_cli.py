@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from analysis.budget import Backend
-from lowering.common import Planner
-from slotsat import ir
-from slotsat.cli import main
-from slotsat.commands.slots import slots_report
-from slotsat.dsl.parser import parse_source
-from slotsat.dsl.printer import print_module
+from slotsat.analysis.budget import Backend
+from slotsat.app.cli import main
+from slotsat.app.commands.slots import slots_report
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.dsl.printer import print_module
+from slotsat.core.options import Planner
 from tests.slots.harness import SIG, program, sl_body
 
 BASIC = program(sl_body("pipeline(0, 4, 1, stage=2"))

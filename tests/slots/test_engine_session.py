@@ -1,4 +1,4 @@
-"""The slots pass's e-graph plumbing (`egraph_rules.slotize.function_egraph`): the low-level
+"""The slots pass's e-graph plumbing (`slotsat.egraph_rules.slotize.function_egraph`): the low-level
 command path and the high-level expression path decide identically, every function starts
 from an empty e-graph, and rules are lowered once per thread, not once per function."""
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from analysis.budget import Backend
-from egraph_rules import slotize
-from lowering.lower_pipeline_to_slots import FunctionPlan, LowerPipelineToSlots
-from slotsat import ir
-from slotsat.dsl.parser import parse_source
+from slotsat.analysis.budget import Backend
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_source
+from slotsat.egraph_rules import slotize
+from slotsat.lowering.lower_pipeline_to_slots import FunctionPlan, LowerPipelineToSlots
 from tests.slots.harness import function, program, sl_body
 
 REPO = Path(__file__).resolve().parents[2]

@@ -20,16 +20,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.budget import Backend
-from analysis.loops import iter_loops
-from lowering.common import Planner, Rewriter
-from lowering.lower_pipeline_loops import LowerPipelineLoops
-from lowering.lower_pipeline_to_slots import Decision, FunctionPlan, LowerPipelineToSlots
-from lowering.resolve_pipeline_markers import ResolvePipelineMarkers
-from slotsat import ir
-from slotsat.dsl.parser import parse_file, parse_source
-from slotsat.dsl.printer import print_module
-from slotsat.errors import PassError
+from slotsat.analysis.budget import Backend
+from slotsat.analysis.loops import iter_loops
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_file, parse_source
+from slotsat.core.dsl.printer import print_module
+from slotsat.core.errors import PassError
+from slotsat.core.options import Planner
+from slotsat.lowering.common import Rewriter
+from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
+from slotsat.lowering.lower_pipeline_to_slots import Decision, FunctionPlan, LowerPipelineToSlots
+from slotsat.lowering.resolve_pipeline_markers import ResolvePipelineMarkers
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted([*ROOT.glob("examples/kernels/*.py"), *ROOT.glob("bench/corpus/*.py")])
@@ -165,7 +166,7 @@ def test_invariants_hold_on_the_corpus(path: Path, backend: Backend) -> None:
 @pytest.mark.skipif(not CORPUS, reason="no corpus kernels yet")
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
 def test_slots_output_round_trips_on_the_corpus(path: Path) -> None:
-    from slotsat.commands.slots import slots_report
+    from slotsat.app.commands.slots import slots_report
 
     for replicate in (False, True):
         module = slots_report(parse_file(path), replicate=replicate).module
@@ -306,7 +307,7 @@ def kernels(draw: st.DrawFn) -> tuple[str, list[str | None]]:
 
 def _resolve_under(plan: FunctionPlan, expected: list[str | None]) -> list[str | None]:
     """Apply §7 to the oracle: a loop below a declined F > 1 loop is under-declined."""
-    from analysis.loops import loop_tree, pipeline_ancestors
+    from slotsat.analysis.loops import loop_tree, pipeline_ancestors
 
     tree = loop_tree(plan.function)
     multi = [d for d in plan.loops if d.stages > 1]

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from lowering.common import Planner
-from lowering.lower_pipeline_loops import LowerPipelineLoops
-from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
-from lowering.resolve_pipeline_markers import ResolvePipelineMarkers
-from slotsat import ir
-from slotsat.dsl.printer import print_function, print_module
-from slotsat.errors import PassError
-from slotsat.interpreter import eval_scalar
+from slotsat.core import ir
+from slotsat.core.dsl.printer import print_function, print_module
+from slotsat.core.errors import PassError
+from slotsat.core.interpreter import eval_scalar
+from slotsat.core.options import Planner
+from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
+from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
+from slotsat.lowering.resolve_pipeline_markers import ResolvePipelineMarkers
 from tests.slots.harness import SIG, count_calls, full_pipeline, function, pipeline_loops, program, sl_body
 
 N_SIG = SIG + ", n: pl.Scalar[pl.INDEX]"

@@ -14,11 +14,12 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.matcher import UndefinedBehavior
-from egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo, Mode
-from lowering.floor_lowering import evaluate_term
-from slotsat import ir
-from slotsat.semantics import EvalError, eval_expr
+from slotsat.analysis.matcher import UndefinedBehavior
+from slotsat.core import ir
+from slotsat.core.options import Mode
+from slotsat.core.semantics import EvalError, eval_expr
+from slotsat.egraph_rules.costs import evaluate_term
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo
 
 D = ir.DType.INDEX
 I32 = ir.DType.INT32

@@ -10,12 +10,12 @@ from __future__ import annotations
 import pytest
 import z3
 
-from egraph_rules import engine  # noqa: F401 - materializes every ruleset
-from egraph_rules.intervals import intervals
-from egraph_rules.lang import RULES, widths
-from egraph_rules.lower_arith import lower_arith
-from egraph_rules.normalize import ir_forms, slot_forms
-from egraph_rules.syntactic import nonneg_syntactic
+from slotsat.egraph_rules import engine  # noqa: F401 - materializes every ruleset
+from slotsat.egraph_rules.intervals import intervals
+from slotsat.egraph_rules.lang import RULES, widths
+from slotsat.egraph_rules.lower_arith import lower_arith
+from slotsat.egraph_rules.normalize import ir_forms, slot_forms
+from slotsat.egraph_rules.syntactic import nonneg_syntactic
 from tests.soundness.obligations import OBLIGATIONS, Obligation, bv, counterexample, fmod
 
 for _rs in (widths, nonneg_syntactic, intervals, slot_forms, ir_forms, lower_arith):

@@ -1,9 +1,9 @@
 """The slots pass's own e-graph rules (`egraph_rules/slotize.py`), proven with z3.
 
-The slots pass builds its slot terms on the shared index language (`egraph_rules.lang.Idx`)
+The slots pass builds its slot terms on the shared index language (`slotsat.egraph_rules.lang.Idx`)
 with one ruleset of its own, `slotize` (the rotation counter); it then runs the shared
 schedule `SLOTS_FORMS` (`nonneg_syntactic`, `ir_forms`), whose rules are registered in
-`egraph_rules.lang.RULES` and proven by `test_z3_rules.py`. The rotation has an obligation
+`slotsat.egraph_rules.lang.RULES` and proven by `test_z3_rules.py`. The rotation has an obligation
 of its own here; a lint test fails when `slotize` gains a rule this file does not account
 for, or when a rule of the slots pass's schedule is left without a registered obligation.
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 import pytest
 import z3
 
-from egraph_rules.lang import RULES
-from egraph_rules.normalize import ir_forms
-from egraph_rules.slotize import slotize
-from egraph_rules.syntactic import nonneg_syntactic
+from slotsat.egraph_rules.lang import RULES
+from slotsat.egraph_rules.normalize import ir_forms
+from slotsat.egraph_rules.slotize import slotize
+from slotsat.egraph_rules.syntactic import nonneg_syntactic
 from tests.soundness.obligations import OBLIGATIONS, Obligation, _range, counterexample, fdiv, floor_qr, fmod
 
 

@@ -1,7 +1,9 @@
 """The `slotsat` command line (`00-overview.md` §8).
 
-Each subcommand lives in `slotsat/commands/<name>.py` and exposes `configure(parser)` and
-`run(args) -> int`. Modules are imported lazily so that `slotsat promote` never pays for
+Each subcommand is a module exposing `configure(parser)` and `run(args) -> int`: the
+compiler's commands live in `slotsat/app/commands/`, `bench` and `demo` (which measure the
+compiler and so sit above it) in `bench/`. The CLI is the entry point: it names each command
+by module path and imports only the one asked for, so `slotsat promote` never pays for
 egglog and `slotsat parse` never pays for xdsl.
 """
 
@@ -15,18 +17,23 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from slotsat import __version__
-from slotsat.errors import EXIT_INTERNAL, SlotsatError
+from slotsat.core.errors import EXIT_INTERNAL, SlotsatError
 
-COMMANDS: dict[str, str] = {
-    "parse": "parse a kernel file and print it back in the DSL",
-    "slots": "run lower-pipeline-to-slots (and optionally replication) and print the decisions",
-    "codegen": "compile a kernel file to PTO MLIR text",
-    "explore": "show every form the e-graph reaches for one index expression",
-    "promote": "ptoas persistent-fragment loop promotion (and unroll) on MLIR text",
-    "bench": "measure extracted code size, matcher resolution and compile-time scaling",
-    "check": "run the slots pass and check it with the interpreter and the slot-privacy checker",
-    "demo": "run the main job on the bundled kernels",
+_APP = "slotsat.app.commands"
+COMMANDS: dict[str, tuple[str, str]] = {
+    "parse": (f"{_APP}.parse", "parse a kernel file and print it back in the DSL"),
+    "slots": (f"{_APP}.slots",
+              "run lower-pipeline-to-slots (and optionally replication) and print the decisions"),
+    "codegen": (f"{_APP}.codegen", "compile a kernel file to PTO MLIR text"),
+    "explore": (f"{_APP}.explore", "show every form the e-graph reaches for one index expression"),
+    "promote": (f"{_APP}.promote", "ptoas persistent-fragment loop promotion (and unroll) on MLIR text"),
+    "bench": ("slotsat.bench.command",
+              "measure extracted code size, matcher resolution and compile-time scaling"),
+    "check": (f"{_APP}.check",
+              "run the slots pass and check it with the interpreter and the slot-privacy checker"),
+    "demo": ("slotsat.bench.demo", "run the main job on the bundled kernels"),
 }
+"""Command name -> (module, one-line help)."""
 
 
 class _Command(Protocol):
@@ -36,7 +43,7 @@ class _Command(Protocol):
 
 
 def _load(name: str) -> _Command:
-    return cast(_Command, importlib.import_module(f"slotsat.commands.{name}"))
+    return cast(_Command, importlib.import_module(COMMANDS[name][0]))
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
@@ -47,7 +54,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"slotsat {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = next((a for a in argv if a in COMMANDS), None)
-    for name, help_text in COMMANDS.items():
+    for name, (_, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == wanted:
             _load(name).configure(p)

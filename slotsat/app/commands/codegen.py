@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from slotsat.commands import backend_option
-from slotsat.errors import EXIT_OK, SlotsatError, Span
-from slotsat.limits import read_source
+from slotsat.app.commands import backend_option
+from slotsat.core.errors import EXIT_OK, SlotsatError, Span
+from slotsat.core.limits import read_source
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -39,9 +39,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from egraph_rules.engine import Mode
-    from lowering.common import Planner
-    from slotsat.pipeline import CompileOptions, compile_source
+    from slotsat.app.pipeline import CompileOptions, compile_source
+    from slotsat.core.options import Mode, Planner
 
     file: str = args.file
     backend = backend_option(args)

@@ -41,7 +41,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from slotsat.errors import EXIT_REJECTED, EXIT_UNREADABLE, NO_SPAN, SlotsatError, Span
+from slotsat.core.errors import EXIT_REJECTED, EXIT_UNREADABLE, NO_SPAN, SlotsatError, Span
 
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
 """Real kernels are a few KiB; Python's own parser needs seconds per MiB, so a 5 MB file is

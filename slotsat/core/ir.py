@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, TypeAlias
 
-from slotsat.errors import NO_SPAN, Span
+from slotsat.core.errors import NO_SPAN, Span
 
 __all__ = ["NO_SPAN", "Span"]
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from slotsat import ir
-from slotsat.errors import PassError
+from slotsat.core import ir
+from slotsat.core.errors import PassError
 
 
 class EvalError(ArithmeticError):

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from slotsat.errors import SlotsatError, Span
+from slotsat.core.errors import SlotsatError, Span
 
 if TYPE_CHECKING:
-    from analysis.budget import Backend
+    from slotsat.analysis.budget import Backend
 
 
 def backend_option(args: argparse.Namespace) -> Backend:
     """`--backend` as a `Backend`; an unknown name is a one-line error at the input file."""
-    from analysis.budget import Backend
+    from slotsat.analysis.budget import Backend
 
     try:
         return Backend.parse(args.backend)

@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from analysis.budget import Backend
-from egraph_rules.engine import Mode
-from lowering.common import Decline, PassResult, Planner
-from lowering.pto_codegen import GetRecord, Note, PtoCodegen
-from slotsat import ir
+from slotsat.analysis.budget import Backend
+from slotsat.core import ir
+from slotsat.core.options import Mode, Planner
+from slotsat.lowering.common import Decline, PassResult
+from slotsat.lowering.pto_codegen import GetRecord, Note, PtoCodegen
 
 
 class FunctionPass(Protocol):
@@ -58,10 +58,10 @@ class CompileResult:
 
 def function_passes(options: CompileOptions) -> list[FunctionPass]:
     """The DSL passes, in order (parsing, with memory-space completion, comes before)."""
-    from lowering.init_memref import InitMemRef
-    from lowering.lower_pipeline_loops import LowerPipelineLoops
-    from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
-    from lowering.resolve_pipeline_markers import ResolvePipelineMarkers
+    from slotsat.lowering.init_memref import InitMemRef
+    from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
+    from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
+    from slotsat.lowering.resolve_pipeline_markers import ResolvePipelineMarkers
 
     return [
         # 3. Rotation first: it needs the pipeline loops as the author wrote them, and
@@ -121,6 +121,6 @@ def compile_source(
     text: str, filename: str = "<input>", options: CompileOptions | None = None
 ) -> CompileResult:
     """Parse (step 1, which also completes memory spaces) then `compile_module`."""
-    from slotsat.dsl.parser import parse_source
+    from slotsat.core.dsl.parser import parse_source
 
     return compile_module(parse_source(text, filename), options)

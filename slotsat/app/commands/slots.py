@@ -34,11 +34,11 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from analysis.budget import Backend
-from lowering.common import Planner
-from slotsat import ir
-from slotsat.commands import backend_option
-from slotsat.errors import EXIT_OK, SlotsatError
+from slotsat.analysis.budget import Backend
+from slotsat.app.commands import backend_option
+from slotsat.core import ir
+from slotsat.core.errors import EXIT_OK, SlotsatError
+from slotsat.core.options import Planner
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ class SlotsReport:
     """The pass's `Decline` records, in order."""
 
     def to_json(self) -> dict[str, Any]:
-        from slotsat.dsl.printer import print_module
+        from slotsat.core.dsl.printer import print_module
 
         return {
             "functions": [{"name": f.name, "loops": [{
@@ -93,10 +93,10 @@ def slots_report(module: ir.Module, planner: Planner | None = Planner.PTOAS,
                  replicate: bool = False) -> SlotsReport:
     """Run the slots pass (and with `replicate` the fallback and marker resolution) on every
     function of `module`. Raises `PassError` when replication rejects a loop."""
-    from lowering.lower_pipeline_loops import LowerPipelineLoops
-    from lowering.lower_pipeline_to_slots import LowerPipelineToSlots
-    from lowering.resolve_pipeline_markers import ResolvePipelineMarkers
-    from slotsat.dsl.printer import FunctionPrinter
+    from slotsat.core.dsl.printer import FunctionPrinter
+    from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
+    from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
+    from slotsat.lowering.resolve_pipeline_markers import ResolvePipelineMarkers
 
     slots_pass = LowerPipelineToSlots(planner=planner, backend=backend, compat=compat)
     report = SlotsReport(module)
@@ -144,8 +144,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from slotsat.dsl.parser import parse_file
-    from slotsat.dsl.printer import print_module
+    from slotsat.core.dsl.parser import parse_file
+    from slotsat.core.dsl.printer import print_module
 
     file: str = args.file
     backend = backend_option(args)

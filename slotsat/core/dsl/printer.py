@@ -1,7 +1,7 @@
 """The DSL printer: `ir.Module` to canonical kernel source (`10-dsl.md` §9).
 
 `parse_source(print_module(m))` is structurally equal to `m`, and printing is idempotent
-through a reparse, for every IR in the parser's normal form (see `slotsat.dsl.parser`):
+through a reparse, for every IR in the parser's normal form (see `slotsat.core.dsl.parser`):
 `tile.load` calls carry four positional arguments and `target_memory=`, a tile's
 `valid_shape` is `None` when it equals the shape, a pinned MemRef has `byte_offset ==
 ConstInt(0, INDEX)` and `size == 0`, pointer binders have type `PtrType(None)`, and loop
@@ -23,7 +23,7 @@ import keyword
 import math
 import re
 
-from slotsat import ir
+from slotsat.core import ir
 
 _PREC_CMP = 1
 _PREC_ADD = 2

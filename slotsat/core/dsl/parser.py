@@ -57,9 +57,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from slotsat import ir, ops
-from slotsat.errors import SlotsatError, Span
-from slotsat.limits import max_file_bytes, read_source
+from slotsat.core import ir, ops
+from slotsat.core.errors import SlotsatError, Span
+from slotsat.core.limits import max_file_bytes, read_source
 
 _DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
 _SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
@@ -98,7 +98,7 @@ _IMPORT_MESSAGE = "expected 'import pypto.language as pl'"
 
 
 def parse_file(path: str | Path) -> ir.Module:
-    """Read a kernel file (size-checked, decoded as UTF-8; `slotsat.limits.read_source`) and
+    """Read a kernel file (size-checked, decoded as UTF-8; `slotsat.core.limits.read_source`) and
     parse it."""
     return parse_source(read_source(path), str(path))
 
@@ -106,7 +106,7 @@ def parse_file(path: str | Path) -> ir.Module:
 def parse_source(text: str, filename: str = "<input>") -> ir.Module:
     """Parse kernel source text into an `ir.Module` (one `Program` per `@pl.program`).
 
-    Text longer than the input-size limit (`slotsat.limits`) is refused up front: Python's
+    Text longer than the input-size limit (`slotsat.core.limits`) is refused up front: Python's
     own parser alone needs seconds per MiB, and real kernels are a few KiB."""
     limit = max_file_bytes()
     if len(text) > limit:
@@ -1334,7 +1334,7 @@ def _same_kind_shape_dtype(a: ir.Type, b: ir.Type) -> bool:
 
 
 def _exprs_text(items: tuple[ir.Expr, ...]) -> str:
-    from slotsat.dsl.printer import print_expr
+    from slotsat.core.dsl.printer import print_expr
 
     return "[" + ", ".join(print_expr(e) for e in items) + "]"
 

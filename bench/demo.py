@@ -14,13 +14,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from slotsat.errors import EXIT_OK, EXIT_REJECTED, SlotsatError
+from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError
 
 
 def default_corpus() -> Path:
-    """The bundled kernels: `examples/kernels/` beside the installed packages (editable or
-    source checkout)."""
-    return Path(__file__).resolve().parents[2] / "examples" / "kernels"
+    """The bundled kernels, shipped as package data (`slotsat.core.resources`)."""
+    from slotsat.core.resources import bundled_kernels_dir
+
+    return bundled_kernels_dir()
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,10 +31,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _decision_table(console: Console, files: list[Path]) -> list[str]:
-    from analysis.budget import Backend
-    from lowering.common import Planner
-    from slotsat.commands.slots import slots_report
-    from slotsat.dsl.parser import parse_file
+    from slotsat.analysis.budget import Backend
+    from slotsat.app.commands.slots import slots_report
+    from slotsat.core.dsl.parser import parse_file
+    from slotsat.core.options import Planner
 
     table = Table(title="lower-pipeline-to-slots on the bundled kernels (planner ptoas, backend 950)")
     for col in ("kernel", "function", "loop", "line", "stages", "decision", "reason", "slot index", "tiles"):
@@ -56,9 +57,9 @@ def _decision_table(console: Console, files: list[Path]) -> list[str]:
 
 
 def _codegen_table(console: Console, files: list[Path]) -> list[str]:
-    from lowering.common import Planner
-    from slotsat.dsl.parser import parse_file
-    from slotsat.pipeline import CompileOptions, compile_module
+    from slotsat.app.pipeline import CompileOptions, compile_module
+    from slotsat.core.dsl.parser import parse_file
+    from slotsat.core.options import Planner
 
     table = Table(title="pto-codegen (backend 910b, mode slotsat)")
     for col in ("kernel", "planner", "result", "regions", "gets", "accepted gets", "index ops"):
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(line, style="red", markup=False, highlight=False)
     status = EXIT_REJECTED if failures else EXIT_OK
     if not args.no_bench:
-        from slotsat.commands.bench import run_quick_summary
+        from slotsat.bench.command import run_quick_summary
 
         out = Path(args.out) if args.out is not None else Path(tempfile.mkdtemp(prefix="slotsat-bench-"))
         console.print(f"[bold]quick benchmark[/bold] (report in {out})")

@@ -27,10 +27,10 @@ import json
 import sys
 from typing import Any
 
-from slotsat import ir
-from slotsat.dsl.parser import parse_file
-from slotsat.dsl.printer import FunctionPrinter, print_module
-from slotsat.errors import EXIT_OK
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_file
+from slotsat.core.dsl.printer import FunctionPrinter, print_module
+from slotsat.core.errors import EXIT_OK
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from slotsat.dsl.parser import parse_file, parse_source
-from slotsat.dsl.printer import print_function, print_module, print_program
+from slotsat.core.dsl.parser import parse_file, parse_source
+from slotsat.core.dsl.printer import print_function, print_module, print_program
 
 __all__ = ["parse_file", "parse_source", "print_function", "print_module", "print_program"]

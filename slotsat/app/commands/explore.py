@@ -21,8 +21,8 @@ import json
 import sys
 from dataclasses import dataclass, field
 
-from slotsat import ir
-from slotsat.errors import EXIT_OK, SlotsatError, Span
+from slotsat.core import ir
+from slotsat.core.errors import EXIT_OK, SlotsatError, Span
 
 _DTYPES = {
     "index": ir.DType.INDEX,
@@ -178,8 +178,9 @@ def parse_loops(specs: list[str], scope: _Scope) -> list[tuple[ir.Var, ir.Expr, 
 
 
 def run(args: argparse.Namespace) -> int:
-    from egraph_rules.engine import IndexEngine, LoopInfo, Mode
-    from lowering.floor_lowering import SimpleNamer, render
+    from slotsat.core.options import Mode
+    from slotsat.egraph_rules.engine import IndexEngine, LoopInfo
+    from slotsat.lowering.floor_lowering import SimpleNamer, render
 
     scope = _Scope(_DTYPES[args.dtype])
     loops = parse_loops(args.loop, scope)

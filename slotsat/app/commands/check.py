@@ -30,13 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from analysis.budget import Backend
-from analysis.privacy import PrivacyReport, check_privacy
-from lowering.common import Decline, Planner, format_expr
-from slotsat import ir, limits
-from slotsat.commands import backend_option
-from slotsat.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
-from slotsat.interpreter import Interpreter, InterpreterError, Value, outputs_equal, random_inputs
+from slotsat.analysis.budget import Backend
+from slotsat.analysis.privacy import PrivacyReport, check_privacy
+from slotsat.app.commands import backend_option
+from slotsat.core import ir, limits
+from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
+from slotsat.core.interpreter import Interpreter, InterpreterError, Value, outputs_equal, random_inputs
+from slotsat.core.options import Planner
+from slotsat.lowering.common import Decline, format_expr
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -98,7 +99,7 @@ def _has_tile_ops(fn: ir.Function) -> bool:
 
 
 def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionCheck) -> list[Decline]:
-    from slotsat.pipeline import CompileOptions, function_passes
+    from slotsat.app.pipeline import CompileOptions, function_passes
 
     opts = CompileOptions(planner=Planner.PTOAS, backend=backend, compat=compat)
     declines: list[Decline] = []
@@ -301,7 +302,7 @@ def render(result: CheckResult, file: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from slotsat.dsl.parser import parse_source
+    from slotsat.core.dsl.parser import parse_source
 
     backend = backend_option(args)
     if args.trials < 1:

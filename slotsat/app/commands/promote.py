@@ -12,8 +12,8 @@ import argparse
 import sys
 from dataclasses import dataclass, field
 
-from slotsat.errors import EXIT_OK, EXIT_REJECTED, EXIT_UNREADABLE, SlotsatError
-from slotsat.limits import read_source
+from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, EXIT_UNREADABLE, SlotsatError
+from slotsat.core.limits import read_source
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -35,9 +35,9 @@ class _Outcome:
 
 
 def _process(args: argparse.Namespace, text: str) -> _Outcome:
-    from lowering.mlir_io import MlirInputError, make_context, parse_chunk, print_module, split_chunks
-    from lowering.promote_persistent import PromotePersistentFragmentLoops
-    from lowering.unroll_loops import UnrollLoops
+    from slotsat.lowering.mlir_io import MlirInputError, make_context, parse_chunk, print_module, split_chunks
+    from slotsat.lowering.promote_persistent import PromotePersistentFragmentLoops
+    from slotsat.lowering.unroll_loops import UnrollLoops
 
     file: str = args.file
     outcome = _Outcome()

@@ -62,10 +62,10 @@ from typing import Any, Protocol, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from slotsat import ir
-from slotsat.errors import EXIT_REJECTED, NO_SPAN, SlotsatError, Span
-from slotsat.ir import DType
-from slotsat.semantics import COMPARE
+from slotsat.core import ir
+from slotsat.core.errors import EXIT_REJECTED, NO_SPAN, SlotsatError, Span
+from slotsat.core.ir import DType
+from slotsat.core.semantics import COMPARE
 
 Array: TypeAlias = npt.NDArray[Any]
 Scalar: TypeAlias = int | float | None
@@ -181,7 +181,7 @@ def _float_binop(e: ir.BinOp, a: float, b: float) -> float:
 def eval_scalar(e: ir.Expr, lookup: Callable[[ir.Var], Scalar]) -> Scalar:
     """The exact value of a scalar expression; None if any operand is unknown.
 
-    On integer expressions this agrees with `slotsat.semantics.eval_expr` (the exact evaluator
+    On integer expressions this agrees with `slotsat.core.semantics.eval_expr` (the exact evaluator
     the soundness tests use; checked by `tests/reliability/test_interpreter.py`); it adds
     unknown values (symbolic mode) and float scalars (`tile.read` of a float tile).
 
@@ -211,7 +211,7 @@ def eval_scalar(e: ir.Expr, lookup: Callable[[ir.Var], Scalar]) -> Scalar:
     d = e.dtype
     a, b = d.wrap(int(a)), d.wrap(int(b))
     if isinstance(e, ir.FloorDiv | ir.FloorMod) and d.is_signed and a == d.min_value and b == -1:
-        # outside the valid inputs (`10-dsl.md` §7.2), as `slotsat.semantics.eval_expr` says too
+        # outside the valid inputs (`10-dsl.md` §7.2), as `slotsat.core.semantics.eval_expr` says too
         raise InterpreterError(f"{d.value} minimum {ir.BINOP_SYMBOL[type(e)]} -1 overflows", e.span)
     return d.wrap(_int_binop(e, a, b))
 
@@ -739,7 +739,7 @@ def _load_deps(st: ir.AssignStmt) -> list[Any]:
 
 
 def _inherited_var(c: ir.Call) -> ir.Var | None:
-    from slotsat import ops
+    from slotsat.core import ops
 
     k = ops.inherited_arg(c.op)
     if k is None or k >= len(c.args) or c.op == "tile.store":
