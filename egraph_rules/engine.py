@@ -206,8 +206,13 @@ class IndexEngine:
         return root.slots is not None and self.mode is Mode.SLOTSAT
 
     def start_of(self, v: ir.Var) -> int | None:
+        """The literal start of `v`'s loop when that loop ascends by a literal step (the
+        syntactic proof's clauses 2 and 3, `syn_iv` / `syn_counter`)."""
         loop = self.loops.get(v.id)
         if loop is None or v.dtype is not ir.DType.INDEX:
+            return None
+        step = ir.literal_value(loop.step)
+        if step is None or step <= 0:
             return None
         return ir.literal_value(loop.start)
 

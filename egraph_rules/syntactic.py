@@ -3,10 +3,11 @@
 `nonneg_syn(x)` holds for exactly the clauses of the reference, one rule per clause:
 
 1. a literal `>= 0` (literals are inserted reduced to their dtype, so it is representable);
-2. the induction variable of a loop whose start is a non-negative literal (device loops
-   only ascend);
-3. that variable minus its own start literal (the counter form; it cannot wrap because the
-   variable never drops below a non-negative start, `05-decisions.md` item 8);
+2. the induction variable of a loop whose start is a non-negative literal and whose step is
+   a positive literal (a descending or runtime-step loop from 0 reaches negative values);
+3. that variable minus its own start literal, under the same two conditions (the counter
+   form; it cannot wrap because the variable never drops below a non-negative start,
+   `05-decisions.md` item 8);
 4. `a // c` and `a % c` with `a` proven, `c` a positive literal of the operation's dtype.
 
 The dtype-width rule (§7.3) holds node by node: every clause checks the dtype code of the
@@ -25,7 +26,7 @@ from collections.abc import Callable, Iterable
 from egglog import RewriteOrRule, eq, i64, relation, rule, ruleset
 
 from slotsat.core import ir
-from slotsat.egraph_rules.lang import DT_INDEX, Idx, Loop, loop_start, rname, width
+from slotsat.egraph_rules.lang import DT_INDEX, Idx, Loop, loop_start, loop_step, rname, width
 
 nonneg_syn = relation("nonneg_syn", Idx)
 """The reference's syntactic proof holds for (some term of) this e-class."""
@@ -39,7 +40,7 @@ def _nm(name: str, algebra: str) -> str:
 
 
 @nonneg_syntactic.register
-def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: i64) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
+def _clauses(a: Idx, lp: Loop, v: i64, s: i64, p: i64, c: i64, dt: i64) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
     yield rule(e := Idx.const(v, dt), v >= i64(0), name=_nm("syn_const", "const(v) >= 0  [v >= 0]")).then(
         nonneg_syn(e)
     )
@@ -47,13 +48,17 @@ def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: i64) -> Iterable[Rewr
         e := Idx.iv(lp),
         eq(s).to(loop_start(lp)),
         s >= i64(0),
-        name=_nm("syn_iv", "iv(l) >= 0  [start(l) = s >= 0 literal]"),
+        eq(p).to(loop_step(lp)),
+        p > i64(0),
+        name=_nm("syn_iv", "iv(l) >= 0  [start(l) = s >= 0 literal, step(l) > 0 literal]"),
     ).then(nonneg_syn(e))
     yield rule(
         e := Idx.iv(lp) - Idx.const(s, DT_INDEX),
         eq(s).to(loop_start(lp)),
         s >= i64(0),
-        name=_nm("syn_counter", "iv(l) - s >= 0  [start(l) = s >= 0 literal]"),
+        eq(p).to(loop_step(lp)),
+        p > i64(0),
+        name=_nm("syn_counter", "iv(l) - s >= 0  [start(l) = s >= 0 literal, step(l) > 0 literal]"),
     ).then(nonneg_syn(e))
     yield rule(
         e := a // Idx.const(c, dt),
@@ -74,8 +79,9 @@ def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: i64) -> Iterable[Rewr
 def python_nonneg_syn(e: ir.Expr, at: ir.DType, start_of: Callable[[ir.Var], int | None]) -> bool:
     """§7.2 on an IR expression: is `e` proven non-negative at dtype `at`?
 
-    `start_of(v)` is the literal start of the loop whose induction variable is `v` (None for
-    anything that is not such a variable or whose start is not a literal).
+    `start_of(v)` is the literal start of the ascending loop (positive literal step) whose
+    induction variable is `v` (None for anything that is not such a variable, whose start is
+    not a literal or whose step is not a positive literal).
     """
     if isinstance(e, ir.ConstInt):
         # A literal operand is emitted at its operation's dtype (`30-pto-codegen.md` §5.3).
