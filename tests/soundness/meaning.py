@@ -1,0 +1,184 @@
+"""What the e-graph's sorts, constructors, analyses and facts mean: the specification the
+obligations of `tests/soundness/derive.py` are stated against.
+
+This table is the only hand-written part of the soundness suite, and it says what each
+symbol *means*, never what a rule does (Alive2 writes LLVM's semantics once, not one per
+optimization). Every egglog function or constructor a rule uses must appear here; one that
+does not makes the rule untranslatable, which fails the suite naming the rule.
+
+Index language (`slotsat.egraph_rules.lang`):
+
+- an `Idx` e-class holds one value of one dtype (`dtype_of_code`), a two's complement number
+  of that dtype's bit width, or no value at all where an operation inside is outside its
+  valid inputs (division by zero, `MIN // -1`: `slotsat.core.semantics`). Binary operations
+  take and give their operands' dtype (the insertion contract of `lang`, which only builds
+  well-typed terms); `cast` truncates or sign-extends; `//` and `%` are floor operations;
+  `divu` / `remu` read the bit patterns unsigned;
+- `Idx.const(v, dt)` denotes `v`, which fits `dt` (an invariant: inserted literals are
+  reduced to their dtype, and every rule that builds a literal must show it fits);
+- `Idx.var(n, dt)` is an arbitrary value of `dt`; `Idx.iv(l)` is loop `l`'s induction
+  variable, an `INDEX` value at some iteration `j >= 0`: `iv = start + j * step` exactly,
+  and `iv < stop` for a positive step, `iv > stop` for a negative one (`scf.for`).
+
+Analyses and facts:
+
+- `width(x)`: the dtype code of `x` (typing, checked statically);
+- `bits`, `wmin`, `wmax`, `imin`, `imax`: the dtype's width and signed range
+  (`slotsat.core.ir.DType`);
+- `nonneg_syn(x)`, `nonneg(x)`: `x >= 0` wherever `x` has a value;
+- `lo(x) = L`, `hi(x) = H`: `L <= x`, `x <= H` wherever `x` has a value (exact integers);
+- `loop_start/stop/step(l) = v`: the loop's bound is the literal `v`; `*_runtime(l)`: that
+  bound is not a literal; `stages(l) = F`: the loop's pipeline depth;
+- `candidate(t, l)`: tile `t` is a slot candidate of loop `l` (of that loop only);
+- `slot_of(t)`: the `INDEX` slot tile `t` uses at its loop's iteration `j`: `j mod F`, for
+  `F > 0`;
+- `ok(l)`: an AND-lattice. After the gates saturate, `ok(l) = True` holds exactly when a rule
+  seeding it (`:= True`) matched and no rule declining it (`:= False`) did: the completion of
+  the rules that write it (`derive.Translator.completion`). `:= True` alone claims nothing,
+  `:= False` claims the loop is not eligible;
+- `alias_edge(v, s)`, `reaches(v, s)`: `v` and `s` share one buffer; `phi_root(r)`,
+  `inherit_root(r)`: some tile sharing `r`'s buffer is read by a phi / an inheriting op;
+- `tile_var`, `tile_space_bad`, `tile_shape_bad`, `phi_read`, `inherit_read`, `encloses`,
+  `capacity_declined`, `candidate_count`: structural facts inserted by Python, uninterpreted;
+- `declined_by`, `decline_rank`: reports, no content.
+
+`GateLoop(k)` is the loop `Loop(str(k))` (the bridge of `slotsat.egraph_rules.slotize`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from egglog import declarations as d
+
+from slotsat.core.ir import DType
+from slotsat.egraph_rules import gates, intervals, lang, slotize, syntactic
+
+Ref = d.CallableRef
+
+
+def ref(fn: Any) -> Ref:
+    """The declaration reference of an egglog function, method or class constructor."""
+    tp = getattr(fn, "__egg_tp__", None)
+    if tp is not None:
+        return d.InitRef(tp.ident)
+    r = fn.__egg_ref__
+    assert isinstance(r, d.MethodRef | d.ClassMethodRef | d.FunctionRef | d.InitRef), r
+    return r
+
+
+# -- dtypes ------------------------------------------------------------------------------
+
+SIGNED_CODES: tuple[int, ...] = tuple(lang.SIGNED_CODES.values())
+"""The dtype codes an `Idx` term can carry (unsigned dtypes only reach opaque leaves)."""
+
+
+def dtype_of_code(code: int) -> DType:
+    return lang.code_dtype(code)
+
+
+def bits_of(code: int) -> int:
+    return dtype_of_code(code).bits
+
+
+DTYPE_FACTS: dict[Ref, str] = {
+    ref(lang.bits): "bits",
+    ref(lang.wmin): "wmin",
+    ref(lang.wmax): "wmax",
+    ref(lang.imin): "imin",
+    ref(lang.imax): "imax",
+}
+
+
+def dtype_fact(field: str, code: int) -> int:
+    dt = dtype_of_code(code)
+    return {
+        "bits": dt.bits,
+        "wmin": dt.min_value,
+        "wmax": dt.max_value,
+        "imin": dt.min_value,
+        "imax": dt.max_value,
+    }[field]
+
+
+BIG_FACTS = frozenset({"wmin", "wmax"})
+"""Dtype facts of sort `BigInt` (the others are `i64`)."""
+
+# -- the index language ----------------------------------------------------------------------
+
+IDX_SORT = "Idx"
+CONSTRUCTORS: dict[Ref, str] = {
+    ref(lang.Idx.const): "const",
+    ref(lang.Idx.var): "var",
+    ref(lang.Idx.iv): "iv",
+    ref(lang.Idx.__add__): "add",
+    ref(lang.Idx.__sub__): "sub",
+    ref(lang.Idx.__mul__): "mul",
+    ref(lang.Idx.__floordiv__): "floordiv",
+    ref(lang.Idx.__mod__): "floormod",
+    ref(lang.Idx.cast): "cast",
+    ref(lang.Idx.divu): "divu",
+    ref(lang.Idx.remu): "remu",
+}
+BINARY = frozenset({"add", "sub", "mul", "floordiv", "floormod", "divu", "remu"})
+DTYPE_ARG = {"const": 1, "var": 1, "cast": 1}
+"""Constructors with an explicit dtype argument, and its position."""
+IV_CODE = lang.DT_INDEX
+"""An induction variable is an `INDEX` value."""
+
+# -- loops and tiles ----------------------------------------------------------------------------
+
+LOOP_BY_NAME = ref(lang.Loop)
+LOOP_BY_KEY = ref(gates.GateLoop)
+TILE_BY_KEY = ref(gates.GateVar)
+LOOP_SORTS = frozenset({"Loop", "GateLoop"})
+TILE_SORTS = frozenset({"GateVar"})
+
+
+@dataclass(frozen=True)
+class Meaning:
+    kind: str
+    arg: str = ""
+
+
+FUNCTIONS: dict[Ref, Meaning] = {
+    ref(lang.width): Meaning("width"),
+    ref(intervals.lo): Meaning("lower_bound"),
+    ref(intervals.hi): Meaning("upper_bound"),
+    ref(syntactic.nonneg_syn): Meaning("nonneg"),
+    ref(intervals.nonneg): Meaning("nonneg"),
+    ref(lang.loop_start): Meaning("loop_field", "start"),
+    ref(lang.loop_stop): Meaning("loop_field", "stop"),
+    ref(lang.loop_step): Meaning("loop_field", "step"),
+    ref(lang.stages): Meaning("loop_field", "stages"),
+    ref(gates.loop_start): Meaning("loop_field", "start"),
+    ref(gates.loop_stop): Meaning("loop_field", "stop"),
+    ref(gates.loop_step): Meaning("loop_field", "step"),
+    ref(gates.stages): Meaning("loop_field", "stages"),
+    ref(lang.start_runtime): Meaning("runtime", "start"),
+    ref(lang.stop_runtime): Meaning("runtime", "stop"),
+    ref(lang.step_runtime): Meaning("runtime", "step"),
+    ref(gates.start_runtime): Meaning("runtime", "start"),
+    ref(gates.stop_runtime): Meaning("runtime", "stop"),
+    ref(gates.step_runtime): Meaning("runtime", "step"),
+    ref(gates.candidate): Meaning("candidate"),
+    ref(slotize.slot_of): Meaning("rotation_slot"),
+    ref(gates.ok): Meaning("eligible"),
+    ref(gates.alias_edge): Meaning("same_buffer"),
+    ref(gates.reaches): Meaning("same_buffer"),
+    ref(gates.phi_root): Meaning("read_root", "phi_read"),
+    ref(gates.inherit_root): Meaning("read_root", "inherit_read"),
+    ref(gates.candidate_count): Meaning("opaque_value", "candidate_count"),
+    ref(gates.tile_var): Meaning("opaque", "tile_var"),
+    ref(gates.tile_space_bad): Meaning("opaque", "tile_space_bad"),
+    ref(gates.tile_shape_bad): Meaning("opaque", "tile_shape_bad"),
+    ref(gates.phi_read): Meaning("opaque", "phi_read"),
+    ref(gates.inherit_read): Meaning("opaque", "inherit_read"),
+    ref(gates.encloses): Meaning("opaque", "encloses"),
+    ref(gates.capacity_declined): Meaning("opaque", "capacity_declined"),
+    ref(gates.declined_by): Meaning("report"),
+    ref(gates.decline_rank): Meaning("report"),
+}
+SLOT_CODE = lang.DT_INDEX
+"""`slot_of(t)` is an `INDEX` value."""
