@@ -17,7 +17,7 @@ measured reason); it is empty: every rule is proven at 32 bits.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import z3
@@ -62,17 +62,25 @@ def _signature(rule: Rule, inst: Instance, world: World | None) -> str | None:
     return z3.And(*ob.premises, z3.Not(ob.claim)).sexpr() + (ob.static_failure or "")
 
 
-def plan(rule: Rule, world: World | None = None) -> list[Planned]:
-    """The obligations of `rule`, one per distinct formula per width (raises `Untranslatable`)."""
-    narrow = 16 if rule.name in NARROWED else 32
-    out: list[Planned] = []
-    insts = list(instances(rule.decl, _codes((narrow, 64))))
+def plan(rule: Rule, world: World | None = None, widths: tuple[int, ...] = WIDTHS) -> list[Planned]:
+    """The obligations of `rule`, one per distinct formula per width (raises `Untranslatable`).
+
+    Width `w < 64`: every dtype class of `w` bits; width 64: every class 32 or 64 bits, one
+    at least 64. A `NARROWED` rule's 32 is 16."""
+    groups: list[tuple[str, Callable[[Instance], bool]]] = []
+    for width in widths:
+        w = 16 if width == 32 and rule.name in NARROWED else width
+        if w < 64:
+            groups.append((str(w), lambda i, w=w: all(m.bits_of(c) == w for _, c in i.codes)))
+        else:
+            groups.append(
+                ("64", lambda i: i.max_bits == 64 and all(m.bits_of(c) in (32, 64) for _, c in i.codes))
+            )
+    insts = list(instances(rule.decl))
     if len(insts) == 1 and not insts[0].codes:
         return [Planned(rule, "fixed", insts[0])]
-    for width, keep in (
-        (str(narrow), lambda i: all(m.bits_of(c) == narrow for _, c in i.codes)),
-        ("64", lambda i: i.max_bits == 64 and all(m.bits_of(c) in (32, 64) for _, c in i.codes)),
-    ):
+    out: list[Planned] = []
+    for width, keep in groups:
         seen: dict[str, int] = {}
         for inst in insts:
             if not keep(inst):
