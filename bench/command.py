@@ -1,6 +1,6 @@
 """`slotsat bench [--quick] [--corpus DIR] [--out DIR] [--json] [--seed N]`.
 
-Runs the benchmark of `slotsat.bench.bench` (three lowerings of the bundled and generated corpus,
+Runs the benchmark of `slotsat.bench.run` (three lowerings of the bundled and generated corpus,
 matcher resolution, compile-time scaling), writes `DIR/report.md`, `DIR/report.json` and
 PNG plots, and prints the summary table (or, with `--json`, the report document). Progress
 goes to standard error. Exit status: 0 success; 1 a soundness failure (a resolved slot pair
@@ -47,7 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _config(args: argparse.Namespace) -> Any:
     from dataclasses import replace
 
-    from slotsat.bench.bench import BenchConfig
+    from slotsat.bench.config import BenchConfig
 
     argv = " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "bench"
     config = BenchConfig.for_args(quick=bool(args.quick), seed=int(args.seed), corpus=args.corpus,
@@ -89,8 +89,8 @@ def _targets_table(data: dict[str, Any]) -> Table:
 
 
 def _run(config: Any, out: Path, console: Console) -> tuple[dict[str, Any], list[Any]]:
-    from slotsat.bench.bench import run_bench
     from slotsat.bench.report import write_report
+    from slotsat.bench.run import run_bench
 
     # No refresh thread: a garbage collection on rich's thread could drop an egglog e-graph
     # there, and egglog's e-graphs must be dropped on the thread that made them.
@@ -131,10 +131,10 @@ def run_quick_summary(console: Console, out: Path | None = None, config: Any = N
     """Run `slotsat bench --quick` and print its summary table on `console` (for `slotsat demo`).
 
     Returns the bench's exit status (1 on a soundness failure). The report files go to
-    `out` (default `bench-report/`); `config` (a `slotsat.bench.bench.BenchConfig`) replaces the
+    `out` (default `bench-report/`); `config` (a `slotsat.bench.config.BenchConfig`) replaces the
     quick sizes, for tests.
     """
-    from slotsat.bench.bench import BenchConfig
+    from slotsat.bench.config import BenchConfig
 
     if config is None:
         config = BenchConfig.for_args(quick=True, seed=0, corpus=None, command="slotsat bench --quick")

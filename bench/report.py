@@ -1,6 +1,6 @@
 """Writes the benchmark's report: `report.json`, `report.md` and PNG plots.
 
-Everything here is a pure function of the JSON document `slotsat.bench.bench` builds from one run,
+Everything here is a pure function of the JSON document `slotsat.bench.run` builds from one run,
 so the Markdown tables, the plots and the JSON always show the same figures, and no figure
 is typed in by hand. The targets of issue 7 (and the planning targets of
 `60-egraph-engine.md` §11) are evaluated from those figures: each is met or missed, and a
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-LOWERINGS: tuple[str, ...] = ("naive", "pypto", "slotsat")
+from slotsat.bench.lowerings import LOWERINGS
+
 METRICS: tuple[str, ...] = (
     "index_ops",
     "corrections",

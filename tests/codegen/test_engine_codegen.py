@@ -291,10 +291,10 @@ def test_engine_reports_are_exposed() -> None:
 
 
 def test_bench_reads_the_engine_reports() -> None:
-    from slotsat.bench.bench import _engine_figures
+    from slotsat.bench.harness import engine_figures
 
     result = compile_(slot_kernel("(i + 1) % 2"))
-    figures = _engine_figures(result)
+    figures = engine_figures(result)
     assert figures["nodes"] == result.engine_reports[0]["nodes"]
 
 
