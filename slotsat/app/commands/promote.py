@@ -22,6 +22,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="guardrail on promoted loops' static trip count; negative disables")
     parser.add_argument("--max-full-unroll-trip-count", type=int, default=-1, metavar="N",
                         help="warn when unrolling a loop above this trip count; negative disables")
+    parser.add_argument("--max-unroll-factor", type=int, default=1024, metavar="N",
+                        help="drop (with a remark) a pto.unroll_factor above N; negative disables "
+                             "(ptoas's option, default 1024)")
     parser.add_argument("--unroll", action="store_true", help="run pto-unroll-loops after promotion")
     parser.add_argument("--split-input-file", action="store_true",
                         help="process each '// -----' chunk as its own module")
@@ -42,7 +45,7 @@ def _process(args: argparse.Namespace, text: str) -> _Outcome:
     file: str = args.file
     outcome = _Outcome()
     promote = PromotePersistentFragmentLoops(args.max_persistent_unroll_trip_count)
-    unroll = UnrollLoops(args.max_full_unroll_trip_count)
+    unroll = UnrollLoops(args.max_full_unroll_trip_count, args.max_unroll_factor)
     ctx = make_context()
     for chunk in split_chunks(text, args.split_input_file):
         try:
