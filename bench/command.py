@@ -23,9 +23,34 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
+from slotsat.app.commands import UsageError
+from slotsat.core.errors import EXIT_OK, EXIT_REJECTED
 
 DEFAULT_OUT = "bench-report"
+
+
+def writable_dir(path: Path, option: str = "--out") -> Path:
+    """`path` as an output directory, created if need be and checked writable before any
+    work starts; a `UsageError` otherwise."""
+    import tempfile
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as err:
+        raise UsageError(f"{option} {path}: cannot write there ({err.strerror or err})") from None
+    return path
+
+
+def kernel_dir(path: Path, option: str = "--corpus") -> list[Path]:
+    """The kernel files (`*.py`) of `path`; a `UsageError` when it is not a directory or has none."""
+    if not path.is_dir():
+        raise UsageError(f"{option} {path} is not a directory")
+    files = sorted(path.glob("*.py"))
+    if not files:
+        raise UsageError(f"{option} {path} has no kernel files (*.py)")
+    return files
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -52,8 +77,8 @@ def _config(args: argparse.Namespace) -> Any:
     argv = " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else "bench"
     config = BenchConfig.for_args(quick=bool(args.quick), seed=int(args.seed), corpus=args.corpus,
                                   command=f"slotsat {argv}")
-    if args.corpus is not None and not args.corpus.is_dir():
-        raise SlotsatError(f"--corpus {args.corpus} is not a directory", Span(1, 1), file=str(args.corpus))
+    if args.corpus is not None:
+        kernel_dir(args.corpus)
     if args.kernels is not None:
         config = replace(config, random_kernels=int(args.kernels))
     if args.max_loops is not None:
@@ -76,6 +101,15 @@ def summary_table(data: dict[str, Any]) -> Table:
     for row in summary_rows(data):
         table.add_row(*row)
     return table
+
+
+def print_summary(console: Console, data: dict[str, Any]) -> None:
+    """The summary table and, below it, one line per lowering and per column saying what it is."""
+    from slotsat.bench.report import SUMMARY_LEGEND
+
+    console.print(summary_table(data))
+    for line in SUMMARY_LEGEND:
+        console.print(f"  {line}", markup=False, highlight=False)
 
 
 def _targets_table(data: dict[str, Any]) -> Table:
@@ -110,14 +144,14 @@ def _run(config: Any, out: Path, console: Console) -> tuple[dict[str, Any], list
 
 def run(args: argparse.Namespace) -> int:
     config = _config(args)
+    out = writable_dir(Path(args.out))
     err = Console(stderr=True)
-    out = Path(args.out)
     data, failures = _run(config, out, err)
     if args.json:
         print(json.dumps(data, indent=2))
     else:
         console = Console()
-        console.print(summary_table(data))
+        print_summary(console, data)
         console.print(_targets_table(data))
         console.print(f"report: {out / 'report.md'}, {out / 'report.json'}, "
                       + ", ".join(str(out / p) for p in data.get("plots", [])))
@@ -138,8 +172,8 @@ def run_quick_summary(console: Console, out: Path | None = None, config: Any = N
 
     if config is None:
         config = BenchConfig.for_args(quick=True, seed=0, corpus=None, command="slotsat bench --quick")
-    data, failures = _run(config, out if out is not None else Path(DEFAULT_OUT), console)
-    console.print(summary_table(data))
+    data, failures = _run(config, writable_dir(out if out is not None else Path(DEFAULT_OUT)), console)
+    print_summary(console, data)
     for f in failures:
         console.print(f"soundness failure: {f.pair}")
     return EXIT_REJECTED if failures else EXIT_OK

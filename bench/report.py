@@ -325,6 +325,18 @@ SHORT_HEADER: tuple[str, ...] = ("lowering", "index ops", "corrections", "slot o
                                  "resolved", "unknown")
 """Console column titles for SUMMARY_HEADER (same order)."""
 
+SUMMARY_LEGEND: tuple[str, ...] = (
+    "naive: no proof at all, every signed floor-mod / floor-div carries its correction (derived from pypto)",
+    "pypto: the reference's lowering (--mode pypto: syntactic proof, remsi / divsi, node by node)",
+    "slotsat: the default mode (interval proofs, remui / divui, e-graph extraction)",
+    "index ops: arith ops in the emitted .pto except constants (arith.floordivsi counts 4)",
+    "corrections: floor-mod / floor-div correction chains emitted (select or floordivsi ops)",
+    "slot operands: pto.multi_tile_get operands; accepted: those ptoas's (symbol + constant) mod N "
+    "slot matcher accepts",
+    "resolved / unknown: pairs of slot operands the matcher proves equal or disjoint / cannot decide",
+)
+"""One line per lowering (row) and per column of the summary table, for the console and report.md."""
+
 
 def render_markdown(data: Mapping[str, Any]) -> str:
     meta = data.get("meta", {})
@@ -339,6 +351,7 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     lines.append("Every figure below was measured by this run.")
     lines += ["", "## Totals per lowering", ""]
     lines += _table(SUMMARY_HEADER, summary_rows(data))
+    lines += ["", *(f"- {line}" for line in SUMMARY_LEGEND)]
     extra_rows = [
         [name, *(str(data["lowerings"][name].get(m, "-")) for m in EXTRA_METRICS)]
         for name in LOWERINGS

@@ -137,7 +137,8 @@ module {
 """)
     result = promote(path, "--split-input-file")
     assert result.status == 2
-    assert result.stdout == ""
+    # every chunk's result is printed (issue 15.3): the good module, then the failed chunk's line
+    assert result.stdout == "builtin.module {\n}\n// -----\n// chunk at line 4 failed: see its diagnostics\n"
     assert result.stderr == f"{path}:6:12: error: values used but not defined: [%x]\n"
 
 

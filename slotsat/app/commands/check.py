@@ -17,7 +17,8 @@ For every function with tile operations:
    the original (author-declared slots), with the scalar parameters of the first trial.
 
 Output: one verdict line per loop (`FILE:LINE:COL: loop 'i' in P.f: DECISION; outputs
-...; privacy ...`), an `error:` line per mismatch or privacy violation, and a summary line.
+...; privacy ...`), followed for a declined loop by a `note:` line with the reason's
+sentence, an `error:` line per mismatch or privacy violation, and a summary line.
 Exit status 0 when everything is confirmed, 1 on any mismatch, privacy violation or pass
 rejection, 2 for unreadable input.
 """
@@ -32,7 +33,7 @@ import numpy as np
 
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.privacy import PrivacyReport, check_privacy
-from slotsat.app.commands import backend_option
+from slotsat.app.commands import UsageError, add_backend, add_compat, backend_option
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
 from slotsat.core.interpreter import Interpreter, InterpreterError, Value, outputs_equal, random_inputs
@@ -42,10 +43,9 @@ from slotsat.lowering.common import Decline, format_expr
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a kernel file in the DSL")
-    parser.add_argument("--compat", choices=["pypto"], default=None,
-                        help="T4 counts every argument of an inheriting op, as the reference does")
+    add_compat(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    parser.add_argument("--backend", default="950", help="910b, 950 (default) or none")
+    add_backend(parser)
     parser.add_argument("--trials", type=int, default=limits.DEFAULT_CHECK_TRIALS,
                         help=f"random inputs per function (default {limits.DEFAULT_CHECK_TRIALS})")
 
@@ -55,6 +55,8 @@ class LoopVerdict:
     loop: ir.ForStmt
     decision: str
     violations: list[str] = field(default_factory=list)
+    decline: Decline | None = None
+    """Why the slots pass declined the loop, if it did."""
 
 
 @dataclass
@@ -210,7 +212,7 @@ def _decisions(fc: FunctionCheck, declines: list[Decline]) -> None:
             decision = "pipeline stage=1" if stages == 1 else "range"
             if slots:
                 decision += f", author slots {slots}"
-        verdict = LoopVerdict(s, decision)
+        verdict = LoopVerdict(s, decision, decline=d)
         fc.loops.append(verdict)
         fc.by_span.setdefault(key, verdict)
         if same_shape:
@@ -232,7 +234,7 @@ def _attach_violations(fc: FunctionCheck, reports: list[tuple[str, PrivacyReport
 class CheckOptions:
     seed: int = 0
     trials: int = limits.DEFAULT_CHECK_TRIALS
-    backend: Backend = Backend.ASCEND950
+    backend: Backend = Backend.ASCEND910B
     compat: bool = False
 
 
@@ -286,6 +288,9 @@ def render(result: CheckResult, file: str) -> list[str]:
             name = lv.loop.loop_var.name_hint
             lines.append(f"{file}:{_pos(lv.loop.span)}: loop '{name}' in {fc.qualified}: "
                          f"{lv.decision}; {outputs}; {privacy}")
+            if lv.decline is not None:
+                lines.append(f"{file}:{_pos(lv.loop.span)}: note: loop '{name}' declined "
+                             f"({lv.decline.code}): {lv.decline.message}")
         if fc.mismatch is not None:
             lines.append(f"{file}:{_pos(fc.function.span)}: error: {fc.qualified}: {fc.mismatch}")
         where = f"{file}:{_pos(fc.function.span)}"
@@ -306,7 +311,7 @@ def run(args: argparse.Namespace) -> int:
 
     backend = backend_option(args)
     if args.trials < 1:
-        raise SlotsatError("--trials must be at least 1", Span(1, 1), file=args.file)
+        raise UsageError(f"--trials must be at least 1, got {args.trials}")
     text = limits.read_source(args.file)
     with limits.deep_recursion("the kernel file", Span(1, 1)):
         module = parse_source(text, args.file)
