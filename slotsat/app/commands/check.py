@@ -19,8 +19,11 @@ For every function with tile operations:
 Output: one verdict line per loop (`FILE:LINE:COL: loop 'i' in P.f: DECISION; outputs
 ...; privacy ...`), followed for a declined loop by a `note:` line with the reason's
 sentence, an `error:` line per mismatch or privacy violation, and a summary line.
-Exit status 0 when everything is confirmed, 1 on any mismatch, privacy violation or pass
-rejection, 2 for unreadable input.
+The summary says `confirmed` only when every function's outputs were compared on at least
+one input and nothing failed; `FAILED` on a mismatch, a privacy violation or a pass
+rejection; otherwise `unverified: REASON` (the original program faulted on every random
+input, so nothing was compared). Exit status 0 when confirmed, 1 when failed or unverified,
+2 for unreadable input.
 """
 
 from __future__ import annotations
@@ -90,6 +93,16 @@ class CheckResult:
     @property
     def failed(self) -> bool:
         return any(f.failed for f in self.functions)
+
+    @property
+    def unverified(self) -> list[str]:
+        """Why some function's outputs were compared on no input (`confirmed` needs one)."""
+        return [f"{f.qualified}: {f.unverified}" for f in self.functions
+                if f.unverified is not None and not f.failed]
+
+    @property
+    def confirmed(self) -> bool:
+        return not self.failed and not self.unverified
 
 
 def _has_tile_ops(fn: ir.Function) -> bool:
@@ -300,9 +313,13 @@ def render(result: CheckResult, file: str) -> list[str]:
         lines.extend(f"{file}:{_pos(fc.function.span)}: note: {fc.qualified}: {n}" for n in fc.notes)
     failed = sum(1 for f in result.functions if f.failed)
     loops = sum(len(f.loops) for f in result.functions)
-    verdict = "FAILED" if failed else "confirmed"
-    lines.append(f"check: {file}: {len(result.functions)} function(s), {loops} loop(s): {verdict}"
-                 + (f" ({failed} failing)" if failed else ""))
+    if failed:
+        verdict = f"FAILED ({failed} failing)"
+    elif result.unverified:
+        verdict = "unverified: " + "; ".join(result.unverified)
+    else:
+        verdict = "confirmed"
+    lines.append(f"check: {file}: {len(result.functions)} function(s), {loops} loop(s): {verdict}")
     return lines
 
 
@@ -319,4 +336,4 @@ def run(args: argparse.Namespace) -> int:
                                                compat=args.compat == "pypto"))
     for line in render(result, args.file):
         print(line)
-    return EXIT_REJECTED if result.failed else EXIT_OK
+    return EXIT_OK if result.confirmed else EXIT_REJECTED
