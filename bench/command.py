@@ -4,7 +4,8 @@ Runs the benchmark of `slotsat.bench.run` (three lowerings of the bundled and ge
 matcher resolution, compile-time scaling), writes `DIR/report.md`, `DIR/report.json` and
 PNG plots, and prints the summary table (or, with `--json`, the report document). Progress
 goes to standard error. Exit status: 0 success; 1 a soundness failure (a resolved slot pair
-that exact evaluation contradicts, named on standard error); 2 bad arguments.
+that exact evaluation contradicts) or a kernel that did not compile, each named on standard
+error and in the report; 2 bad arguments.
 
 `run_quick_summary(console)` runs the quick benchmark and prints only its summary table;
 `slotsat demo` ends with it.
@@ -158,7 +159,10 @@ def run(args: argparse.Namespace) -> int:
     for f in failures:
         print(f"slotsat: soundness failure: {f.pair}: the model answers {f.model}, "
               f"evaluation gives {f.truth}", file=sys.stderr)
-    return EXIT_REJECTED if failures else EXIT_OK
+    crashed = data.get("kernel_failures", [])
+    for k in crashed:
+        print(f"slotsat: kernel failure: {k['name']} ({k['path']}): {k['error']}", file=sys.stderr)
+    return EXIT_REJECTED if failures or crashed else EXIT_OK
 
 
 def run_quick_summary(console: Console, out: Path | None = None, config: Any = None) -> int:
@@ -176,4 +180,7 @@ def run_quick_summary(console: Console, out: Path | None = None, config: Any = N
     print_summary(console, data)
     for f in failures:
         console.print(f"soundness failure: {f.pair}")
-    return EXIT_REJECTED if failures else EXIT_OK
+    crashed = data.get("kernel_failures", [])
+    for k in crashed:
+        console.print(f"kernel failure: {k['name']}: {k['error']}", markup=False, highlight=False)
+    return EXIT_REJECTED if failures or crashed else EXIT_OK

@@ -1,8 +1,8 @@
 """One kernel, every lowering: parse, compile in each compiled mode, derive the derived
 lowerings, and measure each (`slotsat.bench.metrics`).
 
-A kernel that does not compile keeps its error in `KernelResult.error` and is left out of
-the run's totals.
+A kernel that does not compile keeps its error in `KernelResult.error` (the exception's type
+and message); the run lists it as a failure and leaves it out of the totals.
 """
 
 from __future__ import annotations

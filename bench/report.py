@@ -13,7 +13,8 @@ JSON layout (the keys the issue fixes first, then slotsat's additions):
                "matcher_accepted", "pairs_resolved", "pairs_unknown", ...}},
  "scaling": [{"loops", "seconds", "peak_mb", ...}],
  "kernels": [{"name", "source", "loops", "lowerings": {...}, "egraph": {...}, ...}],
- "targets": [...], "soundness_failures": [...], "meta": {...}}
+ "targets": [...], "soundness_failures": [...],
+ "kernel_failures": [{"name", "source", "path", "error"}], "meta": {...}}
 ```
 """
 
@@ -243,6 +244,17 @@ def _target_soundness(data: Mapping[str, Any]) -> Target:
     return Target("soundness", goal, measured, "missed", "; ".join(str(f["pair"]) for f in failures[:3]))
 
 
+def _target_kernels(data: Mapping[str, Any]) -> Target:
+    goal = "every kernel of the corpus compiles under every lowering"
+    failed = data.get("kernel_failures", [])
+    total = len(data.get("kernels", []))
+    measured = f"{total - len(failed)} of {total} kernels compiled"
+    if not failed:
+        return Target("kernels", goal, measured, "met", "no kernel failed")
+    names = ", ".join(str(f["name"]) for f in failed[:5]) + (", ..." if len(failed) > 5 else "")
+    return Target("kernels", goal, measured, "missed", f"{len(failed)} failed: {names}")
+
+
 def _target_engine(data: Mapping[str, Any]) -> list[Target]:
     point = _scaling_at(data, 1000)
     targets: list[Target] = []
@@ -287,6 +299,7 @@ def evaluate_targets(data: Mapping[str, Any]) -> list[Target]:
         _target_thousand(data),
         _target_tenfold(data),
         _target_soundness(data),
+        _target_kernels(data),
         *_target_engine(data),
     ]
 
@@ -363,6 +376,11 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     target_rows = [[t["name"], t["goal"], t["measured"], f"**{t['status']}**", t["detail"]]
                    for t in data.get("targets", [])]
     lines += _table(("target", "goal", "measured", "status", "detail"), target_rows)
+
+    crashed = data.get("kernel_failures", [])
+    if crashed:
+        lines += ["", "## Kernel failures", ""]
+        lines += [f"- {f['name']} ({f['source']}, {f['path']}): {f['error']}" for f in crashed]
 
     failures = data.get("soundness_failures", [])
     if failures:

@@ -2,7 +2,8 @@
 document (`slotsat.bench.report` writes it out).
 
 The document's layout is described in `slotsat.bench.report`; `NOTES` (its `notes`) says how
-each figure is measured.
+each figure is measured. A kernel that does not compile (a crash or a rejection) is a failure
+of the run: it is listed in `kernel_failures`, left out of the totals, and the command exits 1.
 """
 
 from __future__ import annotations
@@ -84,6 +85,12 @@ NOTES: tuple[str, ...] = (
 )
 
 
+def kernel_failures(kernels: Sequence[KernelResult]) -> list[dict[str, str]]:
+    """The kernels that did not compile: each a failure of the run, left out of the totals."""
+    return [{"name": k.name, "source": k.source, "path": k.path, "error": k.error}
+            for k in kernels if k.error is not None]
+
+
 def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] | None = None,
               scaling_timeout: float | None = None) -> tuple[dict[str, Any], list[Failure]]:
     """Run everything; returns the report document and the soundness failures.
@@ -125,6 +132,7 @@ def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] 
         "scaling": scaling,
         "kernels": [k.to_json() for k in kernels],
         "soundness_failures": [f.to_json() for f in failures],
+        "kernel_failures": kernel_failures(kernels),
         "notes": list(NOTES),
         "meta": {
             "command": config.command,

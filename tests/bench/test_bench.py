@@ -343,3 +343,39 @@ def test_the_bare_class_sees_through_unsigned_quotients_and_remainders() -> None
     assert metrics._interval(g.op("arith.remui", i, g.const(4)), [loop]) == (0, 3)
     below_zero = g.op("arith.divui", g.op("arith.subi", i, g.const(9)), g.const(64))
     assert metrics._interval(below_zero, [loop]) is None
+
+
+def test_a_kernel_that_does_not_compile_fails_the_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    good = sorted(CORPUS.glob("gen_s1_*.py"))[0]
+    (corpus / good.name).write_text(good.read_text())
+    (corpus / "broken.py").write_text("import pypto.language as pl\n\nx = 1\n")
+    out = tmp_path / "out"
+    assert main(["bench", "--corpus", str(corpus), "--out", str(out), "--scaling", ""]) == 1
+    err = capsys.readouterr().err
+    assert f"slotsat: kernel failure: broken ({corpus / 'broken.py'}): SlotsatError: " in err
+    data = json.loads((out / "report.json").read_text())
+    assert [k["name"] for k in data["kernel_failures"]] == ["broken"]
+    (good_result,) = [k for k in data["kernels"] if k["error"] is None]
+    assert data["lowerings"]["slotsat"] == good_result["lowerings"]["slotsat"]
+    (target,) = [t for t in data["targets"] if t["name"] == "kernels"]
+    assert (target["status"], target["detail"]) == ("missed", "1 failed: broken")
+    assert "## Kernel failures" in (out / "report.md").read_text()
+
+
+def test_a_crash_inside_the_compiler_fails_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def crash(module: object, mode: str) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(measure, "compile_kernel", crash)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    good = sorted(CORPUS.glob("gen_s1_*.py"))[0]
+    (corpus / good.name).write_text(good.read_text())
+    out = tmp_path / "out"
+    assert main(["bench", "--corpus", str(corpus), "--out", str(out), "--scaling", ""]) == 1
+    assert f"slotsat: kernel failure: {good.stem} ({corpus / good.name}): RuntimeError: boom" in \
+        capsys.readouterr().err
