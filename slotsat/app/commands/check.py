@@ -39,7 +39,14 @@ from slotsat.analysis.privacy import PrivacyReport, check_privacy
 from slotsat.app.commands import UsageError, add_backend, add_compat, backend_option
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
-from slotsat.core.interpreter import Interpreter, InterpreterError, Value, outputs_equal, random_inputs
+from slotsat.core.interpreter import (
+    Interpreter,
+    InterpreterError,
+    Value,
+    ensure_interpretable,
+    outputs_equal,
+    random_inputs,
+)
 from slotsat.core.options import Planner
 from slotsat.lowering.common import Decline, format_expr
 
@@ -137,13 +144,19 @@ def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionChec
 
 def _run(fn: ir.Function, args: dict[str, Any], *, physical: bool) -> tuple[Value, ...]:
     it = Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
-                     max_iterations=limits.interp_max_iterations())
+                     max_iterations=limits.interp_max_iterations(), max_elements=limits.interp_max_elements())
     return it.run(fn, args)
 
 
 def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
     """Compare original and transformed on seeded inputs; the scalars of the first good trial."""
     assert fc.transformed is not None
+    try:
+        for fn in (fc.function, fc.transformed):
+            ensure_interpretable(fn, limits.interp_max_elements())
+    except InterpreterError as err:
+        fc.unverified = err.message
+        return {}
     rng = np.random.default_rng(seed)
     scalars: dict[str, int] = {}
     attempts = 0
