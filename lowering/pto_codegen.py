@@ -63,6 +63,7 @@ xdsl dialect the output round-trips through), `analysis/matcher.py`.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -143,6 +144,20 @@ def _int_type(dtype: ir.DType) -> str:
     if dtype.is_float:
         return dtype.mlir
     return f"i{dtype.bits}"
+
+
+_MLIR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+
+
+def mlir_name(hint: str) -> str:
+    """`hint` as a name MLIR accepts after `%` or `@`: unchanged when it already is one, else
+    each character outside `[A-Za-z0-9_$.]` spelled `u` plus its four-or-more hex digits
+    (`ξ` -> `u03be`, `tξ` -> `tu03be`), so a Python identifier in any script gives the same
+    name on every run."""
+    if _MLIR_NAME.fullmatch(hint):
+        return hint
+    mangled = "".join(c if c.isascii() and (c.isalnum() or c in "_$.") else f"u{ord(c):04x}" for c in hint)
+    return mangled if mangled and not mangled[0].isdigit() else f"v{mangled}"
 
 
 def _const_name(value: int, type_: str) -> str:
@@ -232,7 +247,9 @@ class Emitter:
     # -- names -------------------------------------------------------------------------
 
     def fresh_name(self, hint: str) -> str:
-        """A unique SSA name (without `%`) for `hint`, disambiguated as the printer does."""
+        """A unique SSA name (without `%`) for `hint`, disambiguated as the printer does; a hint
+        MLIR would not accept is spelled by `mlir_name` first."""
+        hint = mlir_name(hint)
         if hint not in self.used_names:
             self.used_names.add(hint)
             return hint
@@ -1336,11 +1353,11 @@ class PtoCodegen:
         lines = [f"module{attrs} {{"]
         used: set[str] = set()
         for fn, opaque in kernel_functions(module):
-            symbol = fn.name
+            symbol = mlir_name(fn.name)
             n = 1
             while symbol in used:
                 # two programs may each define `kernel`; symbols must be unique in a module
-                symbol = f"{fn.name}_{n}"
+                symbol = f"{mlir_name(fn.name)}_{n}"
                 n += 1
             used.add(symbol)
             if opaque:

@@ -475,7 +475,8 @@ def test_only_parameters_are_output_tensors() -> None:
 @pytest.mark.parametrize("planner", ["PTOAS", "PYPTO"])
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_corpus_round_trips_after_every_pass(path: Path, planner: str) -> None:
-    pipeline = pytest.importorskip("slotsat.app.pipeline")
+    from slotsat.app import pipeline
+
     options = pipeline.CompileOptions(planner=pipeline.Planner[planner])
 
     def check(pass_name: str, module: ir.Module) -> None:

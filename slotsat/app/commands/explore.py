@@ -21,6 +21,7 @@ import json
 import sys
 from dataclasses import dataclass, field
 
+from slotsat.app.commands import UsageError, add_mode
 from slotsat.core import ir
 from slotsat.core.errors import EXIT_OK, SlotsatError, Span
 
@@ -36,7 +37,7 @@ _DTYPES = {
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("expr", help="the index expression, e.g. '(i + 3) % 4'")
+    parser.add_argument("expr", help="the index expression, e.g. '(i + 3) %% 4'")
     parser.add_argument(
         "--loop",
         action="append",
@@ -57,7 +58,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="F",
         help="treat EXPR as the slot operand of an F-slot region",
     )
-    parser.add_argument("--mode", choices=["slotsat", "pypto"], default="slotsat")
+    add_mode(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -156,9 +157,7 @@ def _bound(text: str, name: str, which: str, scope: _Scope) -> ir.Expr:
     try:
         return ir.ConstInt(int(text), ir.DType.INDEX)
     except ValueError:
-        raise SlotsatError(
-            f"--loop {name}: {which} must be an integer or '?', got {text!r}", file="<args>"
-        ) from None
+        raise UsageError(f"--loop {name}: {which} must be an integer or '?', got {text!r}") from None
 
 
 def parse_loops(specs: list[str], scope: _Scope) -> list[tuple[ir.Var, ir.Expr, ir.Expr, ir.Expr]]:
@@ -167,7 +166,7 @@ def parse_loops(specs: list[str], scope: _Scope) -> list[tuple[ir.Var, ir.Expr, 
         name, sep, rest = spec.partition("=")
         parts = rest.split(":")
         if not sep or not name.isidentifier() or len(parts) not in (2, 3):
-            raise SlotsatError(f"--loop expects NAME=START:STOP[:STEP], got {spec!r}", file="<args>")
+            raise UsageError(f"--loop expects NAME=START:STOP[:STEP], got {spec!r}")
         var = ir.Var(name, ir.ScalarType(ir.DType.INDEX))
         scope.loops[name] = var
         start = _bound(parts[0], name, "start", scope)
