@@ -54,13 +54,11 @@ from slotsat.egraph_rules.extract import (
     is_remui,
 )
 from slotsat.egraph_rules.lang import (
-    DT_INDEX,
+    DTYPE,
+    SIGNED_DTYPES,
     Idx,
     Loop,
-    code_dtype,
-    dt_code,
     dtype_facts,
-    is_signed_code,
     loop_start,
     loop_step,
     loop_stop,
@@ -291,7 +289,7 @@ class IndexEngine:
             self._opaque_by_expr[id(e)] = name
             term = self.lower_as_written(e)
             self.opaque[name] = (term, op_count(term))
-        return ("var", (name, dt_code(dtype)), ())
+        return ("var", (name, dtype), ())
 
     def _to_term(self, e: ir.Expr, want: ir.DType | None, *, top_slot: bool = False) -> Term:
         """`e` as an insertion term at dtype `want` (an explicit cast where it differs)."""
@@ -299,20 +297,20 @@ class IndexEngine:
         t: Term
         if isinstance(e, ir.ConstInt) and own.is_int and own.fits(e.value) and want in _SIGNED:
             assert want is not None
-            t, produced = ("const", (want.wrap(e.value), dt_code(want)), ()), want
+            t, produced = ("const", (want.wrap(e.value), want), ()), want
         else:
             t, produced = self._to_term_own(e), own
         if want is not None and produced is not want:
-            t, produced = ("cast", (dt_code(want),), (t,)), want
+            t, produced = ("cast", (want,), (t,)), want
         if top_slot and produced is not ir.DType.INDEX:
-            t = ("cast", (DT_INDEX,), (t,))
+            t = ("cast", (ir.DType.INDEX,), (t,))
         return t
 
     def _to_term_own(self, e: ir.Expr) -> Term:
         own = ir.expr_dtype(e)
         if isinstance(e, ir.ConstInt):
             if own in _SIGNED and own.fits(e.value):
-                return ("const", (e.value, dt_code(own)), ())
+                return ("const", (e.value, own), ())
             return self._opaque_leaf(e, own)
         if isinstance(e, ir.Var):
             if e.id in self.loops and e.dtype is ir.DType.INDEX:
@@ -324,7 +322,7 @@ class IndexEngine:
             inner = self._to_term(e.a, None)
             if ir.expr_dtype(e.a) is own:
                 return inner
-            return ("cast", (dt_code(own),), (inner,))
+            return ("cast", (own,), (inner,))
         return self._opaque_leaf(e, own)
 
     # -- as-written lowering ------------------------------------------------------------
@@ -393,15 +391,17 @@ class IndexEngine:
 
     def _extractor(self) -> Extractor:
         assert self.view is not None
-        return Extractor(self.view, self._leaf, _mlir, self._key)
+        return Extractor(self.view, self._leaf, self._key)
 
     def _key(self, cls: str) -> Hashable:
         return (self.serial, cls)
 
     def _leaf(self, node: ENode, cls: str) -> tuple[EmitTerm, int]:
         if node.kind == "const":
-            value, code = node.payload
-            return EmitConst(int(str(value)), _mlir(int(str(code)))), 0
+            value, dtype = node.payload
+            assert isinstance(value, int)
+            assert isinstance(dtype, ir.DType)
+            return EmitConst(value, dtype.mlir), 0
         if node.kind == "iv":
             vid = int(str(node.payload[0])[1:])
             return self.loops[vid].var, 0
@@ -466,10 +466,10 @@ class IndexEngine:
         if isinstance(t, ir.Var):
             if t.id in self.loops and t.dtype is ir.DType.INDEX:
                 return self.view.find(("iv", (f"L{t.id}",), ()))
-            return self.view.find(("var", (f"v{t.id}", dt_code(t.dtype)), ()))
-        for code, dtype in ((c, code_dtype(c)) for c in (0, 8, 16, 32, 64)):
+            return self.view.find(("var", (f"v{t.id}", t.dtype), ()))
+        for dtype in SIGNED_DTYPES:
             if dtype.mlir == t.type:
-                return self.view.find(("const", (t.value, code), ()))
+                return self.view.find(("const", (t.value, dtype), ()))
         return None
 
     def _choose_written(self, root: _Root) -> Chosen:
@@ -552,7 +552,7 @@ class IndexEngine:
 # --------------------------------------------------------------------------------------
 # helpers
 
-_SIGNED = frozenset({ir.DType.INDEX, ir.DType.INT8, ir.DType.INT16, ir.DType.INT32, ir.DType.INT64})
+_SIGNED = frozenset(SIGNED_DTYPES)
 _DIVISION_OPS = frozenset(
     {
         "arith.remui",
@@ -594,10 +594,6 @@ def _term_classes(term: EmitTerm, serial: int) -> set[str]:
 
     walk(term)
     return out
-
-
-def _mlir(code: int) -> str:
-    return code_dtype(code).mlir
 
 
 def _term_dtype(term: EmitTerm, default: ir.DType) -> ir.DType:
@@ -710,6 +706,7 @@ class _Inserter:
                 "cast": egg(Idx.cast),
                 "loop": egg(Loop),
             }
+            self.names.update({d.name: egg(c) for d, c in DTYPE.items()})
             for fact in ("start", "stop", "step"):
                 self.names[f"lit_{fact}"] = egg(_LITERAL_FACT[fact])
                 self.names[f"rt_{fact}"] = egg(_RUNTIME_FACT[fact])
@@ -761,6 +758,9 @@ class _Inserter:
         if cmds:
             self.egraph._egraph.run_program(*cmds)
 
+    def _dtype(self, d: ir.DType) -> Any:
+        return self.b.Call(self.span, self.names[d.name], [])
+
     def _lit(self, v: int | str) -> Any:
         b = self.b
         return b.Lit(self.span, b.String(v) if isinstance(v, str) else b.Int(v))
@@ -771,11 +771,11 @@ class _Inserter:
         kind, payload, children = t
         b, sp, names = self.b, self.span, self.names
         if kind in {"const", "var"}:
-            out = b.Call(sp, names[kind], [self._lit(payload[0]), self._lit(payload[1])])
+            out = b.Call(sp, names[kind], [self._lit(payload[0]), self._dtype(payload[1])])
         elif kind == "iv":
             out = b.Call(sp, names["iv"], [b.Call(sp, names["loop"], [self._lit(payload[0])])])
         elif kind == "cast":
-            out = b.Call(sp, names["cast"], [self._expr(children[0], memo), self._lit(payload[0])])
+            out = b.Call(sp, names["cast"], [self._expr(children[0], memo), self._dtype(payload[0])])
         else:
             out = b.Call(sp, names[kind], [self._expr(c, memo) for c in children])
         memo[t] = out
@@ -793,13 +793,13 @@ def _high_level(t: Term, memo: dict[Term, Idx]) -> Idx:
     kids = [_high_level(c, memo) for c in children]
     out: Idx
     if kind == "const":
-        out = Idx.const(i64(payload[0]), i64(payload[1]))
+        out = Idx.const(i64(payload[0]), DTYPE[payload[1]])
     elif kind == "var":
-        out = Idx.var(str(payload[0]), i64(payload[1]))
+        out = Idx.var(str(payload[0]), DTYPE[payload[1]])
     elif kind == "iv":
         out = Idx.iv(Loop(str(payload[0])))
     elif kind == "cast":
-        out = Idx.cast(kids[0], i64(payload[0]))
+        out = Idx.cast(kids[0], DTYPE[payload[0]])
     else:
         ops: dict[str, Callable[[Idx, Idx], Idx]] = {
             "add": lambda a, b: a + b,
@@ -822,5 +822,4 @@ __all__ = [
     "LoopInfo",
     "RootId",
     "SaturationReport",
-    "is_signed_code",
 ]

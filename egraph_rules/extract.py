@@ -4,8 +4,8 @@
 **Export.** `export(egraph)` is the one adapter over egglog's underscore API
 (`EGraph._serialize(...).to_json()`, present in 13.2 and 14.0). `EGraphView` parses the
 egraph-serialize JSON once per kernel: the `Idx` e-classes with their nodes (op, payload,
-child e-classes), and per e-class the analysis results (`width`, `lo`, `hi`,
-`nonneg_syn`, `nonneg`).
+child e-classes; a literal's, variable's or cast's `Dtype` as its `ir.DType`), and per
+e-class the analysis results (`width` as an `ir.DType`, `lo`, `hi`, `nonneg_syn`, `nonneg`).
 
 **Emission costs** (`emission_cost`, the objective of §7.2; egglog's declared IR costs are
 ignored): literals, induction variables and other existing values 0; every `arith` op 1;
@@ -37,7 +37,9 @@ from dataclasses import dataclass
 
 from egglog import EGraph
 
+from slotsat.core import ir
 from slotsat.egraph_rules.costs import EmitConst, EmitNode, EmitTerm, describe, op_cost, op_count
+from slotsat.egraph_rules.lang import dtype_of
 
 # Python-side op names in the export (after egglog's own op mapping).
 OP_KIND: dict[str, str] = {
@@ -117,7 +119,7 @@ class EGraphView:
         nodes: dict[str, dict[str, object]] = data["nodes"]
         self.classes: dict[str, list[ENode]] = {}
         self.lookup: dict[NodeKey, str] = {}
-        self.width: dict[str, int] = {}
+        self.width: dict[str, ir.DType] = {}
         self.lo: dict[str, int] = {}
         self.hi: dict[str, int] = {}
         self.syn: set[str] = set()
@@ -134,16 +136,25 @@ class EGraphView:
         def eclass(node_id: str) -> str:
             return str(nodes[node_id]["eclass"])
 
+        # A `Dtype` e-class holds its constant and the `width(x)` nodes unioned with it.
+        dtypes = {str(n["eclass"]): dtype_of(str(n["op"])) for n in nodes.values()
+                  if str(n["op"]).startswith("Dtype.")}
+
+        def dtype(node_id: str) -> ir.DType:
+            return dtypes[eclass(node_id)]
+
         for node in nodes.values():
             op = str(node["op"])
             children = [str(c) for c in node["children"]]  # type: ignore[attr-defined]
             kind = OP_KIND.get(op)
             if kind is not None:
-                en = self._enode(kind, children, literal, eclass, nodes)
+                en = self._enode(kind, children, literal, eclass, dtype, nodes)
                 cls = eclass_of = str(node["eclass"])
                 self.classes.setdefault(cls, []).append(en)
                 self.lookup[en.key] = eclass_of
-            elif op in ("width", "lo", "hi"):
+            elif op == "width":
+                self.width[eclass(children[0])] = dtypes[str(node["eclass"])]
+            elif op in ("lo", "hi"):
                 target = eclass(children[0])
                 value = int(value_of[str(node["eclass"])])
                 getattr(self, op)[target] = value
@@ -155,23 +166,24 @@ class EGraphView:
             members.sort(key=lambda n: (n.kind, repr(n.payload), n.children))
 
     @staticmethod
-    def _enode(
+    def _enode(  # noqa: PLR0917
         kind: str,
         children: list[str],
         literal: Callable[[str], str],
         eclass: Callable[[str], str],
+        dtype: Callable[[str], ir.DType],
         nodes: dict[str, dict[str, object]],
     ) -> ENode:
         if kind == "const":
-            return ENode(kind, (int(literal(children[0])), int(literal(children[1]))), ())
+            return ENode(kind, (int(literal(children[0])), dtype(children[1])), ())
         if kind == "var":
-            return ENode(kind, (json.loads(literal(children[0])), int(literal(children[1]))), ())
+            return ENode(kind, (json.loads(literal(children[0])), dtype(children[1])), ())
         if kind == "iv":
             loop_node = nodes[children[0]]
             string_child = str(loop_node["children"][0])  # type: ignore[index]
             return ENode(kind, (json.loads(literal(string_child)),), ())
         if kind == "cast":
-            return ENode(kind, (int(literal(children[1])),), (eclass(children[0]),))
+            return ENode(kind, (dtype(children[1]),), (eclass(children[0]),))
         return ENode(kind, (), tuple(eclass(c) for c in children))
 
     def find(self, key: NodeKey) -> str | None:
@@ -224,7 +236,7 @@ def divisor_literal(view: EGraphView, cls: str) -> int | None:
     return None
 
 
-def emission_op(view: EGraphView, node: ENode, width_code: int, mlir: Callable[[int], str]) -> str | None:
+def emission_op(view: EGraphView, node: ENode) -> str | None:
     """The emitted op of a non-leaf node (None for leaves)."""
     kind = node.kind
     if kind in LEAF_KINDS:
@@ -246,16 +258,11 @@ def emission_op(view: EGraphView, node: ENode, width_code: int, mlir: Callable[[
         return "floormod.corrected.pos" if d > 0 else "floormod.corrected.neg"
     assert kind == "cast"
     target = node.payload[0]
-    assert isinstance(target, int)
-    src = view.width.get(node.children[0])
-    src_t, dst_t = (mlir(src) if src is not None else "index"), mlir(target)
-    if "index" in (src_t, dst_t) or src_t == dst_t or src is None:
+    assert isinstance(target, ir.DType)
+    src = view.width.get(node.children[0], ir.DType.INDEX)
+    if ir.DType.INDEX in (src, target) or src.bits == target.bits:
         return "arith.index_cast"
-    return "arith.extsi" if _bits(target) > _bits(src) else "arith.trunci"
-
-
-def _bits(code: int) -> int:
-    return 64 if code == 0 else code % 100
+    return "arith.extsi" if target.bits > src.bits else "arith.trunci"
 
 
 # --------------------------------------------------------------------------------------
@@ -303,12 +310,10 @@ class Extractor:
         self,
         view: EGraphView,
         leaf: LeafBuilder,
-        mlir: Callable[[int], str],
         key_of: Callable[[str], Hashable],
     ) -> None:
         self.view = view
         self.leaf = leaf
-        self.mlir = mlir
         self.key_of = key_of
 
     def completions(
@@ -368,11 +373,11 @@ class Extractor:
             if c is None:
                 return None
             kids.append(c)
-        width_code = self.view.width.get(cls, 0)
-        op = emission_op(self.view, node, width_code, self.mlir)
+        op = emission_op(self.view, node)
         assert op is not None
         own = op_cost(op)
-        term = EmitNode(op, tuple(k.term for k in kids), self.mlir(width_code), self.key_of(cls))
+        width = self.view.width.get(cls, ir.DType.INDEX)
+        term = EmitNode(op, tuple(k.term for k in kids), width.mlir, self.key_of(cls))
         classes = frozenset({cls}).union(*(k.classes for k in kids))
         return Completion(
             own + sum(k.cost for k in kids),

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from egglog import BigInt, Fact, RewriteOrRule, String, eq, function, i64, relation, rule, ruleset, set_
 
 from slotsat.egraph_rules.lang import (
+    Dtype,
     Idx,
     Loop,
     loop_start,
@@ -71,7 +72,7 @@ def floor_div(a: BigInt, c: BigInt) -> BigInt:
 
 @intervals.register
 def _leaves(  # noqa: PLR0917
-    lp: Loop, v: i64, dt: i64, s: i64, t: i64, p: i64, n: String, mn: BigInt, mx: BigInt
+    lp: Loop, v: i64, dt: Dtype, s: i64, t: i64, p: i64, n: String, mn: BigInt, mx: BigInt
 ) -> Iterable[RewriteOrRule]:
     yield rule(e := Idx.const(v, dt), name=_nm("iv_const", "const(v) in [v, v]")).then(
         set_(lo(e)).to(BigInt(v)), set_(hi(e)).to(BigInt(v))
@@ -117,7 +118,7 @@ def _arith(  # noqa: PLR0917
     hr: BigInt,
     mn: BigInt,
     mx: BigInt,
-    w: i64,
+    w: Dtype,
 ) -> Iterable[RewriteOrRule]:
     def bounds(x: Idx, lx: BigInt, hx: BigInt) -> tuple[Fact, Fact]:
         return eq(lx).to(lo(x)), eq(hx).to(hi(x))
@@ -164,7 +165,7 @@ def _arith(  # noqa: PLR0917
 
 @intervals.register
 def _division(  # noqa: PLR0917
-    a: Idx, c: i64, dt: i64, la: BigInt, ha: BigInt, mn: BigInt, mx: BigInt
+    a: Idx, c: i64, dt: Dtype, la: BigInt, ha: BigInt, mn: BigInt, mx: BigInt
 ) -> Iterable[RewriteOrRule]:
     yield rule(
         e := a // Idx.const(c, dt),

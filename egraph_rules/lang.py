@@ -11,18 +11,21 @@ Sorts:
   **floor** division and remainder (Python semantics), distinct from the truncating ops
   that are emitted for them.
 
-Dtype codes (`dt`): the signed dtypes are coded by their bit width (`INT8 = 8` ...
-`INT64 = 64`) except `INDEX`, which is `0` (64 bits, spelled `index`): the two are distinct
-types in the emitted MLIR, so no rule ever unions an `INDEX` term with an `INT64` one.
-Unsigned dtypes (`100 + bits`) only appear on opaque `Idx.var` leaves: no rule looks inside
-an unsigned subexpression, and no dtype fact is registered for them.
+Dtypes are the sort `Dtype`, one nullary constant per integer `ir.DType` of the same name
+(`Dtype.INDEX`, `Dtype.INT32`, `Dtype.UINT8`, ...; `DTYPE` / `dtype_of` translate). `INDEX`
+and `INT64` are distinct constants: they are distinct types in the emitted MLIR, so no rule
+ever unions an `INDEX` term with an `INT64` one. Unsigned dtypes only appear on opaque
+`Idx.var` leaves: no rule looks inside an unsigned subexpression, and no arithmetic fact is
+registered for them.
 
-`width(x)` is the dtype code of `x`, set by the `widths` ruleset (a literal's `dt`, `INDEX`
-for an induction variable, a cast's target, the first operand's code for every other
-operation). Unions only happen between equal values of equal dtype, so it is well defined
-per e-class. The per-dtype facts `bits`, `wmin` / `wmax` (`BigInt`, for interval
+`width(x)` is the `Dtype` of `x`, unioned in by the `widths` ruleset (a literal's dtype,
+`INDEX` for an induction variable, a cast's target, the first operand's dtype for every
+other operation). Unions only happen between equal values of equal dtype, so it is well
+defined per e-class. The per-dtype facts `bits`, `wmin` / `wmax` (`BigInt`, for interval
 arithmetic) and `imin` / `imax` (`i64`, for representability of combined constants) are
-registered once per e-graph by `dtype_facts()`.
+registered once per e-graph by `dtype_facts()`, with `spelling` (the MLIR type, distinct for
+every dtype): were two dtypes ever unioned, the conflicting `spelling` rows would abort the
+run instead of silently identifying two types.
 
 Loop facts (§5.1): `loop_start`, `loop_stop`, `loop_step` are set only for literal bounds;
 the relations `start_runtime`, `stop_runtime`, `step_runtime` state the absence of a
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from egglog import (
     ActionLike,
@@ -53,52 +57,10 @@ from egglog import (
     rule,
     ruleset,
     set_,
+    union,
 )
 
-from slotsat.core.ir import DType
-
-# --------------------------------------------------------------------------------------
-# dtype codes
-
-DT_INDEX = 0
-DT_INT8 = 8
-DT_INT16 = 16
-DT_INT32 = 32
-DT_INT64 = 64
-DT_UNSIGNED_BASE = 100
-
-SIGNED_CODES: dict[DType, int] = {
-    DType.INDEX: DT_INDEX,
-    DType.INT8: DT_INT8,
-    DType.INT16: DT_INT16,
-    DType.INT32: DT_INT32,
-    DType.INT64: DT_INT64,
-}
-UNSIGNED_CODES: dict[DType, int] = {
-    DType.UINT8: DT_UNSIGNED_BASE + 8,
-    DType.UINT16: DT_UNSIGNED_BASE + 16,
-    DType.UINT32: DT_UNSIGNED_BASE + 32,
-    DType.UINT64: DT_UNSIGNED_BASE + 64,
-}
-CODE_DTYPE: dict[int, DType] = {v: k for k, v in (SIGNED_CODES | UNSIGNED_CODES).items()}
-
-
-def dt_code(dtype: DType) -> int:
-    """The dtype code of an integer dtype (`ValueError` for any other)."""
-    if dtype in SIGNED_CODES:
-        return SIGNED_CODES[dtype]
-    if dtype in UNSIGNED_CODES:
-        return UNSIGNED_CODES[dtype]
-    raise ValueError(f"no e-graph dtype code for {dtype.name}")
-
-
-def code_dtype(code: int) -> DType:
-    return CODE_DTYPE[code]
-
-
-def is_signed_code(code: int) -> bool:
-    return code in (DT_INDEX, DT_INT8, DT_INT16, DT_INT32, DT_INT64)
-
+from slotsat.core import ir
 
 # --------------------------------------------------------------------------------------
 # sorts
@@ -110,12 +72,48 @@ class Loop(Expr):
     def __init__(self, key: StringLike) -> None: ...
 
 
+class Dtype(Expr):
+    """An integer dtype: one constant per integer `ir.DType`, of the same name."""
+
+    INDEX: ClassVar[Dtype]
+    INT8: ClassVar[Dtype]
+    INT16: ClassVar[Dtype]
+    INT32: ClassVar[Dtype]
+    INT64: ClassVar[Dtype]
+    UINT8: ClassVar[Dtype]
+    UINT16: ClassVar[Dtype]
+    UINT32: ClassVar[Dtype]
+    UINT64: ClassVar[Dtype]
+
+
+SIGNED_DTYPES: tuple[ir.DType, ...] = (
+    ir.DType.INDEX,
+    ir.DType.INT8,
+    ir.DType.INT16,
+    ir.DType.INT32,
+    ir.DType.INT64,
+)
+"""The dtypes whose arithmetic the rules see (`Idx` operations exist at these only)."""
+INT_DTYPES: tuple[ir.DType, ...] = tuple(d for d in ir.DType if d.is_int)
+
+DTYPE: dict[ir.DType, Dtype] = {d: getattr(Dtype, d.name) for d in INT_DTYPES}
+"""The `Dtype` constant of every integer `ir.DType`."""
+
+
+def dtype_of(name: str) -> ir.DType:
+    """The `ir.DType` of a `Dtype` constant, by the constant's name (`"INDEX"`, `"Dtype.INDEX"`)."""
+    dtype = ir.DType[name.rpartition(".")[2]]
+    if dtype not in DTYPE:
+        raise ValueError(f"{name} is not a Dtype constant")
+    return dtype
+
+
 class Idx(Expr):
     """A signed integer value of an explicit dtype (see the module docstring)."""
 
     @method(cost=0)
     @classmethod
-    def const(cls, value: i64Like, dt: i64Like) -> Idx: ...
+    def const(cls, value: i64Like, dt: Dtype) -> Idx: ...
 
     @method(cost=0)
     @classmethod
@@ -123,7 +121,7 @@ class Idx(Expr):
 
     @method(cost=0)
     @classmethod
-    def var(cls, name: StringLike, dt: i64Like) -> Idx: ...
+    def var(cls, name: StringLike, dt: Dtype) -> Idx: ...
 
     @method(cost=1)
     def __add__(self, other: Idx) -> Idx: ...
@@ -142,7 +140,7 @@ class Idx(Expr):
 
     @method(cost=1)
     @classmethod
-    def cast(cls, a: Idx, dt: i64Like) -> Idx: ...
+    def cast(cls, a: Idx, dt: Dtype) -> Idx: ...
 
     @method(cost=1)
     @classmethod
@@ -178,41 +176,45 @@ stop_runtime = relation("stop_runtime", Loop)
 step_runtime = relation("step_runtime", Loop)
 
 
-@function
-def width(x: Idx) -> i64: ...
+@function(unextractable=True)
+def width(x: Idx) -> Dtype: ...
 
 
 @function
-def bits(dt: i64Like) -> i64: ...
+def bits(dt: Dtype) -> i64: ...
 
 
 @function
-def wmin(dt: i64Like) -> BigInt: ...
+def wmin(dt: Dtype) -> BigInt: ...
 
 
 @function
-def wmax(dt: i64Like) -> BigInt: ...
+def wmax(dt: Dtype) -> BigInt: ...
 
 
 @function
-def imin(dt: i64Like) -> i64: ...
+def imin(dt: Dtype) -> i64: ...
 
 
 @function
-def imax(dt: i64Like) -> i64: ...
+def imax(dt: Dtype) -> i64: ...
+
+
+@function
+def spelling(dt: Dtype) -> String: ...
 
 
 def dtype_facts() -> list[ActionLike]:
-    """`bits`, `wmin`, `wmax`, `imin`, `imax` for the five signed dtype codes."""
-    facts: list[ActionLike] = []
-    for dtype, code in SIGNED_CODES.items():
-        lo, hi = dtype.min_value, dtype.max_value
+    """`bits`, `wmin`, `wmax`, `imin`, `imax` for the signed dtypes; `spelling` for every dtype."""
+    facts: list[ActionLike] = [set_(spelling(DTYPE[d])).to(String(d.mlir)) for d in INT_DTYPES]
+    for d in SIGNED_DTYPES:
+        dt = DTYPE[d]
         facts += [
-            set_(bits(i64(code))).to(i64(dtype.bits)),
-            set_(wmin(i64(code))).to(BigInt(lo)),
-            set_(wmax(i64(code))).to(BigInt(hi)),
-            set_(imin(i64(code))).to(i64(lo)),
-            set_(imax(i64(code))).to(i64(hi)),
+            set_(bits(dt)).to(i64(d.bits)),
+            set_(wmin(dt)).to(BigInt(d.min_value)),
+            set_(wmax(dt)).to(BigInt(d.max_value)),
+            set_(imin(dt)).to(i64(d.min_value)),
+            set_(imax(dt)).to(i64(d.max_value)),
         ]
     return facts
 
@@ -267,28 +269,28 @@ def _binary_ops() -> tuple[tuple[str, Callable[[Idx, Idx], Idx]], ...]:
 
 
 @widths.register
-def _widths(a: Idx, b: Idx, v: i64, dt: i64, n: String, lp: Loop, w: i64) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
-    """`width(x)`: a literal's / variable's / cast's own code, INDEX for an induction variable,
-    and the first operand's code for every other operation."""
+def _widths(a: Idx, b: Idx, v: i64, dt: Dtype, n: String, lp: Loop, w: Dtype) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
+    """`width(x)`: a literal's / variable's / cast's own dtype, INDEX for an induction
+    variable, and the first operand's dtype for every other operation."""
 
     def nm(name: str, algebra: str) -> str:
         return rname("widths", "typing", name, algebra)
 
     yield rule(e := Idx.const(v, dt), name=nm("width_const", "width(const(v, dt)) = dt")).then(
-        set_(width(e)).to(dt)
+        union(width(e)).with_(dt)
     )
     yield rule(e := Idx.var(n, dt), name=nm("width_var", "width(var(n, dt)) = dt")).then(
-        set_(width(e)).to(dt)
+        union(width(e)).with_(dt)
     )
     yield rule(e := Idx.iv(lp), name=nm("width_iv", "width(iv(l)) = INDEX")).then(
-        set_(width(e)).to(i64(DT_INDEX))
+        union(width(e)).with_(Dtype.INDEX)
     )
     yield rule(e := Idx.cast(a, dt), name=nm("width_cast", "width(cast(a, dt)) = dt")).then(
-        set_(width(e)).to(dt)
+        union(width(e)).with_(dt)
     )
     for op_name, op in _binary_ops():
         yield rule(
             e := op(a, b),
             eq(w).to(width(a)),
             name=nm(f"width_{op_name}", f"width({op_name}(a, b)) = width(a)"),
-        ).then(set_(width(e)).to(w))
+        ).then(union(width(e)).with_(w))

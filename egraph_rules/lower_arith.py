@@ -35,13 +35,13 @@ from collections.abc import Iterable
 from egglog import RewriteOrRule, i64, rule, ruleset, union
 
 from slotsat.egraph_rules.intervals import nonneg
-from slotsat.egraph_rules.lang import Idx, rname
+from slotsat.egraph_rules.lang import Dtype, Idx, rname
 
 lower_arith = ruleset(name="lower_arith")
 
 
 @lower_arith.register
-def _proven(a: Idx, c: i64, dt: i64) -> Iterable[RewriteOrRule]:
+def _proven(a: Idx, c: i64, dt: Dtype) -> Iterable[RewriteOrRule]:
     yield rule(
         e := a % Idx.const(c, dt),
         c > i64(0),

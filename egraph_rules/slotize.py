@@ -68,7 +68,7 @@ from slotsat.egraph_rules.gates import (
     ok,
     stages,
 )
-from slotsat.egraph_rules.lang import DT_INDEX, Idx, Loop
+from slotsat.egraph_rules.lang import Dtype, Idx, Loop
 from slotsat.egraph_rules.schedules import SLOTS_FORMS
 
 FORMS_CAP = int(os.environ.get("SLOTSAT_FORMS_CAP", "64"))
@@ -83,7 +83,7 @@ slotize = ruleset(name="slotize")
 
 
 def _k(value: i64) -> Idx:
-    return Idx.const(value, DT_INDEX)
+    return Idx.const(value, Dtype.INDEX)
 
 
 @slotize.register
@@ -145,7 +145,7 @@ def _to_ir(term: BaseExpr, loop_vars: dict[int, ir.Var]) -> ir.Expr:
     fn = get_callable_fn(term)
     args = callable_args(term)
     if fn == Idx.const:
-        assert _int(args[1]) == DT_INDEX, f"slot literal not INDEX: {term!r}"
+        assert get_callable_fn(args[1]) == get_callable_fn(Dtype.INDEX), f"slot literal not INDEX: {term!r}"
         return ir.ConstInt(_int(args[0]), ir.DType.INDEX)
     if fn == Idx.iv:
         (key,) = callable_args(args[0])
@@ -219,6 +219,7 @@ class _LowLevel:
         self.ok = name(g.ok)
         self.rank = name(g.decline_rank)
         self.slot_of = name(slot_of)
+        self.index = name(Dtype.INDEX)
         self.ops = {
             name(Idx.const): "lit",
             name(Idx.iv): "iv",
@@ -308,7 +309,7 @@ class _LowLevel:
             expr: ir.Expr
             if op == "lit":
                 v, dt = node.args
-                assert _term_int(dag, dt) == DT_INDEX, f"slot literal not INDEX: {dag.to_string(term)}"
+                assert dag.get(dt).name == self.index, f"slot literal not INDEX: {dag.to_string(term)}"
                 expr = ir.ConstInt(_term_int(dag, v), ir.DType.INDEX)
             elif op == "iv":
                 (loop,) = node.args

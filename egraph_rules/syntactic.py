@@ -9,8 +9,8 @@
    variable never drops below a non-negative start, `05-decisions.md` item 8);
 4. `a // c` and `a % c` with `a` proven, `c` a positive literal of the operation's dtype.
 
-The dtype-width rule (§7.3) holds node by node: every clause checks the dtype code of the
-operation against its operand (`width(a) == dt`), `INDEX` and `INT64` are distinct codes,
+The dtype-width rule (§7.3) holds node by node: every clause checks the dtype of the
+operation against its operand (`width(a) == dt`), `INDEX` and `INT64` are distinct dtypes,
 and no clause accepts a `Cast`, an `Add` or a `Mul`, whose emitted arithmetic may wrap.
 Division semantics: `//` and `%` are floor operations; with `a >= 0` and `c > 0` they
 equal the truncating `divsi` / `remsi` bit for bit. The rules only add facts, so the
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from egglog import RewriteOrRule, eq, i64, relation, rule, ruleset
 
 from slotsat.core import ir
-from slotsat.egraph_rules.lang import DT_INDEX, Idx, Loop, loop_start, rname, width
+from slotsat.egraph_rules.lang import Dtype, Idx, Loop, loop_start, rname, width
 
 nonneg_syn = relation("nonneg_syn", Idx)
 """The reference's syntactic proof holds for (some term of) this e-class."""
@@ -39,7 +39,7 @@ def _nm(name: str, algebra: str) -> str:
 
 
 @nonneg_syntactic.register
-def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: i64) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
+def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: Dtype) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
     yield rule(e := Idx.const(v, dt), v >= i64(0), name=_nm("syn_const", "const(v) >= 0  [v >= 0]")).then(
         nonneg_syn(e)
     )
@@ -50,7 +50,7 @@ def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: i64) -> Iterable[Rewr
         name=_nm("syn_iv", "iv(l) >= 0  [start(l) = s >= 0 literal]"),
     ).then(nonneg_syn(e))
     yield rule(
-        e := Idx.iv(lp) - Idx.const(s, DT_INDEX),
+        e := Idx.iv(lp) - Idx.const(s, Dtype.INDEX),
         eq(s).to(loop_start(lp)),
         s >= i64(0),
         name=_nm("syn_counter", "iv(l) - s >= 0  [start(l) = s >= 0 literal]"),

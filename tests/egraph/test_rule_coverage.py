@@ -11,7 +11,7 @@ from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo
 from slotsat.egraph_rules.extract import EGraphView, export
-from slotsat.egraph_rules.lang import RULES, Idx, Loop, dtype_facts, loop_start, loop_step, loop_stop
+from slotsat.egraph_rules.lang import RULES, Dtype, Idx, Loop, dtype_facts, loop_start, loop_step, loop_stop
 from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, SLOTS_FORMS, run_bounded
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
@@ -91,18 +91,20 @@ def _direct_corpus() -> Counter[str]:
     fired: Counter[str] = Counter()
     lp = Loop("L1")
     facts = [set_(loop_start(lp)).to(i64(4)), set_(loop_stop(lp)).to(i64(20)), set_(loop_step(lp)).to(i64(2))]
-    k = Idx.const
+    def k(v: int) -> Idx:
+        return Idx.const(v, Dtype.INDEX)
+
     iv = Idx.iv(lp)
     terms = [
-        k(3, 0) + k(4, 0),
-        k(3, 0) - k(4, 0),
-        k(3, 0) * k(4, 0),
-        k(7, 0) // k(2, 0),
-        k(7, 0) % k(2, 0),
-        ((iv - k(4, 0)) // k(2, 0)) // k(1, 0) % k(2, 0),
-        (iv - k(0, 0)) % k(2, 0),
-        Idx.cast(Idx.cast(iv, 32), 0) % k(2, 0),
-        ((iv - k(4, 0)) - k(2, 0)) % k(2, 0),
+        k(3) + k(4),
+        k(3) - k(4),
+        k(3) * k(4),
+        k(7) // k(2),
+        k(7) % k(2),
+        ((iv - k(4)) // k(2)) // k(1) % k(2),
+        (iv - k(0)) % k(2),
+        Idx.cast(Idx.cast(iv, Dtype.INT32), Dtype.INDEX) % k(2),
+        ((iv - k(4)) - k(2)) % k(2),
     ]
     for schedule in (CODEGEN_SLOTS, SLOTS_FORMS):
         eg = EGraph()
@@ -160,7 +162,7 @@ def test_export_adapter_reads_classes_and_facts() -> None:
         set_(loop_step(lp)).to(i64(1)),
         set_(loop_stop(lp)).to(i64(10)),
     )
-    eg.register(Idx.iv(lp) % Idx.const(4, 0))
+    eg.register(Idx.iv(lp) % Idx.const(4, Dtype.INDEX))
     run_bounded(eg, CODEGEN_SLOTS)
     view = EGraphView(export(eg))
     iv_cls = view.find(("iv", ("L7",), ()))
