@@ -29,19 +29,8 @@ from collections.abc import Iterable
 
 from egglog import BigInt, Fact, RewriteOrRule, String, eq, function, i64, relation, rule, ruleset, set_
 
-from slotsat.egraph_rules.lang import (
-    Dtype,
-    Idx,
-    Loop,
-    loop_start,
-    loop_step,
-    loop_stop,
-    rname,
-    stop_runtime,
-    width,
-    wmax,
-    wmin,
-)
+from slotsat.egraph_rules.lang import Dtype, Idx, rname, width, wmax, wmin
+from slotsat.egraph_rules.loops import Loop, loop_start, loop_step, loop_stop, stop_runtime
 from slotsat.egraph_rules.syntactic import nonneg_syn
 
 INT64_MAX = (1 << 63) - 1

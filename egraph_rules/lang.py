@@ -2,7 +2,7 @@
 
 Sorts:
 
-- `Loop`: opaque, keyed by a loop's unique key (`Loop("L17")`).
+- `Loop` (`slotsat.egraph_rules.loops`): a loop, with its one fact schema.
 - `Idx`: an integer value of an explicit dtype, wrapping (two's complement) at that dtype.
   Constructors are classmethods: `Idx.const(v, dt)`, `Idx.iv(loop)`, `Idx.var(name, dt)`,
   `Idx.cast(a, dt)` (narrowing keeps the low bits, widening sign-extends), and
@@ -27,10 +27,6 @@ registered once per e-graph by `dtype_facts()`, with `spelling` (the MLIR type, 
 every dtype): were two dtypes ever unioned, the conflicting `spelling` rows would abort the
 run instead of silently identifying two types.
 
-Loop facts (§5.1): `loop_start`, `loop_stop`, `loop_step` are set only for literal bounds;
-the relations `start_runtime`, `stop_runtime`, `step_runtime` state the absence of a
-literal (egglog has no negation); `stages` is the pipeline depth.
-
 IR costs (`@method(cost=...)`) serve egglog's own extractor (slots pass); the emission
 costs live in `slotsat.egraph_rules.extract`.
 """
@@ -53,7 +49,6 @@ from egglog import (
     i64,
     i64Like,
     method,
-    relation,
     rule,
     ruleset,
     set_,
@@ -61,15 +56,11 @@ from egglog import (
 )
 
 from slotsat.core import ir
+from slotsat.egraph_rules.calls import Call
+from slotsat.egraph_rules.loops import Loop
 
 # --------------------------------------------------------------------------------------
 # sorts
-
-
-class Loop(Expr):
-    """A loop, keyed by its unique key."""
-
-    def __init__(self, key: StringLike) -> None: ...
 
 
 class Dtype(Expr):
@@ -151,29 +142,31 @@ class Idx(Expr):
     def remu(cls, a: Idx, b: Idx) -> Idx: ...
 
 
+SYMBOLS: dict[str, object] = {
+    "const": Idx.const,
+    "iv": Idx.iv,
+    "var": Idx.var,
+    "add": Idx.__add__,
+    "sub": Idx.__sub__,
+    "mul": Idx.__mul__,
+    "floordiv": Idx.__floordiv__,
+    "floormod": Idx.__mod__,
+    "cast": Idx.cast,
+    "divu": Idx.divu,
+    "remu": Idx.remu,
+    **{f"Dtype.{d.name}": c for d, c in DTYPE.items()},
+}
+"""The index language's constructors by symbol (`slotsat.egraph_rules.calls`): `Idx` ones by
+the kind names of the export view, `Dtype` constants as `Dtype.<NAME>`."""
+
+
+def dtype_ref(d: ir.DType) -> Call:
+    """The `Dtype` constant of an integer dtype as a call."""
+    return Call(f"Dtype.{d.name}")
+
+
 # --------------------------------------------------------------------------------------
-# facts
-
-
-@function
-def loop_start(loop: Loop) -> i64: ...
-
-
-@function
-def loop_stop(loop: Loop) -> i64: ...
-
-
-@function
-def loop_step(loop: Loop) -> i64: ...
-
-
-@function
-def stages(loop: Loop) -> i64: ...
-
-
-start_runtime = relation("start_runtime", Loop)
-stop_runtime = relation("stop_runtime", Loop)
-step_runtime = relation("step_runtime", Loop)
+# dtype facts
 
 
 @function(unextractable=True)

@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterable
 from egglog import RewriteOrRule, eq, i64, relation, rule, ruleset
 
 from slotsat.core import ir
-from slotsat.egraph_rules.lang import Dtype, Idx, Loop, loop_start, rname, width
+from slotsat.egraph_rules.lang import Dtype, Idx, rname, width
+from slotsat.egraph_rules.loops import Loop, loop_start
 
 nonneg_syn = relation("nonneg_syn", Idx)
 """The reference's syntactic proof holds for (some term of) this e-class."""

@@ -76,7 +76,8 @@ from slotsat.core.errors import NO_SPAN, PassError, Span
 from slotsat.core.options import Mode, Planner
 from slotsat.core.semantics import fold
 from slotsat.egraph_rules.costs import CASTS, EmitConst, EmitNode, EmitTerm
-from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, RootId
+from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootId
+from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.lowering.common import format_expr
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
@@ -971,7 +972,7 @@ class FunctionEmitter(Emitter):
         return [e for e in out if _is_scalar_expr(e)]
 
     def engine_stats(self) -> EngineStats:
-        report = self.engine.saturate()
+        report = self.engine.saturate().report
         return EngineStats(
             self.fn.name,
             len(self.engine.roots),

@@ -20,7 +20,7 @@ from slotsat.core.errors import SlotsatError
 from slotsat.core.options import Mode, Planner
 from slotsat.core.semantics import eval_expr
 from slotsat.egraph_rules.costs import evaluate_term
-from slotsat.egraph_rules.engine import LoopInfo
+from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.lowering.pto_codegen import GetRecord
 
 from .harness import compile_, kernel

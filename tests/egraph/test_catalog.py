@@ -10,7 +10,8 @@ from slotsat.core import ir
 from slotsat.core.errors import PassError
 from slotsat.core.options import Mode
 from slotsat.egraph_rules.costs import evaluate_term
-from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine
+from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.lowering.floor_lowering import SimpleNamer, render
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 

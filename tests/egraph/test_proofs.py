@@ -10,7 +10,8 @@ import random
 from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.core.semantics import fold
-from slotsat.egraph_rules.engine import IndexEngine, LoopInfo
+from slotsat.egraph_rules.engine import IndexEngine
+from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.syntactic import python_nonneg_syn
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
@@ -81,11 +82,8 @@ def _slot_proof(e: ir.Expr, i: ir.Var, start: int, stop: int) -> str | None:
     engine = IndexEngine()
     engine.add_loop(LoopInfo(i, C(start), C(stop), C(1)))
     r = engine.add_root(e, slots=2)
-    engine.saturate()
-    root = engine.roots[r]
-    assert root.cls is not None
-    assert engine.view is not None
-    return engine.view.proof(root.cls)
+    assert engine.saturate().classes[r] is not None
+    return engine.proven(r)
 
 
 def test_interval_never_proves_a_wrapping_product() -> None:

@@ -179,7 +179,8 @@ def parse_loops(specs: list[str], scope: _Scope) -> list[tuple[ir.Var, ir.Expr, 
 
 def run(args: argparse.Namespace) -> int:
     from slotsat.core.options import Mode
-    from slotsat.egraph_rules.engine import IndexEngine, LoopInfo
+    from slotsat.egraph_rules.engine import IndexEngine
+    from slotsat.egraph_rules.loops import LoopInfo
     from slotsat.lowering.floor_lowering import SimpleNamer, render
 
     scope = _Scope(_DTYPES[args.dtype])
@@ -189,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     for var, start, stop, step in loops:
         engine.add_loop(LoopInfo(var, start, stop, step))
     root = engine.add_root(expr, slots=args.slots)
-    report = engine.saturate()
+    report = engine.saturate().report
     forms = engine.forms(root)
     picked = next(f for f in forms if f.picked)
     namer = SimpleNamer()
