@@ -23,8 +23,10 @@ What goes where:
   export (`slotsat.egraph_rules.view`); `choose` runs the matcher-filtered, CSE-aware
   extraction (`slotsat.egraph_rules.extract`) against the `EmittedScope`.
 
-The result of a saturation is a `Saturated` graph, immutable; the engine keeps the latest
-and builds a new one when roots or loops were added since.
+The result of a saturation is a `Saturated` graph, immutable, with its own generation; the
+engine keeps the latest and builds a new one when roots or loops were added since (a late
+root builds a new graph). Choices and emitted-value scopes are keyed by generation, so a
+value emitted for one graph is never reused for another.
 """
 
 from __future__ import annotations
@@ -110,15 +112,23 @@ class Root:
 @dataclass(frozen=True)
 class Saturated:
     """One saturation of the engine's roots: the parsed export, the run's report, and per root
-    its e-class (None: not in the e-graph) and the nodes of its written term."""
+    its e-class (None: not in the e-graph) and the nodes of its written term.
 
+    E-class ids are only meaningful within one e-graph: a later saturation numbers its
+    classes afresh. Every key derived from a class therefore carries the graph's
+    `generation` (unique in the process): values emitted into an `EmittedScope`, names a
+    renderer remembers, `Chosen.reused`. A key of an older generation never matches a class
+    of a newer one, so a root added after a choice is chosen against its own graph and can
+    never take an earlier value for an unrelated class (issue 13.3)."""
+
+    generation: int
     report: SaturationReport
     view: EGraphView | None
     classes: tuple[str | None, ...]
     written: tuple[frozenset[NodeKey], ...]
 
 
-_serials = itertools.count(1)
+_generations = itertools.count(1)
 
 
 class IndexEngine:
@@ -130,7 +140,6 @@ class IndexEngine:
         self.mode = mode
         self.limits = limits if limits is not None else Limits.from_env()
         self.insert_plain = insert_plain
-        self.serial = next(_serials)
         self.loops: dict[int, LoopInfo] = {}
         """Induction variable id -> its loop."""
         self.loop_keys: dict[int, int] = {}
@@ -196,7 +205,11 @@ class IndexEngine:
         if not inserted:
             report = SaturationReport(0, 0, time.perf_counter() - t0, None, self.schedule.name)
             self._graph = Saturated(
-                report, None, tuple(None for _ in terms), tuple(frozenset() for _ in terms)
+                next(_generations),
+                report,
+                None,
+                tuple(None for _ in terms),
+                tuple(frozenset() for _ in terms),
             )
             return self._graph
         facts: list[Action] = []
@@ -221,14 +234,14 @@ class IndexEngine:
             schedule=run.schedule,
             matches=dict(run.matches),
         )
-        self._graph = Saturated(report, view, tuple(classes), tuple(written))
+        self._graph = Saturated(next(_generations), report, view, tuple(classes), tuple(written))
         return self._graph
 
     # -- choosing -----------------------------------------------------------------------
 
     def _tag(self, graph: Saturated) -> int:
-        """What keys one e-class id to its e-graph (see `_key`)."""
-        return self.serial
+        """What ties an e-class id to its e-graph: the graph's generation (see `Saturated`)."""
+        return graph.generation
 
     def _key(self, graph: Saturated, cls: str) -> Hashable:
         """The sharing key of e-class `cls`: emitted values and rendered names are keyed by it."""
