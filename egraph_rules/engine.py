@@ -42,11 +42,11 @@ from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.core.semantics import fold
 from slotsat.egraph_rules.calls import Action
-from slotsat.egraph_rules.costs import CASTS, EmitConst, EmitNode, EmitTerm, describe, op_count, to_value
+from slotsat.egraph_rules.costs import EmitConst, EmitNode, EmitTerm, describe, op_count, to_value
 from slotsat.egraph_rules.extract import Completion, Extractor, is_remui
 from slotsat.egraph_rules.ir_terms import TermBuilder
 from slotsat.egraph_rules.lang import SIGNED_DTYPES
-from slotsat.egraph_rules.loops import LoopInfo, loop_facts
+from slotsat.egraph_rules.loops import LoopInfo, ascends, literal, loop_facts
 from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, CODEGEN_SYNTACTIC, NamedSchedule
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.egraph_rules.session import Limits, session
@@ -175,11 +175,12 @@ class IndexEngine:
         return root.slots is not None and self.mode is Mode.SLOTSAT
 
     def start_of(self, v: ir.Var) -> int | None:
-        """The literal start of `v`'s loop when `v` is a registered `INDEX` induction variable."""
+        """The literal start of `v`'s loop when `v` is a registered `INDEX` induction variable
+        of an ascending loop (what the syntactic proof may use, `syntactic.python_nonneg_syn`)."""
         loop = self.loops.get(v.id)
-        if loop is None or v.dtype is not ir.DType.INDEX:
+        if loop is None or v.dtype is not ir.DType.INDEX or not ascends(loop):
             return None
-        return ir.literal_value(loop.start)
+        return literal(loop.start)
 
     def lower_as_written(self, e: ir.Expr, want: ir.DType | None = None) -> EmitTerm:
         """`e` lowered node by node (`slotsat.egraph_rules.written`); never shared."""
@@ -302,11 +303,10 @@ class IndexEngine:
         )
 
     def _proof(self, graph: Saturated, term: EmitTerm) -> str | None:
-        """The proof of the dividend of the top remainder / quotient (through casts), else of the value."""
+        """The proof of the dividend of a top remainder / quotient, else of the form's own
+        value (a cast's own: an `INT32` view of a non-negative `INDEX` may be negative)."""
         assert graph.view is not None
         t = term
-        while isinstance(t, EmitNode) and t.op in CASTS:
-            t = t.operands[0]
         target = t.operands[0] if isinstance(t, EmitNode) and t.op in _DIVISION_OPS else t
         cls = self._class_of_term(graph, target)
         return graph.view.proof(cls) if cls is not None else None

@@ -96,6 +96,12 @@ def literal(bound: ir.Expr) -> int | None:
     return value if value is not None and ir.DType.INDEX.fits(value) else None
 
 
+def ascends(loop: LoopInfo) -> bool:
+    """The step is a positive literal (the `ascending` fact)."""
+    step = literal(loop.step)
+    return step is not None and step > 0
+
+
 def loop_ref(key: int) -> Call:
     return Call("Loop", (key,))
 
@@ -110,8 +116,7 @@ def loop_facts(key: int, loop: LoopInfo) -> list[Action]:
             out.append(Call(f"{fact}_runtime", (lp,)))
         else:
             out.append(Set(Call(f"loop_{fact}", (lp,)), value))
-    step = literal(loop.step)
-    if step is not None and step > 0:
+    if ascends(loop):
         out.append(Call("ascending", (lp,)))
     if loop.stages is not None:
         out.append(Set(Call("stages", (lp,)), loop.stages))

@@ -102,3 +102,29 @@ def test_interval_never_proves_an_int32_view_of_a_large_index() -> None:
 def test_interval_proves_the_next_iteration_slot() -> None:
     i = var("i")
     assert _slot_proof(add(i, C(3)), i, 0, 64) == "interval"
+
+
+def test_a_loop_that_does_not_ascend_proves_nothing_from_its_start() -> None:
+    # issue 13.5: the start bounds the induction variable only for a positive literal step
+    from slotsat.core.semantics import eval_expr
+    from slotsat.egraph_rules.costs import describe, evaluate_term
+    from slotsat.egraph_rules.engine import EmittedScope
+
+    for mode in Mode:
+        for step in (C(-1), C(-3), var("s")):
+            i = var("i")
+            engine = IndexEngine(mode, insert_plain=True)
+            engine.add_loop(LoopInfo(i, C(0), C(-10), step))
+            unproven = [i, sub(i, C(0)), fdiv(i, C(4)), add(i, C(3))]
+            exprs = [*unproven, fmod(i, C(3)), fmod(sub(i, C(0)), C(2))]
+            roots = [engine.add_root(e, slots=4) for e in exprs]
+            scope = EmittedScope()
+            for e, r in zip(exprs, roots, strict=True):
+                if e in unproven:
+                    assert engine.proven(r) is None, (mode, step, e)
+                chosen = engine.choose(r, scope)
+                assert "remui" not in describe(chosen.term)
+                assert "divui" not in describe(chosen.term)
+                for v in range(0, -10, -1):
+                    env = {i.id: v}
+                    assert evaluate_term(chosen.term, env) == D.wrap(eval_expr(e, env)), (mode, e, v)
