@@ -5,7 +5,8 @@ Sorts:
 - `Loop` (`slotsat.egraph_rules.loops`): a loop, with its one fact schema.
 - `Idx`: an integer value of an explicit dtype, wrapping (two's complement) at that dtype.
   Constructors are classmethods: `Idx.const(v, dt)`, `Idx.iv(loop)`, `Idx.var(name, dt)`,
-  `Idx.cast(a, dt)` (narrowing keeps the low bits, widening sign-extends), and
+  `Idx.cast(a, dt)` (narrowing keeps the low bits, widening extends the operand's value:
+  a signed operand is sign-extended, an unsigned one, always an opaque leaf, zero-extended), and
   `Idx.divu` / `Idx.remu` (`arith.divui` / `arith.remui`, unioned in only under a proof,
   `slotsat.egraph_rules.lower_arith`). `+ - *` wrap at the operands' dtype; `//` and `%` are
   **floor** division and remainder (Python semantics), distinct from the truncating ops

@@ -22,7 +22,7 @@ rendered by `slotsat.lowering.floor_lowering`:
 | `a % b`, runtime `b` | the eight-op sequence (`floormod.corrected.runtime`) | 8 |
 | `a // b` | `arith.floordivsi` (ptoas expands it into four ops) | 4 |
 | `remu` / `divu` | `arith.remui` / `arith.divui` | 1 |
-| `cast(a, dt)` | `index_cast` (INDEX <-> integer), `extsi` (wider), `trunci` (narrower) | 1 |
+| `cast(a, dt)` | `written.cast_op`: `index_cast(ui)`, `extsi` / `extui`, `trunci` | 1 |
 
 Unsigned operations never enter the e-graph (they are opaque leaves) and lower to
 `remui` / `divui` (`--mode pypto`: `remsi` / `divsi`), `05-decisions.md` item 5.

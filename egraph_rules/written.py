@@ -110,10 +110,16 @@ def _term_dtype(term: EmitTerm, default: ir.DType) -> ir.DType:
 
 
 def cast_op(src: ir.DType, dst: ir.DType) -> str:
-    """The `arith` op converting an integer of dtype `src` to `dst`."""
-    if ir.DType.INDEX in (src, dst) or src.bits == dst.bits:
-        return "arith.index_cast"
-    return "arith.extsi" if dst.bits > src.bits else "arith.trunci"
+    """The `arith` op converting an integer of dtype `src` to `dst` (`10-dsl.md` §7: narrowing
+    keeps the low bits; widening extends the source's value, so an unsigned source is
+    zero-extended: `extui`, `index_castui`, as the evaluator computes)."""
+    if ir.DType.INDEX in (src, dst):
+        return "arith.index_castui" if src.is_unsigned else "arith.index_cast"
+    if src.bits == dst.bits:
+        return "arith.index_cast"  # a no-op between signless types: codegen drops it
+    if dst.bits > src.bits:
+        return "arith.extui" if src.is_unsigned else "arith.extsi"
+    return "arith.trunci"
 
 
 def cmp_op(op: ir.CmpOp, at: ir.DType) -> str:
