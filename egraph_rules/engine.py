@@ -47,7 +47,7 @@ from slotsat.egraph_rules.extract import Completion, Extractor, is_remui
 from slotsat.egraph_rules.ir_terms import TermBuilder
 from slotsat.egraph_rules.lang import SIGNED_DTYPES
 from slotsat.egraph_rules.loops import LoopInfo, ascends, literal, loop_facts
-from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, CODEGEN_SYNTACTIC, NamedSchedule
+from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, CODEGEN_SYNTACTIC, INDEX_ENGINE, NamedSchedule
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.egraph_rules.session import Limits, session
 from slotsat.egraph_rules.view import EGraphView, ENode, NodeKey
@@ -216,7 +216,7 @@ class IndexEngine:
         facts: list[Action] = []
         for vid, key in self.loop_keys.items():
             facts.extend(loop_facts(key, self.loops[vid]))
-        with session() as s:
+        with session(INDEX_ENGINE) as s:
             s.insert([*facts, *inserted])
             run = s.run(self.schedule, self.limits, started=t0)
             rows = s.rows()

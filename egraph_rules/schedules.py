@@ -17,16 +17,25 @@ With `A = (widths + nonneg_syntactic).saturate()` (the analyses, saturated first
 | `INTERVALS_ONLY` | `A`, `intervals.saturate()` | proof comparisons |
 
 `RULESETS` lists every ruleset, by name, and `registered_rules()` every named rule
-(`lang.RuleInfo`: name, ruleset, kind, algebra); `SCHEDULES` every schedule. The session's
-program template declares all of them once.
+(`lang.RuleInfo`: name, ruleset, kind, algebra); `SCHEDULES` every schedule.
+
+A `ProgramSpec` is what one kind of e-graph holds: its schedules (whose rulesets the
+session's template declares and lowers once) and the symbols Python inserts or reads
+(`slotsat.egraph_rules.calls`). There are two, because egglog's `push` copies every
+declared rule and table (about 5 ms for the slots pass's, 8 ms for the index engine's, 10 ms
+for both together, per e-graph): `SLOTS_PASS` and `INDEX_ENGINE`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from egglog import Ruleset, Schedule
 
+from slotsat.egraph_rules import gates as gates_mod
+from slotsat.egraph_rules import lang, loops
+from slotsat.egraph_rules import slotize as slotize_mod
 from slotsat.egraph_rules.gates import gates
 from slotsat.egraph_rules.intervals import intervals
 from slotsat.egraph_rules.lang import RULES, RuleInfo, widths
@@ -76,3 +85,22 @@ INTERVALS_ONLY = NamedSchedule("INTERVALS_ONLY", (_ANALYSIS + intervals.saturate
 SCHEDULES: dict[str, NamedSchedule] = {
     s.name: s for s in (SLOTS_GATES, SLOTS_FORMS, CODEGEN_SYNTACTIC, CODEGEN_SLOTS, INTERVALS_ONLY)
 }
+
+
+@dataclass(frozen=True)
+class ProgramSpec:
+    """The schedules and symbols of one kind of e-graph (see the module docstring)."""
+
+    name: str
+    schedules: tuple[NamedSchedule, ...]
+    symbols: dict[str, Any]
+
+
+SLOTS_PASS = ProgramSpec(
+    "SLOTS_PASS",
+    (SLOTS_GATES, SLOTS_FORMS),
+    {**loops.SYMBOLS, **lang.SYMBOLS, **gates_mod.SYMBOLS, **slotize_mod.SYMBOLS},
+)
+INDEX_ENGINE = ProgramSpec(
+    "INDEX_ENGINE", (CODEGEN_SYNTACTIC, CODEGEN_SLOTS, INTERVALS_ONLY), {**loops.SYMBOLS, **lang.SYMBOLS}
+)

@@ -2,18 +2,20 @@
 runner with one `Limits` and one failure rule (`60-egraph-engine.md` §3, §8, §10, §11).
 
 Every e-graph slotsat builds (the slots pass's one per function, the index engine's one per
-saturation) is a `Session`, obtained with `session()`:
+saturation) is a `Session`, obtained with `session(spec)` for one of the two program specs
+of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
 
-- **Program template.** `Program` is an e-graph in which every sort, function and ruleset
-  of every schedule (`slotsat.egraph_rules.schedules`) is declared, every rule lowered and
-  the dtype facts registered. Declaring costs about 0.1 s, so one template per thread
-  serves many sessions: a session is a `push` on it and ends with the `pop`, so it starts
-  from exactly the e-graph a fresh `EGraph` with the rulesets would give. egglog keeps some
-  run statistics across `pop` (and `push` copies them), so a template serves
-  `TEMPLATE_USES` sessions and is then rebuilt, which keeps a long run linear. A session
-  that raises still pops; a failed `pop` drops the template.
-- **Adapter.** Callers speak call trees (`slotsat.egraph_rules.calls`) over the symbol
-  table `SYMBOLS` (every constructor, function and relation Python inserts or reads). The
+- **Program template.** `Program(spec)` is an e-graph in which every sort, function and
+  ruleset of the spec's schedules is declared, every rule lowered and the dtype facts
+  registered. Declaring costs 0.3-0.9 s, so one template per spec and thread serves many
+  sessions: a session is a `push` on it and ends with the `pop`, so it starts from exactly
+  the e-graph a fresh `EGraph` with the rulesets would give. egglog keeps some run
+  statistics across `pop` (and `push` copies them; a session gets dearer with every cycle
+  on one template), so a template serves `TEMPLATE_USES` sessions and is then rebuilt,
+  which keeps a long run linear. A session that raises still pops; a failed `pop` drops
+  the template.
+- **Adapter.** Callers speak call trees (`slotsat.egraph_rules.calls`) over the spec's
+  symbol table (every constructor, function and relation Python inserts or reads). The
   template lowers them to egglog's command objects (`egglog.bindings`, with the egg names
   from `EGraph._callable_to_egg`, schedules compiled once by `EGraph._state`, commands run
   by `EGraph._egraph`), which saves building high-level expressions (0.1-0.2 ms per node),
@@ -67,13 +69,9 @@ from egglog import (
 from egglog import get_literal_value as _get_literal_value
 
 from slotsat.core import limits as env
-from slotsat.egraph_rules import gates, lang, loops, slotize
 from slotsat.egraph_rules.calls import Action, Arg, Call, Set
 from slotsat.egraph_rules.lang import Idx, dtype_facts
-from slotsat.egraph_rules.schedules import SCHEDULES, NamedSchedule
-
-SYMBOLS: dict[str, Any] = {**loops.SYMBOLS, **lang.SYMBOLS, **gates.SYMBOLS, **slotize.SYMBOLS}
-"""Every symbol a call tree may name (`slotsat.egraph_rules.calls`)."""
+from slotsat.egraph_rules.schedules import NamedSchedule, ProgramSpec
 
 LOW_LEVEL = True
 """Use egglog's command objects when available (tests switch it off to run the public path)."""
@@ -150,7 +148,7 @@ class _Commands:
 
     low = True
 
-    def __init__(self, egraph: EGraph) -> None:
+    def __init__(self, egraph: EGraph, spec: ProgramSpec) -> None:
         from egglog import bindings
         from egglog.egraph_state import span
 
@@ -158,13 +156,13 @@ class _Commands:
         self.b: Any = bindings
         self.span: Any = span()
         state: Any = egraph._state
-        self.names = {name: str(egraph._callable_to_egg(obj)[1]) for name, obj in SYMBOLS.items()}
+        self.names = {name: str(egraph._callable_to_egg(obj)[1]) for name, obj in spec.symbols.items()}
         self.symbols = {egg: name for name, egg in self.names.items()}
         vec: Any = Vec[Idx]()
         egraph._add_decls(vec)
         state.type_ref_to_egg(vec.__egg_typed_expr__.tp)  # declares the Vec sort
         self.phases: dict[int, Any] = {}
-        for schedule in SCHEDULES.values():
+        for schedule in spec.schedules:
             for phase in schedule.phases:
                 self.phases[id(phase)] = state.run_schedule_to_egg(phase.schedule)
         self._op_mapping: dict[str, str] | None = None
@@ -284,10 +282,11 @@ class _Public:
 
     low = False
 
-    def __init__(self, egraph: EGraph) -> None:
+    def __init__(self, egraph: EGraph, spec: ProgramSpec) -> None:
         self.egraph = egraph
+        self.table_of = spec.symbols
         self.symbols: dict[str, str] = {}
-        for name, obj in SYMBOLS.items():
+        for name, obj in spec.symbols.items():
             self.symbols[_callable_name(obj)] = name
 
     def push(self) -> None:
@@ -305,7 +304,7 @@ class _Public:
             return String(arg)
         done = memo.get(arg)
         if done is None:
-            obj: Any = SYMBOLS[arg.fn]
+            obj: Any = self.table_of[arg.fn]
             if isinstance(obj, BaseExpr):  # a constant (`Dtype.INDEX`)
                 done = obj
             else:
@@ -347,7 +346,7 @@ class _Public:
 
     def table(self, fn: str) -> list[tuple[tuple[Arg, ...], Arg]]:
         rows: list[tuple[tuple[Arg, ...], Arg]] = []
-        values: dict[Any, Any] = self.egraph.function_values(SYMBOLS[fn])
+        values: dict[Any, Any] = self.egraph.function_values(self.table_of[fn])
         for call, value in values.items():
             args = get_callable_args(call)
             rows.append((tuple(self._decode(a) for a in (args or ())), self._decode(value)))
@@ -380,30 +379,33 @@ def _literal(x: BaseExpr) -> object:
 
 
 class Program:
-    """The program template: an e-graph with every ruleset declared and lowered and the dtype
-    facts registered, with its path to egglog (see the module docstring)."""
+    """The program template of one `ProgramSpec`: an e-graph with the spec's rulesets declared
+    and lowered and the dtype facts registered, with its path to egglog (see the module
+    docstring)."""
 
-    def __init__(self, low: bool) -> None:
+    def __init__(self, spec: ProgramSpec, low: bool) -> None:
         egraph = EGraph()
         egraph.register(*dtype_facts())
-        for schedule in SCHEDULES.values():
+        for schedule in spec.schedules:
             for phase in schedule.phases:
                 egraph.run(phase)  # declares and lowers; the e-graph holds no term, nothing fires
-        path: _Path = _Public(egraph)
+        path: _Path = _Public(egraph, spec)
         if low:
             try:
-                path = _Commands(egraph)
+                path = _Commands(egraph, spec)
             except (AttributeError, ImportError, KeyError, TypeError):
-                path = _Public(egraph)
+                path = _Public(egraph, spec)
+        self.spec = spec
         self.egraph = egraph
         self.path = path
         self.uses = 0
 
 
 class Session:
-    """One e-graph (a `push` on the template), valid inside its `session()` block."""
+    """One e-graph (a `push` on the template), valid inside its `session(spec)` block."""
 
-    def __init__(self, path: _Path) -> None:
+    def __init__(self, spec: ProgramSpec, path: _Path) -> None:
+        self.spec = spec
         self._path = path
 
     @property
@@ -439,6 +441,8 @@ class Session:
 
     def run(self, schedule: NamedSchedule, limits: Limits, *, started: float | None = None) -> ScheduleRun:
         """The bounded runner: each phase until a round changes nothing, within the limits."""
+        if schedule not in self.spec.schedules:
+            raise ValueError(f"schedule {schedule.name} is not part of the program {self.spec.name}")
         cap = limits.rounds_for(schedule.name)
         t0 = time.perf_counter() if started is None else started
         result = ScheduleRun(schedule.name)
@@ -473,14 +477,15 @@ _POOLS = threading.local()
 
 
 @contextmanager
-def session() -> Iterator[Session]:
-    """A fresh e-graph: a `push` on this thread's template, popped on exit."""
-    pools: dict[bool, list[Program]] = _POOLS.__dict__.setdefault("pools", {})
-    pool = pools.setdefault(LOW_LEVEL, [])
-    program = pool.pop() if pool else Program(LOW_LEVEL)
+def session(spec: ProgramSpec) -> Iterator[Session]:
+    """A fresh e-graph of the kind `spec` (`schedules.SLOTS_PASS`, `schedules.INDEX_ENGINE`): a
+    `push` on this thread's template of that spec, popped on exit."""
+    pools: dict[tuple[str, bool], list[Program]] = _POOLS.__dict__.setdefault("pools", {})
+    pool = pools.setdefault((spec.name, LOW_LEVEL), [])
+    program = pool.pop() if pool else Program(spec, LOW_LEVEL)
     program.path.push()
     try:
-        yield Session(program.path)
+        yield Session(spec, program.path)
     finally:
         program.path.pop()  # when this raises, the template is dropped rather than reused
         program.uses += 1

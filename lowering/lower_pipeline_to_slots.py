@@ -104,7 +104,7 @@ from slotsat.core import ir
 from slotsat.core.options import Planner
 from slotsat.egraph_rules import gates as g
 from slotsat.egraph_rules.loops import LoopInfo, loop_facts
-from slotsat.egraph_rules.schedules import SLOTS_FORMS, SLOTS_GATES
+from slotsat.egraph_rules.schedules import SLOTS_FORMS, SLOTS_GATES, SLOTS_PASS
 from slotsat.egraph_rules.session import Limits, ScheduleRun, Session, session
 from slotsat.egraph_rules.slotize import slot_expr, slot_form, slot_root
 from slotsat.lowering.common import Decline, PassResult, Rewriter
@@ -246,7 +246,7 @@ class LowerPipelineToSlots:
         facts = alias_facts(fn.body, compat=self.compat)
         tiles = tile_definitions(fn.body)
         limits, started = Limits.from_env(), time.perf_counter()
-        with session() as s:  # one fresh e-graph per function (§11)
+        with session(SLOTS_PASS) as s:  # one fresh e-graph per function (§11)
             s.insert(self._facts(pipes, facts, tiles).actions)
             run = s.run(SLOTS_GATES, limits, started=started)
             if run.limit_hit is not None:

@@ -11,7 +11,13 @@ from slotsat.egraph_rules.calls import Call
 from slotsat.egraph_rules.engine import EmittedScope, IndexEngine
 from slotsat.egraph_rules.lang import dtype_ref
 from slotsat.egraph_rules.loops import LoopInfo, loop_facts
-from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, SLOTS_FORMS, registered_rules
+from slotsat.egraph_rules.schedules import (
+    CODEGEN_SLOTS,
+    INDEX_ENGINE,
+    SLOTS_FORMS,
+    SLOTS_PASS,
+    registered_rules,
+)
 from slotsat.egraph_rules.session import Limits, session
 from slotsat.egraph_rules.view import EGraphView
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
@@ -113,8 +119,8 @@ def _direct_corpus() -> Counter[str]:
         op("floormod", cast(cast(iv, ir.DType.INT32), ir.DType.INDEX), k(2)),
         op("floormod", op("sub", op("sub", iv, k(4)), k(2)), k(2)),
     ]
-    for schedule in (CODEGEN_SLOTS, SLOTS_FORMS):
-        with session() as s:
+    for spec, schedule in ((INDEX_ENGINE, CODEGEN_SLOTS), (SLOTS_PASS, SLOTS_FORMS)):
+        with session(spec) as s:
             s.insert([*facts, *terms])
             fired.update(s.run(schedule, Limits()).matches)
     return fired
@@ -159,9 +165,13 @@ def test_a_hit_limit_is_reported_and_the_form_stays_correct() -> None:
 
 def test_export_adapter_reads_classes_and_facts() -> None:
     iv = Call("iv", (Call("Loop", (7,)),))
-    with session() as s:
-        s.insert([*loop_facts(7, LoopInfo(var("i"), C(0), C(10), C(1))),
-                  Call("floormod", (iv, Call("const", (4, dtype_ref(ir.DType.INDEX)))))])
+    with session(INDEX_ENGINE) as s:
+        s.insert(
+            [
+                *loop_facts(7, LoopInfo(var("i"), C(0), C(10), C(1))),
+                Call("floormod", (iv, Call("const", (4, dtype_ref(ir.DType.INDEX))))),
+            ]
+        )
         s.run(CODEGEN_SLOTS, Limits())
         view = EGraphView(s.export())
     iv_cls = view.find(("iv", (7,), ()))

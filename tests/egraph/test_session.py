@@ -14,7 +14,7 @@ from slotsat.egraph_rules.costs import describe
 from slotsat.egraph_rules.engine import EmittedScope, IndexEngine
 from slotsat.egraph_rules.lang import dtype_ref
 from slotsat.egraph_rules.loops import LoopInfo
-from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, SLOTS_FORMS
+from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, INDEX_ENGINE, SLOTS_FORMS, SLOTS_PASS
 from slotsat.egraph_rules.session import Limits, session
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
@@ -48,7 +48,7 @@ def test_both_paths_give_the_engine_identical_choices(mode: Mode, monkeypatch: p
     monkeypatch.setattr(session_mod, "LOW_LEVEL", True)
     low = _choices(mode)
     monkeypatch.setattr(session_mod, "LOW_LEVEL", False)
-    with session() as s:
+    with session(INDEX_ENGINE) as s:
         assert not s.low
     high = _choices(mode)
     assert low == high
@@ -78,7 +78,7 @@ def _rotation() -> list[Call | Set]:
 def test_calls_round_trip_through_tables_and_extraction(low: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(session_mod, "LOW_LEVEL", low)
     actions = _rotation()
-    with session() as s:
+    with session(SLOTS_PASS) as s:
         s.insert(actions)
         assert s.table("loop_start") == [((Call("Loop", (3,)),), 0)]
         run = s.run(SLOTS_FORMS, Limits())
@@ -97,7 +97,7 @@ def test_calls_round_trip_through_tables_and_extraction(low: bool, monkeypatch: 
     ],
 )
 def test_the_runner_names_the_limit_it_hit(limits: Limits, reason: str) -> None:
-    with session() as s:
+    with session(INDEX_ENGINE) as s:
         s.insert(_rotation())
         run = s.run(CODEGEN_SLOTS, limits)
     assert run.limit_hit is not None
@@ -114,3 +114,11 @@ def test_a_schedule_cap_comes_from_the_environment(monkeypatch: pytest.MonkeyPat
     assert limits.rounds_for("CODEGEN_SLOTS") == 7
     monkeypatch.setenv("SLOTSAT_CAP_SLOTS_FORMS", "lots")
     assert limits.rounds_for("SLOTS_FORMS") == 7
+
+
+def test_a_session_runs_only_the_schedules_of_its_program() -> None:
+    with (
+        session(SLOTS_PASS) as s,
+        pytest.raises(ValueError, match="CODEGEN_SLOTS is not part of the program SLOTS_PASS"),
+    ):
+        s.run(CODEGEN_SLOTS, Limits())

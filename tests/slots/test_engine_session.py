@@ -14,6 +14,7 @@ from slotsat.app.pipeline import CompileOptions, compile_source
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.egraph_rules import session as session_mod
+from slotsat.egraph_rules.schedules import SLOTS_PASS, ProgramSpec
 from slotsat.lowering.lower_pipeline_to_slots import EGRAPH_LIMIT, FunctionPlan, LowerPipelineToSlots
 from tests.slots.harness import function, program, sl_body
 
@@ -60,7 +61,7 @@ def test_command_and_public_paths_decide_identically(
 
 
 def test_the_command_path_is_available_on_this_egglog() -> None:
-    with session_mod.session() as s:
+    with session_mod.session(SLOTS_PASS) as s:
         assert s.low, "egglog's internals changed: every e-graph runs on the slow public path"
 
 
@@ -82,9 +83,9 @@ def test_rules_are_lowered_once_per_thread(monkeypatch: pytest.MonkeyPatch) -> N
     real = session_mod.Program
 
     class Counting(real):  # type: ignore[misc, valid-type]
-        def __init__(self, low: bool) -> None:
+        def __init__(self, spec: ProgramSpec, low: bool) -> None:
             built.append(low)
-            super().__init__(low)
+            super().__init__(spec, low)
 
     monkeypatch.setattr(session_mod, "_POOLS", type(session_mod._POOLS)())
     monkeypatch.setattr(session_mod, "Program", Counting)
