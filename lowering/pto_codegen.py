@@ -76,8 +76,10 @@ from slotsat.core import ir, ops
 from slotsat.core.errors import NO_SPAN, PassError, Span
 from slotsat.core.options import Mode, Planner
 from slotsat.core.semantics import fold
-from slotsat.egraph_rules.costs import CASTS, EmitConst, EmitNode, EmitTerm
-from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, RootId
+from slotsat.egraph_rules.costs import EmitTerm
+from slotsat.egraph_rules.costs import signless_type as _signless_type
+from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootId
+from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.lowering.common import format_expr
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
@@ -390,7 +392,7 @@ class Emitter:
 
     def render(self, term: EmitTerm) -> tuple[str, int]:
         """Render an engine term at the current position: (SSA name, ops emitted)."""
-        lines, name = render(_signless(term), self.namer, self.recorder)
+        lines, name = render(term, self.namer, self.recorder, signless_types=True)
         for text in lines:
             self.line(text)
         self.op_count += len(lines)
@@ -459,50 +461,6 @@ class _Recorder(ValueRecorder):
             super().op(result, op, operands, _signless_type(type), predicate)
         except (ValueError, KeyError):
             self.values[result] = self.graph.opaque(result, _signless_type(type))
-
-
-def _signless_type(t: str) -> str:
-    """`ui32` -> `i32`: `arith` takes signless integers (see the module docstring)."""
-    return t[1:] if t.startswith("ui") and t[2:].isdigit() else t
-
-
-def _signless(term: EmitTerm) -> EmitTerm:
-    """`term` with unsigned type spellings made signless; a cast that becomes a no-op
-    (`INT32` <-> `UINT32`) is dropped, as before."""
-    if not _has_unsigned(term):
-        return term
-    memo: dict[int, EmitTerm] = {}
-
-    def walk(t: EmitTerm) -> EmitTerm:
-        if isinstance(t, ir.Var):
-            return t
-        if isinstance(t, EmitConst):
-            return EmitConst(t.value, _signless_type(t.type))
-        if id(t) in memo:
-            return memo[id(t)]
-        operands = tuple(walk(o) for o in t.operands)
-        type_ = _signless_type(t.type)
-        out: EmitTerm
-        if t.op in CASTS and _term_type(operands[0]) == type_:
-            out = operands[0]
-        else:
-            out = EmitNode(t.op, operands, type_, t.key)
-        memo[id(t)] = out
-        return out
-
-    return walk(term)
-
-
-def _term_type(t: EmitTerm) -> str:
-    return _signless_type(t.dtype.mlir if isinstance(t, ir.Var) else t.type)
-
-
-def _has_unsigned(t: EmitTerm) -> bool:
-    if isinstance(t, ir.Var):
-        return t.dtype.is_unsigned
-    if isinstance(t, EmitConst):
-        return t.type.startswith("ui")
-    return t.type.startswith("ui") or any(_has_unsigned(o) for o in t.operands)
 
 
 def _reject_float_compare(e: ir.Expr) -> None:
@@ -988,7 +946,7 @@ class FunctionEmitter(Emitter):
         return [e for e in out if _is_scalar_expr(e)]
 
     def engine_stats(self) -> EngineStats:
-        report = self.engine.saturate()
+        report = self.engine.saturate().report
         return EngineStats(
             self.fn.name,
             len(self.engine.roots),

@@ -2,7 +2,8 @@
 
 Each limit ends in a clean one-line error (`FILE:LINE:COL: error: ...`, exit status 1 or 2)
 or a safe decline within a bounded time, never a wrong program. Every one can be raised
-(or lowered) by an environment variable, read when the limit is consulted.
+(or lowered) by an environment variable, read by this module (and nowhere else) when the
+limit is consulted: an unset, empty, malformed or non-positive value means the default.
 
 | Limit | Default | Override | When hit |
 | --- | --- | --- | --- |
@@ -24,16 +25,20 @@ or a safe decline within a bounded time, never a wrong program. Every one can be
     lowers it) and turns a `RecursionError` into `error: ... nests too deeply ...`.
 (c) CPython's tokenizer stops at 100 indentation levels; the parser reports it as its
     one-line error. Loops nested 200 deep built as IR run through every pass.
-(d) Saturation stops after the current round; extraction returns the best proven form or
-    the as-written lowering, and the hit is reported (`egraph_rules/limits.py`).
+(d) Saturation stops after the current round and the run names the limit it hit
+    (`slotsat.egraph_rules.session`): the slots pass declines the function's pipeline loops
+    (`egraph-limit`; they are replicated), codegen keeps the best form proven so far or the
+    as-written lowering and reports the hit. `<SCHEDULE>` is a schedule's name
+    (`slotsat.egraph_rules.schedules`: `SLOTS_GATES`, `SLOTS_FORMS`, `CODEGEN_SLOTS`,
+    `CODEGEN_SYNTACTIC`, `INTERVALS_ONLY`).
 (e) `InterpreterError`: `check` reports the function as not verified (or, for the
     transformed program only, as a mismatch). The tensor-data limit counts the elements of
     all tensor parameters together, or of any one tile, before any array is made: a larger
     function is "too large to interpret".
 (f) Later iterations of that loop instance are not simulated; a note says so.
 
-The e-graph limits are defined in `egraph_rules/limits.py` (`Limits.from_env()`); this
-module only lists them.
+The e-graph limits are applied by `slotsat.egraph_rules.session.Limits.from_env()`, which
+reads them here.
 """
 
 from __future__ import annotations
@@ -58,6 +63,9 @@ DEFAULT_INTERP_MAX_ELEMENTS = 1 << 26
 DEFAULT_PRIVACY_MAX_ITERATIONS = 4096
 DEFAULT_PRIVACY_MAX_STEPS = 2_000_000
 DEFAULT_CHECK_TRIALS = 3
+DEFAULT_EGRAPH_ROUNDS = 64
+DEFAULT_EGRAPH_ROWS = 500_000
+DEFAULT_EGRAPH_SECONDS = 20.0
 
 
 def env_int(name: str, default: int) -> int:
@@ -70,6 +78,36 @@ def env_int(name: str, default: int) -> int:
     except ValueError:
         return default
     return value if value > 0 else default
+
+
+def env_float(name: str, default: float) -> float:
+    """A real-valued limit from the environment, read like `env_int`."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def egraph_rounds() -> int:
+    """Rounds per e-graph schedule (every schedule without a cap of its own)."""
+    return env_int("SLOTSAT_EGRAPH_ITERATIONS", DEFAULT_EGRAPH_ROUNDS)
+
+
+def egraph_schedule_rounds(schedule: str, default: int) -> int:
+    """Rounds of the e-graph schedule named `schedule`: `SLOTSAT_CAP_<SCHEDULE>`, else `default`."""
+    return env_int(f"SLOTSAT_CAP_{schedule.upper()}", default)
+
+
+def egraph_rows() -> int:
+    return env_int("SLOTSAT_EGRAPH_NODES", DEFAULT_EGRAPH_ROWS)
+
+
+def egraph_seconds() -> float:
+    return env_float("SLOTSAT_EGRAPH_SECONDS", DEFAULT_EGRAPH_SECONDS)
 
 
 def max_file_bytes() -> int:

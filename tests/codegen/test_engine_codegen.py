@@ -19,7 +19,7 @@ from slotsat.core import ir
 from slotsat.core.options import Mode, Planner
 from slotsat.core.semantics import EvalError, eval_expr, fold
 from slotsat.egraph_rules.costs import evaluate_term
-from slotsat.egraph_rules.engine import LoopInfo
+from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.lowering.pto_codegen import GetRecord
 
 from .harness import compile_, kernel
@@ -396,6 +396,11 @@ def test_differential_catalog_rows() -> None:
         slot_kernel("k % 2", params=K_PARAMS),
         slot_kernel("(k + i) % 2", params=K_PARAMS),
         slot_kernel("i % 4", "pl.range(64)"),
+        # integer dtype pairs (issue 13.6): narrowing wraps, widening sign-extends a signed source
+        slot_kernel("pl.cast(pl.cast(pl.cast(i, pl.INT8), pl.INT32), pl.INDEX) % 4", "pl.range(120, 136)", 4),
+        slot_kernel("pl.cast(pl.cast(i, pl.INT16), pl.INDEX) % 3", "pl.range(32760, 32776)", 3),
+        slot_kernel("pl.cast(pl.cast(k, pl.INT64), pl.INDEX) % 4", slots=4, params=K32_PARAMS),
+        slot_kernel("pl.cast(pl.cast(k, pl.INT8), pl.INDEX) % 2", params=K32_PARAMS),
     ]
     checked = 0
     for src in sources:

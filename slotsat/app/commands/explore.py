@@ -176,19 +176,36 @@ def parse_loops(specs: list[str], scope: _Scope) -> list[tuple[ir.Var, ir.Expr, 
     return loops
 
 
+def _check_casts(e: ir.Expr) -> None:
+    """The DSL's subset (`10-dsl.md` §7): no `pl.cast` between signed and unsigned dtypes."""
+    for child in ir.expr_children(e):
+        _check_casts(child)
+    if isinstance(e, ir.Cast):
+        src = ir.expr_dtype(e.a)
+        if src.is_int and e.dtype.is_int and src.is_signed != e.dtype.is_signed:
+            raise SlotsatError(
+                "pl.cast between signed and unsigned dtypes is outside the subset "
+                f"(pl.{src.value} to pl.{e.dtype.value})",
+                Span(1, 1),
+                file="<expr>",
+            )
+
+
 def run(args: argparse.Namespace) -> int:
     from slotsat.core.options import Mode
-    from slotsat.egraph_rules.engine import IndexEngine, LoopInfo
+    from slotsat.egraph_rules.engine import IndexEngine
+    from slotsat.egraph_rules.loops import LoopInfo
     from slotsat.lowering.floor_lowering import SimpleNamer, render
 
     scope = _Scope(_DTYPES[args.dtype])
     loops = parse_loops(args.loop, scope)
     expr = parse_expr(args.expr, scope)
+    _check_casts(expr)
     engine = IndexEngine(Mode(args.mode), insert_plain=True)
     for var, start, stop, step in loops:
         engine.add_loop(LoopInfo(var, start, stop, step))
     root = engine.add_root(expr, slots=args.slots)
-    report = engine.saturate()
+    report = engine.saturate().report
     forms = engine.forms(root)
     picked = next(f for f in forms if f.picked)
     namer = SimpleNamer()
