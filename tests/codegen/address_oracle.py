@@ -185,8 +185,15 @@ class _Run:
             bits = _width(result.type)
         else:
             bits = _width(op.operands[0].type)
-        if name == "index_cast":
+        if name in ("index_cast", "extsi", "trunci"):
             self.env[result] = _wrap(self.int_(op.operands[0]), bits)
+            return
+        if name == "extui":
+            self.env[result] = _unsigned(self.int_(op.operands[0]), _width(op.operands[0].type))
+            return
+        if name == "select":
+            c, x, y = (self.get(o) for o in op.operands)
+            self.env[result] = x if c else y
             return
         a = self.int_(op.operands[0])
         b = self.int_(op.operands[1]) if len(op.operands) > 1 else 0
@@ -199,6 +206,10 @@ class _Run:
             "divsi": lambda: int(a / b),
             "remsi": lambda: a - int(a / b) * b,
             "floordivsi": lambda: a // b,
+            "ceildivsi": lambda: -(-a // b),
+            "andi": lambda: a & b,
+            "ori": lambda: a | b,
+            "xori": lambda: a ^ b,
             "divui": lambda: _unsigned(a, bits) // _unsigned(b, bits),
             "remui": lambda: _unsigned(a, bits) % _unsigned(b, bits),
         }
