@@ -16,6 +16,7 @@ or a safe decline within a bounded time, never a wrong program. Every one can be
 | interpreter iterations per loop | 1,000,000 | `SLOTSAT_INTERP_MAX_ITERATIONS` | (e) |
 | privacy iterations per loop | 4,096 | `SLOTSAT_PRIVACY_MAX_ITERATIONS` | (f) |
 | privacy statements per run | 2,000,000 | `SLOTSAT_PRIVACY_MAX_STEPS` | (e) |
+| statements replication makes per function | 100,000 | `SLOTSAT_MAX_REPLICATED_STMTS` | (g) exit 1 |
 | `check` random trials per function | 3 | `--trials N` | |
 
 (a) `FILE:1:1: error: the file is N bytes; the limit is M bytes ...` before anything is read.
@@ -28,6 +29,9 @@ or a safe decline within a bounded time, never a wrong program. Every one can be
 (e) `InterpreterError`: `check` reports the function as not verified (or, for the
     transformed program only, as a mismatch).
 (f) Later iterations of that loop instance are not simulated; a note says so.
+(g) lower-pipeline-loops counts the statements of the copies it would make (copies of the
+    body times its statements, nested ones included) before it builds any:
+    `error: LowerPipelineLoops: replicating this stage=F loop makes N copies ...`.
 
 The e-graph limits are defined in `egraph_rules/limits.py` (`Limits.from_env()`); this
 module only lists them.
@@ -54,6 +58,9 @@ DEFAULT_INTERP_MAX_ITERATIONS = 1_000_000
 DEFAULT_PRIVACY_MAX_ITERATIONS = 4096
 DEFAULT_PRIVACY_MAX_STEPS = 2_000_000
 DEFAULT_CHECK_TRIALS = 3
+DEFAULT_MAX_REPLICATED_STMTS = 100_000
+"""A replicated loop is `F` copies of its body plus a remainder of at most `F` more: real
+kernels make hundreds of statements; `stage=10**9` would make 10**8 copies and exhaust memory."""
 
 
 def env_int(name: str, default: int) -> int:
@@ -86,6 +93,10 @@ def privacy_max_iterations() -> int:
 
 def privacy_max_steps() -> int:
     return env_int("SLOTSAT_PRIVACY_MAX_STEPS", DEFAULT_PRIVACY_MAX_STEPS)
+
+
+def max_replicated_statements() -> int:
+    return env_int("SLOTSAT_MAX_REPLICATED_STMTS", DEFAULT_MAX_REPLICATED_STMTS)
 
 
 def check_file_size(path: str | Path) -> int:
