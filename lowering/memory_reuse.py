@@ -72,6 +72,7 @@ Related: `analysis/liveness.py`, `lowering/pto_codegen.py` (emits the addresses)
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -206,6 +207,28 @@ class _BufferValues:
     live: Liveness
     holds: dict[int, _Value] = field(default_factory=dict)
     names: dict[int, _Value] = field(default_factory=dict)
+    logs: list[dict[int, _Value | None]] = field(default_factory=list)
+    """One undo log per open `if` branch: each buffer's value before the branch wrote it."""
+
+    def hold(self, b: int, value: _Value) -> None:
+        if self.logs and b not in self.logs[-1]:
+            self.logs[-1][b] = self.holds.get(b)
+        self.holds[b] = value
+
+    def branch(self, body: ir.SeqStmts | None) -> tuple[tuple[ir.Expr, ...], dict[int, _Value | None]]:
+        """Walk one branch; its yielded values and the buffers it changed (then undone)."""
+        if body is None:
+            return (), {}
+        self.logs.append({})
+        values = self.body(body)
+        log = self.logs.pop()
+        changed = {b: self.holds.get(b) for b in log}
+        for b, old in log.items():
+            if old is None:
+                self.holds.pop(b, None)
+            else:
+                self.holds[b] = old
+        return values, changed
 
     def buf(self, v: object) -> int | None:
         if not isinstance(v, ir.Var):
@@ -213,10 +236,14 @@ class _BufferValues:
         b = self.live.buffer(v)
         return None if b is None else b.index
 
-    def read(self, v: ir.Var, span: Span, verb: str = "read") -> None:
+    def read(self, v: ir.Var, span: Span, verb: str = "read",
+             state: dict[int, _Value | None] | None = None) -> None:
+        """Check that `v`'s buffer holds `v`'s value (in `state` over the current one)."""
         b = self.buf(v)
         value = self.names.get(v.id)
-        held = self.holds.get(b) if b is not None else None
+        held = None
+        if b is not None:
+            held = state[b] if state is not None and b in state else self.holds.get(b)
         if value is None or held is None or held is value:
             return
         raise PassError(
@@ -265,7 +292,7 @@ class _BufferValues:
                 self.names[s.var.id] = value
                 b = self.buf(s.var)
                 if b is not None:
-                    self.holds[b] = value
+                    self.hold(b, value)
         elif isinstance(s, ir.EvalStmt):
             self.reads(s.call, s.span)
         elif isinstance(s, ir.ReturnStmt):
@@ -288,18 +315,19 @@ class _BufferValues:
                 continue
             if b in written:
                 carried[k] = b
-                self.names[it.var.id] = self.holds[b] = _Value(where=line)
+                self.names[it.var.id] = head = _Value(where=line)
+                self.hold(b, head)
             elif it.init.id in self.names:
                 self.names[it.var.id] = self.names[it.init.id]
         for b in written - set(carried.values()):
-            self.holds[b] = _Value(where=f"an earlier iteration of {line}")
+            self.hold(b, _Value(where=f"an earlier iteration of {line}"))
         yielded = self.body(s.body)
         for k in carried:
             v = yielded[k] if k < len(yielded) else None
             if isinstance(v, ir.Var):
                 self.read(v, s.span, "yielded")
         for b in written:
-            self.holds[b] = _Value(where=line)
+            self.hold(b, _Value(where=line))
         for k, b in carried.items():
             if k < len(s.return_vars):
                 self.names[s.return_vars[k].id] = self.holds[b]
@@ -311,29 +339,23 @@ class _BufferValues:
 
     def if_(self, s: ir.IfStmt) -> None:
         self.reads(s.cond, s.span)
-        before = dict(self.holds)
-        then = self.body(s.then_body)
-        after_then = self.holds
-        self.holds = dict(before)
-        other = self.body(s.else_body) if s.else_body is not None else ()
-        after_else = self.holds
-        joined: dict[int, _Value] = {}
-        branch = _Value(where=f"one branch of the if at line {s.span.line}")
-        for key in set(after_then) | set(after_else):
-            x, y = after_then.get(key), after_else.get(key)
-            joined[key] = x if x is y and x is not None else branch
-        for k, r in enumerate(s.return_vars):
-            b = self.buf(r)
-            if b is None:
-                continue
+        then, after_then = self.branch(s.then_body)
+        other, after_else = self.branch(s.else_body)
+        for k in range(len(s.return_vars)):
             for values, state in ((then, after_then), (other, after_else)):
                 v = values[k] if k < len(values) else None
-                if isinstance(v, ir.Var):
-                    self.holds = state
-                    self.read(v, s.span, "yielded")
-            value = _Value(r)
-            self.names[r.id] = joined[b] = value
-        self.holds = joined
+                if isinstance(v, ir.Var) and isinstance(v.type, ir.TileType):
+                    self.read(v, s.span, "yielded", state)
+        branch = _Value(where=f"one branch of the if at line {s.span.line}")
+        for key in after_then.keys() | after_else.keys():
+            x = after_then[key] if key in after_then else self.holds.get(key)
+            y = after_else[key] if key in after_else else self.holds.get(key)
+            self.hold(key, x if x is y and x is not None else branch)
+        for r in s.return_vars:
+            b = self.buf(r)
+            if b is not None:
+                self.names[r.id] = value = _Value(r)
+                self.hold(b, value)
 
 
 def _is_view(call: ir.Call) -> bool:
@@ -421,9 +443,13 @@ def _items(fn: ir.Function, live: Liveness, backend: Backend, declared: set[int]
     return out
 
 
-def _forbidden(fn: ir.Function, live: Liveness) -> set[frozenset[int]]:
-    """Pairs of item keys that may never share a buffer (the op guard)."""
-    out: set[frozenset[int]] = set()
+def _forbidden(fn: ir.Function, live: Liveness) -> dict[int, set[int]]:
+    """Item key -> the item keys it may never share a buffer with (the op guard, symmetric)."""
+    out: dict[int, set[int]] = {}
+
+    def forbid(a: int, b: int) -> None:
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
 
     def key(v: object) -> int | None:
         if not isinstance(v, ir.Var):
@@ -446,12 +472,13 @@ def _forbidden(fn: ir.Function, live: Liveness) -> set[frozenset[int]]:
         spec = ops.lookup(call.op)
         if spec is not None and spec.rule is ops.TypeRule.ROW_REDUCE:
             scratch = -1 - live.positions[id(s)]
-            near = (result, key(args[0]) if args else None)
-            out.update(frozenset((scratch, k)) for k in near if k is not None)
+            for k in (result, key(args[0]) if args else None):
+                if k is not None:
+                    forbid(scratch, k)
         for operand in picked:
             k = key(operand)
             if k is not None and k != result:
-                out.add(frozenset((result, k)))
+                forbid(result, k)
     return out
 
 
@@ -461,12 +488,37 @@ def _widens(result: ir.Var, operand: object) -> bool:
 
 
 @dataclass
+class _Bin:
+    """One physical buffer of a pack: its members (the first is the largest), their live
+    ranges sorted (pairwise disjoint, so their ends rise too), their keys, and per pipeline
+    group the residues (gated guard) or stages (legacy guard) already inside."""
+
+    members: list[_Item] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    keys: set[int] = field(default_factory=set)
+    residues: dict[int, set[int]] = field(default_factory=dict)
+    stages: dict[int, set[int]] = field(default_factory=dict)
+    loaded_stages: dict[int, set[int]] = field(default_factory=dict)
+
+    def add(self, item: _Item, packer: _Packer) -> None:
+        bisect.insort(self.spans, (item.start, item.end))
+        self.members.append(item)
+        self.keys.add(item.key)
+        for g, st in item.membership:
+            self.residues.setdefault(g, set()).add(packer.residue(g, st))
+            self.stages.setdefault(g, set()).add(st)
+            if item.loaded:
+                self.loaded_stages.setdefault(g, set()).add(st)
+
+
+@dataclass
 class _Packer:
     """The reference's first-fit-decreasing pack of one space, with the pipeline guard."""
 
     space: ir.MemorySpace
     items: list[_Item]
-    forbidden: set[frozenset[int]]
+    forbidden: dict[int, set[int]]
+    """Item key -> the keys it may never share a buffer with (the op guard, both ways)."""
     capacity: int
     reserved: int
     depth: dict[int, int] = field(default_factory=dict)
@@ -490,48 +542,57 @@ class _Packer:
             self.ordinal[g] = {st: k for k, st in enumerate(sorted(stages[g]))}
         self.items.sort(key=lambda it: (-it.size, it.start, it.key))
 
-    def pipeline_blocks(self, a: _Item, b: _Item) -> bool:
-        if not a.membership or not b.membership:
+    def residue(self, group: int, stage: int) -> int:
+        return self.ordinal[group].get(stage, stage) % self.depth.get(group, 1)
+
+    def fits(self, item: _Item, b: _Bin) -> bool:
+        """May `item` join buffer `b`: no member's live range overlaps its own (touching is
+        fine), no op forbids the pair, and the pipeline guard keeps no member apart from it."""
+        k = bisect.bisect_left(b.spans, (item.end, -1))
+        if k > 0 and b.spans[k - 1][1] > item.start:
+            return False  # members are disjoint, so their ends rise with their starts
+        if self.forbidden.get(item.key, set()) & b.keys:
+            return False
+        return not self.pipeline_blocks(item, b)
+
+    def pipeline_blocks(self, item: _Item, b: _Bin) -> bool:
+        if not item.membership:
             return False
         gated = not self.legacy and self.capacity != 0
-        if not gated:
-            if self.space in L0_SPACES:
-                return False
-            conflict = any(ga == gb and sa != sb for ga, sa in a.membership for gb, sb in b.membership)
-            return conflict and (a.loaded or b.loaded)
-        for ga, sa in a.membership:
-            for gb, sb in b.membership:
-                if ga != gb:
-                    continue
-                f = self.depth.get(ga, 1)
-                ra, rb = self.ordinal[ga].get(sa, sa), self.ordinal[ga].get(sb, sb)
-                if ra % f != rb % f:
+        if gated:
+            for g, st in item.membership:
+                r = self.residue(g, st)
+                if b.residues.get(g, set()) - {r}:
                     return True
+            return False
+        if self.space in L0_SPACES:
+            return False
+        for g, st in item.membership:
+            others = b.stages.get(g, set()) if item.loaded else b.loaded_stages.get(g, set())
+            if others - {st}:
+                return True
         return False
 
-    def can_share(self, a: _Item, b: _Item) -> bool:
-        if a.overlaps(b) or frozenset((a.key, b.key)) in self.forbidden:
-            return False
-        return not self.pipeline_blocks(a, b)
-
-    def pack(self) -> list[list[_Item]]:
-        buffers: list[list[_Item]] = []
+    def pack(self) -> list[_Bin]:
+        bins: list[_Bin] = []
         for item in self.items:
-            for members in buffers:
-                if all(self.can_share(item, m) for m in members):
-                    members.append(item)
+            for b in bins:
+                if self.fits(item, b):
+                    b.add(item, self)
                     break
             else:
-                buffers.append([item])
-        return buffers
+                b = _Bin()
+                b.add(item, self)
+                bins.append(b)
+        return bins
 
-    def footprint(self, buffers: Iterable[list[_Item]]) -> int:
+    def footprint(self, bins: Iterable[_Bin]) -> int:
         end = self.reserved
-        for members in buffers:
-            end = align_up(end + members[0].size)
+        for b in bins:
+            end = align_up(end + b.members[0].size)
         return end
 
-    def run(self) -> list[list[_Item]]:
+    def run(self) -> list[_Bin]:
         buffers = self.pack()
         if self.capacity == 0:
             return buffers
@@ -569,10 +630,11 @@ def plan_memory(
         reserved = align_up(plan.ends.get(space, 0))
         packer = _Packer(space, [it for it in items if it.space is space], forbidden,
                          backend.capacity(space), reserved)
-        buffers = packer.run()
-        buffers.sort(key=lambda members: min((m.start, m.key) for m in members))
+        bins = packer.run()
+        bins.sort(key=lambda b: min((m.start, m.key) for m in b.members))
         end = reserved
-        for members in buffers:
+        for b in bins:
+            members = b.members
             start = align_up(end)
             for m in members:
                 if m.key >= 0:

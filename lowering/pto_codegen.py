@@ -35,11 +35,12 @@ accumulator, a loop carry (carried variable, yielded value, result: all the init
 handle), and the tiles an `if` yields for one result (one handle allocated before the
 `scf.if`).
 
-Under `PYPTO` (§5.9) every `pto.alloc_tile` gets `addr = %c<A>_i64` from a non-reusing
-allocator: per memory space, declared allocations first (init-memref order), then every
-other tile handle in emission order, each start aligned up to 512 bytes; a slotted tile's
+Under `PYPTO` (§5.9, `05-decisions.md` item 14) every `pto.alloc_tile` gets
+`addr = %c<A>_i64` from `lowering/memory_reuse.py`, which reuses buffers by the live ranges
+of `analysis/liveness.py` (declared allocations first and never shared); a slotted tile's
 address is `base + byte_offset` (a runtime slot lowers `index * slot_size` and adds it with
-`arith.index_cast` / `arith.addi`).
+`arith.index_cast` / `arith.addi`). Under every planner the same module rejects two live
+tiles on one declared slot and a read of a shared buffer another value has overwritten.
 
 Requires: init-memref has run (resolved MemRefs, hoisted `tile.alloc` statements). Produces
 the module text plus, per `pto.multi_tile_get`, the matcher model's view of its slot
