@@ -146,7 +146,11 @@ def _slot_key(memref: ir.MemRef) -> object:
 
 def check_declared_slots(live: Liveness, allocations: Sequence[Allocation]) -> None:
     """Reject two tiles bound to one slot of a declared allocation while both are live (the
-    reference's `ValidateDeclaredAllocs`, extended to a repeated runtime slot expression)."""
+    reference's `ValidateDeclaredAllocs`, extended to a repeated runtime slot expression).
+
+    Only bindings that own their buffer occupy their slot. Such a tile is live within one
+    iteration of each loop around it (a value carried on would belong to the carry's
+    buffer), so two of them with one slot expression select one slot."""
     for alloc in allocations:
         by_slot: dict[object, dict[int, ir.Var]] = {}
         for binding in alloc.bindings:
@@ -157,6 +161,8 @@ def check_declared_slots(live: Liveness, allocations: Sequence[Allocation]) -> N
                 continue
             if binding.producer is None or ops.inherited_arg(binding.producer) is not None:
                 continue  # a copy or a view is the same data as its source
+            if buf.owner.id != v.id:
+                continue  # written into a carry's or an if result's buffer, not into the slot
             by_slot.setdefault(_slot_key(t.memref), {}).setdefault(buf.index, v)
         for members in by_slot.values():
             ordered = sorted(members.items(), key=lambda kv: live.buffers[kv[0]].start)
