@@ -18,6 +18,7 @@ limit is consulted: an unset, empty, malformed or non-positive value means the d
 | interpreter tensor data (elements) | 67,108,864 | `SLOTSAT_INTERP_MAX_ELEMENTS` | (e) |
 | privacy iterations per loop | 4,096 | `SLOTSAT_PRIVACY_MAX_ITERATIONS` | (f) |
 | privacy statements per run | 2,000,000 | `SLOTSAT_PRIVACY_MAX_STEPS` | (e) |
+| statements replication makes per function | 100,000 | `SLOTSAT_MAX_REPLICATED_STMTS` | (g) exit 1 |
 | `check` random trials per function | 3 | `--trials N` | |
 
 (a) `FILE:1:1: error: the file is N bytes; the limit is M bytes ...` before anything is read.
@@ -36,6 +37,9 @@ limit is consulted: an unset, empty, malformed or non-positive value means the d
     all tensor parameters together, or of any one tile, before any array is made: a larger
     function is "too large to interpret".
 (f) Later iterations of that loop instance are not simulated; a note says so.
+(g) lower-pipeline-loops counts the statements of the copies it would make (copies of the
+    body times its statements, nested ones included) before it builds any:
+    `error: LowerPipelineLoops: replicating this stage=F loop makes N copies ...`.
 
 The e-graph limits are applied by `slotsat.egraph_rules.session.Limits.from_env()`, which
 reads them here.
@@ -66,6 +70,9 @@ DEFAULT_CHECK_TRIALS = 3
 DEFAULT_EGRAPH_ROUNDS = 64
 DEFAULT_EGRAPH_ROWS = 500_000
 DEFAULT_EGRAPH_SECONDS = 20.0
+DEFAULT_MAX_REPLICATED_STMTS = 100_000
+"""A replicated loop is `F` copies of its body plus a remainder of at most `F` more: real
+kernels make hundreds of statements; `stage=10**9` would make 10**8 copies and exhaust memory."""
 
 
 def env_int(name: str, default: int) -> int:
@@ -132,6 +139,10 @@ def privacy_max_iterations() -> int:
 
 def privacy_max_steps() -> int:
     return env_int("SLOTSAT_PRIVACY_MAX_STEPS", DEFAULT_PRIVACY_MAX_STEPS)
+
+
+def max_replicated_statements() -> int:
+    return env_int("SLOTSAT_MAX_REPLICATED_STMTS", DEFAULT_MAX_REPLICATED_STMTS)
 
 
 def check_file_size(path: str | Path) -> int:
