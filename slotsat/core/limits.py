@@ -9,6 +9,7 @@ or a safe decline within a bounded time, never a wrong program. Every one can be
 | input file size (bytes, or characters of parsed text) | 4 MiB | `SLOTSAT_MAX_FILE_BYTES` | (a) exit 2 |
 | recursion limit inside passes | 20,000 frames (ceiling 200,000) | `SLOTSAT_RECURSION_LIMIT` | (b) exit 1 |
 | DSL nesting in source text | 99 indentation levels | none (CPython) | (c) exit 2 |
+| expression nesting (DSL and `explore` EXPR) | 256 levels | `SLOTSAT_MAX_EXPR_DEPTH` | (g) exit 2 |
 | e-graph rounds per schedule | 64 | `SLOTSAT_EGRAPH_ITERATIONS`, `SLOTSAT_CAP_<SCHEDULE>` | (d) |
 | e-graph table rows (nodes, facts) | 500,000 | `SLOTSAT_EGRAPH_NODES` | (d) |
 | e-graph saturation wall time | 20 s | `SLOTSAT_EGRAPH_SECONDS` | (d) |
@@ -28,6 +29,9 @@ or a safe decline within a bounded time, never a wrong program. Every one can be
 (e) `InterpreterError`: `check` reports the function as not verified (or, for the
     transformed program only, as a mismatch).
 (f) Later iterations of that loop instance are not simulated; a note says so.
+(g) `FILE:LINE:COL: error: the expression is nested too deeply: more than N levels ...` at
+    the node past the limit; one parser reads kernels and `explore`'s EXPR, so both stop at
+    the same depth (a flat 300-term sum is 299 levels).
 
 The e-graph limits are defined in `egraph_rules/limits.py` (`Limits.from_env()`); this
 module only lists them.
@@ -54,6 +58,10 @@ DEFAULT_INTERP_MAX_ITERATIONS = 1_000_000
 DEFAULT_PRIVACY_MAX_ITERATIONS = 4096
 DEFAULT_PRIVACY_MAX_STEPS = 2_000_000
 DEFAULT_CHECK_TRIALS = 3
+DEFAULT_MAX_EXPR_DEPTH = 256
+"""Deeper than any real index expression. `SLOTSAT_MAX_EXPR_DEPTH` is clamped to
+`EXPR_DEPTH_CEILING`; the parser raises Python's recursion limit to walk what it allows."""
+EXPR_DEPTH_CEILING = 20_000
 
 
 def env_int(name: str, default: int) -> int:
@@ -66,6 +74,22 @@ def env_int(name: str, default: int) -> int:
     except ValueError:
         return default
     return value if value > 0 else default
+
+
+def max_expr_depth() -> int:
+    return min(env_int("SLOTSAT_MAX_EXPR_DEPTH", DEFAULT_MAX_EXPR_DEPTH), EXPR_DEPTH_CEILING)
+
+
+@contextlib.contextmanager
+def parsing_recursion() -> Iterator[None]:
+    """Raise Python's recursion limit (never lower it) so the parser can walk an expression
+    `max_expr_depth()` levels deep (a few frames per level) from any caller's stack."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 6 * max_expr_depth() + 3000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def max_file_bytes() -> int:
@@ -150,6 +174,7 @@ __all__ = [
     "check_file_size",
     "deep_recursion",
     "env_int",
+    "max_expr_depth",
     "max_file_bytes",
     "read_source",
 ]

@@ -53,7 +53,7 @@ import gc
 import keyword
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -61,7 +61,7 @@ from typing import NoReturn
 from slotsat.core import ir, ops
 from slotsat.core.dsl import ssa
 from slotsat.core.errors import SlotsatError, Span
-from slotsat.core.limits import max_file_bytes, read_source
+from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
 
 _DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
 _SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
@@ -123,13 +123,39 @@ def parse_source(text: str, filename: str = "<input>") -> ir.Module:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return parser.parse()
+        with parsing_recursion():
+            return parser.parse()
     except RecursionError:
         raise SlotsatError("the kernel is nested too deeply to parse; split the expression or body",
                            parser.last_span, file=filename) from None
     finally:
         if collecting:
             gc.enable()
+
+
+def parse_expression(text: str, resolve: Callable[[str], ir.Var | None],
+                     filename: str = "<expr>") -> ir.Expr:
+    """One scalar expression as the DSL reads it (§7: syntax, dtype rules, literal ranges,
+    the nesting limit, the errors), for `slotsat explore`'s EXPR. Names resolve through
+    `resolve` (None: not defined); a bare literal standing alone is INDEX."""
+    text = text.strip()
+    mp = _ModuleParser(text, filename)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename, mode="eval")
+    except SyntaxError as err:
+        raise SlotsatError(f"cannot parse the expression: {err.msg}", Span(1, max(err.offset or 1, 1)),
+                           file=filename) from None
+    except (ValueError, RecursionError, MemoryError) as err:
+        raise SlotsatError(f"cannot parse the expression: {err}", Span(1, 1), file=filename) from None
+    parser = _ExprParser(mp, resolve)
+    try:
+        with parsing_recursion():
+            return parser.index_expr(tree.body)
+    except RecursionError:
+        raise SlotsatError("the expression is nested too deeply to parse", Span(1, 1),
+                           file=filename) from None
 
 
 # --------------------------------------------------------------------------------------
@@ -496,6 +522,8 @@ class _FunctionParser:
         self.ptrs: dict[str, ir.Var] = {}
         self.bases: dict[object, ir.Var] = {}
         self.alloc_names: dict[str, object] = {}
+        self.depth = 0
+        self.max_depth = max_expr_depth()
 
     # -- small utilities
 
@@ -1468,6 +1496,18 @@ class _FunctionParser:
         return e
 
     def expr(self, node: ast.expr, allow_float: bool = False) -> _Typed:
+        """A scalar expression, its nesting bounded by `max_expr_depth()` (one limit for
+        kernels and `slotsat explore`)."""
+        self.depth += 1
+        try:
+            if self.depth > self.max_depth:
+                self.error(f"the expression is nested too deeply: more than {self.max_depth} levels (set "
+                           "SLOTSAT_MAX_EXPR_DEPTH to raise the limit)", node)
+            return self._expr(node, allow_float)
+        finally:
+            self.depth -= 1
+
+    def _expr(self, node: ast.expr, allow_float: bool) -> _Typed:
         if isinstance(node, ast.Constant):
             if type(node.value) is int:
                 return _Bare(node.value, self.span(node))
@@ -1609,6 +1649,24 @@ class _FunctionParser:
             self.error(f"pl.cast between signed and unsigned dtypes is outside the subset "
                        f"({_dtype_text(src)} to {_dtype_text(dtype)})", node)
         return ir.Cast(value, dtype, span=self.span(node))
+
+
+class _ExprParser(_FunctionParser):
+    """The expression half of a function parser, with names resolved by a callback."""
+
+    _NO_FUNCTION = ast.FunctionDef(name="<expression>", args=ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[], decorator_list=[], returns=None, type_comment=None)
+
+    def __init__(self, mp: _ModuleParser, resolve: Callable[[str], ir.Var | None]) -> None:
+        super().__init__(mp, self._NO_FUNCTION)
+        self.resolve = resolve
+
+    def lookup(self, name: str, node: ast.AST) -> ir.Var:
+        var = None if name in ("pl", "self") or keyword.iskeyword(name) else self.resolve(name)
+        if var is None:
+            self.error(f"'{name}' is not defined", node)
+        return var
 
 
 def _op_name(name: str | None) -> str | None:
