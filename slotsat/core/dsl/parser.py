@@ -261,6 +261,8 @@ class _ModuleParser:
         self._ascii: dict[int, bool] = {}
         self.last_span = Span(1, 1)
         self.decls: dict[str, _Decl] = {}
+        self.bound_names: dict[int, set[str]] = {}
+        self.last_read: dict[int, dict[str, int]] = {}
 
     # -- positions and errors
 
@@ -342,34 +344,43 @@ class _ModuleParser:
     def _compile_checks(self, tree: ast.Module) -> None:
         """The errors CPython's compiler (not its parser, so not `ast.parse`) reports, with its
         wording: a keyword argument given twice, a parameter named twice. The first in the
-        file is reported."""
-        first: tuple[int, int, str, ast.AST] | None = None
-        for node in ast.walk(tree):
+        file is reported. The same walk collects the names each function binds
+        (`ssa.Names`) and the last line that reads each name (escaping names)."""
+        first: tuple[tuple[int, int], str, ast.AST] | None = None
+        stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+        while stack:
+            node, owner = stack.pop()
+            if type(node) is ast.Name:
+                if owner:
+                    self._note_name(node, owner)
+                continue
             found: tuple[str, ast.AST] | None = None
             if isinstance(node, ast.Call):
-                seen: set[str] = set()
-                for kw in node.keywords:
-                    if kw.arg is not None and kw.arg in seen:
-                        found = (f"keyword argument repeated: {kw.arg}", kw)
-                        break
-                    if kw.arg is not None:
-                        seen.add(kw.arg)
+                found = _repeated_keyword(node)
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-                a = node.args
-                params = [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs,
-                          *([a.kwarg] if a.kwarg else [])]
-                names: set[str] = set()
-                for arg in params:
-                    if arg.arg in names:
-                        found = (f"duplicate argument '{arg.arg}' in function definition", arg)
-                        break
-                    names.add(arg.arg)
+                found = _repeated_parameter(node.args)
+                if isinstance(node, ast.FunctionDef):
+                    owner = id(node)
+                    self.bound_names[owner] = {"pl", "self", *(a.arg for a in node.args.args)}
+                    self.last_read[owner] = {}
             if found is not None:
                 key = (getattr(found[1], "lineno", 0), getattr(found[1], "col_offset", 0))
-                if first is None or key < first[:2]:
-                    first = (*key, *found)
+                if first is None or key < first[0]:
+                    first = (key, *found)
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    stack.extend((v, owner) for v in value if isinstance(v, ast.AST))
+                elif isinstance(value, ast.AST) and field != "ctx" and type(value) is not ast.Constant:
+                    stack.append((value, owner))
         if first is not None:
-            self.error(f"syntax error: {first[2]}", first[3])
+            self.error(f"syntax error: {first[1]}", first[2])
+
+    def _note_name(self, node: ast.Name, owner: int) -> None:
+        if type(node.ctx) is ast.Store:
+            self.bound_names[owner].add(node.id)
+        elif self.last_read[owner].get(node.id, 0) < node.lineno:
+            self.last_read[owner][node.id] = node.lineno
 
     def _check_import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import) and len(node.names) == 1:
@@ -459,6 +470,27 @@ class _ModuleParser:
         return ir.Program(node.name, tuple(functions), span=self.span(node))
 
 
+def _repeated_keyword(call: ast.Call) -> tuple[str, ast.AST] | None:
+    seen: set[str] = set()
+    for kw in call.keywords:
+        if kw.arg is not None and kw.arg in seen:
+            return (f"keyword argument repeated: {kw.arg}", kw)
+        if kw.arg is not None:
+            seen.add(kw.arg)
+    return None
+
+
+def _repeated_parameter(a: ast.arguments) -> tuple[str, ast.AST] | None:
+    params = [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs,
+              *([a.kwarg] if a.kwarg else [])]
+    names: set[str] = set()
+    for arg in params:
+        if arg.arg in names:
+            return (f"duplicate argument '{arg.arg}' in function definition", arg)
+        names.add(arg.arg)
+    return None
+
+
 def _is_docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(
         node.value.value, str)
@@ -515,8 +547,10 @@ class _FunctionParser:
     def __init__(self, mp: _ModuleParser, node: ast.FunctionDef) -> None:
         self.mp = mp
         self.node = node
-        self.env: dict[str, ssa.Binding] = {}
-        self.names = ssa.Names(ssa.function_names(node))
+        self.env = ssa.Scope()
+        known = mp.bound_names.get(id(node))
+        self.names = ssa.Names(known if known is not None else ssa.function_names(node))
+        self.last_read = mp.last_read.get(id(node), {})
         self.analysis = ssa.Analysis()
         self.params: tuple[ir.Var, ...] = ()
         self.ptrs: dict[str, ir.Var] = {}
@@ -903,7 +937,7 @@ class _FunctionParser:
         accepted only as the last statement of a loop body or branch. `after` are the names
         read after the list (the escaping rule of `slotsat.core.dsl.ssa`)."""
         items = [s for s in stmts if not isinstance(s, ast.Pass)]
-        needs = self.analysis.needs_after(items, after)
+        needs = ssa.Needs(self.analysis, items, after)
         out: list[ir.Stmt] = []
         info: _YieldInfo | None = None
         for position, node in enumerate(items):
@@ -914,14 +948,14 @@ class _FunctionParser:
                 info = self._yield(node)
                 continue
             if isinstance(node, ast.For):
-                out.append(self.for_stmt(node, needs[id(node)]))
+                out.append(self.for_stmt(node, needs))
                 continue
             out.append(self.stmt(node))
         return out, info
 
     def stmt(self, node: ast.stmt) -> ir.Stmt:
         if isinstance(node, ast.For):
-            return self.for_stmt(node, frozenset())
+            return self.for_stmt(node, None)
         if isinstance(node, ast.If):
             return self.if_stmt(node)
         if isinstance(node, ast.Assign | ast.AnnAssign):
@@ -974,8 +1008,8 @@ class _FunctionParser:
 
     # -- loops
 
-    def for_stmt(self, node: ast.For, needs: frozenset[str]) -> ir.ForStmt:
-        """A loop; `needs` are the names read after it (`slotsat.core.dsl.ssa`: the body's
+    def for_stmt(self, node: ast.For, needs: ssa.Needs | None) -> ir.ForStmt:
+        """A loop; `needs` knows the names read after it (`slotsat.core.dsl.ssa`: the body's
         rebindings of names bound before the loop, and of names read after it, become
         carried values after the author's)."""
         fname = self._loop_call(node)
@@ -1018,7 +1052,7 @@ class _FunctionParser:
         return fname
 
     def _enter_loop(self, node: ast.For, iv_node: ast.Name, carried_nodes: list[ast.Name],
-                    inits: tuple[ir.Expr, ...], needs: frozenset[str]) -> _Loop:
+                    inits: tuple[ir.Expr, ...], needs: ssa.Needs | None) -> _Loop:
         """Bind the loop's header and decide what it carries besides the author's values:
         the names its body rebinds that are bound before it, then (without `init_values`)
         the names first bound inside it and read after it."""
@@ -1027,9 +1061,12 @@ class _FunctionParser:
         own = {iv_node.id, *(n.id for n in carried_nodes)}
         rebound = self.analysis.loop_binds(node) - own
         implicit = sorted(n for n in rebound if ssa.is_live(before.get(n)))
-        escaping = [] if inits else sorted(
-            n for n in rebound if not ssa.is_live(before.get(n)) and n in needs)
-        self.env = dict(before)
+        # escaping: first bound inside, read after (only names read on a later line can be)
+        end = node.end_lineno or node.lineno
+        later = [] if inits or needs is None else [
+            n for n in rebound if not ssa.is_live(before.get(n)) and self.last_read.get(n, 0) > end]
+        escaping = sorted(n for n in later if n in needs.of(node)) if later and needs is not None else []
+        self.env = before.child()
         if iv_node.id == "_":
             loop_var = ir.Var("_", ir.ScalarType(ir.DType.INDEX), span=self.span(iv_node))
             self.env["_"] = ssa.Unbound("a loop variable spelled _ cannot be read")
@@ -1049,7 +1086,7 @@ class _FunctionParser:
             slots[name] = self.env[name] = ssa.Carry(name, self.names.hint(name), span, None)
         return _Loop(span, f"{span.line}:{span.col}", loop_var, iter_args, rebound, slots)
 
-    def _close_carries(self, loop: _Loop, before: dict[str, ssa.Binding]) -> list[ir.Var]:
+    def _close_carries(self, loop: _Loop, before: ssa.Scope) -> list[ir.Var]:
         """Append the added carried values to `loop.iter_args`; return their yield values
         (the bindings the body ends with)."""
         end = self.env
@@ -1071,12 +1108,12 @@ class _FunctionParser:
             values.append(value)
         return values
 
-    def _loop_results(self, loop: _Loop, info: _YieldInfo | None, before: dict[str, ssa.Binding],
+    def _loop_results(self, loop: _Loop, info: _YieldInfo | None, before: ssa.Scope,
                       iv_node: ast.Name, carried_nodes: list[ast.Name]) -> list[ir.Var]:
         """Bind the loop's results (the author's yield targets, then one per added carried
         value) in the scope after the loop, where its own names have no value."""
         where = loop.where
-        after = dict(before)
+        after = before
         for name in loop.rebound:
             if name not in loop.slots and not ssa.is_live(before.get(name)):
                 after[name] = ssa.Unbound(f"it is bound only inside the loop at {where}")
@@ -1111,7 +1148,7 @@ class _FunctionParser:
         assert b is slot, f"carried '{name}' left with a foreign binding"
         self.error(f"'{name}' is carried by the loop at {where}, but its body never binds it", span)
 
-    def _escaping_init(self, name: str, typ: ir.Type, before: dict[str, ssa.Binding], where: str,
+    def _escaping_init(self, name: str, typ: ir.Type, before: ssa.Scope, where: str,
                        span: Span) -> ir.Var:
         """The initial value of a name first bound inside a loop and read after it: the first
         output parameter whose current binding has its type (the reference's FindInitValue)."""
@@ -1236,10 +1273,10 @@ class _FunctionParser:
             self.error("an if condition must be a comparison or a pl.BOOL scalar", node.test)
         span = self.span(node)
         before = self.env
-        self.env = dict(before)
+        self.env = before.child()
         then_body, then_info = self.block(node.body, "branch")
         then_env = self.env
-        self.env = dict(before)
+        self.env = before.child()
         else_body: list[ir.Stmt] | None = None
         else_info: _YieldInfo | None = None
         if node.orelse:
@@ -1249,7 +1286,8 @@ class _FunctionParser:
             self._check_if_yields(then_info, else_info)
         explicit = None if then_info is None else {t[0] for t in then_info.targets}
         after, phis = self._if_merge(before, then_env, else_env, explicit, span)
-        self.env = after
+        self.env = before
+        before.local.update(after)
         results = [self.binder(name, tv.type, span) for name, tv, _ in phis]
         then_values: list[ir.Expr] = [tv for _, tv, _ in phis]
         else_values: list[ir.Expr] = [ev for _, _, ev in phis]
@@ -1267,16 +1305,16 @@ class _FunctionParser:
                          None if else_body is None else ir.SeqStmts(tuple(else_body)), tuple(results),
                          span=span)
 
-    def _if_merge(self, before: dict[str, ssa.Binding], then_env: dict[str, ssa.Binding],
-                  else_env: dict[str, ssa.Binding], explicit: set[str] | None, span: Span
+    def _if_merge(self, before: ssa.Scope, then_env: ssa.Scope, else_env: ssa.Scope,
+                  explicit: set[str] | None, span: Span
                   ) -> tuple[dict[str, ssa.Binding], list[tuple[str, ir.Var, ir.Var]]]:
-        """The scope after an if, and its added results (name, then value, else value):
-        names a branch rebinds and, when the if has no explicit yields (`explicit` is None,
-        else the names they bind), names new in both."""
+        """What an if changes in the scope it stands in, and its added results (name, then
+        value, else value): names a branch rebinds and, when the if has no explicit yields
+        (`explicit` is None, else the names they bind), names new in both."""
         where = f"{span.line}:{span.col}"
-        after = dict(before)
+        after: dict[str, ssa.Binding] = {}
         phis: list[tuple[str, ir.Var, ir.Var]] = []
-        for name in sorted(set(then_env) | set(else_env)):
+        for name in sorted(set(then_env.local) | set(else_env.local)):
             b, t, e = before.get(name), then_env.get(name), else_env.get(name)
             if (explicit is not None and name in explicit) or (t is b and e is b):
                 continue

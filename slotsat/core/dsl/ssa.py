@@ -94,6 +94,40 @@ class Carry:
 Binding = ir.Var | Carry | Unbound
 
 
+class Scope:
+    """The bindings in scope: this block's own (re)bindings (`local`) over the enclosing
+    block's. A loop body or `if` branch is a child scope; what a statement changes is
+    merged into the scope it stands in, so a merge looks only at the names a block bound,
+    and entering a block copies nothing."""
+
+    __slots__ = ("local", "parent")
+
+    def __init__(self, parent: Scope | None = None) -> None:
+        self.parent = parent
+        self.local: dict[str, Binding] = {}
+
+    def get(self, name: str) -> Binding | None:
+        scope: Scope | None = self
+        while scope is not None:
+            b = scope.local.get(name)
+            if b is not None:
+                return b
+            scope = scope.parent
+        return None
+
+    def __getitem__(self, name: str) -> Binding:
+        b = self.get(name)
+        if b is None:
+            raise KeyError(name)
+        return b
+
+    def __setitem__(self, name: str, b: Binding) -> None:
+        self.local[name] = b
+
+    def child(self) -> Scope:
+        return Scope(self)
+
+
 def is_live(b: Binding | None) -> bool:
     """Bound here (the reference's "defined before" test): a binder or a carried value."""
     return isinstance(b, ir.Var | Carry)
@@ -149,10 +183,28 @@ def function_names(node: ast.FunctionDef) -> set[str]:
     """Every name the function's source binds (parameters, assignment and loop targets)."""
     names = {"pl", "self"}
     names.update(a.arg for a in node.args.args)
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-            names.add(sub.id)
+    stack: list[ast.AST] = [node]
+    while stack:
+        sub = stack.pop()
+        if type(sub) is ast.Name:
+            if type(sub.ctx) is ast.Store:
+                names.add(sub.id)
+            continue
+        stack.extend(children(sub))
     return names
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """A node's child nodes (`ast.iter_child_nodes`, without its generator's cost)."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            if name != "ctx":
+                out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST))
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -174,23 +226,41 @@ def _targets(node: ast.stmt) -> list[str]:
     elif isinstance(node, ast.AnnAssign):
         exprs = [node.target]
     out: list[str] = []
-    for e in exprs:
-        for sub in ast.walk(e):
-            if isinstance(sub, ast.Name):
-                out.append(sub.id)
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.Name):
+            out.append(e.id)
+        elif isinstance(e, ast.Tuple | ast.List | ast.Starred):
+            stack.extend(e.elts if isinstance(e, ast.Tuple | ast.List) else [e.value])
     return out
 
 
 def loop_targets(node: ast.For) -> list[str]:
     """The loop variable and carried names a loop header binds."""
-    return [sub.id for sub in ast.walk(node.target) if isinstance(sub, ast.Name)]
+    out: list[str] = []
+    stack: list[ast.expr] = [node.target]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.Name):
+            out.append(e.id)
+        elif isinstance(e, ast.Tuple | ast.List):
+            stack.extend(e.elts)
+    return out
 
 
 def _reads(node: ast.AST | None) -> set[str]:
-    """Names an expression reads."""
-    if node is None:
-        return set()
-    return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
+    """Names an expression (or a simple statement) reads."""
+    out: set[str] = set()
+    stack: list[ast.AST] = [] if node is None else [node]
+    while stack:
+        sub = stack.pop()
+        if type(sub) is ast.Name:
+            if type(sub.ctx) is ast.Load:
+                out.add(sub.id)
+            continue
+        stack.extend(children(sub))
+    return out
 
 
 def _annotation_reads(node: ast.expr | None) -> set[str]:
@@ -298,15 +368,33 @@ class Analysis:
 
     def needs_after(self, stmts: Sequence[ast.stmt], after: Iterable[str] = ()) -> dict[int, frozenset[str]]:
         """For each loop of `stmts` (keyed by `id`), the names the statements after it read
-        before rebinding them (plus `after`, what follows the list)."""
+        before rebinding them (plus `after`, what follows the list). Only the statements
+        from the first loop on are analysed."""
+        first = next((k for k, s in enumerate(stmts) if isinstance(s, ast.For)), len(stmts))
         needs = set(after)
         out: dict[int, frozenset[str]] = {}
-        for s in reversed(stmts):
+        for s in reversed(stmts[first:]):
             if isinstance(s, ast.For):
                 out[id(s)] = frozenset(needs)
             needs -= self.assigns(s)
             needs |= self.live_in(s)
         return out
+
+
+class Needs:
+    """The names read after each loop of one statement list (`Analysis.needs_after`),
+    computed the first time a loop asks."""
+
+    def __init__(self, analysis: Analysis, stmts: Sequence[ast.stmt], after: Iterable[str]) -> None:
+        self.analysis = analysis
+        self.stmts = stmts
+        self.after = after
+        self.table: dict[int, frozenset[str]] | None = None
+
+    def of(self, loop: ast.For) -> frozenset[str]:
+        if self.table is None:
+            self.table = self.analysis.needs_after(self.stmts, self.after)
+        return self.table[id(loop)]
 
 
 def _bodies(node: ast.stmt) -> tuple[list[ast.stmt], ...]:
