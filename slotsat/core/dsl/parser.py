@@ -7,6 +7,18 @@ imported. Every error is a `SlotsatError(message, Span(line, col))` at the offen
 
 Choices the spec leaves open (documented here, pinned by `tests/dsl`):
 
+- Source need not be SSA (`05-decisions.md` item 11): names are resolved and rebound through
+  the SSA conversion of `slotsat.core.dsl.ssa`, which adds carried values and if results
+  where the reference's ConvertToSSA does and documents the rules.
+- An integer literal must fit the dtype it takes (§7.1; a bound, start, step, offset, slot
+  index: `INDEX`; a stage, shape entry, slot count or size: `INDEX`; an attribute value:
+  `INT64`); `pl.const(V, D)` may lie outside `D` but must be a bit pattern of its width
+  (`-2**(bits-1) <= V < 2**bits`). A float literal must be finite.
+- CPython's compile-time errors that `ast.parse` lets through are reported with CPython's
+  wording and position (a repeated keyword argument or parameter); a UTF-8 byte order mark
+  at the start of the text is skipped, as CPython skips it in a file.
+- A load's tile and a store's tile have the rank of their tensor.
+
 - Memory-space completion happens here: a tile whose annotation gives no space takes the
   producing op's (`tile.load`: `target_memory=` or `Vec`; `tile.move`: `target_memory=`;
   `tile.matmul`: `Acc`; elementwise, view and in-place ops: the first tile operand's). An

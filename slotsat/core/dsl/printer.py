@@ -10,7 +10,11 @@ and if result types match what the parser derives from the yielded values.
 Printing is total on that IR: a node outside the DSL (a yield in a non-final position, a
 non-`tile.` op name, a non-finite float, ...) raises `AssertionError` naming the node.
 
-Names (§9.4): binders print their hints; a later binder whose hint is already printed in
+An integer literal that does not fit its dtype (a bit pattern, `pl.const(2147483648,
+pl.INT32)`) always prints as `pl.const`, and loop bounds print as written.
+
+Names (§9.4): binders print their hints (the parser gives later bindings of a name hints
+`NAME_<n>` that are unique in the function, so they print unchanged); a later binder whose hint is already printed in
 the function gets `<hint>_<n>`, the smallest `n >= 1` not yet printed. `pl` and `self` are
 reserved. A loop variable hinted `_` prints as `_`. Allocation names of pinned MemRefs are
 disambiguated the same way in their own namespace.
