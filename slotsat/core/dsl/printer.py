@@ -14,10 +14,10 @@ An integer literal that does not fit its dtype (a bit pattern, `pl.const(2147483
 pl.INT32)`) always prints as `pl.const`, and loop bounds print as written.
 
 Names (§9.4): binders print their hints (the parser gives later bindings of a name hints
-`NAME_<n>` that are unique in the function, so they print unchanged); a later binder whose hint is already printed in
-the function gets `<hint>_<n>`, the smallest `n >= 1` not yet printed. `pl` and `self` are
-reserved. A loop variable hinted `_` prints as `_`. Allocation names of pinned MemRefs are
-disambiguated the same way in their own namespace.
+`NAME_<n>` that are unique in the function, so they print unchanged); a later binder whose
+hint is already printed in the function gets `<hint>_<n>`, the smallest `n >= 1` not yet
+printed. `pl` and `self` are reserved. A loop variable hinted `_` prints as `_`.
+Allocation names of pinned MemRefs are disambiguated the same way in their own namespace.
 """
 
 from __future__ import annotations
