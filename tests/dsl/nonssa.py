@@ -285,7 +285,7 @@ class _ToPython(ast.NodeTransformer):
         assert isinstance(node.target, ast.Tuple)
         iv, carried = node.target.elts
         node.target = iv
-        *body, last = node.body
+        *body, last = [s for s in node.body if not isinstance(s, ast.Pass)]
         assert isinstance(last, ast.Assign)  # `NAMES = pl.yield_(...)`, already `NAMES = VALUES`
         results = _store(last.targets[0])
         yielded = last.value if isinstance(last.value, ast.Tuple) else ast.Tuple([last.value], ast.Load())

@@ -10,6 +10,7 @@ an equal IR, idempotently, and do so after every pass of the pipeline.
 from __future__ import annotations
 
 import os
+import random
 import re
 from typing import Any
 
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from slotsat.core import ir
 from slotsat.core.dsl import parse_source, print_module
+from slotsat.core.errors import SlotsatError
 from slotsat.core.interpreter import Interpreter
 from tests.dsl.nonssa import kernel_from_seed, kernels, run_python
 
@@ -101,3 +103,42 @@ def test_generated_kernels_round_trip_after_every_pass(seed: int) -> None:
     for planner in (pipeline.Planner.PTOAS, pipeline.Planner.PYPTO):
         options = pipeline.CompileOptions(planner=planner)
         pipeline.run_passes(parse_source(source, "generated.py"), pipeline.function_passes(options), check)
+
+
+def _mutate(source: str, seed: int) -> str:
+    """Delete, duplicate or rename on a few body lines: kernels the generator would not write,
+    some of them wrong."""
+    rng = random.Random(seed)
+    lines = source.split("\n")
+    head, body = lines[:7], lines[7:]
+    for _ in range(rng.randint(1, 3)):
+        k = rng.randrange(max(len(body) - 2, 1))
+        op = rng.randint(0, 3)
+        if op == 0:
+            del body[k]
+        elif op == 1:
+            body.insert(k, body[rng.randrange(len(body))])
+        else:
+            body[k] = body[k].replace(*(("t", "u") if op == 2 else ("x", "i")), 1)
+    return "\n".join(head + body)
+
+
+def test_mutated_kernels_are_an_error_or_agree_with_python() -> None:
+    """Never an internal error; what parses computes what Python computes (where Python
+    itself runs it) and round trips."""
+    accepted = rejected = 0
+    for seed in range(300):
+        source = _mutate(kernel_from_seed(seed)[0], seed)
+        try:
+            parse_source(source, "mutated.py")
+        except SlotsatError:
+            rejected += 1
+            continue
+        try:
+            run_python(source, _inputs(seed % 9 - 4, seed))
+        except NameError:
+            continue  # Python has no value either (the converted loop starts from `out`)
+        _agree(source, seed % 9 - 4, seed)
+        accepted += 1
+    assert accepted > 100, (accepted, rejected)
+    assert rejected > 100, (accepted, rejected)
