@@ -49,6 +49,9 @@ definition and use of a slot-bound tile.
 Limits: `max_steps` statements per run and `max_iterations` iterations per loop instance
 (see `slotsat/limits.py`). Past them a run raises `InterpreterError`, or, with
 `truncate_loops=True` (symbolic mode), stops the loop early and reports it to the tracer.
+`max_elements` bounds the data a computing run holds: the tensor parameters together, and
+any one tile, may have at most that many elements (`ensure_interpretable`); a larger
+function is "too large to interpret" before any array is made.
 """
 
 from __future__ import annotations
@@ -73,6 +76,8 @@ Scalar: TypeAlias = int | float | None
 
 DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MAX_ITERATIONS = 1_000_000
+DEFAULT_MAX_ELEMENTS = 1 << 26
+"""Elements of tensor data one run may hold (64 Mi: 256 MiB of FP32 per copy)."""
 
 
 class InterpreterError(SlotsatError):
@@ -342,6 +347,7 @@ class Interpreter:
     tracer: Tracer | None = None
     max_steps: int = DEFAULT_MAX_STEPS
     max_iterations: int = DEFAULT_MAX_ITERATIONS
+    max_elements: int = DEFAULT_MAX_ELEMENTS
     truncate_loops: bool = False
 
     _env: dict[int, Value] = field(default_factory=dict, init=False)
@@ -353,6 +359,8 @@ class Interpreter:
     # ---- entry
 
     def run(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
+        if self.compute:  # symbolic runs hold shapes only
+            ensure_interpretable(fn, self.max_elements)
         self._env = {}
         self._slots = {}
         self._steps = 0
@@ -1048,6 +1056,37 @@ def run_function(fn: ir.Function, args: Mapping[str, Any] | Sequence[Any], *, ph
     `limits` may set `max_steps` and `max_iterations`."""
     it = Interpreter(physical=physical, prefetch=prefetch, **limits)  # type: ignore[arg-type]
     return it.run(fn, args)
+
+
+def _elements(shape: Sequence[int]) -> int:
+    return math.prod(max(d, 0) for d in shape)
+
+
+def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMENTS) -> None:
+    """Raise `InterpreterError` ("too large to interpret") when the tensor parameters of `fn`
+    together, or any one of its tiles, hold more than `max_elements` elements: the arrays a
+    run would make do not fit a bounded memory."""
+    tensors = [p for p in fn.params if isinstance(p.type, ir.TensorType)]
+    total = sum(_elements(cast_tensor(p).shape) for p in tensors)
+    if total > max_elements:
+        big = max(tensors, key=lambda p: _elements(cast_tensor(p).shape))
+        raise InterpreterError(
+            f"too large to interpret: the tensor parameters hold {total:,} elements ('{big.name_hint}' "
+            f"is {list(cast_tensor(big).shape)}); the interpreter's limit is {max_elements:,} "
+            "(SLOTSAT_INTERP_MAX_ELEMENTS)", big.span)
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
+            n = _elements(s.var.type.shape)
+            if n > max_elements:
+                raise InterpreterError(
+                    f"too large to interpret: tile '{s.var.name_hint}' is {list(s.var.type.shape)} "
+                    f"({n:,} elements); the interpreter's limit is {max_elements:,} "
+                    "(SLOTSAT_INTERP_MAX_ELEMENTS)", s.span)
+
+
+def cast_tensor(p: ir.Var) -> ir.TensorType:
+    assert isinstance(p.type, ir.TensorType)
+    return p.type
 
 
 def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
