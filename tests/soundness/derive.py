@@ -123,42 +123,35 @@ class Typing:
 def _dtype_key(e: d.ExprDecl) -> TypeKey:
     if isinstance(e, d.UnboundVarDecl):
         return ("v", e.name)
-    if isinstance(e, d.LitDecl) and isinstance(e.value, int) and not isinstance(e.value, bool):
-        return ("c", e.value)
+    code = m.code_of_constant(e)
+    if code is not None:
+        return ("c", code)
     if isinstance(e, d.CallDecl) and m.FUNCTIONS.get(e.callable, m.Meaning("")).kind == "width":
         return ("n", e.args[0].expr)
     raise Untranslatable(f"not a dtype expression: {show(e)}")
 
 
-def _is_dtype_expr(e: d.ExprDecl, dtype_vars: set[str]) -> bool:
-    if isinstance(e, d.UnboundVarDecl):
-        return e.name in dtype_vars
-    return isinstance(e, d.CallDecl) and m.FUNCTIONS.get(e.callable, m.Meaning("")).kind == "width"
-
-
-def _dtype_positions(node: object, out: set[str]) -> None:
-    """Collect the i64 variables in dtype positions (a constructor's dtype argument, a dtype
-    fact's argument)."""
+def _dtype_vars(node: object, out: set[str]) -> None:
+    """Collect the variables of sort `Dtype`."""
     if isinstance(node, d.TypedExprDecl):
-        _dtype_positions(node.expr, out)
+        if isinstance(node.expr, d.UnboundVarDecl) and _sort(node.tp) == m.DTYPE_SORT:
+            out.add(node.expr.name)
+        _dtype_vars(node.expr, out)
     elif isinstance(node, d.CallDecl):
-        kind = m.CONSTRUCTORS.get(node.callable)
-        for k, a in enumerate(node.args):
-            dtype_pos = (kind in m.DTYPE_ARG and k == m.DTYPE_ARG[kind]) or node.callable in m.DTYPE_FACTS
-            if dtype_pos and isinstance(a.expr, d.UnboundVarDecl):
-                out.add(a.expr.name)
-            _dtype_positions(a, out)
-    elif isinstance(node, d.EqDecl):
-        _dtype_positions(node.left, out)
-        _dtype_positions(node.right, out)
+        for a in node.args:
+            _dtype_vars(a, out)
+    elif isinstance(node, d.EqDecl | d.UnionDecl | d.SetDecl):
+        sides = (
+            (node.left, node.right)
+            if isinstance(node, d.EqDecl)
+            else ((node.lhs, node.rhs) if isinstance(node, d.UnionDecl) else (node.call, node.rhs))
+        )
+        for x in sides:
+            if isinstance(x, d.UnboundVarDecl) and _sort(node.tp) == m.DTYPE_SORT:
+                out.add(x.name)
+            _dtype_vars(x, out)
     elif isinstance(node, d.ExprFactDecl | d.ExprActionDecl):
-        _dtype_positions(node.typed_expr, out)
-    elif isinstance(node, d.UnionDecl):
-        _dtype_positions(node.lhs, out)
-        _dtype_positions(node.rhs, out)
-    elif isinstance(node, d.SetDecl):
-        _dtype_positions(node.call, out)
-        _dtype_positions(node.rhs, out)
+        _dtype_vars(node.typed_expr, out)
 
 
 def _type_expr(t: Typing, e: d.ExprDecl, sort: str) -> None:
@@ -185,32 +178,17 @@ def _type_expr(t: Typing, e: d.ExprDecl, sort: str) -> None:
 def type_query(rule: d.RuleDecl) -> tuple[Typing, set[str]]:
     dtype_vars: set[str] = set()
     for f in (*rule.body, *rule.head):
-        _dtype_positions(f, dtype_vars)
+        _dtype_vars(f, dtype_vars)
     t = Typing()
     for v in dtype_vars:
         t.find(("v", v))
-    changed = True
-    while changed:  # a var equated with a dtype expression is a dtype variable too
-        changed = False
-        for f in rule.body:
-            if isinstance(f, d.EqDecl) and _sort(f.tp) == "i64":
-                for a, b in ((f.left, f.right), (f.right, f.left)):
-                    if (
-                        _is_dtype_expr(a, dtype_vars)
-                        and isinstance(b, d.UnboundVarDecl)
-                        and b.name not in dtype_vars
-                    ):
-                        dtype_vars.add(b.name)
-                        changed = True
     for f in rule.body:
         if isinstance(f, d.ExprFactDecl):
             _type_expr(t, f.typed_expr.expr, _sort(f.typed_expr.tp))
         elif isinstance(f, d.EqDecl):
             _type_expr(t, f.left, _sort(f.tp))
             _type_expr(t, f.right, _sort(f.tp))
-            if _sort(f.tp) == "i64" and _is_dtype_expr(f.left, dtype_vars) | _is_dtype_expr(
-                f.right, dtype_vars
-            ):
+            if _sort(f.tp) == m.DTYPE_SORT:
                 t.union(_dtype_key(f.left), _dtype_key(f.right))
     return t, dtype_vars
 
@@ -282,6 +260,9 @@ class Obligation:
     uses_eligibility: bool
     static_failure: str | None = None
     """A claim that fails without any solving (an ill-typed union, a width mismatch)."""
+    restricted: bool = False
+    """Derived in a restricted encoding (`Domain.exact` is False): a model is a counterexample,
+    `unsat` proves nothing."""
 
 
 class Translator:
@@ -310,8 +291,8 @@ class Translator:
         self.created: list[z3.ExprRef] = []
         self.names = itertools.count()
         self.root: Translator = self
-        """Where facts about global symbols go (a loop field is an `i64`): the top-level
-        translator, also from inside a sub-translation under a quantifier."""
+        """The top-level translator (a sub-translation under a quantifier draws its fresh
+        names from it)."""
         _, self.dtype_vars = type_query(rule.decl)
 
     # -- helpers -------------------------------------------------------------------------
@@ -384,12 +365,12 @@ class Translator:
         if kind is not None:
             return self.idx(e, kind, mode)
         ref = e.callable
-        if ref == m.LOOP_BY_NAME:
-            (name,) = (self.expr(a.expr, _sort(a.tp), mode) for a in e.args)
-            return self.fn("loop", z3.StringSort(), LoopSort)(name)
         if ref == m.LOOP_BY_KEY:
             (key,) = (self.expr(a.expr, _sort(a.tp), mode) for a in e.args)
-            return self.fn("loop", z3.StringSort(), LoopSort)(self.to_string(key))
+            return self.fn("loop", self.int_sort(), LoopSort)(key)
+        code = m.code_of_constant(e)
+        if code is not None:
+            return self.dom.int_const(code, False)
         if ref == m.TILE_BY_KEY:
             (key,) = (self.expr(a.expr, _sort(a.tp), mode) for a in e.args)
             return self.fn("tile", self.int_sort(), TileSort)(key)
@@ -415,7 +396,7 @@ class Translator:
             value = IdxV(self.dom.fixed_var(name, m.bits_of(code)), code, z3.Bool(f"{name}.defined"))
             assert isinstance(value, IdxV)
             self.created += [value.v, value.defined]
-        elif sort == "i64" and e.name in self.dtype_vars:
+        elif sort == m.DTYPE_SORT:
             value = self.dom.int_const(self.dtype_code(e), False)
         elif sort in ("i64", "BigInt"):
             big = sort == "BigInt"
@@ -506,7 +487,9 @@ class Translator:
 
     def field(self, lp: z3.ExprRef, field_: str) -> z3.ExprRef:
         v = self.loop_fn(field_)(lp)
-        self.root.premises.append(self.dom.int_range(v, False))  # every loop's fields: a global fact
+        # A loop field is an `i64`. Under a quantifier the fact stays inside it (the loop may be
+        # a bound variable there); either way it only excludes values no loop has.
+        self.premises.append(self.dom.int_range(v, False))
         return v
 
     def iv(self, lp: z3.ExprRef) -> z3.ExprRef:
@@ -570,6 +553,16 @@ class Translator:
         if kind == "runtime":
             (lp,) = self.args(e, mode)
             return z3.Not(self.literal_fn(meaning.arg)(lp))
+        if kind == "ascending":
+            (lp,) = self.args(e, mode)
+            assert isinstance(lp, z3.ExprRef)
+            step = self.field(lp, "step")
+            return z3.And(self.literal_fn("step")(lp), self.dom.icmp(">", step, self.dom.int_const(0, False)))
+        return self.lookup_gate(e, meaning, mode)
+
+    def lookup_gate(self, e: d.CallDecl, meaning: m.Meaning, mode: str) -> object:
+        """`lookup` for the facts of tiles, slots and eligibility."""
+        kind = meaning.kind
         if kind == "candidate":
             t, lp = self.args(e, mode)
             return z3.And(
@@ -611,7 +604,7 @@ class Translator:
             sorts = [self.z3_sort(_sort(a.tp)) for a in e.args]
             self.premises.append(self.fn(f"opaque.{meaning.arg}.set", *sorts, z3.BoolSort())(*args))
             v = self.fn(f"opaque.{meaning.arg}", *sorts, self.int_sort())(*args)
-            self.root.premises.append(self.dom.int_range(v, False))
+            self.premises.append(self.dom.int_range(v, False))
             return v
         if kind == "report":
             return z3.BoolVal(True)
@@ -667,7 +660,7 @@ class Translator:
         return z3.And(z3.Or(*seeds) if seeds else z3.BoolVal(False), *[z3.Not(b) for b in declines])
 
     def query_of(self, r: Rule, loop_var: str, lp: z3.ExprRef) -> z3.BoolRef:
-        sub_dom = type(self.dom)(prefix=f"s{next(self.root.names)}.")
+        sub_dom = self.dom.nested(f"s{next(self.root.names)}.")
         insts = list(instances(r.decl))
         if len(insts) != 1:
             raise self.fail(f"{r.name}: a rule writing `ok` must not be dtype-polymorphic")
@@ -721,6 +714,11 @@ class Translator:
         return out
 
     def action(self, a: d.ActionDecl) -> None:
+        if isinstance(a, d.UnionDecl) and _sort(a.tp) == m.DTYPE_SORT:
+            have, want = self.static_dtype(a.lhs), self.static_dtype(a.rhs)
+            if have != want:
+                self.static_failures.append(f"union of {_dt(have)} with {_dt(want)}: {show(a)}")
+            return
         if isinstance(a, d.UnionDecl):
             sort = _sort(a.tp)
             lhs = self.expr(a.lhs, sort, "action")
@@ -728,9 +726,7 @@ class Translator:
             if not (isinstance(lhs, IdxV) and isinstance(rhs, IdxV)):
                 raise self.fail(f"union of sort {sort}")
             if lhs.code != rhs.code:
-                self.static_failures.append(
-                    f"union of a {_dt(lhs.code)} term with a {_dt(rhs.code)} term"
-                )
+                self.static_failures.append(f"union of a {_dt(lhs.code)} term with a {_dt(rhs.code)} term")
                 return
             self.claims += [lhs.defined == rhs.defined, z3.Implies(lhs.defined, lhs.v == rhs.v)]
             return
@@ -745,6 +741,12 @@ class Translator:
             return
         raise self.fail(f"unsupported action {type(a).__name__}")
 
+    def static_dtype(self, e: d.ExprDecl) -> int:
+        """The code of a `Dtype` expression of an action (`width(x)` is the dtype of `x`)."""
+        if isinstance(e, d.CallDecl) and m.FUNCTIONS.get(e.callable, m.Meaning("")).kind == "width":
+            return self.code_of(e.args[0].expr)
+        return self.dtype_code(e)
+
     def set_fact(self, a: d.SetDecl) -> None:
         call = a.call
         meaning = m.FUNCTIONS.get(call.callable)
@@ -756,9 +758,7 @@ class Translator:
             (x,) = call.args
             have, want = self.code_of(x.expr), self.dtype_code(a.rhs)
             if have != want:
-                self.static_failures.append(
-                    f"width({show(x)}) is {_dt(have)}, the rule sets {_dt(want)}"
-                )
+                self.static_failures.append(f"width({show(x)}) is {_dt(have)}, the rule sets {_dt(want)}")
             return
         if kind == "report":
             self.args(call, "action")
@@ -839,7 +839,14 @@ class Translator:
         failure = "; ".join(self.static_failures) or None
         claim = z3.And(*self.claims) if self.claims else z3.BoolVal(True)
         return Obligation(
-            self.rule.name, self.inst, self.dom.name, premises, claim, self.uses_eligibility, failure
+            self.rule.name,
+            self.inst,
+            self.dom.name,
+            premises,
+            claim,
+            self.uses_eligibility,
+            failure,
+            not self.dom.exact,
         )
 
 
@@ -879,6 +886,32 @@ def _constants(e: z3.ExprRef) -> list[z3.ExprRef]:
     return list(out.values())
 
 
+def ok_loop_var(rule: Rule) -> str:
+    """The loop variable of a rule writing `ok` (`set ok(l) := ...`)."""
+    for action in rule.decl.head:
+        if (
+            isinstance(action, d.SetDecl)
+            and m.FUNCTIONS.get(action.call.callable, m.Meaning("")).kind == "eligible"
+        ):
+            (arg,) = action.call.args
+            if isinstance(arg.expr, d.UnboundVarDecl):
+                return arg.expr.name
+    raise Untranslatable(f"{rule.name}: does not write `ok` of a loop variable")
+
+
+def ok_queries(a: Rule, b: Rule, domain: Domain) -> tuple[z3.BoolRef, z3.BoolRef, list[z3.BoolRef]]:
+    """The queries of two rules writing `ok`, for one loop `l` (each closed existentially over
+    its other variables, as in the completion), and the facts they share (every loop field is
+    an `i64`): what the mutation test compares to see that a variant declines at least (or
+    seeds at most) what the original did."""
+    (inst,) = list(instances(a.decl))
+    root = Translator(a, inst, domain, World((a, b)))
+    lp = z3.Const("l", LoopSort)
+    qa = root.query_of(a, ok_loop_var(a), lp)
+    qb = root.query_of(b, ok_loop_var(b), lp)
+    return qa, qb, [*root.premises, *domain.side]
+
+
 def derive(rule: Rule, inst: Instance, domain: Domain, world: World | None = None) -> Obligation:
     """The obligation of `rule` at dtype assignment `inst` in `domain` (raises `Untranslatable`
     for a symbol without meaning, `Unsupported` when the encoding cannot express it)."""
@@ -890,4 +923,15 @@ def derive(rule: Rule, inst: Instance, domain: Domain, world: World | None = Non
         raise Untranslatable(f"{rule.name}: {type(exc).__name__}: {exc}") from exc
 
 
-__all__ = ["I64_MAX", "I64_MIN", "Instance", "Obligation", "Untranslatable", "World", "derive", "instances"]
+__all__ = [
+    "I64_MAX",
+    "I64_MIN",
+    "Instance",
+    "Obligation",
+    "Untranslatable",
+    "World",
+    "derive",
+    "instances",
+    "ok_loop_var",
+    "ok_queries",
+]

@@ -9,6 +9,12 @@ per encoding:
   (egglog's checked 64-bit integer) is a 64-bit vector whose operations carry the
   no-overflow condition under which egglog computes them. `BigInt` has no bit-vector form
   here (`Unsupported`): rules with interval arithmetic go to the integer encoding.
+- `BitVec(big_bits=N, int_bits=M)`, for *refutation only*: the same, with every `BigInt` an
+  `N`-bit vector, every `i64` an `M`-bit one (`M <= 64`), and the premise that no such value
+  or operation leaves its width. That premise is a restriction, not a definition: a model is
+  a genuine counterexample (every value in it is exact, and no `i64` in it comes near
+  egglog's overflow), `unsat` proves nothing. The mutation test finds most counterexamples this way
+  (bit-blasting narrow values is fast; the integer encoding's nonlinear search is not).
 - `Integer`: a `w`-bit value is the z3 integer of its signed reading, within
   `[-2**(w-1), 2**(w-1) - 1]`. Wrapping is exact: a sum or difference leaves the range by at
   most `2**w` and is brought back by one `If`; a product or a narrowing cast is
@@ -25,6 +31,7 @@ Both encodings are checked against the project's exact evaluator
 Fresh variables introduced by an encoding come with *definitions* (`Domain.side`): constraints
 that any values of the inputs satisfy for exactly one choice of the fresh variables (or for
 any, where the operation is undefined), so adding them to the premises never excludes a case.
+The one exception is the restricted `BitVec` (`Domain.exact` is False there).
 """
 
 from __future__ import annotations
@@ -58,6 +65,16 @@ class Domain(Protocol):
     prefix: str
     name: str
     side: list[z3.BoolRef]
+
+    @property
+    def exact(self) -> bool:
+        """False for a restricted encoding (its `unsat` proves nothing)."""
+        ...
+
+    def nested(self, prefix: str) -> Domain:
+        """The encoding of a quantified sub-formula, its fresh names under `prefix` (never
+        restricted: a restriction under a negated quantifier would not be one)."""
+        ...
 
     # w-bit two's complement values
     def fixed_var(self, name: str, w: int) -> Expr: ...
@@ -103,6 +120,39 @@ class BitVec:
     prefix: str = ""
     name: str = "bit-vector"
     side: list[z3.BoolRef] = field(default_factory=list)
+    big_bits: int | None = None
+    """`BigInt` width of the restricted encoding (None: `BigInt` is `Unsupported`)."""
+    int_bits: int = 64
+    """`i64` width: below 64 in the restricted encoding only (values and results that fit)."""
+    small: int | None = None
+    """Restricted encoding: every `i64` variable, loop field and iteration number lies in
+    `[-small, small]` (the vectors stay 64 bits wide, so 64-bit literals still fit)."""
+
+    @property
+    def exact(self) -> bool:
+        return self.big_bits is None and self.int_bits == 64 and self.small is None
+
+    def nested(self, prefix: str) -> Domain:
+        if self.int_bits != 64:
+            raise Unsupported("a quantified sub-formula in the restricted encoding")
+        return BitVec(prefix=prefix)  # unrestricted: a restriction under a negation is none
+
+    def _big(self) -> int:
+        if self.big_bits is None:
+            raise Unsupported("BigInt")
+        return self.big_bits
+
+    def _width(self, big: bool) -> int:
+        return self._big() if big else self.int_bits
+
+    def _narrow(self, x: z3.BitVecRef, n: int) -> z3.BitVecRef:
+        """`x` at `n` bits, restricted to the values that fit there."""
+        w = x.size()
+        if n >= w:
+            return z3.SignExt(n - w, x) if n > w else x
+        low = z3.Extract(n - 1, 0, x)
+        self.side.append(z3.SignExt(w - n, low) == x)
+        return low
 
     def fixed_var(self, name: str, w: int) -> Expr:
         return z3.BitVec(name, w)
@@ -159,27 +209,27 @@ class BitVec:
         return _bv(a) == z3.BitVecVal(smin(w), w)
 
     def int_var(self, name: str, big: bool) -> Expr:
-        if big:
-            raise Unsupported("BigInt")
-        return z3.BitVec(name, 64)
+        return z3.BitVec(name, self._width(big))
 
     def int_const(self, v: int, big: bool) -> Expr:
-        if big:
-            raise Unsupported("BigInt")
-        return z3.BitVecVal(v, 64)
+        n = self._width(big)
+        if not smin(n) <= v <= smax(n):
+            raise Unsupported(f"literal {v} outside {n} bits")
+        return z3.BitVecVal(v, n)
 
     def int_sort(self, big: bool) -> z3.SortRef:
-        if big:
-            raise Unsupported("BigInt")
-        return z3.BitVecSort(64)
+        return z3.BitVecSort(self._width(big))
 
     def int_range(self, v: Expr, big: bool) -> z3.BoolRef:
-        return z3.BoolVal(True)
+        if self.small is None or big:
+            return z3.BoolVal(True)
+        x = _bv(v)
+        return z3.And(x >= -self.small, x <= self.small)
 
     def iop(self, op: str, a: Expr, b: Expr, big: bool) -> tuple[Expr, z3.BoolRef]:
-        if big:
-            raise Unsupported("BigInt")
         x, y = _bv(a), _bv(b)
+        if big or self.int_bits != 64:
+            return self._restricted_op(op, x, y)
         if op == "+":
             return x + y, z3.And(z3.BVAddNoOverflow(x, y, True), z3.BVAddNoUnderflow(x, y))
         if op == "-":
@@ -197,26 +247,56 @@ class BitVec:
             return z3.If(x >= y, x, y), z3.BoolVal(True)
         raise Unsupported(f"i64 {op}")
 
+    def _restricted_op(self, op: str, x: z3.BitVecRef, y: z3.BitVecRef) -> tuple[Expr, z3.BoolRef]:
+        """Exact arithmetic on narrow vectors, restricted to results that fit: a `BigInt`
+        (egglog never fails on one except by a zero divisor), or an `i64` of the restricted
+        encoding (whose values all lie far inside 64 bits, so egglog's overflow cannot occur)."""
+        true = z3.BoolVal(True)
+        if op == "+":
+            self.side += [z3.BVAddNoOverflow(x, y, True), z3.BVAddNoUnderflow(x, y)]
+            return x + y, true
+        if op == "-":
+            self.side += [z3.BVSubNoOverflow(x, y), z3.BVSubNoUnderflow(x, y, True)]
+            return x - y, true
+        if op == "*":
+            self.side += [z3.BVMulNoOverflow(x, y, True), z3.BVMulNoUnderflow(x, y)]
+            return x * y, true
+        if op in ("/", "%"):
+            self.side.append(z3.BVSDivNoOverflow(x, y))
+            return (x / y if op == "/" else z3.SRem(x, y)), y != 0
+        if op == "min":
+            return z3.If(x <= y, x, y), true
+        if op == "max":
+            return z3.If(x >= y, x, y), true
+        raise Unsupported(f"integer {op}")
+
     def icmp(self, op: str, a: Expr, b: Expr) -> z3.BoolRef:
         return _cmp(op, _bv(a), _bv(b))
 
     def big_of_i64(self, a: Expr) -> Expr:
-        raise Unsupported("BigInt")
+        return self._narrow(_bv(a), self._big())
 
     def int_of_fixed(self, a: Expr, w: int, big: bool) -> Expr:
-        if big:
-            raise Unsupported("BigInt")
-        return z3.SignExt(64 - w, _bv(a)) if w < 64 else a
+        return self._narrow(_bv(a), self._width(big))
 
     def fixed_of_int(self, a: Expr, w: int) -> Expr:
-        return z3.Extract(w - 1, 0, _bv(a)) if w < 64 else a
+        x = _bv(a)
+        return z3.Extract(w - 1, 0, x) if w < x.size() else self._narrow(x, w)
 
     def int_fits(self, a: Expr, lo: int, hi: int) -> z3.BoolRef:
         x = _bv(a)
+        n = x.size()
+        if not (smin(n) <= lo and hi <= smax(n)):
+            raise Unsupported(f"range [{lo}, {hi}] outside {n} bits")
         return z3.And(x >= lo, x <= hi)
 
     def iteration_var(self, fn: z3.FuncDeclRef, loop: Expr) -> Expr:
-        return fn(loop)  # read unsigned
+        if self.int_bits != 64:
+            raise Unsupported("loop iterations in the restricted encoding")
+        j = fn(loop)  # read unsigned
+        if self.small is not None:
+            self.side.append(z3.ULE(j, self.small))
+        return j
 
     def iteration_equation(self, iv: Expr, start: Expr, j: Expr, step: Expr) -> z3.BoolRef:
         n = 130
@@ -261,6 +341,13 @@ class Integer:
     name: str = "integer"
     side: list[z3.BoolRef] = field(default_factory=list)
     _names: Iterator[int] = field(default_factory=itertools.count)
+
+    @property
+    def exact(self) -> bool:
+        return True
+
+    def nested(self, prefix: str) -> Domain:
+        return Integer(prefix=prefix)
 
     def _fresh(self, base: str) -> str:
         return f"{self.prefix}{base}!{next(self._names)}"

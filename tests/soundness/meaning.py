@@ -8,7 +8,8 @@ does not makes the rule untranslatable, which fails the suite naming the rule.
 
 Index language (`slotsat.egraph_rules.lang`):
 
-- an `Idx` e-class holds one value of one dtype (`dtype_of_code`), a two's complement number
+- an `Idx` e-class holds one value of one dtype (a `Dtype` constant; the suite numbers them,
+  `code_of` / `dtype_of_code`), a two's complement number
   of that dtype's bit width, or no value at all where an operation inside is outside its
   valid inputs (division by zero, `MIN // -1`: `slotsat.core.semantics`). Binary operations
   take and give their operands' dtype (the insertion contract of `lang`, which only builds
@@ -22,13 +23,15 @@ Index language (`slotsat.egraph_rules.lang`):
 
 Analyses and facts:
 
-- `width(x)`: the dtype code of `x` (typing, checked statically);
+- `width(x)`: the `Dtype` of `x` (typing, checked statically);
 - `bits`, `wmin`, `wmax`, `imin`, `imax`: the dtype's width and signed range
   (`slotsat.core.ir.DType`);
 - `nonneg_syn(x)`, `nonneg(x)`: `x >= 0` wherever `x` has a value;
 - `lo(x) = L`, `hi(x) = H`: `L <= x`, `x <= H` wherever `x` has a value (exact integers);
-- `loop_start/stop/step(l) = v`: the loop's bound is the literal `v`; `*_runtime(l)`: that
-  bound is not a literal; `stages(l) = F`: the loop's pipeline depth;
+- `Loop(k)`: the loop keyed `k`; `loop_start/stop/step(l) = v`: the loop's bound is the
+  literal `v`; `*_runtime(l)`: that bound is not a literal; `ascending(l)`: the step is a
+  literal `> 0` (`slotsat.egraph_rules.loops.loop_facts`); `stages(l) = F`: the loop's
+  pipeline depth;
 - `candidate(t, l)`: tile `t` is a slot candidate of loop `l` (of that loop only);
 - `slot_of(t)`: the `INDEX` slot tile `t` uses at its loop's iteration `j`: `j mod F`, for
   `F > 0`;
@@ -42,7 +45,7 @@ Analyses and facts:
   `capacity_declined`, `candidate_count`: structural facts inserted by Python, uninterpreted;
 - `declined_by`, `decline_rank`: reports, no content.
 
-`GateLoop(k)` is the loop `Loop(str(k))` (the bridge of `slotsat.egraph_rules.slotize`).
+`Tile(k)` is the tile binder keyed `k`.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from typing import Any
 from egglog import declarations as d
 
 from slotsat.core.ir import DType
-from slotsat.egraph_rules import gates, intervals, lang, slotize, syntactic
+from slotsat.egraph_rules import gates, intervals, lang, loops, slotize, syntactic
 
 Ref = d.CallableRef
 
@@ -70,12 +73,27 @@ def ref(fn: Any) -> Ref:
 
 # -- dtypes ------------------------------------------------------------------------------
 
-SIGNED_CODES: tuple[int, ...] = tuple(lang.SIGNED_CODES.values())
-"""The dtype codes an `Idx` term can carry (unsigned dtypes only reach opaque leaves)."""
+DTYPES: tuple[DType, ...] = lang.INT_DTYPES
+"""Every `Dtype` constant, numbered by its position (the suite's dtype code)."""
+SIGNED_CODES: tuple[int, ...] = tuple(DTYPES.index(dt) for dt in lang.SIGNED_DTYPES)
+"""The dtype codes an `Idx` operation can carry (unsigned dtypes only reach opaque leaves)."""
+DTYPE_SORT = "Dtype"
 
 
 def dtype_of_code(code: int) -> DType:
-    return lang.code_dtype(code)
+    return DTYPES[code]
+
+
+def code_of(dt: DType) -> int:
+    return DTYPES.index(dt)
+
+
+def code_of_constant(e: d.ExprDecl) -> int | None:
+    """The code of a `Dtype.NAME` constant, else None."""
+    if isinstance(e, d.CallDecl) and isinstance(e.callable, d.ClassVariableRef) and not e.args:
+        if e.callable.ident.name == DTYPE_SORT:
+            return code_of(lang.dtype_of(e.callable.var_name))
+    return None
 
 
 def bits_of(code: int) -> int:
@@ -124,16 +142,15 @@ CONSTRUCTORS: dict[Ref, str] = {
 BINARY = frozenset({"add", "sub", "mul", "floordiv", "floormod", "divu", "remu"})
 DTYPE_ARG = {"const": 1, "var": 1, "cast": 1}
 """Constructors with an explicit dtype argument, and its position."""
-IV_CODE = lang.DT_INDEX
+IV_CODE = code_of(DType.INDEX)
 """An induction variable is an `INDEX` value."""
 
 # -- loops and tiles ----------------------------------------------------------------------------
 
-LOOP_BY_NAME = ref(lang.Loop)
-LOOP_BY_KEY = ref(gates.GateLoop)
-TILE_BY_KEY = ref(gates.GateVar)
-LOOP_SORTS = frozenset({"Loop", "GateLoop"})
-TILE_SORTS = frozenset({"GateVar"})
+LOOP_BY_KEY = ref(loops.Loop)
+TILE_BY_KEY = ref(gates.Tile)
+LOOP_SORTS = frozenset({"Loop"})
+TILE_SORTS = frozenset({"Tile"})
 
 
 @dataclass(frozen=True)
@@ -148,20 +165,14 @@ FUNCTIONS: dict[Ref, Meaning] = {
     ref(intervals.hi): Meaning("upper_bound"),
     ref(syntactic.nonneg_syn): Meaning("nonneg"),
     ref(intervals.nonneg): Meaning("nonneg"),
-    ref(lang.loop_start): Meaning("loop_field", "start"),
-    ref(lang.loop_stop): Meaning("loop_field", "stop"),
-    ref(lang.loop_step): Meaning("loop_field", "step"),
-    ref(lang.stages): Meaning("loop_field", "stages"),
-    ref(gates.loop_start): Meaning("loop_field", "start"),
-    ref(gates.loop_stop): Meaning("loop_field", "stop"),
-    ref(gates.loop_step): Meaning("loop_field", "step"),
-    ref(gates.stages): Meaning("loop_field", "stages"),
-    ref(lang.start_runtime): Meaning("runtime", "start"),
-    ref(lang.stop_runtime): Meaning("runtime", "stop"),
-    ref(lang.step_runtime): Meaning("runtime", "step"),
-    ref(gates.start_runtime): Meaning("runtime", "start"),
-    ref(gates.stop_runtime): Meaning("runtime", "stop"),
-    ref(gates.step_runtime): Meaning("runtime", "step"),
+    ref(loops.loop_start): Meaning("loop_field", "start"),
+    ref(loops.loop_stop): Meaning("loop_field", "stop"),
+    ref(loops.loop_step): Meaning("loop_field", "step"),
+    ref(loops.stages): Meaning("loop_field", "stages"),
+    ref(loops.start_runtime): Meaning("runtime", "start"),
+    ref(loops.stop_runtime): Meaning("runtime", "stop"),
+    ref(loops.step_runtime): Meaning("runtime", "step"),
+    ref(loops.ascending): Meaning("ascending"),
     ref(gates.candidate): Meaning("candidate"),
     ref(slotize.slot_of): Meaning("rotation_slot"),
     ref(gates.ok): Meaning("eligible"),
@@ -180,5 +191,5 @@ FUNCTIONS: dict[Ref, Meaning] = {
     ref(gates.declined_by): Meaning("report"),
     ref(gates.decline_rank): Meaning("report"),
 }
-SLOT_CODE = lang.DT_INDEX
+SLOT_CODE = code_of(DType.INDEX)
 """`slot_of(t)` is an `INDEX` value."""

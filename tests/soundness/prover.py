@@ -21,10 +21,11 @@ A verdict is `proven`, `refuted` (with z3's model) or `timeout`: a timeout is ne
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -35,15 +36,20 @@ from tests.soundness.derive import Instance, Obligation, Untranslatable, World, 
 from tests.soundness.domains import BitVec, Integer, Unsupported
 from tests.soundness.rules import Rule
 
-BV_TIMEOUT_MS = int(os.environ.get("SLOTSAT_Z3_BV_MS", "1500"))
-"""Per-query budget of the bit-vector attempt before the integer encoding takes over."""
 LEAF_TIMEOUT_MS = int(os.environ.get("SLOTSAT_Z3_LEAF_MS", "10000"))
 """Per-query timeout of a leaf of the case split."""
 RLIMIT_PER_MS = 400
-"""Resource units per millisecond of budget (z3's deterministic limit, measured at about
-300 units per ms on the CI machine)."""
+"""Resource units per millisecond of budget. z3's resource limit is deterministic, so a
+budget is a number of units and the wall-clock timeout, `TIMEOUT_SLACK` times longer, is a
+safety net: a loaded machine makes a query slower, never its answer different. (z3 spends
+1,000 to 2,500 units per ms of an idle core on these obligations, so a budget ends in about
+a third of its nominal time; the budgets below were tuned at this rate.)"""
+TIMEOUT_SLACK = 10
 QUICK_MS = int(os.environ.get("SLOTSAT_Z3_QUICK_MS", "300"))
 """Budget of the plain attempt at each node of the case split."""
+ATTEMPT_MS = int(os.environ.get("SLOTSAT_Z3_ATTEMPT_MS", "1000"))
+"""Budget of each short attempt before the case splitter (measured: z3 decides most
+obligations and finds most counterexamples of the mutants within a second in one of them)."""
 MAX_DEPTH = 12
 RULE_BUDGET_S = float(os.environ.get("SLOTSAT_Z3_BUDGET_S", "30"))
 """Wall-clock budget of one obligation in the integer encoding."""
@@ -80,6 +86,9 @@ class Verdict:
     encoding: str
     seconds: float
     detail: str = ""
+    query: str = ""
+    """`prove` mode: whether the premises alone are satisfiable (`matches`: the rule's query can
+    match, so its proof is not vacuous; `vacuous`; `timeout`), decided in the same child."""
 
     def __str__(self) -> str:
         extra = f": {self.detail}" if self.detail else ""
@@ -126,8 +135,8 @@ def _solve_once(
     each = max(50, timeout_ms // len(pipelines))
     for pipeline in pipelines:
         s = _solver(pipeline)
-        s.set("timeout", each)
-        s.set("rlimit", each * RLIMIT_PER_MS)  # z3's nonlinear core does not always stop on time
+        s.set("timeout", each * TIMEOUT_SLACK)
+        s.set("rlimit", each * RLIMIT_PER_MS)
         s.add(*fs)
         r = s.check()
         if r != z3.unknown:
@@ -141,8 +150,9 @@ def _goal(ob: Obligation) -> list[z3.BoolRef]:
 
 @dataclass(frozen=True)
 class Task:
-    """One obligation to discharge: `prove` (premises => claim) or `match` (the premises alone
-    are satisfiable: the rule's query can match, so its proof is not vacuous)."""
+    """One obligation to discharge: `prove` (premises => claim, and whether the premises alone
+    are satisfiable: `Verdict.query`) or `refute` (premises => claim, looking for a
+    counterexample first: the mutation test)."""
 
     rule: Rule
     inst: Instance
@@ -158,14 +168,26 @@ def run(tasks: Sequence[Task], jobs: int = JOBS) -> list[Verdict]:
     """Every task, each in a forked child that is killed after the budget (z3's nonlinear
     arithmetic does not always honour its own timeout, and a hung query must end as a reported
     timeout), up to `jobs` at a time; verdicts in task order."""
+    out = run_groups([[t] for t in tasks], lambda v: False, jobs)
+    return [v for (v,) in out]
+
+
+def run_groups(
+    groups: Sequence[Sequence[Task]], stop: Callable[[Verdict], bool], jobs: int = JOBS
+) -> list[list[Verdict]]:
+    """Each group's tasks in order, one at a time per group, groups side by side (up to `jobs`
+    children at once, as `run`); a group ends at its first verdict `v` with `stop(v)` (the
+    mutation test: a mutant ends at its first counterexample). The verdicts of each group, in
+    order, up to and including the stopping one."""
     ctx = multiprocessing.get_context("fork")
-    out: list[Verdict | None] = [None] * len(tasks)
-    pending = list(enumerate(tasks))
+    out: list[list[Verdict]] = [[] for _ in groups]
+    waiting = [k for k, g in enumerate(groups) if g]
     running: dict[Connection, tuple[int, Task, Any, float]] = {}
-    budget = RULE_BUDGET_S + BV_TIMEOUT_MS / 1000 + 10
-    while pending or running:
-        while pending and len(running) < jobs:
-            k, task = pending.pop(0)
+    budget = RULE_BUDGET_S + 4 * ATTEMPT_MS * TIMEOUT_SLACK / 1000
+    while waiting or running:
+        while waiting and len(running) < jobs:
+            k = waiting.pop(0)
+            task = groups[k][len(out[k])]
             parent, child = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_in_child, args=(child, task), daemon=True)
             proc.start()
@@ -194,9 +216,10 @@ def run(tasks: Sequence[Task], jobs: int = JOBS) -> list[Verdict]:
             proc.join()
             conn.close()
             del running[conn]
-            out[k] = verdict
-    assert all(v is not None for v in out)
-    return [v for v in out if v is not None]
+            out[k].append(verdict)
+            if not stop(verdict) and len(out[k]) < len(groups[k]):
+                waiting.insert(0, k)  # finish a started group first: its verdict comes sooner
+    return out
 
 
 def check(rule: Rule, inst: Instance, world: World | None = None) -> Verdict:
@@ -208,10 +231,9 @@ def check(rule: Rule, inst: Instance, world: World | None = None) -> Verdict:
 def _in_child(conn: Connection, task: Task) -> None:
     t0 = time.perf_counter()
     try:
-        if task.mode == "match":
-            verdict = _match(task.rule, task.inst, task.world)
-        else:
-            verdict = _check(task.rule, task.inst, task.world, BV_TIMEOUT_MS)
+        verdict = _check(task.rule, task.inst, task.world, task.mode == "refute")
+        if task.mode == "prove":
+            verdict = dataclasses.replace(verdict, query=_match(task.rule, task.inst, task.world).status)
     except Untranslatable as exc:
         verdict = Verdict(
             task.rule.name, task.inst.label, "untranslatable", "-", time.perf_counter() - t0, str(exc)
@@ -231,51 +253,80 @@ def _in_child(conn: Connection, task: Task) -> None:
         conn.close()
 
 
-def _check(rule: Rule, inst: Instance, world: World | None, bv_ms: int) -> Verdict:
-    t0 = time.perf_counter()
+def _bounded(inst: Instance) -> BitVec:
+    """The restricted encoding for `inst`: `BigInt`s at twice the widest dtype plus 8 bits (a
+    product of two bounds and a few sums fit exactly), `i64`s as wide, up to 64."""
+    n = 2 * (inst.max_bits or 64) + 8
+    return BitVec(big_bits=n, int_bits=min(n, 64))
+
+
+def _derive_in(rule: Rule, inst: Instance, world: World | None, dom: BitVec) -> Obligation | None:
     try:
-        ob = derive(rule, inst, BitVec(), world)
+        return derive(rule, inst, dom, world)
     except Unsupported:
-        ob = None
-    if ob is not None:
-        if ob.static_failure is not None:
-            return Verdict(
-                rule.name, inst.label, "refuted", "typing", time.perf_counter() - t0, ob.static_failure
-            )
-        r, model = _solve(_goal(ob), bv_ms)
-        if r == z3.unsat:
-            return Verdict(rule.name, inst.label, "proven", "bit-vector", time.perf_counter() - t0)
-        if r == z3.sat:
-            return Verdict(
-                rule.name, inst.label, "refuted", "bit-vector", time.perf_counter() - t0, _show(model)
-            )
+        return None
+
+
+def _check(rule: Rule, inst: Instance, world: World | None, refute: bool = False) -> Verdict:
+    """`premises => claim`, in short attempts, then the case splitter.
+
+    Proving: the bit-vector encoding (where it has no `BigInt`), the integer encoding alone
+    (z3 decides most interval obligations there at once), then the integer encoding through
+    `split_solve`. With `refute` (the mutation test looks for counterexamples): the integer
+    encoding alone under each of the `PIPELINES` (z3's model search is erratic: one of them
+    mostly finds a model at once), the restricted bit-vector encoding (a model is a
+    counterexample, `unsat` is no proof), the exact one, then the splitter."""
+    t0 = time.perf_counter()
+
+    def verdict(status: str, encoding: str, detail: str = "") -> Verdict:
+        return Verdict(rule.name, inst.label, status, encoding, time.perf_counter() - t0, detail)
+
     iob = derive(rule, inst, Integer(), world)
     if iob.static_failure is not None:
-        return Verdict(
-            rule.name, inst.label, "refuted", "typing", time.perf_counter() - t0, iob.static_failure
+        return verdict("refuted", "typing", iob.static_failure)
+    domains: list[BitVec | None] = [None, _bounded(inst), BitVec()] if refute else [BitVec(), None]
+    for dom in domains:
+        ob = iob if dom is None else _derive_in(rule, inst, world, dom)
+        if ob is None:
+            continue
+        pipelines = PIPELINES if refute and dom is None else PIPELINES[:1]
+        r, model = _solve(_goal(ob), ATTEMPT_MS * len(pipelines), pipelines)
+        encoding = (
+            "integer" if dom is None else "bit-vector" if not ob.restricted else "bit-vector, restricted"
         )
+        if r == z3.unsat and not ob.restricted:
+            return verdict("proven", encoding)
+        if r == z3.sat:
+            return verdict("refuted", encoding, _show(model))
     r, model = split_solve(
         _goal(iob), time.perf_counter() + RULE_BUDGET_S, focus=z3.simplify(z3.Not(iob.claim))
     )
     status = "proven" if r == z3.unsat else "refuted" if r == z3.sat else "timeout"
-    return Verdict(rule.name, inst.label, status, "integer", time.perf_counter() - t0, _show(model))
+    return verdict(status, "integer", _show(model))
 
 
 def _match(rule: Rule, inst: Instance, world: World | None) -> Verdict:
+    """The premises are satisfiable: a model in any encoding (the restricted one included) is
+    a match; `vacuous` needs an exact encoding's `unsat`. Short attempts first, as in `refute`."""
     t0 = time.perf_counter()
-    r = z3.unknown
-    encoding = "bit-vector"
-    try:
-        ob = derive(rule, inst, BitVec(), world)
-        r, _ = _solve(ob.premises, BV_TIMEOUT_MS)
-    except Unsupported:
-        pass
-    if r == z3.unknown:
-        encoding = "integer"
-        iob = derive(rule, inst, Integer(), world)
-        r, _ = split_solve(iob.premises, time.perf_counter() + RULE_BUDGET_S)
-    status = "matches" if r == z3.sat else "vacuous" if r == z3.unsat else "timeout"
-    return Verdict(rule.name, inst.label, status, encoding, time.perf_counter() - t0)
+
+    def verdict(r: z3.CheckSatResult, encoding: str) -> Verdict:
+        status = "matches" if r == z3.sat else "vacuous" if r == z3.unsat else "timeout"
+        return Verdict(rule.name, inst.label, status, encoding, time.perf_counter() - t0)
+
+    iob = derive(rule, inst, Integer(), world)
+    r, _ = _solve(iob.premises, ATTEMPT_MS)
+    if r != z3.unknown:
+        return verdict(r, "integer")
+    for dom in (_bounded(inst), BitVec()):
+        ob = _derive_in(rule, inst, world, dom)
+        if ob is None:
+            continue
+        r, _ = _solve(ob.premises, ATTEMPT_MS)
+        if r == z3.sat or (r == z3.unsat and not ob.restricted):
+            return verdict(r, "bit-vector" if not ob.restricted else "bit-vector, restricted")
+    r, _ = split_solve(iob.premises, time.perf_counter() + RULE_BUDGET_S)
+    return verdict(r, "integer")
 
 
 def _show(model: z3.ModelRef | None) -> str:
@@ -484,7 +535,7 @@ def split_solve(
         memo: dict[int, bool] = {}
         linear = [f for f in fs if not _nonlinear(f, memo)]
         ctx = z3.Solver()
-        ctx.set("timeout", 200)
+        ctx.set("timeout", 200 * TIMEOUT_SLACK)
         ctx.set("rlimit", 200 * RLIMIT_PER_MS)
         ctx.add(*linear)
         decided: list[tuple[z3.BoolRef, z3.BoolRef]] = []

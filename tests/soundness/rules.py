@@ -1,11 +1,13 @@
 """Every rule of every ruleset of `slotsat.egraph_rules`, read from the ruleset objects.
 
-`all_rules()` imports every module of the package, collects each module-level egglog
-`Ruleset` (aliases such as `normalize = slot_forms` count once), materializes its rule
-generators (`Ruleset.__egg_decls__`) and returns one `Rule` per rule declaration
-(`egglog.declarations.RuleDecl`; a `rewrite` / `birewrite` is turned into the equivalent rule
-with a union). Nothing here lists rules by hand: a rule added to any ruleset appears here, and
-the soundness suite derives its obligation.
+`all_rules()` reads `slotsat.egraph_rules.schedules.RULESETS` (every ruleset of the
+languages, by its egglog name), materializes each ruleset's rule generators
+(`Ruleset.__egg_decls__`) and returns one `Rule` per rule declaration
+(`egglog.declarations.RuleDecl`, the ruleset's entry of `Declarations._rulesets`: the same in
+egglog 13.2 and 14; a `rewrite` / `birewrite` is turned into the equivalent rule with a union).
+Nothing here lists rules by hand: a rule added to any ruleset appears here, and the soundness
+suite derives its obligation. `module_rulesets()` finds every module-level `Ruleset` of the
+package, so a test can show that `RULESETS` misses none.
 
 A rule's `name` is the `name=` it was registered with; an unnamed rule (the gates, slotize)
 is named `<ruleset>/<tag>` after the first string literal of its action (a decline code) or
@@ -27,35 +29,36 @@ from egglog import Ruleset
 from egglog import declarations as d
 
 import slotsat.egraph_rules
+from slotsat.egraph_rules.schedules import RULESETS
 
 
 @dataclass(frozen=True)
 class Rule:
     ruleset: str
-    """The ruleset's short name (`slot_forms`, `gates`, ...)."""
+    """The ruleset's egglog name (`slot_forms`, `gates`, ...)."""
     name: str
     decl: d.RuleDecl
     egg_name: str | None
     """The `name=` egglog reports matches under (None for an unnamed rule)."""
 
 
-def ruleset_modules() -> list[str]:
-    """Every module of `slotsat.egraph_rules`, by dotted name."""
+def module_rulesets() -> dict[str, Ruleset]:
+    """Every module-level `Ruleset` of `slotsat.egraph_rules`, by egglog name (aliases such as
+    `normalize = slot_forms` count once)."""
     pkg = slotsat.egraph_rules
-    return sorted(f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__))
+    found: dict[str, Ruleset] = {}
+    for info in pkgutil.iter_modules(pkg.__path__):
+        module = importlib.import_module(f"{pkg.__name__}.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, Ruleset):
+                found.setdefault(value.__egg_ident__.name, value)
+    return found
 
 
 @cache
 def all_rulesets() -> tuple[tuple[str, Ruleset], ...]:
-    """(short name, ruleset) for every module-level `Ruleset` of the package, once each."""
-    found: dict[d.Ident, tuple[str, Ruleset]] = {}
-    for module_name in ruleset_modules():
-        module = importlib.import_module(module_name)
-        for value in vars(module).values():
-            if isinstance(value, Ruleset):
-                ident = value.__egg_ident__
-                found.setdefault(ident, (ident.name, value))
-    return tuple(sorted(found.values(), key=lambda item: item[0]))
+    """(egglog name, ruleset) for every ruleset of `schedules.RULESETS`."""
+    return tuple(sorted(RULESETS.items()))
 
 
 def _as_rule(decl: d.RewriteOrRuleDecl) -> d.RuleDecl:
@@ -70,8 +73,11 @@ def _as_rule(decl: d.RewriteOrRuleDecl) -> d.RuleDecl:
 
 
 def ruleset_decls(rs: Ruleset) -> list[d.RuleDecl]:
-    rs.__egg_decls__  # noqa: B018 - runs the deferred rule generators
-    return [_as_rule(r) for r in rs.__egg_ruleset__.rules]
+    """The rule declarations of one ruleset (its deferred generators run first)."""
+    entry = rs.__egg_decls__._rulesets[rs.__egg_ident__]
+    if not isinstance(entry, d.RulesetDecl):
+        raise TypeError(f"{rs.__egg_ident__.name} is a combined ruleset")
+    return [_as_rule(r) for r in entry.rules]
 
 
 def _tag(rule: d.RuleDecl) -> str:
@@ -146,6 +152,15 @@ def _walk(node: object) -> Iterator[object]:
     elif isinstance(node, d.SetDecl):
         yield from _walk(node.call)
         yield from _walk(node.rhs)
+
+
+def nodes(node: object) -> Iterator[object]:
+    """Every node of a declaration (a rule, a fact, an action, an expression), depth first."""
+    if isinstance(node, d.RuleDecl):
+        for x in (*node.body, *node.head):
+            yield from _walk(x)
+        return
+    yield from _walk(node)
 
 
 def _literals(node: object) -> Iterator[d.LitDecl]:
