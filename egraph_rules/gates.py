@@ -50,6 +50,7 @@ INT64_MAX = (1 << 63) - 1
 
 CODES: tuple[str, ...] = (
     "planner",
+    "cross-core",
     "under-declined",
     "stage-range",
     "runtime-step",
@@ -66,7 +67,10 @@ CODES: tuple[str, ...] = (
     "capacity-size",
     "capacity",
 )
-"""Decline codes in the check order of §10."""
+"""Decline codes in the check order of §10, with `cross-core` right after `planner`: the
+reference takes every pipeline loop that both pushes and pops across cores out of
+LowerPipelineToSlots's hands (its SkewCrossCorePipeline runs first), so that is the first
+question about a loop."""
 
 RANK: dict[str, int] = {code: k for k, code in enumerate(CODES)}
 
@@ -122,6 +126,10 @@ alias_edge = relation("alias_edge", GateVar, GateVar)
 """`alias_edge(v, s)`: `v` shares `s`'s buffer (a bare copy or an inheriting op)."""
 phi_read = relation("phi_read", GateVar)
 inherit_read = relation("inherit_read", GateVar)
+holds_tpush = relation("holds_tpush", GateLoop)
+"""A statement of the loop's own body (not a nested one) pushes a tile to the other core."""
+holds_tpop = relation("holds_tpop", GateLoop)
+"""A statement of the loop's own body pops a tile from the other core."""
 capacity_declined = relation("capacity_declined", GateLoop, String)
 """Set by Python's budget walk with the code `capacity` or `capacity-size`."""
 
@@ -165,6 +173,14 @@ def _alias_closure(v: GateVar, s: GateVar, r: GateVar) -> Iterable[RewriteOrRule
 def _seed(loop: GateLoop, f: i64) -> Iterable[RewriteOrRule]:
     """ok(l) = True for every pipeline loop asking for F > 1 stages."""
     yield rule(eq(stages(loop)).to(f), f > i64(1)).then(set_(ok(loop)).to(Bool(True)))
+
+
+@gates.register
+def _cross_core(loop: GateLoop, f: i64) -> Iterable[RewriteOrRule]:
+    """A body that both pushes and pops across cores is a cross-core pipeline (the reference's
+    `BodyHasCrossCorePair`): one direction alone is an ordinary op to the slots pass."""
+    yield rule(holds_tpush(loop), holds_tpop(loop), eq(stages(loop)).to(f), f > i64(1)).then(
+        *_decline(loop, "cross-core"))
 
 
 @gates.register
@@ -232,6 +248,8 @@ RELATION_FACTS: dict[str, tuple[Any, tuple[type, ...]]] = {
     "alias_edge": (alias_edge, (GateVar, GateVar)),
     "phi_read": (phi_read, (GateVar,)),
     "inherit_read": (inherit_read, (GateVar,)),
+    "holds_tpush": (holds_tpush, (GateLoop,)),
+    "holds_tpop": (holds_tpop, (GateLoop,)),
     "capacity_declined": (capacity_declined, (GateLoop, String)),
 }
 """The relations Python inserts, by name, with their argument sorts."""

@@ -136,3 +136,27 @@ def inherited_arg(op: str) -> int | None:
 
 def is_matmul_family(op: str) -> bool:
     return op.startswith("tile.matmul")
+
+
+class CrossCore(enum.Enum):
+    """The role of a cross-core transfer op (the reference's `CrossCoreRole`)."""
+
+    PUSH = "push"  # sends a tile to the peer core's pipe
+    POP = "pop"  # receives a tile from the peer core's pipe
+
+
+_CROSS_CORE: dict[str, CrossCore] = {
+    "tile.tpush_to_aiv": CrossCore.PUSH,
+    "tile.tpush_to_aic": CrossCore.PUSH,
+    "tile.tpop_from_aic": CrossCore.POP,
+    "tile.tpop_from_aiv": CrossCore.POP,
+}
+"""The reference's four cross-core ops (`set_cross_core_role(TPush / TPop)` in its
+`tile_ops/cross_core.cpp`). The one place slotsat recognises them: until `REGISTRY` carries
+every op of the reference with its cross-core role, this table stands in for that field, and
+`cross_core_role` becomes a read of it."""
+
+
+def cross_core_role(op: str) -> CrossCore | None:
+    """PUSH or POP for a cross-core transfer op, None for every other op."""
+    return _CROSS_CORE.get(op)
