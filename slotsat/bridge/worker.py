@@ -100,20 +100,21 @@ def _message_of(err: BaseException) -> str:
     return text
 
 
-def _locate(err: BaseException, path: str, fallback: int = 1) -> Failure:
+def _locate(err: BaseException, path: str, fallback: int = 1, *, text: bool = False) -> Failure:
     """A located failure for an exception raised while running `path` or its kernels.
 
     The reference often wraps the diagnostic that explains a failure in a vaguer one (a
     parse error in a loop body surfaces as "For loop has 1 iteration arguments but 0 return
     variables"), so the innermost located diagnostic of the chain wins, preferring one in
     the kernel file; without one, the innermost frame of the kernel file in the traceback
-    gives the line, and the outermost message is reported."""
+    gives the line, and the outermost message is reported. With `text` (parsing a string,
+    whose diagnostics name a pseudo file) any located diagnostic counts."""
     chain = _chain(err)
     located = [(e, s) for e in chain if (s := _span_of(e)) is not None]
     real = os.path.realpath(path)
     in_file = [(e, s) for e, s in located if os.path.realpath(s[0]) == real]
     pick = in_file[-1] if in_file else located[-1] if located else None
-    if pick is not None and os.path.exists(pick[1][0]):
+    if pick is not None and (text or os.path.exists(pick[1][0])):
         e, (file, line, col) = pick
         message = _with_cause(_message_of(e), chain[chain.index(e):])
         return Failure(message, path if os.path.realpath(file) == real else file, line, col)
@@ -173,7 +174,7 @@ class Reference:
         try:
             program = self.pl.parse_program(text)
         except Exception as err:  # the reference's parser speaks through exceptions
-            failure = _locate(err, "<text>")
+            failure = _locate(err, "<text>", text=True)
             return {"ok": False, "error": failure.payload}
         return {"ok": True, "text": program.as_python()}
 

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 ROWS = (8, 8, 8, 32, 64, 92, 93)
 """Rows of a loaded tile (x 256 FP32): 8 KiB up to one row past half the 910B Vec budget."""
-STAGES = (1, 2, 2, 2, 3, 4, 17)
-STARTS = ("0", "0", "0", "1", "2", "3", "4", "-2", "-3", "n")
-STEPS = ("1", "1", "1", "2", "3", "-1")
+STAGES = (1, 2, 2, 2, 2, 3, 4, 4, 17)
+STARTS = ("0", "0", "0", "0", "0", "1", "2", "3", "4", "8", "-2", "-3", "n")
+STEPS = ("1", "1", "1", "1", "1", "2", "3", "-1")
 STOPS = ("0", "4", "9", "16", "n")
 TENSOR = "pl.Tensor[[512, 256], pl.FP32]"
 HEADER = ("import pypto.language as pl\n\n\n@pl.program\nclass Generated:\n"
@@ -35,8 +35,8 @@ HEADER = ("import pypto.language as pl\n\n\n@pl.program\nclass Generated:\n"
           f"-> {TENSOR}:\n")
 
 
-def _tile(rows: int, extra: str = "") -> str:
-    return f"pl.Tile[[{rows}, 256], pl.FP32, pl.Mem.Vec{extra}]"
+def _tile(rows: int) -> str:
+    return f"pl.Tile[[{rows}, 256], pl.FP32, pl.Mem.Vec]"
 
 
 @dataclass
@@ -71,7 +71,8 @@ class _Gen:
         b = depth + 1
         tiles: dict[str, int] = {}
         state = acc
-        items = ["load", "load", "load", "exp", "add", "view", "store", "valid", "loop"]
+        items = ["load", "load", "load", "load", "exp", "exp", "add", "store", "store", "view", "valid",
+                 "loop"]
         for item in d(st.lists(st.sampled_from(items), min_size=1, max_size=6)):
             if item == "load":
                 rows, src, t = d(st.sampled_from(ROWS)), d(st.sampled_from("ab")), self.fresh("t")

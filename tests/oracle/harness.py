@@ -43,6 +43,10 @@ class Verdict:
     """One pipeline loop's decision, comparable across the two compilers."""
 
     function: str
+    position: int
+    """The loop's index among the pipeline loops of its function, in pre-order: how loops
+    are matched (the reference's spans point into the kernel file, slotsat's into whatever
+    text it parsed)."""
     line: int
     depth: int
     stages: int
@@ -57,7 +61,14 @@ class Verdict:
     tiles: int = 0
     """How many tiles the loop's rotation binds."""
     ancestors: tuple[int, ...] = ()
-    """The lines of the pipeline loops that enclose this one."""
+    """The positions of the pipeline loops that enclose this one."""
+
+
+def view_gate_loops(module: ir.Module) -> set[tuple[str, int]]:
+    """The loops slotsat declines with `tile-view` under `--compat pypto` (decision 2's
+    candidates when the default gate is compared)."""
+    verdicts = slotsat_verdicts(module, compat=True)
+    return {(v.function, v.position) for v in verdicts if v.reason == "tile-view"}
 
 
 def _normal_index(text: str | int | None, iv: str) -> str | None:
@@ -71,20 +82,24 @@ def reference_verdicts(kernel: Kernel) -> list[Verdict]:
     pre, post = kernel.loops("pre"), kernel.loops("slots")
     assert len(pre) == len(post), f"{kernel.name}: the reference's slot pass changed the loop count"
     out: list[Verdict] = []
-    stack: list[RefLoop] = []
+    stack: list[tuple[RefLoop, int | None]] = []  # enclosing loops, with their pipeline position
+    count: dict[str, int] = {}
     for a, b in zip(pre, post, strict=True):
         assert (a.function, a.line, a.col) == (b.function, b.line, b.col), (a, b)
-        while stack and (stack[-1].function != a.function or stack[-1].depth >= a.depth):
+        while stack and (stack[-1][0].function != a.function or stack[-1][0].depth >= a.depth):
             stack.pop()
-        ancestors = tuple(s.line for s in stack if s.kind == "Pipeline")
-        stack.append(a)
-        if a.kind != "Pipeline":
-            continue
-        out.append(_reference_verdict(a, b, a.stages or 1, ancestors))
+        ancestors = tuple(pos for _, pos in stack if pos is not None)
+        position = None
+        if a.kind == "Pipeline":
+            position = count.get(a.function, 0)
+            count[a.function] = position + 1
+            out.append(_reference_verdict(a, b, position, ancestors))
+        stack.append((a, position))
     return out
 
 
-def _reference_verdict(a: RefLoop, b: RefLoop, stages: int, ancestors: tuple[int, ...]) -> Verdict:
+def _reference_verdict(a: RefLoop, b: RefLoop, position: int, ancestors: tuple[int, ...]) -> Verdict:
+    stages = a.stages or 1
     mine = {t.tile for t in a.tiles}  # author-declared allocations are there before the pass
     new = [t for t in b.tiles if t.tile not in mine and t.base.startswith("pipe_")]
     if stages == 1:
@@ -95,7 +110,7 @@ def _reference_verdict(a: RefLoop, b: RefLoop, stages: int, ancestors: tuple[int
         decision = "slotted"
     indices = {_normal_index(t.index, a.iv) for t in new}
     assert len(indices) <= 1, f"one loop, several slot indices: {indices}"
-    return Verdict(a.function, a.line, a.depth, stages, a.start, a.step, decision,
+    return Verdict(a.function, position, a.line, a.depth, stages, a.start, a.step, decision,
                    index=next(iter(indices)) if indices else None, tiles=len(new), ancestors=ancestors)
 
 
@@ -111,6 +126,7 @@ def slotsat_verdicts(module: ir.Module, *, compat: bool = True,
             plan = slots.plan(fn)
             tree = loop_tree(fn)
             infos = {i.key: i for i in loop_infos(tree)}
+            position = {d.key: k for k, d in enumerate(plan.loops)}
             printer = FunctionPrinter()
             printer.function(plan.result)
             for d in plan.loops:
@@ -118,9 +134,9 @@ def slotsat_verdicts(module: ir.Module, *, compat: bool = True,
                 start, step = ir.index_literal(loop.start), ir.index_literal(loop.step)
                 iv = printer.name(loop.loop_var)
                 index = None if d.slot_index is None else _normal_index(printer.expr(d.slot_index), iv)
-                ancestors = tuple(infos[k].stmt.span.line for k in reversed(pipeline_ancestors(tree, d.key)))
+                ancestors = tuple(position[k] for k in reversed(pipeline_ancestors(tree, d.key)))
                 out.append(Verdict(
-                    fn.name, loop.span.line, infos[d.key].depth, d.stages,
+                    fn.name, position[d.key], loop.span.line, infos[d.key].depth, d.stages,
                     start if start is not None else "runtime", step if step is not None else "runtime",
                     d.decision.value, None if d.decline is None else d.decline.code, index, len(d.tiles),
                     ancestors))
@@ -157,7 +173,8 @@ class Comparison:
     unexplained: list[tuple[Verdict, Verdict]]
 
     def assert_agree(self, where: str) -> None:
-        lines = [f"  line {r.line} ({r.function}, stage={r.stages}, start={r.start}, step={r.step}): "
+        lines = [f"  line {r.line} ({r.function} loop {r.position}, stage={r.stages}, start={r.start}, "
+                 f"step={r.step}): "
                  f"reference {r.decision} {r.index or ''} / slotsat {m.decision} {m.reason or m.index or ''}"
                  for r, m in self.unexplained]
         assert not lines, f"{where}: differences 05-decisions.md does not explain:\n" + "\n".join(lines)
@@ -169,15 +186,19 @@ def _same(ref: Verdict, mine: Verdict) -> bool:
     return ref.decision != "slotted" or (ref.index == mine.index and ref.tiles == mine.tiles)
 
 
-def compare(ref: list[Verdict], mine: list[Verdict], *,
-            view_gate_differs: set[int] | None = None) -> Comparison:
-    """Match the loops of one function set (in pre-order, checked by line and stages) and
-    sort every pair into agreed, explained by `05-decisions.md`, or unexplained.
+def compare(ref: list[Verdict], mine: list[Verdict], *, same_lines: bool = False,
+            view_gate_differs: set[tuple[str, int]] | None = None) -> Comparison:
+    """Match the pipeline loops of the two sides (by function and pre-order position; with
+    `same_lines`, when both read the same file, by line too) and sort every pair into agreed,
+    explained by `05-decisions.md`, or unexplained.
 
-    `view_gate_differs` names the lines where slotsat with `--compat pypto` declines with
-    `tile-view` (decision 2 applies there when `mine` was computed without compat)."""
-    assert [(v.function, v.line, v.stages) for v in ref] == [(v.function, v.line, v.stages) for v in mine], \
-        (ref, mine)
+    `view_gate_differs` names the loops (function, position) where slotsat with `--compat
+    pypto` declines with `tile-view` (decision 2 applies there when `mine` was computed
+    without compat)."""
+    def keys(vs: list[Verdict]) -> list[tuple[object, ...]]:
+        return [(v.function, v.position, v.stages, *((v.line,) if same_lines else ())) for v in vs]
+
+    assert keys(ref) == keys(mine), f"the two sides have different pipeline loops:\n{ref}\n{mine}"
     agreed: list[tuple[Verdict, Verdict]] = []
     explained: list[tuple[Verdict, Verdict, str]] = []
     unexplained: list[tuple[Verdict, Verdict]] = []
@@ -187,7 +208,7 @@ def compare(ref: list[Verdict], mine: list[Verdict], *,
             agreed.append((r, m))
             continue
         why = root_difference(r, m)
-        if why is None and view_gate_differs is not None and m.line in view_gate_differs \
+        if why is None and view_gate_differs is not None and (m.function, m.position) in view_gate_differs \
                 and r.decision == "declined" and m.decision == "slotted":
             why = "decision 2: view gate"
         if why is None:
@@ -206,7 +227,7 @@ def _consequence(r: Verdict, m: Verdict, differed: list[tuple[Verdict, Verdict]]
     # §7: one side declined an enclosing loop the other slotted, so everything below it is
     # declined on that side (slotsat says `under-declined`)
     for dr, dm in earlier:
-        if dm.line not in m.ancestors:
+        if dm.position not in m.ancestors:
             continue
         if dm.decision == "declined" and dr.decision == "slotted" and m.reason == "under-declined":
             return "a consequence (§7) of an enclosing loop only slotsat declined"
