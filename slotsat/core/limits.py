@@ -17,6 +17,7 @@ or a safe decline within a bounded time, never a wrong program. Every one can be
 | privacy iterations per loop | 4,096 | `SLOTSAT_PRIVACY_MAX_ITERATIONS` | (f) |
 | privacy statements per run | 2,000,000 | `SLOTSAT_PRIVACY_MAX_STEPS` | (e) |
 | `check` random trials per function | 3 | `--trials N` | |
+| PyPTO worker time per request, start-up included | 120 s | `SLOTSAT_PYPTO_SECONDS` | (g) exit 2 |
 
 (a) `FILE:1:1: error: the file is N bytes; the limit is M bytes ...` before anything is read.
 (b) `deep_recursion()` raises Python's recursion limit for the duration of a walk (never
@@ -28,9 +29,11 @@ or a safe decline within a bounded time, never a wrong program. Every one can be
 (e) `InterpreterError`: `check` reports the function as not verified (or, for the
     transformed program only, as a mismatch).
 (f) Later iterations of that loop instance are not simulated; a note says so.
+(g) `FILE:1:1: error: PyPTO did not finish within N s ...`; the worker's process group is
+    killed and the next request starts a fresh one (`slotsat/bridge/session.py`).
 
-The e-graph limits are defined in `egraph_rules/limits.py` (`Limits.from_env()`); this
-module only lists them.
+The e-graph limits are defined in `egraph_rules/limits.py` (`Limits.from_env()`) and the
+PyPTO worker's in `slotsat/bridge/session.py`; this module only lists them.
 """
 
 from __future__ import annotations
