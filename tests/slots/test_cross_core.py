@@ -67,7 +67,7 @@ def test_cross_core_is_checked_right_after_the_planner() -> None:
 @pytest.mark.parametrize(("op", "role"), [
     ("tile.tpush_to_aiv", CrossCore.PUSH), ("tile.tpush_to_aic", CrossCore.PUSH),
     ("tile.tpop_from_aic", CrossCore.POP), ("tile.tpop_from_aiv", CrossCore.POP),
-    ("tile.load", None), ("tile.tfree_to_aic", None), ("tile.move", None),
+    ("tile.load", None), ("system.tfree_to_aic", None), ("tile.move", None),
 ])
 def test_the_four_transfer_ops_of_the_reference_have_a_cross_core_role(op: str, role: CrossCore | None) -> None:
     assert cross_core_role(op) is role
