@@ -159,6 +159,10 @@ class Reference:
         self.jit_type: Any = JITFunction
         self.version = str(getattr(pypto, "__version__", "unknown"))
         self._names = itertools.count()
+        self._folders: list[str] = []
+        """The folders of earlier requests' kernel files."""
+        self._inserted: list[str] = []
+        """Those of them this worker put on `sys.path`."""
 
     # -- requests ---------------------------------------------------------------------
 
@@ -192,12 +196,30 @@ class Reference:
 
     # -- loading ----------------------------------------------------------------------
 
+    def _forget_earlier_kernels(self) -> None:
+        """Each request sees a fresh import state for the kernel's own modules: two model
+        folders each with a `config.py` must not share the first one imported. Modules loaded
+        from an earlier kernel's folder leave `sys.modules` and the folder leaves `sys.path`;
+        PyPTO, torch and the standard library stay (re-importing them would split their
+        classes in two)."""
+        folders = [os.path.join(f, "") for f in self._folders]
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and any(os.path.abspath(file).startswith(f) for f in folders) \
+                    and "site-packages" not in file:
+                del sys.modules[name]
+        sys.path[:] = [p for p in sys.path if p not in self._inserted]
+        self._folders, self._inserted = [], []
+
     def _load(self, path: str) -> Any:
         if not os.path.isfile(path):
             raise Failure("cannot read the file: no such file", path, kind="usage")
+        self._forget_earlier_kernels()
         directory = os.path.dirname(os.path.abspath(path))
+        self._folders.append(directory)
         if directory not in sys.path:
             sys.path.insert(0, directory)  # as `python FILE` would: sibling modules import
+            self._inserted.append(directory)
         name = f"_slotsat_kernel_{next(self._names)}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:

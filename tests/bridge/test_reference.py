@@ -240,6 +240,21 @@ def test_one_worker_serves_request_after_request_and_outlives_failures(reference
     assert message.startswith("1:1: ")
 
 
+def test_each_kernel_file_imports_its_own_sibling_modules(tmp_path: Path, reference: Reference) -> None:
+    kernel = TWO.replace("from_here", "").replace("[128, 64]", "[config.ROWS, 64]")
+    kernel = "import config\n" + kernel
+    texts = []
+    for rows in (128, 256):
+        folder = tmp_path / f"model{rows}"
+        folder.mkdir()
+        (folder / "config.py").write_text(f"ROWS = {rows}\n")
+        (folder / "kernel.py").write_text(kernel)
+        (k, _) = reference.compile(str(folder / "kernel.py"))
+        texts.append(k.handoff)
+    assert "pl.Tensor[[128, 64], pl.FP32]" in texts[0]
+    assert "pl.Tensor[[256, 64], pl.FP32]" in texts[1]  # not the first folder's config.py
+
+
 def test_a_kernel_file_that_never_finishes_is_stopped_and_the_next_request_gets_a_fresh_worker(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     forever = _file(tmp_path, "forever.py", "import pypto.language as pl\n\nwhile True:\n    pass\n")

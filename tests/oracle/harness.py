@@ -198,6 +198,10 @@ def compare(ref: list[Verdict], mine: list[Verdict], *, same_lines: bool = False
     def keys(vs: list[Verdict]) -> list[tuple[object, ...]]:
         return [(v.function, v.position, v.stages, *((v.line,) if same_lines else ())) for v in vs]
 
+    # functions in name order (the reference lists them by name, its printer by call order),
+    # loops in pre-order within each
+    ref = sorted(ref, key=lambda v: (v.function, v.position))
+    mine = sorted(mine, key=lambda v: (v.function, v.position))
     assert keys(ref) == keys(mine), f"the two sides have different pipeline loops:\n{ref}\n{mine}"
     agreed: list[tuple[Verdict, Verdict]] = []
     explained: list[tuple[Verdict, Verdict, str]] = []

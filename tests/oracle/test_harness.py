@@ -90,6 +90,12 @@ def test_a_later_loop_follows_a_budget_spent_differently() -> None:
     assert len(c.unexplained) == 1
 
 
+def test_functions_are_matched_by_name_whatever_order_each_side_lists_them_in() -> None:
+    f, g = _v("slotted", function="f"), _v("declined", function="g")
+    c = compare([g, f], [f, replace(g, reason="tile-view")])
+    assert len(c.agreed) == 2
+
+
 def test_loops_are_matched_by_position_and_must_correspond() -> None:
     with pytest.raises(AssertionError, match="different pipeline loops"):
         compare([_v("slotted")], [_v("slotted"), _v("slotted", position=1)])
