@@ -18,7 +18,6 @@ parses itself, are in `test_printed_ir.py`.
 
 from __future__ import annotations
 
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -112,15 +111,19 @@ def test_the_program_slotsat_prints_parses_back_in_the_reference(reference: Refe
         assert ok, f"{name}: {message}"
 
 
-_DIR = tempfile.mkdtemp(prefix="slotsat-oracle-")
+@pytest.fixture(scope="module")
+def kernel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("oracle")
+
+
 _SEEN: Counter[str] = Counter()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tile_kernels())
-def test_generated_tile_kernels_are_decided_as_the_reference_decides_them(reference: Reference,
-                                                                           text: str) -> None:
-    path = Path(_DIR) / f"k{_SEEN['kernels']}.py"
+def test_generated_tile_kernels_are_decided_as_the_reference_decides_them(
+        reference: Reference, kernel_dir: Path, text: str) -> None:
+    path = kernel_dir / f"k{_SEEN['kernels']}.py"
     _SEEN["kernels"] += 1
     path.write_text(text)
     module = parse_source(text, str(path))

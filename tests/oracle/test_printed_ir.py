@@ -26,7 +26,6 @@ LowerPipelineToSlots, slotsat parses that text. Then:
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -152,15 +151,20 @@ def test_a_declined_loop_is_replicated_exactly_as_the_reference_replicates_it(re
 
 # -- generated kernels ---------------------------------------------------------------------------
 
-_DIR = tempfile.mkdtemp(prefix="slotsat-printed-")
+
+@pytest.fixture(scope="module")
+def kernel_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("printed")
+
+
 _SEEN: Counter[str] = Counter()
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tile_kernels())
 def test_the_printed_ir_of_a_generated_kernel_is_decided_as_the_reference_decides_it(
-        reference: Reference, text: str) -> None:
-    path = Path(_DIR) / f"k{_SEEN['kernels']}.py"
+        reference: Reference, kernel_dir: Path, text: str) -> None:
+    path = kernel_dir / f"k{_SEEN['kernels']}.py"
     _SEEN["kernels"] += 1
     path.write_text(text)
     (kernel,) = reference.compile(str(path), oracle=True)
