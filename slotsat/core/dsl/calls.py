@@ -1,0 +1,270 @@
+"""Operation calls: `pl.tile.X(...)`, `pl.tensor.X(...)`, `pl.system.X(...)`, `pld.X.Y(...)`,
+calls of other functions (`self.f(...)`) and task launches (`pl.submit(self.f, ...)`).
+
+Every op name must be one the reference registers (`slotsat.core.ops.REFERENCE`); any other
+name is an error with a did-you-mean. `pl.X` is the DSL's shorthand for `pl.tile.X`, and
+`pl.tile.and_` / `pl.tile.not_` / ... are the reference's spellings of `tile.and` / ...
+
+The ops slotsat models (`slotsat.core.ops.REGISTRY`) are read against their DSL signature
+(`10-dsl.md` §6.1) or the reference's, checked, normalised and typed by their rule. Every
+other op keeps its arguments as written (positional arguments by their syntax: names, list
+literals, memory spaces, dtypes, enum members, strings, numbers and scalar expressions; the
+reference's keywords, including the ones its printer writes for positional arguments,
+`ops.PRINTED_KEYWORDS`; a trailing `attrs={...}`), is checked against the reference's
+argument count and keyword names, and takes its type from the assignment's annotation.
+
+A call nested in an argument or an expression is hoisted into a temporary assigned just
+before the statement (`t__tmp_vN`, the reference's FlattenCallExpr naming), which needs a
+type it can derive: a modelled op, a scalar op of `SCALAR_RESULTS`, or a function call.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+from typing import TYPE_CHECKING, NoReturn
+
+from slotsat.core import ir, ops
+from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member
+
+if TYPE_CHECKING:
+    from slotsat.core.dsl.parser import _FunctionParser
+
+_TENSOR_PARAMS = frozenset({"tensor"})
+_TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row", "tmp", "tmp_tile", "row_vec"})
+_LIST_PARAMS = frozenset({"offsets", "shape", "valid_shape", "indices", "shapes", "drop_dims"})
+
+SCALAR_RESULTS: dict[str, ir.DType | int] = {
+    "tensor.dim": ir.DType.INDEX,
+    "tile.get_block_idx": ir.DType.INDEX,
+    "tile.get_block_num": ir.DType.INDEX,
+    "tile.get_subblock_idx": ir.DType.INDEX,
+    "tensor.read": 0,
+    "tile.read": 0,
+    "array.get_element": 0,
+}
+"""Scalar-result ops whose result type is known without an annotation: a dtype, or the index
+of the argument whose element dtype the result has (the reference's deduction rules)."""
+
+
+def op_name(name: str | None) -> str | None:
+    """The canonical op name for a dotted callee (`pl.tile.load` -> `tile.load`, `pl.exp` ->
+    `tile.exp`, `pl.tile.and_` -> `tile.and`, `pld.system.notify` as is), or None when the
+    callee is not spelled as an op."""
+    if name is None:
+        return None
+    parts = name.split(".")
+    if parts[0] == "pld" and len(parts) == 3:
+        canonical = name
+    elif parts[0] == "pl" and len(parts) == 3 and parts[1] in ("tile", "tensor", "system", "array", "prefetch",
+                                                               "dist", "builtin"):
+        canonical = ".".join(parts[1:])
+    elif parts[0] == "pl" and len(parts) == 4 and parts[1] == "builtin":
+        canonical = ".".join(parts[1:])
+    elif parts[0] == "pl" and len(parts) == 2:
+        canonical = f"tile.{parts[1]}"
+    else:
+        return None
+    head, leaf = canonical.rsplit(".", 1)
+    if leaf.endswith("_") and leaf[:-1] in ("and", "or", "not", "xor", "in", "is"):
+        canonical = f"{head}.{leaf[:-1]}"
+    return canonical
+
+
+def spelled(op: str) -> str:
+    """How the printer writes op `op`: `pl.tile.load`, `pld.system.notify`, `pl.tile.and_`."""
+    head, leaf = op.rsplit(".", 1)
+    if keyword.iskeyword(leaf):
+        leaf += "_"
+    prefix = "" if op.startswith("pld.") else "pl."
+    return f"{prefix}{head}.{leaf}"
+
+
+class CallReader:
+    """Reads the calls of one function."""
+
+    def __init__(self, fp: _FunctionParser) -> None:
+        self.fp = fp
+        self.types = TypeReader(fp)
+
+    def error(self, message: str, node: ast.AST) -> NoReturn:
+        self.fp.error(message, node)
+
+    def source(self, node: ast.AST) -> str:
+        return self.fp.mp.source(node)
+
+    # -- resolution
+
+    def is_call(self, node: ast.expr) -> bool:
+        """Whether `node` is a call this reader handles (an op, a function call, a launch)."""
+        if not isinstance(node, ast.Call):
+            return False
+        name = dotted(node.func)
+        if name is None:
+            return False
+        if name.startswith("self.") and name.count(".") == 1:
+            return True
+        if name in ("pl.submit", "pl.spmd_submit"):
+            return True
+        return op_name(name) is not None and name not in self.fp.NON_OPS
+
+    def resolve(self, node: ast.Call) -> str:
+        """The canonical op of a call (`tile.load`, `self.f`, `submit`), or a located error."""
+        name = dotted(node.func)
+        assert name is not None
+        if name.startswith("self."):
+            callee = name[5:]
+            if callee not in self.fp.mp.function_names:
+                self.error(f"the program has no function '{callee}'", node.func)
+            return name
+        if name in ("pl.submit", "pl.spmd_submit"):
+            return name[3:]
+        op = op_name(name)
+        assert op is not None
+        if ops.reference(op) is None and ops.lookup(op) is None:
+            hint = ops.suggest(op)
+            alt = f"; did you mean '{spelled(hint)}'?" if hint is not None else ""
+            self.error(f"unsupported DSL construct '{name}'{alt}", node.func)
+        return op
+
+    # -- the call
+
+    def call(self, node: ast.Call, annot: ir.Type | None, statement: bool = False) -> tuple[ir.Call, ir.Type]:
+        op = self.resolve(node)
+        spec = ops.lookup(op)
+        if spec is not None:
+            from slotsat.core.dsl.parser import _OpCall
+
+            return _OpCall(self.fp, node, spec, annot).build()
+        if op.startswith("self."):
+            return self._function_call(node, op, annot, statement)
+        if op in ops.SPECIAL_CALLS:
+            return self._launch(node, op, annot, statement)
+        return self._generic(node, op, annot, statement)
+
+    def _keywords(self, node: ast.Call, allowed: frozenset[str] | None, what: str
+                  ) -> tuple[list[tuple[str, ir.CallArg]], list[tuple[str, ir.AttrValue]]]:
+        kwargs: list[tuple[str, ir.CallArg]] = []
+        attrs: list[tuple[str, ir.AttrValue]] = []
+        seen: set[str] = set()
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.error("unsupported syntax: **kwargs in a call", kw.value)
+            if kw.arg in seen:
+                self.error(f"{what} got the keyword '{kw.arg}' twice", kw.value)
+            seen.add(kw.arg)
+            if kw.arg == "attrs":
+                attrs = self.fp.call_attrs(kw.value)
+            elif allowed is not None and kw.arg not in allowed:
+                takes = ", ".join(sorted(allowed)) or "no keywords"
+                self.error(f"{what} got an unexpected keyword '{kw.arg}' (it takes {takes})", kw.value)
+            else:
+                kwargs.append((kw.arg, self.arg(kw.value)))
+        return kwargs, attrs
+
+    def _generic(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool) -> tuple[ir.Call, ir.Type]:
+        ref = ops.reference(op)
+        assert ref is not None
+        what = spelled(op)
+        printed = ops.PRINTED_KEYWORDS.get(op, frozenset())
+        kwargs, attrs = self._keywords(node, frozenset(ref.keywords) | printed, what)
+        args = tuple(self.arg(a) for a in node.args)
+        if len(args) > len(ref.args):  # no minimum: the reference prints calls that omit trailing arguments
+            sig = ", ".join(ref.args[:ref.required_args]) + "".join(f"[, {a}]" for a in ref.args[ref.required_args:])
+            self.error(f"{what} expects ({sig}), got {self.source(node)}", node)
+        call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
+        return call, self._result(call, node, annot, statement, what)
+
+    def _result(self, call: ir.Call, node: ast.Call, annot: ir.Type | None, statement: bool, what: str) -> ir.Type:
+        inferred = self.infer(call)
+        if annot is not None:
+            if inferred is not None and type(inferred) is not type(annot):
+                from slotsat.core.dsl.parser import type_text
+
+                self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}", node)
+            return annot
+        if inferred is not None:
+            return inferred
+        if statement:
+            return ir.TupleType(())
+        self.error(f"annotate the result of {what}: slotsat cannot infer its type (write NAME: TYPE = "
+                   f"{what}(...))", node)
+
+    def infer(self, call: ir.Call) -> ir.Type | None:
+        """The result type of a generic call when the reference's rule is known."""
+        rule = SCALAR_RESULTS.get(call.op)
+        if isinstance(rule, ir.DType):
+            return ir.ScalarType(rule)
+        if isinstance(rule, int) and rule < len(call.args):
+            src = call.args[rule]
+            if isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType | ir.TileType | ir.ArrayType):
+                return ir.ScalarType(src.type.dtype)
+        return None
+
+    def _function_call(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
+                       ) -> tuple[ir.Call, ir.Type]:
+        callee = op[5:]
+        kwargs, attrs = self._keywords(node, ops.FUNCTION_CALL_KEYWORDS, f"self.{callee}")
+        args = tuple(self.arg(a) for a in node.args)
+        want = self.fp.mp.function_params.get(callee)
+        if want is not None and len(args) != want:
+            self.error(f"self.{callee} takes {want} argument(s), got {len(args)}", node)
+        call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
+        returns = self.fp.mp.function_returns.get(callee)
+        if annot is not None:
+            return call, annot
+        if returns is not None and len(returns) == 1:
+            return call, returns[0]
+        if returns is not None and (returns or statement):
+            return call, ir.TupleType(returns)
+        self.error(f"annotate the result of self.{callee}(...)", node)
+
+    def _launch(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool) -> tuple[ir.Call, ir.Type]:
+        what = f"pl.{op}"
+        if not node.args or dotted(node.args[0]) is None or not (dotted(node.args[0]) or "").startswith("self."):
+            self.error(f"{what} takes the function to launch first: {what}(self.f, ...)", node)
+        callee = (dotted(node.args[0]) or "")[5:]
+        if callee not in self.fp.mp.function_names:
+            self.error(f"the program has no function '{callee}'", node.args[0])
+        kwargs, attrs = self._keywords(node, ops.SPECIAL_CALLS[op], what)
+        args = (ir.FuncRef(callee), *(self.arg(a) for a in node.args[1:]))
+        call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
+        if annot is not None:
+            return call, annot
+        returns = self.fp.mp.function_returns.get(callee, ())
+        return call, ir.TupleType((*returns, ir.ScalarType(ir.DType.TASK_ID)))
+
+    # -- arguments
+
+    def arg(self, node: ast.expr) -> ir.CallArg:
+        """One argument or keyword value of a call, read by its syntax."""
+        fp = self.fp
+        if isinstance(node, ast.List | ast.Tuple):
+            items = [self.arg(e) for e in node.elts]
+            if all(isinstance(i, ir.SCALAR_EXPRS) for i in items):
+                return ir.ExprList(tuple(i for i in items if isinstance(i, ir.SCALAR_EXPRS)), span=fp.span(node))
+            return ir.ArgList(tuple(items), span=fp.span(node))
+        if TypeReader.is_space(node):
+            return ir.SpaceArg(self.types.space(node))
+        name = dotted(node)
+        if name is not None and name.startswith("pl.") and name[3:] in DTYPES:
+            return ir.DTypeArg(DTYPES[name[3:]])
+        member = enum_member(name)
+        if member is not None:
+            return member
+        if name is not None and name.startswith("self.") and name.count(".") == 1:
+            self.error(f"'{name}' may only be the function a pl.submit / pl.spmd_submit launches", node)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return ir.StrArg(node.value)
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            return ir.ConstInt(int(node.value), ir.DType.BOOL, span=fp.span(node))
+        if isinstance(node, ast.Name) and node.id not in fp.mp.constants:
+            return fp.lookup(node.id, node)  # any type, pointers included (`pld.tensor.window(buf, ...)`)
+        return fp.index_expr(node, allow_any=True, allow_float=True)
+
+    def hoist(self, node: ast.Call) -> ir.Var:
+        """A nested call, assigned to a fresh temporary before the current statement."""
+        call, typ = self.call(node, None)
+        var = self.fp.temp(typ, node)
+        self.fp.pending.append(ir.AssignStmt(var, call, span=self.fp.span(node)))
+        return var
