@@ -348,6 +348,9 @@ class IndexEngine:
             return e
         if isinstance(e, ir.ConstFloat):
             raise ValueError("float literals are not index expressions")
+        if isinstance(e, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            raise ValueError(f"{type(e).__name__} is not an index expression (codegen's preflight "
+                             "declines it)")
         if isinstance(e, ir.Cast):
             inner = self.lower_as_written(e.a)
             src = ir.expr_dtype(e.a)

@@ -23,9 +23,9 @@ From those facts the generator derives one buffer behaviour per op, the rule T4 
 pass and codegen aliasing read (`slotsat.core.ops`): `view` of argument k (the output
 inherits the input's memory space and the op is in-place safe: the reference's
 IsBufferAliasingViewOp), `in_place` on k (the output reuses tile argument k, or the op
-writes tile argument k and returns a tile), `reuses` k (the output reuses the destination
-tensor k), `pipe` (a cross-core pop: the result lives in the pipe buffer), `none` (no tile
-or tensor result) or `fresh`.
+declares a write of tile argument k), `reuses` k (the same for a destination tensor k),
+`pipe` (a cross-core pop: the result lives in the pipe buffer), `none` (a scalar or array
+result) or `fresh`.
 
 `--check` compares the facts the installed reference gives with the committed file and exits
 1 on any difference (`tests/ir/test_op_registry.py` runs the same comparison).
@@ -43,7 +43,8 @@ from typing import Any
 OUT = Path(__file__).resolve().parent.parent / "slotsat" / "core" / "op_registry.json"
 RESULT_TYPES = ("TileType", "TensorType", "DistributedTensorType", "ScalarType", "TupleType", "ArrayType",
                 "PtrType", "MemRefType", "UnknownType")
-KIND_OF = {"TileType": "tile", "TensorType": "tensor", "DistributedTensorType": "tensor", "ScalarType": "scalar",
+KIND_OF = {"TileType": "tile", "TensorType": "tensor", "DistributedTensorType": "tensor",
+           "ScalarType": "scalar",
            "TupleType": "tuple", "ArrayType": "array", "PtrType": "ptr", "MemRefType": "memref",
            "UnknownType": "unknown"}
 
@@ -133,33 +134,42 @@ def _result_kinds(body: str, functions: dict[str, tuple[str, str]], seen: set[st
     return kinds
 
 
+def _category(chain: str) -> str | None:
+    m = re.search(r"\.set_op_category\(([^)]*)\)", chain)
+    return _strings(m.group(1))[0] if m else None
+
+
 def _strings(call_args: str) -> list[str]:
     return [s.encode().decode("unicode_escape") for s in re.findall(r'"((?:[^"\\]|\\.)*)"', call_args)]
+
+
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_ADD_ARGUMENT = rf"\.add_argument\(\s*({_STRING})\s*,\s*((?:{_STRING}\s*)+)\)"
+_FROM_KWARG = r'\.set_output_memory_from_kwarg\(\s*(?:"([^"]*)")?\s*(?:,\s*MemorySpace::(\w+))?'
 
 
 def source_facts(source: Path) -> dict[str, dict[str, Any]]:
     files = sorted((source / "src" / "ir" / "op").rglob("*.cpp"))
     texts = [_strip_comments(f.read_text()) for f in files]
     helpers = [_strip_comments(f.read_text()) for f in sorted((source / "src" / "ir").rglob("*.cpp"))]
-    helpers += [_strip_comments(f.read_text()) for f in sorted((source / "include" / "pypto" / "ir").rglob("*.h"))]
+    headers = sorted((source / "include" / "pypto" / "ir").rglob("*.h"))
+    helpers += [_strip_comments(f.read_text()) for f in headers]
     functions = _functions(helpers)
     facts: dict[str, dict[str, Any]] = {}
     for f, text in zip(files, texts, strict=True):
         for name, chain in _chains(text).items():
             args = []
-            for m in re.finditer(r"\.add_argument\(\s*(\"(?:[^\"\\]|\\.)*\")\s*,\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)\)",
-                                 chain):
+            for m in re.finditer(_ADD_ARGUMENT, chain):
                 arg_name = _strings(m.group(1))[0]
                 desc = "".join(_strings(m.group(2)))
-                args.append({"name": arg_name, "description": desc, "optional": bool(re.match(r"\s*(\w+ form: )?optional", desc,
-                                                                        re.IGNORECASE))})
+                optional = bool(re.match(r"\s*(\w+ form: )?optional", desc, re.IGNORECASE))
+                args.append({"name": arg_name, "description": desc, "optional": optional})
             attrs = {k: t for t, k in re.findall(r'\.set_attr<\s*([\w:]+)\s*>\(\s*"([^"]+)"', chain)}
             reuses = re.search(r"\.set_output_reuses_input\(\s*(\d+)\s*\)", chain)
             role = re.search(r"CrossCoreRole::(\w+)", chain)
             affinity = re.search(r"\.set_core_affinity\([^)]*CoreAffinity::(\w+)", chain)
             fixed = re.search(r"\.set_output_memory\(\s*MemorySpace::(\w+)\s*\)", chain)
-            from_kwarg = re.search(r'\.set_output_memory_from_kwarg\(\s*(?:"([^"]*)")?\s*(?:,\s*MemorySpace::(\w+))?',
-                                   chain)
+            from_kwarg = re.search(_FROM_KWARG, chain)
             resolvers = [int(k) for k in re.findall(r"\.set_arg_effect\(\s*(\d+)\s*,\s*\[", chain)]
             deduce = re.search(r"\.f_deduce_type\((.*)", chain, re.S)
             kinds = set()
@@ -174,8 +184,7 @@ def source_facts(source: Path) -> dict[str, dict[str, Any]]:
                 kinds |= {KIND_OF[t] for t in re.findall(r"\b(\w+Type)\b", desc) if t in KIND_OF}
             facts[name] = {
                 "file": str(f.relative_to(source)),
-                "category": (_strings(m.group(1))[0] if (m := re.search(r"\.set_op_category\(([^)]*)\)", chain))
-                             else None),
+                "category": _category(chain),
                 "args": args,
                 "attr_types": attrs,
                 "reuses_input": int(reuses.group(1)) if reuses else None,
@@ -260,7 +269,18 @@ def reference_version() -> str:
 # derived: the buffer behaviour
 
 
-def buffer_of(src: dict[str, Any], inst: dict[str, Any]) -> dict[str, Any]:
+def _to_tensor(name: str, dest: dict[str, Any], result: str) -> bool:
+    """Whether argument `dest` of op `name` is a tensor (by its name, its description, or
+    the op's namespace)."""
+    desc = dest["description"]
+    if "tensor" in dest["name"] or "Tensor" in desc:
+        return True
+    if "Tile" in desc or "tile" in dest["name"]:
+        return False
+    return result == "tensor" or ".tensor." in f".{name}" or name.startswith("pld.system.")
+
+
+def buffer_of(src: dict[str, Any], inst: dict[str, Any], name: str = "") -> dict[str, Any]:
     kinds = set(src["result_kinds"])
     result = kinds.pop() if len(kinds) == 1 else ("varies" if kinds else "unknown")
     memory = inst.get("memory") or {}
@@ -269,14 +289,16 @@ def buffer_of(src: dict[str, Any], inst: dict[str, Any]) -> dict[str, Any]:
         return {"result": result, "kind": "pipe", "arg": None}
     if k is not None:
         dest = src["args"][k] if k < len(src["args"]) else {"name": "", "description": ""}
-        to_tensor = "tensor" in dest["name"] or "TensorType" in dest["description"]
-        return {"result": result, "kind": "reuses" if to_tensor else "in_place", "arg": k}
+        kind = "reuses" if _to_tensor(name, dest, result) else "in_place"
+        return {"result": result, "kind": kind, "arg": k}
     if memory.get("output") == "inherit_from_input" and src["inplace_safe"] and result == "tile":
         return {"result": result, "kind": "view", "arg": 0}
-    if result == "tile":
+    if result in ("tile", "tensor", "unknown"):
         for idx, eff in enumerate(inst.get("arg_effects") or []):
             if eff["declared"] and eff["effect"] in ("Write", "ReadWrite"):
-                return {"result": result, "kind": "in_place", "arg": idx}
+                dest = src["args"][idx] if idx < len(src["args"]) else {"name": "", "description": ""}
+                kind = "reuses" if _to_tensor(name, dest, result) else "in_place"
+                return {"result": result, "kind": kind, "arg": idx}
     if result in ("tile", "tensor", "varies", "unknown", "tuple", "none"):
         return {"result": result, "kind": "fresh", "arg": None}
     return {"result": result, "kind": "none", "arg": None}
@@ -288,7 +310,7 @@ def build(source: Path) -> dict[str, Any]:
         inst = installed_facts(name, len(src["args"]))
         if not inst["registered"]:
             continue
-        buf = buffer_of(src, inst)
+        buf = buffer_of(src, inst, name)
         positional = [a["name"] for a in src["args"]]
         required = len(positional)
         while required and src["args"][required - 1]["optional"]:
@@ -315,7 +337,8 @@ def build(source: Path) -> dict[str, Any]:
             "source": src["file"],
         }
     return {
-        "about": "The reference compiler's op set (PyPTO), generated by tools/gen_op_registry.py; do not edit.",
+        "about": "The reference compiler's op set (PyPTO), generated by tools/gen_op_registry.py; "
+                 "do not edit.",
         "reference_version": reference_version(),
         "enums": enum_members(),
         "ops": ops,

@@ -532,7 +532,8 @@ class TupleGetItem:
     @property
     def type(self) -> Type:
         t = self.tuple_value.type if isinstance(self.tuple_value, Var) else None
-        assert isinstance(t, TupleType) and 0 <= self.index < len(t.types)
+        assert isinstance(t, TupleType)
+        assert 0 <= self.index < len(t.types)
         return t.types[self.index]
 
     @property

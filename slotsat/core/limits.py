@@ -14,6 +14,7 @@ or a safe decline within a bounded time, never a wrong program. Every one can be
 | e-graph saturation wall time | 20 s | `SLOTSAT_EGRAPH_SECONDS` | (d) |
 | interpreter statements per run | 5,000,000 | `SLOTSAT_INTERP_MAX_STEPS` | (e) |
 | interpreter iterations per loop | 1,000,000 | `SLOTSAT_INTERP_MAX_ITERATIONS` | (e) |
+| interpreter input elements (all tensor parameters) | 4,194,304 | `SLOTSAT_INTERP_MAX_ELEMENTS` | (e) |
 | privacy iterations per loop | 4,096 | `SLOTSAT_PRIVACY_MAX_ITERATIONS` | (f) |
 | privacy statements per run | 2,000,000 | `SLOTSAT_PRIVACY_MAX_STEPS` | (e) |
 | `check` random trials per function | 3 | `--trials N` | |
@@ -51,6 +52,7 @@ RECURSION_CEILING = 200_000
 """`SLOTSAT_RECURSION_LIMIT` is clamped to this, so an override cannot ask for an unbounded stack."""
 DEFAULT_INTERP_MAX_STEPS = 5_000_000
 DEFAULT_INTERP_MAX_ITERATIONS = 1_000_000
+DEFAULT_INTERP_MAX_ELEMENTS = 4_194_304
 DEFAULT_PRIVACY_MAX_ITERATIONS = 4096
 DEFAULT_PRIVACY_MAX_STEPS = 2_000_000
 DEFAULT_CHECK_TRIALS = 3
@@ -78,6 +80,11 @@ def interp_max_steps() -> int:
 
 def interp_max_iterations() -> int:
     return env_int("SLOTSAT_INTERP_MAX_ITERATIONS", DEFAULT_INTERP_MAX_ITERATIONS)
+
+
+def interp_max_elements() -> int:
+    """Tensor elements `check` draws random inputs for, summed over a function's parameters."""
+    return env_int("SLOTSAT_INTERP_MAX_ELEMENTS", DEFAULT_INTERP_MAX_ELEMENTS)
 
 
 def privacy_max_iterations() -> int:

@@ -127,6 +127,13 @@ shape=)`, `gather_row(..., valid_shape=)`, `mgather(mem, idx, scratch=, valid_sh
 soft `system.syncall(mode=, core_type=, gm_workspace=, used_cores=)`,
 `system.task_dummy(deps=[...])`). slotsat keeps such a call exactly as printed."""
 
+PRINTED_ALIASES: dict[str, tuple[str, str]] = {
+    "pld.tile._remote_load_with_physical_tail_padding": (
+        "pld.tile.remote_load", "allow_physical_tail_padding"),
+}
+"""Private op names the reference's printer writes for an op with a flag set: the alias is
+read as the op with that keyword `True` (and printed back in that plain form)."""
+
 SPECIAL_CALLS: dict[str, frozenset[str]] = {
     "submit": frozenset({"deps", "dumps", "allow_early_resolve", "predicate"}),
     "spmd_submit": frozenset({"deps", "dumps", "core_num", "sync_start", "allow_early_resolve", "predicate"}),
@@ -294,13 +301,13 @@ def _build() -> dict[str, OpSpec]:
                   modelled_extra=("tmp_tile",)) for n, p in _ROW_REDUCE.items()]
     ops += [_spec(f"tile.{n}", ("tile", "row"), pto=f"pto.{p}") for n, p in _ROW_EXPAND.items()]
     out: dict[str, OpSpec] = {}
-    for op in ops:
-        ref = reference(op.name)
-        if ref is not None and not op.ref_extra and len(ref.args) > len(op.params):
-            op = OpSpec(op.name, op.params, op.optional, op.keywords, op.rule, op.pto,
-                        ref_extra=ref.args[len(op.params):], modelled_extra=op.modelled_extra,
-                        modelled_keywords=op.modelled_keywords)
-        out[op.name] = op
+    for spec in ops:
+        ref = reference(spec.name)
+        if ref is not None and not spec.ref_extra and len(ref.args) > len(spec.params):
+            spec = OpSpec(spec.name, spec.params, spec.optional, spec.keywords, spec.rule, spec.pto,  # noqa: PLW2901
+                          ref_extra=ref.args[len(spec.params):], modelled_extra=spec.modelled_extra,
+                          modelled_keywords=spec.modelled_keywords)
+        out[spec.name] = spec
     return out
 
 
@@ -335,7 +342,7 @@ def unmodelled(call_op: str, nargs: int, kwargs: dict[str, Any], *, numerics_ok:
     spec = REGISTRY.get(call_op)
     if spec is None:
         return f"slotsat does not model {call_op}"
-    extra = nargs - len(spec.params)
+    extra = nargs - len({*spec.params, *spec.optional})
     if extra > 0:
         names = spec.ref_extra[:extra]
         uncovered = [n for n in names if n not in spec.modelled_extra]

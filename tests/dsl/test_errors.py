@@ -229,8 +229,8 @@ CASES: list[tuple[str, str, str, str, int, int]] = [
         9,
         9,
     ),
-    ("while-else", "while n > 0:\n    pass\nelse:\n    pass\nreturn out", "", "unsupported syntax: while ... else",
-     8, 9),
+    ("while-else", "while n > 0:\n    pass\nelse:\n    pass\nreturn out", "",
+     "unsupported syntax: while ... else", 8, 9),
     (
         "augmented-assignment",
         "k = n\nk += 1\nreturn out",

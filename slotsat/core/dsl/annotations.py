@@ -29,12 +29,10 @@ slayout=pl.TileLayout.X, fractal=N, pad=pl.PadValue.X, compact=pl.CompactMode.X)
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from slotsat.core import ir, ops
-
-if TYPE_CHECKING:
-    from slotsat.core.dsl.parser import _FunctionParser
+from slotsat.core.dsl.context import FunctionContext
 
 DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
 SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
@@ -42,7 +40,8 @@ OPAQUE_TYPES = frozenset({
     "pl.MemRefType", "pl.PrefetchAsyncContext", "pl.AsyncEvent", "pl.AsyncSession", "pl.UnknownType",
     "pld.WindowBufferType", "pld.CommCtxType",
 })
-TILE_VIEW_FIELDS = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact")
+TILE_VIEW_FIELDS = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad",
+                    "compact")
 _VIEW_ENUMS = {"blayout": "pl.TileLayout", "slayout": "pl.TileLayout", "pad": "pl.PadValue",
                "compact": "pl.CompactMode"}
 
@@ -72,6 +71,35 @@ def enum_member(name: str | None) -> ir.EnumArg | None:
     return ir.EnumArg(head, member)
 
 
+def valid_or_none(shape: tuple[int, ...], valid: tuple[ir.Expr, ...] | None) -> tuple[ir.Expr, ...] | None:
+    """`None` when the valid shape equals the physical shape (the normal form)."""
+    if valid is None:
+        return None
+    if len(valid) == len(shape) and all(
+            isinstance(v, ir.ConstInt) and v.dtype is ir.DType.INDEX and v.value == d
+            for v, d in zip(valid, shape, strict=True)):
+        return None
+    return valid
+
+
+def type_text(t: ir.Type) -> str:
+    """A short spelling of a type for messages (the printer's spelling without MemRefs)."""
+    if isinstance(t, ir.ScalarType):
+        return f"pl.Scalar[pl.{t.dtype.value}]"
+    if isinstance(t, ir.TensorType):
+        from slotsat.core.dsl.printer import print_expr
+
+        dims = ", ".join(str(d) if isinstance(d, int) else print_expr(d) for d in t.shape)
+        inner = f"pl.Tensor[[{dims}], pl.{t.dtype.value}]"
+        return f"pl.Out[{inner}]" if t.is_out else inner
+    if isinstance(t, ir.TileType):
+        parts = [f"[{', '.join(map(str, t.shape))}]", f"pl.{t.dtype.value}"]
+        if t.memory_space is not None:
+            parts.append(f"pl.Mem.{t.memory_space.value}")
+        return f"pl.Tile[{', '.join(parts)}]"
+    return "pl.Ptr" if isinstance(t, ir.PtrType) else type(t).__name__
+
+
 def fold_const(e: ir.Expr) -> int | None:
     """The value of an expression whose leaves are all integer literals (+ - * // %), else None."""
     if isinstance(e, ir.ConstInt):
@@ -95,7 +123,7 @@ def fold_const(e: ir.Expr) -> int | None:
 class TypeReader:
     """Reads type annotations inside one function (names resolve in its scopes)."""
 
-    def __init__(self, fp: _FunctionParser) -> None:
+    def __init__(self, fp: FunctionContext) -> None:
         self.fp = fp
 
     def error(self, message: str, node: ast.AST) -> NoReturn:
@@ -159,7 +187,8 @@ class TypeReader:
         for elt in node.elts:
             d = self.dim(elt)
             if not isinstance(d, int) or d < 1:
-                self.error(f"tile shape entries must be positive integer literals, got {self.source(elt)}", elt)
+                self.error(f"tile shape entries must be positive integer literals, got {self.source(elt)}",
+                           elt)
             dims.append(d)
         if len(dims) not in (1, 2):
             self.error(f"a tile shape has rank 1 or 2, got rank {len(dims)}", node)
@@ -186,11 +215,7 @@ class TypeReader:
         if head in ("pl.Tensor", "pld.DistributedTensor"):
             return self.tensor_type(node, items, head == "pld.DistributedTensor")
         if head in ("pl.Out", "pl.InOut"):
-            inner = self.type(node.slice)
-            if not isinstance(inner, ir.TensorType):
-                self.error(f"{head} takes a tensor type: {head}[pl.Tensor[...]]", node)
-            return ir.TensorType(inner.shape, inner.dtype, head == "pl.Out", inner.view, head == "pl.InOut",
-                                 inner.distributed)
+            return self.direction(node, head)
         if head == "pl.Tile":
             return self.tile_type(node, items)
         if head == "pl.Tuple":
@@ -206,6 +231,14 @@ class TypeReader:
             self.fp.unknown_pl(head, node.value)
         self.error(f"expected a type annotation such as pl.Tile[...], got {self.source(node)}", node)
 
+    def direction(self, node: ast.Subscript, head: str) -> ir.TensorType:
+        """`pl.Out[T]` / `pl.InOut[T]` of a tensor type T."""
+        inner = self.type(node.slice)
+        if not isinstance(inner, ir.TensorType):
+            self.error(f"{head} takes a tensor type: {head}[pl.Tensor[...]]", node)
+        return ir.TensorType(inner.shape, inner.dtype, head == "pl.Out", inner.view, head == "pl.InOut",
+                             inner.distributed)
+
     def tensor_type(self, node: ast.Subscript, items: list[ast.expr], distributed: bool) -> ir.TensorType:
         head = "pld.DistributedTensor" if distributed else "pl.Tensor"
         if len(items) < 2:
@@ -219,7 +252,8 @@ class TypeReader:
             elif isinstance(extra, ast.Constant) and isinstance(extra.value, str) and distributed:
                 continue  # the reference's informational "window_buffer=NAME" marker
             else:
-                self.error(f"expected pl.TensorView(...) in a tensor annotation, got {self.source(extra)}", extra)
+                self.error(f"expected pl.TensorView(...) in a tensor annotation, got {self.source(extra)}",
+                           extra)
         return ir.TensorType(shape, dtype, False, view, False, distributed)
 
     def tensor_view(self, node: ast.Call) -> ir.TensorView:
@@ -271,9 +305,7 @@ class TypeReader:
             seen.add(kind)
         if memref is not None and space is None:
             self.error("Tile annotation with a memref argument must also specify explicit memory space", node)
-        from slotsat.core.dsl.parser import _valid_or_none
-
-        return ir.TileType(shape, dtype, space, memref, _valid_or_none(shape, valid), layout)
+        return ir.TileType(shape, dtype, space, memref, valid_or_none(shape, valid), layout)
 
     def tile_view(self, node: ast.Call, shape: tuple[int, ...]
                   ) -> tuple[tuple[ir.Expr, ...] | None, ir.TileLayoutView | None]:
@@ -292,7 +324,8 @@ class TypeReader:
             if kw.arg == "valid_shape":
                 valid = self.fp.expr_list(kw.value, dims=True)
                 if len(valid) != len(shape):
-                    self.error(f"valid_shape has {len(valid)} entries but the tile has rank {len(shape)}", node)
+                    self.error(f"valid_shape has {len(valid)} entries but the tile has rank {len(shape)}",
+                               node)
             elif kw.arg == "stride":
                 fields["stride"] = self.fp.expr_list(kw.value, dims=True)
             elif kw.arg == "start_offset":

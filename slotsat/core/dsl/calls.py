@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import ast
 import keyword
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn, cast
 
 from slotsat.core import ir, ops
-from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member
-
-if TYPE_CHECKING:
-    from slotsat.core.dsl.parser import _FunctionParser
+from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, type_text
+from slotsat.core.dsl.context import FunctionContext
 
 _TENSOR_PARAMS = frozenset({"tensor"})
 _TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row", "tmp", "tmp_tile", "row_vec"})
@@ -47,6 +45,9 @@ SCALAR_RESULTS: dict[str, ir.DType | int] = {
 of the argument whose element dtype the result has (the reference's deduction rules)."""
 
 
+_PL_NAMESPACES = frozenset({"tile", "tensor", "system", "array", "prefetch", "dist", "builtin"})
+
+
 def op_name(name: str | None) -> str | None:
     """The canonical op name for a dotted callee (`pl.tile.load` -> `tile.load`, `pl.exp` ->
     `tile.exp`, `pl.tile.and_` -> `tile.and`, `pld.system.notify` as is), or None when the
@@ -54,10 +55,11 @@ def op_name(name: str | None) -> str | None:
     if name is None:
         return None
     parts = name.split(".")
+    if name in ops.PRINTED_ALIASES:
+        return ops.PRINTED_ALIASES[name][0]
     if parts[0] == "pld" and len(parts) == 3:
         canonical = name
-    elif parts[0] == "pl" and len(parts) == 3 and parts[1] in ("tile", "tensor", "system", "array", "prefetch",
-                                                               "dist", "builtin"):
+    elif parts[0] == "pl" and len(parts) == 3 and parts[1] in _PL_NAMESPACES:
         canonical = ".".join(parts[1:])
     elif parts[0] == "pl" and len(parts) == 4 and parts[1] == "builtin":
         canonical = ".".join(parts[1:])
@@ -83,7 +85,7 @@ def spelled(op: str) -> str:
 class CallReader:
     """Reads the calls of one function."""
 
-    def __init__(self, fp: _FunctionParser) -> None:
+    def __init__(self, fp: FunctionContext) -> None:
         self.fp = fp
         self.types = TypeReader(fp)
 
@@ -122,6 +124,7 @@ class CallReader:
         op = op_name(name)
         assert op is not None
         if ops.reference(op) is None and ops.lookup(op) is None:
+            self.fp.unknown_pl_above_tile(name, node.func)
             hint = ops.suggest(op)
             alt = f"; did you mean '{spelled(hint)}'?" if hint is not None else ""
             self.error(f"unsupported DSL construct '{name}'{alt}", node.func)
@@ -133,9 +136,7 @@ class CallReader:
         op = self.resolve(node)
         spec = ops.lookup(op)
         if spec is not None:
-            from slotsat.core.dsl.parser import _OpCall
-
-            return _OpCall(self.fp, node, spec, annot).build()
+            return self.fp.typed_call(node, spec, annot)
         if op.startswith("self."):
             return self._function_call(node, op, annot, statement)
         if op in ops.SPECIAL_CALLS:
@@ -162,7 +163,8 @@ class CallReader:
                 kwargs.append((kw.arg, self.arg(kw.value)))
         return kwargs, attrs
 
-    def _generic(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool) -> tuple[ir.Call, ir.Type]:
+    def _generic(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
+                 ) -> tuple[ir.Call, ir.Type]:
         ref = ops.reference(op)
         assert ref is not None
         what = spelled(op)
@@ -170,18 +172,22 @@ class CallReader:
         kwargs, attrs = self._keywords(node, frozenset(ref.keywords) | printed, what)
         args = tuple(self.arg(a) for a in node.args)
         if len(args) > len(ref.args):  # no minimum: the reference prints calls that omit trailing arguments
-            sig = ", ".join(ref.args[:ref.required_args]) + "".join(f"[, {a}]" for a in ref.args[ref.required_args:])
+            sig = ", ".join(ref.args[:ref.required_args]) + "".join(
+                f"[, {a}]" for a in ref.args[ref.required_args:])
             self.error(f"{what} expects ({sig}), got {self.source(node)}", node)
+        alias = ops.PRINTED_ALIASES.get(dotted(node.func) or "")
+        if alias is not None and alias[1] not in (k for k, _ in kwargs):
+            kwargs.append((alias[1], ir.ConstInt(1, ir.DType.BOOL, span=self.fp.span(node))))
         call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
         return call, self._result(call, node, annot, statement, what)
 
-    def _result(self, call: ir.Call, node: ast.Call, annot: ir.Type | None, statement: bool, what: str) -> ir.Type:
+    def _result(self, call: ir.Call, node: ast.Call, annot: ir.Type | None, statement: bool,
+                what: str) -> ir.Type:
         inferred = self.infer(call)
         if annot is not None:
             if inferred is not None and type(inferred) is not type(annot):
-                from slotsat.core.dsl.parser import type_text
-
-                self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}", node)
+                self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}",
+                           node)
             return annot
         if inferred is not None:
             return inferred
@@ -219,11 +225,13 @@ class CallReader:
             return call, ir.TupleType(returns)
         self.error(f"annotate the result of self.{callee}(...)", node)
 
-    def _launch(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool) -> tuple[ir.Call, ir.Type]:
+    def _launch(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
+                ) -> tuple[ir.Call, ir.Type]:
         what = f"pl.{op}"
-        if not node.args or dotted(node.args[0]) is None or not (dotted(node.args[0]) or "").startswith("self."):
+        first = dotted(node.args[0]) if node.args else None
+        if first is None or not first.startswith("self."):
             self.error(f"{what} takes the function to launch first: {what}(self.f, ...)", node)
-        callee = (dotted(node.args[0]) or "")[5:]
+        callee = first[5:]
         if callee not in self.fp.mp.function_names:
             self.error(f"the program has no function '{callee}'", node.args[0])
         kwargs, attrs = self._keywords(node, ops.SPECIAL_CALLS[op], what)
@@ -242,7 +250,8 @@ class CallReader:
         if isinstance(node, ast.List | ast.Tuple):
             items = [self.arg(e) for e in node.elts]
             if all(isinstance(i, ir.SCALAR_EXPRS) for i in items):
-                return ir.ExprList(tuple(i for i in items if isinstance(i, ir.SCALAR_EXPRS)), span=fp.span(node))
+                exprs = tuple(cast(ir.Expr, i) for i in items)
+                return ir.ExprList(exprs, span=fp.span(node))
             return ir.ArgList(tuple(items), span=fp.span(node))
         if TypeReader.is_space(node):
             return ir.SpaceArg(self.types.space(node))

@@ -82,7 +82,8 @@ from typing import NoReturn
 
 from slotsat.core import ir, ops
 from slotsat.core.dsl.annotations import DTYPES as _DTYPES
-from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member
+from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
+from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
 from slotsat.core.dsl.calls import CallReader
 from slotsat.core.errors import SlotsatError, Span
 from slotsat.core.limits import max_file_bytes, read_source
@@ -118,8 +119,8 @@ _LIST_PARAMS = frozenset({"offsets", "shape", "valid_shape", "indices", "shapes"
 ABOVE_TILE = ("{what} is above tile level: slotsat reads the tile-level IR that PyPTO prints at the "
               "hand-off point (just before LowerPipelineToSlots); compile this kernel with --via-pypto")
 """The one message for constructs that exist only above the hand-off point (issue 16 item 5)."""
-_ABOVE_TILE_SCOPES = frozenset({"pl.at", "pl.spmd", "pl.cluster", "pl.split_aiv", "pl.incore", "pl.auto_scope",
-                                "pl.manual_scope", "pl.optimizations"})
+_ABOVE_TILE_SCOPES = frozenset({"pl.at", "pl.spmd", "pl.cluster", "pl.split_aiv", "pl.incore",
+                                "pl.auto_scope", "pl.manual_scope", "pl.optimizations"})
 _ABOVE_TILE_DECORATORS = frozenset({"pl.jit", "pl.inline"})
 _LOOP_KINDS: dict[str | None, ir.ForKind] = {
     "pl.range": ir.ForKind.SEQUENTIAL, "pl.pipeline": ir.ForKind.PIPELINE, "pl.parallel": ir.ForKind.PARALLEL,
@@ -371,9 +372,8 @@ class _ModuleParser:
             self.error(f"'{name}' is already defined at module level", node)
 
     def _constant_value(self, node: ast.expr) -> int | float | bool | None:
-        if isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
-            value: int | float | bool = node.value
-            return value
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float | bool):
+            return node.value
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             inner = self._constant_value(node.operand)
             return None if inner is None or isinstance(inner, bool) else -inner
@@ -451,8 +451,8 @@ class _ModuleParser:
         self.last_span = self.span(node)
         deco = node.decorator_list[0] if len(node.decorator_list) == 1 else None
         if isinstance(deco, ast.Call) and dotted(deco.func) == "pl.program":
-            if deco.args or any(kw.arg != "strict_ssa" or not (isinstance(kw.value, ast.Constant) and isinstance(
-                    kw.value.value, bool)) for kw in deco.keywords):
+            if deco.args or any(kw.arg != "strict_ssa" or not _is_bool_literal(kw.value)
+                                for kw in deco.keywords):
                 self.error("unsupported syntax: @pl.program takes no arguments besides strict_ssa=True/False",
                            deco)
         elif deco is None or dotted(deco) != "pl.program":
@@ -501,8 +501,13 @@ class _ModuleParser:
         return var
 
 
+def _is_bool_literal(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, bool)
+
+
 def _is_ellipsis(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and node.value.value is Ellipsis)
 
 
 def _is_docstring(node: ast.stmt) -> bool:
@@ -521,34 +526,8 @@ def _stmt_kind(node: ast.AST) -> str:
     return type(node).__name__
 
 
-def _valid_or_none(shape: tuple[int, ...], valid: tuple[ir.Expr, ...] | None) -> tuple[ir.Expr, ...] | None:
-    """`None` when the valid shape equals the physical shape (the normal form)."""
-    if valid is None:
-        return None
-    if len(valid) == len(shape) and all(
-            isinstance(v, ir.ConstInt) and v.dtype is ir.DType.INDEX and v.value == d
-            for v, d in zip(valid, shape, strict=True)):
-        return None
-    return valid
-
-
 def _dtype_text(d: ir.DType) -> str:
     return f"pl.{d.value}"
-
-
-def type_text(t: ir.Type) -> str:
-    """A short spelling of a type for messages (the printer's spelling without MemRefs)."""
-    if isinstance(t, ir.ScalarType):
-        return f"pl.Scalar[{_dtype_text(t.dtype)}]"
-    if isinstance(t, ir.TensorType):
-        inner = f"pl.Tensor[[{', '.join(map(str, t.shape))}], {_dtype_text(t.dtype)}]"
-        return f"pl.Out[{inner}]" if t.is_out else inner
-    if isinstance(t, ir.TileType):
-        parts = [f"[{', '.join(map(str, t.shape))}]", _dtype_text(t.dtype)]
-        if t.memory_space is not None:
-            parts.append(f"pl.Mem.{t.memory_space.value}")
-        return f"pl.Tile[{', '.join(parts)}]"
-    return "pl.Ptr"
 
 
 # --------------------------------------------------------------------------------------
@@ -610,11 +589,18 @@ class _FunctionParser:
             if name not in self.bound and self.lookup_optional(name) is None:
                 return self.bind(name, typ, node)
 
+    def typed_call(self, node: ast.Call, spec: ops.OpSpec, annot: ir.Type | None) -> tuple[ir.Call, ir.Type]:
+        return _OpCall(self, node, spec, annot).build()
+
+    def unknown_pl_above_tile(self, name: str, node: ast.AST) -> None:
+        """The above-tile error when `name` is a construct above the hand-off point."""
+        if name in _ABOVE_TILE_SCOPES or name in _ABOVE_TILE_DECORATORS or name.startswith("pl.jit."):
+            self.error(ABOVE_TILE.format(what=f"'{name}'"), node)
+
     def unknown_pl(self, name: str, node: ast.AST) -> NoReturn:
         """The error for an unknown `pl.` / `pld.` name: above tile level, a misspelled op
         (with a did-you-mean), or an unsupported construct."""
-        if name in _ABOVE_TILE_SCOPES or name in _ABOVE_TILE_DECORATORS or name.startswith("pl.jit."):
-            self.error(ABOVE_TILE.format(what=f"'{name}'"), node)
+        self.unknown_pl_above_tile(name, node)
         self.error(f"unsupported DSL construct '{name}'", node)
 
     def bind(self, name: str, typ: ir.Type, node: ast.AST, param: bool = False) -> ir.Var:
@@ -686,8 +672,9 @@ class _FunctionParser:
             node.value.func) == "pl.func_attr"
 
     def _func_attr(self, node: ast.stmt) -> list[tuple[str, ir.AttrValue]]:
-        assert isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        assert isinstance(node, ast.Expr)
         call = node.value
+        assert isinstance(call, ast.Call)
         if len(call.args) != 1 or call.keywords:
             self.error('pl.func_attr takes one dict literal: pl.func_attr({"KEY": VALUE})', call)
         return self.call_attrs(call.args[0])
@@ -728,20 +715,22 @@ class _FunctionParser:
                     name = dotted(value)
                     if name is not None and name.startswith(enum + "."):
                         self.error(f"unsupported DSL construct '{name}'", value)
-                    self.error(f"@pl.function({kw.arg}=...) takes a member of {enum}, got {self.mp.source(value)}",
-                               value)
+                    self.error(f"@pl.function({kw.arg}=...) takes a member of {enum}, got "
+                               f"{self.mp.source(value)}", value)
                 if kw.arg == "type":
                     ftype = ir.FunctionType(member.member)
                 else:
                     extras[kw.arg] = member.member
             elif kw.arg in ("strict_ssa", "auto_scope"):
                 if not (isinstance(value, ast.Constant) and isinstance(value.value, bool)):
-                    self.error(f"@pl.function({kw.arg}=...) takes True or False, got {self.mp.source(value)}", value)
+                    self.error(f"@pl.function({kw.arg}=...) takes True or False, got {self.mp.source(value)}",
+                               value)
                 if kw.arg == "auto_scope":
                     extras["auto_scope"] = value.value
             elif kw.arg == "external_source":
                 if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
-                    self.error(f"@pl.function(external_source=...) takes a string, got {self.mp.source(value)}", value)
+                    self.error(f"@pl.function(external_source=...) takes a string, got "
+                               f"{self.mp.source(value)}", value)
                 extras["external_source"] = value.value
             elif kw.arg == "attrs":
                 extras["attrs"] = tuple(self.call_attrs(value))
@@ -768,7 +757,8 @@ class _FunctionParser:
         for first in (True, False):
             for k, arg in enumerate(given):
                 assert arg.annotation is not None
-                is_scalar = isinstance(arg.annotation, ast.Subscript) and dotted(arg.annotation.value) == "pl.Scalar"
+                ann = arg.annotation
+                is_scalar = isinstance(ann, ast.Subscript) and dotted(ann.value) == "pl.Scalar"
                 if is_scalar == first:
                     bound[k] = self.bind(arg.arg, self.type(arg.annotation), arg, param=True)
         return tuple(bound[k] for k in range(len(given)))
@@ -957,6 +947,10 @@ class _FunctionParser:
         info: _YieldInfo | None = None
         for position, node in enumerate(items):
             self.mp.last_span = self.span(node)
+            if (self._is_yield(node) and isinstance(node, ast.Expr) and kind in ("loop", "branch")
+                    and position == len(items) - 1 and isinstance(node.value, ast.Call)
+                    and not node.value.args and not node.value.keywords):
+                continue  # `pl.yield_()`: the reference's empty yield ends a body that carries nothing
             if self._is_yield(node):
                 if kind not in ("loop", "branch") or position != len(items) - 1:
                     self.error("pl.yield_ must be the last statement of a loop body or an if branch", node)
@@ -1049,7 +1043,7 @@ class _FunctionParser:
 
     # -- loops
 
-    def for_stmt(self, node: ast.For) -> ir.ForStmt:
+    def for_stmt(self, node: ast.For) -> ir.ForStmt | ir.WhileStmt:
         if node.orelse:
             self.error("unsupported syntax: for ... else", node)
         call = node.iter
@@ -1065,6 +1059,7 @@ class _FunctionParser:
                 self.error(f"unsupported DSL construct '{fname}'", call)
             self.error("unsupported syntax: a loop must iterate over pl.range(...) or pl.pipeline(...)", call)
         is_pipeline = fname == "pl.pipeline"
+        assert fname is not None
         start, stop, step = self._bounds(call, fname)
         stages, inits, attrs = self._loop_keywords(call, is_pipeline)
         if inits and fname == "pl.unroll":
@@ -1127,7 +1122,8 @@ class _FunctionParser:
         for kw in call.keywords:
             if kw.arg == "stage":
                 if not is_pipeline:
-                    self.error(f"stage= is only supported on pl.pipeline(), not {dotted(call.func)}()", kw.value)
+                    self.error(f"stage= is only supported on pl.pipeline(), not {dotted(call.func)}()",
+                               kw.value)
                 stages = self._stage(kw.value)
                 has_stage = True
             elif kw.arg == "init_values":
@@ -1276,7 +1272,8 @@ class _FunctionParser:
         if info is None:
             self.error("a loop with init_values must end with pl.yield_", node.body[-1])
         if len(info.values) != len(inits):
-            self.error(f"pl.yield_ has {len(info.values)} values but the loop carries {len(inits)}", info.node)
+            self.error(f"pl.yield_ has {len(info.values)} values but the loop carries {len(inits)}",
+                       info.node)
         results = tuple(self.bind(name, self._result_type(v, ann, tnode), tnode)
                         for (name, ann, tnode), v in zip(info.targets, info.values, strict=True))
         body.append(ir.YieldStmt(info.values, span=info.span))
@@ -1449,7 +1446,8 @@ class _FunctionParser:
             if annot.memory_space is not None and got.memory_space is not None and (
                     annot.memory_space != got.memory_space):
                 self.error(mismatch, node)
-            if what == "pl.tile.load" and annot.valid_shape is not None and annot.valid_shape != got.valid_shape:
+            is_load = what == "pl.tile.load"
+            if is_load and annot.valid_shape is not None and annot.valid_shape != got.valid_shape:
                 self.error(f"annotation says valid_shape={_exprs_text(annot.effective_valid_shape)} "
                            f"but {what} "
                            f"produces valid_shape={_exprs_text(got.effective_valid_shape)}", node)
@@ -1518,27 +1516,33 @@ class _FunctionParser:
             return ir.ConstInt(e.value, dtype, span=e.span)
         return e
 
+    def _literal(self, node: ast.Constant, allow_float: bool) -> _Typed:
+        if type(node.value) is int:
+            return _Bare(node.value, self.span(node))
+        if type(node.value) is float and allow_float:
+            return _Bare(node.value, self.span(node))
+        if type(node.value) is bool:
+            return ir.ConstInt(int(node.value), ir.DType.BOOL, span=self.span(node))
+        self.error(f"unsupported syntax: literal {self.mp.source(node)}", node)
+
+    def _name(self, node: ast.Name) -> _Typed:
+        constant = self.mp.constants.get(node.id)
+        if constant is not None and self.lookup_optional(node.id) is None:
+            if isinstance(constant, bool):
+                return ir.ConstInt(int(constant), ir.DType.BOOL, span=self.span(node))
+            return _Bare(constant, self.span(node))
+        var = self.lookup_dim(node.id, node) if self._dims else self.lookup(node.id, node)
+        if not isinstance(var.type, ir.ScalarType):
+            kind = {ir.TileType: "a tile", ir.TensorType: "a tensor", ir.PtrType: "a pointer"}.get(
+                type(var.type), "not a scalar")
+            self.error(f"'{node.id}' is {kind}, not a scalar", node)
+        return var
+
     def expr(self, node: ast.expr, allow_float: bool = False) -> _Typed:
         if isinstance(node, ast.Constant):
-            if type(node.value) is int:
-                return _Bare(node.value, self.span(node))
-            if type(node.value) is float and allow_float:
-                return _Bare(node.value, self.span(node))
-            if type(node.value) is bool:
-                return ir.ConstInt(int(node.value), ir.DType.BOOL, span=self.span(node))
-            self.error(f"unsupported syntax: literal {self.mp.source(node)}", node)
+            return self._literal(node, allow_float)
         if isinstance(node, ast.Name):
-            constant = self.mp.constants.get(node.id)
-            if constant is not None and self.lookup_optional(node.id) is None:
-                if isinstance(constant, bool):
-                    return ir.ConstInt(int(constant), ir.DType.BOOL, span=self.span(node))
-                return _Bare(constant, self.span(node))
-            var = self.lookup_dim(node.id, node) if self._dims else self.lookup(node.id, node)
-            if not isinstance(var.type, ir.ScalarType):
-                kind = {ir.TileType: "a tile", ir.TensorType: "a tensor", ir.PtrType: "a pointer"}.get(
-                    type(var.type), "not a scalar")
-                self.error(f"'{node.id}' is {kind}, not a scalar", node)
-            return var
+            return self._name(node)
         if isinstance(node, ast.UnaryOp):
             return self._unary(node, allow_float)
         if isinstance(node, ast.BinOp):
@@ -1574,7 +1578,7 @@ class _FunctionParser:
 
     def _scalar_subscript(self, node: ast.Subscript) -> ir.Expr:
         e = self._subscript(node)
-        if not isinstance(ir.TupleGetItem.type.fget(e), ir.ScalarType):  # type: ignore[attr-defined]
+        if not (isinstance(e, ir.TupleGetItem) and isinstance(e.type, ir.ScalarType)):
             self.error(f"'{self.mp.source(node)}' is not a scalar", node)
         return e
 
@@ -1633,7 +1637,8 @@ class _FunctionParser:
         a, b = self._pair(node.left, node.right, symbol, node)
         dtype = ir.expr_dtype(a)
         if ext is not None:
-            if ext in ("bitand", "bitor", "bitxor", "shl", "shr") and not (dtype.is_int or dtype is ir.DType.BOOL):
+            bitwise = ext in ("bitand", "bitor", "bitxor", "shl", "shr")
+            if bitwise and not (dtype.is_int or dtype is ir.DType.BOOL):
                 self.error(f"operator '{symbol}' needs integer operands, got {_dtype_text(dtype)}", node)
             if ext in ("truediv", "pow") and not (dtype.is_int or dtype.is_float):
                 self.error(f"operator '{symbol}' needs numeric operands, got {_dtype_text(dtype)}", node)
@@ -1678,8 +1683,7 @@ class _FunctionParser:
         if self.calls.is_call(node) and not self._dims:
             var = self.calls.hoist(node)
             if not isinstance(var.type, ir.ScalarType):
-                self.error(f"{_call_text(self.pending[-1].value)}(...) is not a scalar; assign it to a name "  # type: ignore[union-attr]
-                           "first", node)
+                self.error(f"{dotted(node.func)}(...) is not a scalar; assign it to a name first", node)
             return var
         if name is not None and name.startswith(("pl.", "pld.")):
             if name in NON_OPS:
@@ -1730,7 +1734,8 @@ class _FunctionParser:
         value = self.settle(self.expr(node.args[0], allow_float=True), ir.DType.INDEX)
         src = ir.expr_dtype(value)
         if src is ir.DType.TASK_ID or dtype is ir.DType.TASK_ID:
-            self.error(f"pl.cast does not convert task ids ({_dtype_text(src)} to {_dtype_text(dtype)})", node)
+            self.error(f"pl.cast does not convert task ids ({_dtype_text(src)} to {_dtype_text(dtype)})",
+                       node)
         return ir.Cast(value, dtype, span=self.span(node))
 
 
@@ -1967,10 +1972,11 @@ def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | No
         if rule is ops.TypeRule.RESHAPE and _count(shape) != _count(t0.shape):
             oc.fp.error(f"{oc.name} changes the element count from {_count(t0.shape)} to {_count(shape)}",
                         oc.node)
-        valid = None
-        if rule is ops.TypeRule.SLICE and len(args) > 3 and isinstance(args[3], ir.ExprList) and args[3].items:
-            valid = _valid_or_none(shape, args[3].items)
-        return ir.TileType(shape, t0.dtype, t0.memory_space, None, valid)
+        sliced: tuple[ir.Expr, ...] | None = None
+        given = args[3] if rule is ops.TypeRule.SLICE and len(args) > 3 else None
+        if isinstance(given, ir.ExprList) and given.items:
+            sliced = _valid_or_none(shape, given.items)
+        return ir.TileType(shape, t0.dtype, t0.memory_space, None, sliced)
     if rule is ops.TypeRule.ROW_REDUCE:
         rows = t0.shape[0] if len(t0.shape) == 2 else 1
         reduced = None if t0.valid_shape is None or len(t0.valid_shape) != 2 else (

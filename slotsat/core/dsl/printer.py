@@ -223,7 +223,8 @@ class FunctionPrinter:
             return f"{self.operand(e.a, e.b, prec)} {symbol} {self.operand(e.b, e.a, prec + 1)}"
         if isinstance(e, ir.ScalarBinary):
             if e.op in ("min", "max"):
-                return f"pl.{e.op}({self.expr(e.a, e.b, standalone=False)}, {self.expr(e.b, e.a, standalone=False)})"
+                a, b = self.expr(e.a, e.b, standalone=False), self.expr(e.b, e.a, standalone=False)
+                return f"pl.{e.op}({a}, {b})"
             prec = _EXT_PREC[e.op]
             symbol = ir.BINARY_OPS[e.op]
             right = prec if e.op == "pow" else prec + 1  # `**` is right-associative
@@ -517,7 +518,8 @@ class FunctionPrinter:
         inits = [self.expr(a.init) for a in s.iter_args]
         carried = [self.bind(a.var) for a in s.iter_args]
         one = "," if len(carried) == 1 else ""
-        out.append(f"{pad}for ({', '.join(carried)}{one}) in pl.while_(init_values=({', '.join(inits)}{one})):")
+        loop = f"for ({', '.join(carried)}{one}) in pl.while_(init_values=({', '.join(inits)}{one})):"
+        out.append(pad + loop)
         out.append(f"{pad}{_INDENT}pl.cond({self.expr(s.cond)})")
         if not (s.body.stmts and isinstance(s.body.stmts[-1], ir.YieldStmt)):
             raise AssertionError("unprintable while: carried values without a final yield")
