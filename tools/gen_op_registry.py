@@ -139,6 +139,16 @@ def _category(chain: str) -> str | None:
     return _strings(m.group(1))[0] if m else None
 
 
+def _scalar_dtypes(body: str, functions: dict[str, tuple[str, str]], seen: set[str]) -> set[str]:
+    """The dtypes a type-deduction body builds scalars of (`ScalarType(DataType::X)`)."""
+    found = set(re.findall(r"ScalarType>\(\s*(?:DataType\()?\s*DataType::(\w+)", body))
+    for name in re.findall(r"\b((?:Deduce|Make)\w*)\s*\(", body):
+        if name in functions and name not in seen:
+            seen.add(name)
+            found |= _scalar_dtypes(functions[name][1], functions, seen)
+    return found
+
+
 def _strings(call_args: str) -> list[str]:
     return [s.encode().decode("unicode_escape") for s in re.findall(r'"((?:[^"\\]|\\.)*)"', call_args)]
 
@@ -173,10 +183,12 @@ def source_facts(source: Path) -> dict[str, dict[str, Any]]:
             resolvers = [int(k) for k in re.findall(r"\.set_arg_effect\(\s*(\d+)\s*,\s*\[", chain)]
             deduce = re.search(r"\.f_deduce_type\((.*)", chain, re.S)
             kinds = set()
+            scalar_dtypes: set[str] = set()
             if deduce:
                 direct = re.match(r"\s*(\w+)\s*\)", deduce.group(1))
                 body = f"{direct.group(1)}()" if direct else deduce.group(1)
                 kinds = _result_kinds(body, functions, set())
+                scalar_dtypes = _scalar_dtypes(body, functions, set())
             for kind in [k for k in kinds if k.startswith("arg:")]:
                 kinds.discard(kind)
                 k = int(kind[4:])
@@ -196,6 +208,7 @@ def source_facts(source: Path) -> dict[str, dict[str, Any]]:
                 "output_memory_kwarg": ((from_kwarg.group(1) or "target_memory") if from_kwarg else None),
                 "kwarg_dependent_effects": resolvers,
                 "result_kinds": sorted(kinds),
+                "scalar_dtype": scalar_dtypes.pop() if kinds == {"scalar"} and len(scalar_dtypes) == 1 else None,
             }
     return facts
 
@@ -322,6 +335,7 @@ def build(source: Path) -> dict[str, Any]:
             "keywords": inst["keywords"],
             "keyword_types": {k: src["attr_types"].get(k) for k in inst["keywords"]},
             "result": buf["result"],
+            "scalar_dtype": src["scalar_dtype"],
             "buffer": buf["kind"],
             "buffer_arg": buf["arg"],
             "memory": inst["memory"],

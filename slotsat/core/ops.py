@@ -53,6 +53,8 @@ class RefOp:
     """Per positional argument `Read` / `Write` / `ReadWrite`, or None if never classified."""
     memory_inputs: tuple[tuple[str, ...], ...]
     memory_output: str | None
+    scalar_dtype: str | None = None
+    """For a scalar result of one fixed dtype (`tensor.dim` -> `INDEX`), its name."""
 
     @property
     def inherits(self) -> bool:
@@ -75,6 +77,7 @@ def _ref_op(name: str, e: dict[str, Any]) -> RefOp:
         arg_effects=None if effects is None else tuple(x["effect"] for x in effects),
         memory_inputs=tuple(tuple(a) for a in memory.get("inputs", ())),
         memory_output=memory.get("output"),
+        scalar_dtype=e.get("scalar_dtype"),
     )
 
 

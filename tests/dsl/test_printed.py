@@ -290,6 +290,31 @@ CASES: list[tuple[str, str, str]] = [
         """,
     ),
     (
+        "hoisted-calls-in-headers-and-arguments",
+        """
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def per_rank(self, x: pl.Tensor[[8, 8], pl.FP32], r: pl.Scalar[pl.INDEX]):
+            pass
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host(self, x: pl.Tensor[[4, 8, 8], pl.FP32]):
+            for r in pl.range(pld.system.world_size()):
+                self.per_rank(pl.tensor.slice(x, [1, 8, 8], [r, 0, 0], [], [0]), r, device=r)
+        """,
+        """
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def per_rank(self, x: pl.Tensor[[8, 8], pl.FP32], r: pl.Scalar[pl.INDEX]):
+                pass
+
+            @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+            def host(self, x: pl.Tensor[[4, 8, 8], pl.FP32]):
+                t__tmp_v0: pl.Scalar[pl.INT64] = pld.system.world_size()
+                for r in pl.range(pl.cast(t__tmp_v0, pl.INDEX)):
+                    t__tmp_v1: pl.Tensor[[8, 8], pl.FP32] = pl.tensor.slice(x, [1, 8, 8], [r, 0, 0], [], [0])
+                    self.per_rank(t__tmp_v1, r, device=r)
+        """,
+    ),
+    (
         "returns-in-branches",
         """
         @pl.function(type=pl.FunctionType.AIV)

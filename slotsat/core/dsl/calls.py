@@ -15,7 +15,8 @@ argument count and keyword names, and takes its type from the assignment's annot
 
 A call nested in an argument or an expression is hoisted into a temporary assigned just
 before the statement (`t__tmp_vN`, the reference's FlattenCallExpr naming), which needs a
-type it can derive: a modelled op, a scalar op of `SCALAR_RESULTS`, or a function call.
+type it can derive: a modelled op, a scalar op of one dtype or of an argument's element dtype, or a function
+call.
 """
 
 from __future__ import annotations
@@ -32,17 +33,10 @@ _TENSOR_PARAMS = frozenset({"tensor"})
 _TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row", "tmp", "tmp_tile", "row_vec"})
 _LIST_PARAMS = frozenset({"offsets", "shape", "valid_shape", "indices", "shapes", "drop_dims"})
 
-SCALAR_RESULTS: dict[str, ir.DType | int] = {
-    "tensor.dim": ir.DType.INDEX,
-    "tile.get_block_idx": ir.DType.INDEX,
-    "tile.get_block_num": ir.DType.INDEX,
-    "tile.get_subblock_idx": ir.DType.INDEX,
-    "tensor.read": 0,
-    "tile.read": 0,
-    "array.get_element": 0,
-}
-"""Scalar-result ops whose result type is known without an annotation: a dtype, or the index
-of the argument whose element dtype the result has (the reference's deduction rules)."""
+SCALAR_ELEMENT_RESULTS: dict[str, int] = {"tensor.read": 0, "tile.read": 0, "array.get_element": 0}
+"""Scalar-result ops whose result has the element dtype of an argument (by index; the
+reference's deduction rules). Ops whose scalar result has one fixed dtype take it from the
+registry (`RefOp.scalar_dtype`)."""
 
 
 _PL_NAMESPACES = frozenset({"tile", "tensor", "system", "array", "prefetch", "dist", "builtin"})
@@ -198,10 +192,11 @@ class CallReader:
 
     def infer(self, call: ir.Call) -> ir.Type | None:
         """The result type of a generic call when the reference's rule is known."""
-        rule = SCALAR_RESULTS.get(call.op)
-        if isinstance(rule, ir.DType):
-            return ir.ScalarType(rule)
-        if isinstance(rule, int) and rule < len(call.args):
+        ref = ops.reference(call.op)
+        if ref is not None and ref.scalar_dtype is not None:
+            return ir.ScalarType(ir.DType(ref.scalar_dtype))
+        rule = SCALAR_ELEMENT_RESULTS.get(call.op)
+        if rule is not None and rule < len(call.args):
             src = call.args[rule]
             if isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType | ir.TileType | ir.ArrayType):
                 return ir.ScalarType(src.type.dtype)
@@ -211,10 +206,10 @@ class CallReader:
                        ) -> tuple[ir.Call, ir.Type]:
         callee = op[5:]
         kwargs, attrs = self._keywords(node, ops.FUNCTION_CALL_KEYWORDS, f"self.{callee}")
-        args = tuple(self.arg(a) for a in node.args)
-        want = self.fp.mp.function_params.get(callee)
-        if want is not None and len(args) != want:
-            self.error(f"self.{callee} takes {want} argument(s), got {len(args)}", node)
+        params = self.fp.mp.function_params.get(callee)
+        if params is not None and len(node.args) != len(params):
+            self.error(f"self.{callee} takes {len(params)} argument(s), got {len(node.args)}", node)
+        args = tuple(self.arg(a, None if params is None else params[k]) for k, a in enumerate(node.args))
         call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
         returns = self.fp.mp.function_returns.get(callee)
         if annot is not None:
@@ -244,9 +239,15 @@ class CallReader:
 
     # -- arguments
 
-    def arg(self, node: ast.expr) -> ir.CallArg:
-        """One argument or keyword value of a call, read by its syntax."""
+    def arg(self, node: ast.expr, expect: ir.Type | None = None) -> ir.CallArg:
+        """One argument or keyword value of a call, read by its syntax. `expect` is the type
+        the callee's parameter declares (a nested call there takes it as its annotation)."""
         fp = self.fp
+        if expect is not None and isinstance(node, ast.Call) and self.is_call(node):
+            if isinstance(expect, ir.TensorType):
+                expect = ir.TensorType(expect.shape, expect.dtype, False, expect.view, False,
+                                       expect.distributed)
+            return self.hoist(node, expect)
         if isinstance(node, ast.List | ast.Tuple):
             items = [self.arg(e) for e in node.elts]
             if all(isinstance(i, ir.SCALAR_EXPRS) for i in items):
@@ -271,9 +272,9 @@ class CallReader:
             return fp.lookup(node.id, node)  # any type, pointers included (`pld.tensor.window(buf, ...)`)
         return fp.index_expr(node, allow_any=True, allow_float=True)
 
-    def hoist(self, node: ast.Call) -> ir.Var:
+    def hoist(self, node: ast.Call, annot: ir.Type | None = None) -> ir.Var:
         """A nested call, assigned to a fresh temporary before the current statement."""
-        call, typ = self.call(node, None)
+        call, typ = self.call(node, annot)
         var = self.fp.temp(typ, node)
         self.fp.pending.append(ir.AssignStmt(var, call, span=self.fp.span(node)))
         return var

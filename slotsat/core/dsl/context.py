@@ -17,7 +17,7 @@ class ModuleContext(Protocol):
     """The module being parsed: its text and the program's functions and constants."""
 
     function_names: set[str]
-    function_params: dict[str, int]
+    function_params: dict[str, tuple[ir.Type, ...]]
     function_returns: dict[str, tuple[ir.Type, ...]]
     constants: dict[str, int | float | bool]
 

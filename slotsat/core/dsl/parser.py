@@ -227,7 +227,7 @@ class _ModuleParser:
         self.constants: dict[str, int | float | bool] = {}
         """Module-level `NAME = LITERAL`: substituted where used."""
         self.function_names: set[str] = set()
-        self.function_params: dict[str, int] = {}
+        self.function_params: dict[str, tuple[ir.Type, ...]] = {}
         self.function_returns: dict[str, tuple[ir.Type, ...]] = {}
         self.dyn_vars: dict[str, ir.Var] = {}
         """The current program's symbolic dimensions, by hint."""
@@ -483,7 +483,7 @@ class _ModuleParser:
             assert isinstance(item, ast.FunctionDef)
             fp = _FunctionParser(self, item)
             fp.header()
-            self.function_params[item.name] = len(fp.params)
+            self.function_params[item.name] = tuple(p.type for p in fp.params)
             self.function_returns[item.name] = fp.returns
             parsers.append(fp)
         if not parsers and not any(isinstance(item, ast.Pass) for item in node.body):
@@ -944,6 +944,14 @@ class _FunctionParser:
         statement (`self.pending`) come just before it."""
         items = [s for s in stmts if not isinstance(s, ast.Pass)]
         out: list[ir.Stmt] = []
+        outer, self.pending = self.pending, []  # a header's hoisted calls belong before the header
+        try:
+            info = self._block_items(items, kind, out)
+        finally:
+            self.pending = outer
+        return out, info
+
+    def _block_items(self, items: list[ast.stmt], kind: str, out: list[ir.Stmt]) -> _YieldInfo | None:
         info: _YieldInfo | None = None
         for position, node in enumerate(items):
             self.mp.last_span = self.span(node)
@@ -977,7 +985,7 @@ class _FunctionParser:
             out.extend(self.pending)
             self.pending.clear()
             out.append(stmt)
-        return out, info
+        return info
 
     def stmt(self, node: ast.stmt) -> ir.Stmt:
         if isinstance(node, ast.For):
