@@ -667,6 +667,15 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
             _preflight_expr(arg, where)
 
 
+def _calls_tile_ops(fn: ir.Function) -> bool:
+    """Whether `fn` calls a `tile.` op (a plain `@pl.function` of orchestration code has none)."""
+    for s in ir.walk_stmts(fn.body):
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call) and call.op.startswith("tile.") and call.op != "tile.alloc":
+            return True
+    return False
+
+
 def _has_tile_ops(fn: ir.Function) -> bool:
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op != "tile.alloc":
@@ -1446,9 +1455,10 @@ def kernel_functions(module: ir.Module) -> list[tuple[ir.Function, bool]]:
     out: list[tuple[ir.Function, bool]] = []
     for program in module.programs:
         for fn in program.functions:
-            if fn.abstract or not (fn.type.is_kernel or fn.type is ir.FunctionType.OPAQUE):
+            if fn.abstract or fn.role == "Orchestrator" or not (
+                    fn.type.is_kernel or fn.type is ir.FunctionType.OPAQUE):
                 continue  # orchestration, group, spmd, ... code is not compiled (only kernels are)
-            if not _has_tile_ops(fn):
+            if not _has_tile_ops(fn) or (fn.type is ir.FunctionType.OPAQUE and not _calls_tile_ops(fn)):
                 continue
             out.append((fn, fn.type is ir.FunctionType.OPAQUE))
     return out
