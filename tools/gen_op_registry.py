@@ -208,7 +208,8 @@ def source_facts(source: Path) -> dict[str, dict[str, Any]]:
                 "output_memory_kwarg": ((from_kwarg.group(1) or "target_memory") if from_kwarg else None),
                 "kwarg_dependent_effects": resolvers,
                 "result_kinds": sorted(kinds),
-                "scalar_dtype": scalar_dtypes.pop() if kinds == {"scalar"} and len(scalar_dtypes) == 1 else None,
+                "scalar_dtype": (scalar_dtypes.pop() if kinds == {"scalar"} and len(scalar_dtypes) == 1
+                                 else None),
             }
     return facts
 
