@@ -53,6 +53,9 @@ definition and use of a slot-bound tile.
 Limits: `max_steps` statements per run and `max_iterations` iterations per loop instance
 (see `slotsat/limits.py`). Past them a run raises `InterpreterError`, or, with
 `truncate_loops=True` (symbolic mode), stops the loop early and reports it to the tracer.
+`max_elements` bounds the data a computing run holds: the tensor parameters together, and
+any one tile, may have at most that many elements (`ensure_interpretable`); a larger
+function is "too large to interpret" before any array is made.
 """
 
 from __future__ import annotations
@@ -77,6 +80,8 @@ Scalar: TypeAlias = int | float | None
 
 DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MAX_ITERATIONS = 1_000_000
+DEFAULT_MAX_ELEMENTS = 1 << 26
+"""Elements of tensor data one run may hold (64 Mi: 256 MiB of FP32 per copy)."""
 
 
 class InterpreterError(SlotsatError):
@@ -408,6 +413,7 @@ class Interpreter:
     tracer: Tracer | None = None
     max_steps: int = DEFAULT_MAX_STEPS
     max_iterations: int = DEFAULT_MAX_ITERATIONS
+    max_elements: int = DEFAULT_MAX_ELEMENTS
     truncate_loops: bool = False
 
     _env: dict[int, Value] = field(default_factory=dict, init=False)
@@ -419,6 +425,8 @@ class Interpreter:
     # ---- entry
 
     def run(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
+        if self.compute:  # symbolic runs hold shapes only
+            ensure_interpretable(fn, self.max_elements)
         self._env = {}
         self._slots = {}
         self._steps = 0
@@ -1160,26 +1168,61 @@ def run_function(fn: ir.Function, args: Mapping[str, Any] | Sequence[Any], *, ph
     return it.run(fn, args)
 
 
+def _elements(shape: Sequence[int]) -> int:
+    return math.prod(max(d, 0) for d in shape)
+
+
+def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMENTS) -> None:
+    """Raise `InterpreterError` ("too large to interpret") when the tensor parameters of `fn`
+    together, or any one of its tiles, hold more than `max_elements` elements: the arrays a
+    run would make do not fit a bounded memory."""
+    _ensure_tensor_parameters(fn, max_elements)
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
+            n = _elements(s.var.type.shape)
+            if n > max_elements:
+                raise InterpreterError(
+                    f"too large to interpret: tile '{s.var.name_hint}' is {list(s.var.type.shape)} "
+                    f"({n:,} elements); the interpreter's limit is {max_elements:,} "
+                    "(SLOTSAT_INTERP_MAX_ELEMENTS)", s.span)
+
+
+def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
+    """The tensor-parameter half of `ensure_interpretable`: every shape static, and all of them
+    together at most `max_elements` elements (checked before any array is made)."""
+    shapes: list[tuple[ir.Var, tuple[int, ...]]] = []
+    for p in fn.params:
+        if isinstance(p.type, ir.TensorType):
+            shape = p.type.static_shape
+            if shape is None:
+                raise InterpreterError(f"parameter '{p.name_hint}' has a dynamic shape; the interpreter "
+                                       "needs static shapes", p.span)
+            shapes.append((p, shape))
+    total = sum(_elements(shape) for _, shape in shapes)
+    if total > max_elements:
+        big, big_shape = max(shapes, key=lambda ps: _elements(ps[1]))
+        raise InterpreterError(
+            f"too large to interpret: the tensor parameters hold {total:,} elements ('{big.name_hint}' "
+            f"is {list(big_shape)}); the interpreter's limit is {max_elements:,} "
+            "(SLOTSAT_INTERP_MAX_ELEMENTS)", big.span)
+
+
 def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
                   ) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
-    small integers for integer tensors, and integers in `scalar_range` for scalars."""
+    small integers for integer tensors, and integers in `scalar_range` for scalars. A tensor
+    parameter with a dynamic shape, or tensor parameters holding more than
+    `SLOTSAT_INTERP_MAX_ELEMENTS` elements together, is an `InterpreterError` before any array
+    is made."""
     from slotsat.core.limits import interp_max_elements
 
+    _ensure_tensor_parameters(fn, interp_max_elements())
     out: dict[str, Any] = {}
-    total = 0
     for p in fn.params:
         t = p.type
         if isinstance(t, ir.TensorType):
             shape = t.static_shape
-            if shape is None:
-                raise InterpreterError(f"parameter '{p.name_hint}' has a dynamic shape; the interpreter "
-                                       "needs static shapes", p.span)
-            total += math.prod(shape)
-            if total > interp_max_elements():
-                raise InterpreterError(f"the tensor parameters hold more than {interp_max_elements()} "
-                                       "elements (set SLOTSAT_INTERP_MAX_ELEMENTS to raise the limit)",
-                                       p.span)
+            assert shape is not None  # _ensure_tensor_parameters
             numpy_dtype(t.dtype)  # an unmodelled dtype is an InterpreterError
             if t.dtype.is_float:
                 out[p.name_hint] = as_dtype(rng.uniform(0.25, 2.0, size=shape), t.dtype)

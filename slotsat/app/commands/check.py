@@ -17,9 +17,13 @@ For every function with tile operations:
    the original (author-declared slots), with the scalar parameters of the first trial.
 
 Output: one verdict line per loop (`FILE:LINE:COL: loop 'i' in P.f: DECISION; outputs
-...; privacy ...`), an `error:` line per mismatch or privacy violation, and a summary line.
-Exit status 0 when everything is confirmed, 1 on any mismatch, privacy violation or pass
-rejection, 2 for unreadable input.
+...; privacy ...`), followed for a declined loop by a `note:` line with the reason's
+sentence, an `error:` line per mismatch or privacy violation, and a summary line.
+The summary says `confirmed` only when every function's outputs were compared on at least
+one input and nothing failed; `FAILED` on a mismatch, a privacy violation or a pass
+rejection; otherwise `unverified: REASON` (the original program faulted on every random
+input, so nothing was compared). Exit status 0 when confirmed, 1 when failed or unverified,
+2 for unreadable input.
 """
 
 from __future__ import annotations
@@ -32,20 +36,26 @@ import numpy as np
 
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.privacy import PrivacyReport, check_privacy
-from slotsat.app.commands import backend_option
+from slotsat.app.commands import UsageError, add_backend, add_compat, backend_option
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
-from slotsat.core.interpreter import Interpreter, InterpreterError, Value, outputs_equal, random_inputs
+from slotsat.core.interpreter import (
+    Interpreter,
+    InterpreterError,
+    Value,
+    ensure_interpretable,
+    outputs_equal,
+    random_inputs,
+)
 from slotsat.core.options import Planner
 from slotsat.lowering.common import Decline, format_expr
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a kernel file in the DSL")
-    parser.add_argument("--compat", choices=["pypto"], default=None,
-                        help="T4 counts every argument of an inheriting op, as the reference does")
+    add_compat(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    parser.add_argument("--backend", default="950", help="910b, 950 (default) or none")
+    add_backend(parser)
     parser.add_argument("--trials", type=int, default=limits.DEFAULT_CHECK_TRIALS,
                         help=f"random inputs per function (default {limits.DEFAULT_CHECK_TRIALS})")
 
@@ -55,6 +65,8 @@ class LoopVerdict:
     loop: ir.ForStmt
     decision: str
     violations: list[str] = field(default_factory=list)
+    decline: Decline | None = None
+    """Why the slots pass declined the loop, if it did."""
 
 
 @dataclass
@@ -89,6 +101,16 @@ class CheckResult:
     def failed(self) -> bool:
         return any(f.failed for f in self.functions)
 
+    @property
+    def unverified(self) -> list[str]:
+        """Why some function's outputs were compared on no input (`confirmed` needs one)."""
+        return [f"{f.qualified}: {f.unverified}" for f in self.functions
+                if f.unverified is not None and not f.failed]
+
+    @property
+    def confirmed(self) -> bool:
+        return not self.failed and not self.unverified
+
 
 def _has_tile_ops(fn: ir.Function) -> bool:
     for s in ir.walk_stmts(fn.body):
@@ -122,13 +144,19 @@ def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionChec
 
 def _run(fn: ir.Function, args: dict[str, Any], *, physical: bool) -> tuple[Value, ...]:
     it = Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
-                     max_iterations=limits.interp_max_iterations())
+                     max_iterations=limits.interp_max_iterations(), max_elements=limits.interp_max_elements())
     return it.run(fn, args)
 
 
 def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
     """Compare original and transformed on seeded inputs; the scalars of the first good trial."""
     assert fc.transformed is not None
+    try:
+        for fn in (fc.function, fc.transformed):
+            ensure_interpretable(fn, limits.interp_max_elements())
+    except InterpreterError as err:
+        fc.unverified = err.message
+        return {}
     rng = np.random.default_rng(seed)
     scalars: dict[str, int] = {}
     attempts = 0
@@ -214,7 +242,7 @@ def _decisions(fc: FunctionCheck, declines: list[Decline]) -> None:
             decision = "pipeline stage=1" if stages == 1 else "range"
             if slots:
                 decision += f", author slots {slots}"
-        verdict = LoopVerdict(s, decision)
+        verdict = LoopVerdict(s, decision, decline=d)
         fc.loops.append(verdict)
         fc.by_span.setdefault(key, verdict)
         if same_shape:
@@ -236,7 +264,7 @@ def _attach_violations(fc: FunctionCheck, reports: list[tuple[str, PrivacyReport
 class CheckOptions:
     seed: int = 0
     trials: int = limits.DEFAULT_CHECK_TRIALS
-    backend: Backend = Backend.ASCEND950
+    backend: Backend = Backend.ASCEND910B
     compat: bool = False
 
 
@@ -290,6 +318,9 @@ def render(result: CheckResult, file: str) -> list[str]:
             name = lv.loop.loop_var.name_hint
             lines.append(f"{file}:{_pos(lv.loop.span)}: loop '{name}' in {fc.qualified}: "
                          f"{lv.decision}; {outputs}; {privacy}")
+            if lv.decline is not None:
+                lines.append(f"{file}:{_pos(lv.loop.span)}: note: loop '{name}' declined "
+                             f"({lv.decline.code}): {lv.decline.message}")
         if fc.mismatch is not None:
             lines.append(f"{file}:{_pos(fc.function.span)}: error: {fc.qualified}: {fc.mismatch}")
         where = f"{file}:{_pos(fc.function.span)}"
@@ -299,9 +330,13 @@ def render(result: CheckResult, file: str) -> list[str]:
         lines.extend(f"{file}:{_pos(fc.function.span)}: note: {fc.qualified}: {n}" for n in fc.notes)
     failed = sum(1 for f in result.functions if f.failed)
     loops = sum(len(f.loops) for f in result.functions)
-    verdict = "FAILED" if failed else "confirmed"
-    lines.append(f"check: {file}: {len(result.functions)} function(s), {loops} loop(s): {verdict}"
-                 + (f" ({failed} failing)" if failed else ""))
+    if failed:
+        verdict = f"FAILED ({failed} failing)"
+    elif result.unverified:
+        verdict = "unverified: " + "; ".join(result.unverified)
+    else:
+        verdict = "confirmed"
+    lines.append(f"check: {file}: {len(result.functions)} function(s), {loops} loop(s): {verdict}")
     return lines
 
 
@@ -310,7 +345,7 @@ def run(args: argparse.Namespace) -> int:
 
     backend = backend_option(args)
     if args.trials < 1:
-        raise SlotsatError("--trials must be at least 1", Span(1, 1), file=args.file)
+        raise UsageError(f"--trials must be at least 1, got {args.trials}")
     text = limits.read_source(args.file)
     with limits.deep_recursion("the kernel file", Span(1, 1)):
         module = parse_source(text, args.file)
@@ -318,4 +353,4 @@ def run(args: argparse.Namespace) -> int:
                                                compat=args.compat == "pypto"))
     for line in render(result, args.file):
         print(line)
-    return EXIT_REJECTED if result.failed else EXIT_OK
+    return EXIT_OK if result.confirmed else EXIT_REJECTED

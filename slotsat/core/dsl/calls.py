@@ -102,6 +102,8 @@ class CallReader:
             return True
         if name in ("pl.submit", "pl.spmd_submit"):
             return True
+        if name == "pl.cast":
+            return self.fp.is_tile_cast(node)
         return op_name(name) is not None and name not in self.fp.NON_OPS
 
     def resolve(self, node: ast.Call) -> str:
