@@ -56,6 +56,9 @@ class WrittenLowering:
             return e
         if isinstance(e, ir.ConstFloat):
             raise ValueError("float literals are not index expressions")
+        if isinstance(e, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            raise ValueError(f"{type(e).__name__} is not an index expression (codegen's preflight "
+                             "declines it)")
         if isinstance(e, ir.Cast):
             inner = self.lower(e.a)
             src = ir.expr_dtype(e.a)

@@ -100,7 +100,7 @@ import networkx as nx
 from slotsat.analysis.alias import AliasFacts, alias_facts, tile_definitions
 from slotsat.analysis.budget import Backend, Budget, CapacityDecline, region_bytes
 from slotsat.analysis.loops import LoopNode, loop_nodes, loop_tree, pipeline_ancestors
-from slotsat.core import ir
+from slotsat.core import ir, ops
 from slotsat.core.options import Planner
 from slotsat.egraph_rules import gates as g
 from slotsat.egraph_rules.loops import LoopInfo, loop_facts
@@ -439,7 +439,12 @@ def _tile_message(code: str, p: _Loop, facts: AliasFacts) -> str:
         if code == "tile-phi" and root in phi:
             return f"load '{name}' is carried into a phi through '{phi[root].name_hint}'"
         if code == "tile-view" and root in inherit:
-            return f"load '{name}' is consumed by {inherit[root]}, whose result shares its buffer"
+            op = inherit[root]
+            if not ops.effect_known(op):
+                callee = op if op.startswith("self.") else f"pl.{op}"
+                return (f"load '{name}' is passed to {callee}, whose effect on its arguments slotsat does "
+                        "not analyse")
+            return f"load '{name}' is consumed by {op}, whose result shares its buffer"
     raise AssertionError(f"no candidate explains decline code {code}")
 
 

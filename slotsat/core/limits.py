@@ -154,6 +154,8 @@ def interp_max_iterations() -> int:
 
 
 def interp_max_elements() -> int:
+    """Elements of tensor data a computing run holds: the tensor parameters together (also the
+    random inputs `check` draws), and any one tile."""
     return env_int("SLOTSAT_INTERP_MAX_ELEMENTS", DEFAULT_INTERP_MAX_ELEMENTS)
 
 
