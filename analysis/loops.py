@@ -25,7 +25,10 @@ ROOT = -1
 
 
 @dataclass(frozen=True, slots=True)
-class LoopInfo:
+class LoopNode:
+    """A loop as a node of its function's loop-nest tree (what the loop is to the e-graph
+    is `slotsat.egraph_rules.loops.LoopInfo`)."""
+
     key: int
     stmt: ir.ForStmt
     parent: int
@@ -62,12 +65,12 @@ def loop_tree(fn: ir.Function) -> nx.DiGraph:
     return tree
 
 
-def loop_infos(tree: nx.DiGraph) -> list[LoopInfo]:
+def loop_nodes(tree: nx.DiGraph) -> list[LoopNode]:
     """The loops of a tree in pre-order (ascending key)."""
-    out: list[LoopInfo] = []
+    out: list[LoopNode] = []
     for key in sorted(k for k in tree.nodes if k != ROOT):
         (parent,) = tree.predecessors(key)
-        out.append(LoopInfo(key, tree.nodes[key]["stmt"], parent, tree.nodes[key]["depth"]))
+        out.append(LoopNode(key, tree.nodes[key]["stmt"], parent, tree.nodes[key]["depth"]))
     return out
 
 

@@ -34,7 +34,8 @@ from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.core.semantics import eval_expr
 from slotsat.egraph_rules.costs import to_value
-from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo, RootId
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, RootId
+from slotsat.egraph_rules.loops import LoopInfo
 
 EXHAUSTIVE_POINTS = 4096
 EDGE_ITERATIONS = 64
@@ -162,7 +163,7 @@ def probe_function(fn: ir.Function, mode: Mode) -> Probe:
                 nxt = next_iteration(g.index, loop)
                 rotated.append((loop, engine.add_root(nxt, slots=g.count), nxt))
         roots.append((real, rotated))
-    report = engine.saturate()
+    report = engine.saturate().report
     probe.nodes, probe.iterations, probe.saturate_seconds = report.nodes, report.iterations, report.seconds
     started = time.perf_counter()
     scope = EmittedScope()

@@ -1,6 +1,6 @@
 """Writes the benchmark's report: `report.json`, `report.md` and PNG plots.
 
-Everything here is a pure function of the JSON document `slotsat.bench.bench` builds from one run,
+Everything here is a pure function of the JSON document `slotsat.bench.run` builds from one run,
 so the Markdown tables, the plots and the JSON always show the same figures, and no figure
 is typed in by hand. The targets of issue 7 (and the planning targets of
 `60-egraph-engine.md` §11) are evaluated from those figures: each is met or missed, and a
@@ -13,7 +13,8 @@ JSON layout (the keys the issue fixes first, then slotsat's additions):
                "matcher_accepted", "pairs_resolved", "pairs_unknown", ...}},
  "scaling": [{"loops", "seconds", "peak_mb", ...}],
  "kernels": [{"name", "source", "loops", "lowerings": {...}, "egraph": {...}, ...}],
- "targets": [...], "soundness_failures": [...], "meta": {...}}
+ "targets": [...], "soundness_failures": [...],
+ "kernel_failures": [{"name", "source", "path", "error"}], "meta": {...}}
 ```
 """
 
@@ -26,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-LOWERINGS: tuple[str, ...] = ("naive", "pypto", "slotsat")
+from slotsat.bench.lowerings import LOWERINGS
+
 METRICS: tuple[str, ...] = (
     "index_ops",
     "corrections",
@@ -242,6 +244,17 @@ def _target_soundness(data: Mapping[str, Any]) -> Target:
     return Target("soundness", goal, measured, "missed", "; ".join(str(f["pair"]) for f in failures[:3]))
 
 
+def _target_kernels(data: Mapping[str, Any]) -> Target:
+    goal = "every kernel of the corpus compiles under every lowering"
+    failed = data.get("kernel_failures", [])
+    total = len(data.get("kernels", []))
+    measured = f"{total - len(failed)} of {total} kernels compiled"
+    if not failed:
+        return Target("kernels", goal, measured, "met", "no kernel failed")
+    names = ", ".join(str(f["name"]) for f in failed[:5]) + (", ..." if len(failed) > 5 else "")
+    return Target("kernels", goal, measured, "missed", f"{len(failed)} failed: {names}")
+
+
 def _target_engine(data: Mapping[str, Any]) -> list[Target]:
     point = _scaling_at(data, 1000)
     targets: list[Target] = []
@@ -286,6 +299,7 @@ def evaluate_targets(data: Mapping[str, Any]) -> list[Target]:
         _target_thousand(data),
         _target_tenfold(data),
         _target_soundness(data),
+        _target_kernels(data),
         *_target_engine(data),
     ]
 
@@ -324,6 +338,18 @@ SHORT_HEADER: tuple[str, ...] = ("lowering", "index ops", "corrections", "slot o
                                  "resolved", "unknown")
 """Console column titles for SUMMARY_HEADER (same order)."""
 
+SUMMARY_LEGEND: tuple[str, ...] = (
+    "naive: no proof at all, every signed floor-mod / floor-div carries its correction (derived from pypto)",
+    "pypto: the reference's lowering (--mode pypto: syntactic proof, remsi / divsi, node by node)",
+    "slotsat: the default mode (interval proofs, remui / divui, e-graph extraction)",
+    "index ops: arith ops in the emitted .pto except constants (arith.floordivsi counts 4)",
+    "corrections: floor-mod / floor-div correction chains emitted (select or floordivsi ops)",
+    "slot operands: pto.multi_tile_get operands; accepted: those ptoas's (symbol + constant) mod N "
+    "slot matcher accepts",
+    "resolved / unknown: pairs of slot operands the matcher proves equal or disjoint / cannot decide",
+)
+"""One line per lowering (row) and per column of the summary table, for the console and report.md."""
+
 
 def render_markdown(data: Mapping[str, Any]) -> str:
     meta = data.get("meta", {})
@@ -338,6 +364,7 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     lines.append("Every figure below was measured by this run.")
     lines += ["", "## Totals per lowering", ""]
     lines += _table(SUMMARY_HEADER, summary_rows(data))
+    lines += ["", *(f"- {line}" for line in SUMMARY_LEGEND)]
     extra_rows = [
         [name, *(str(data["lowerings"][name].get(m, "-")) for m in EXTRA_METRICS)]
         for name in LOWERINGS
@@ -349,6 +376,11 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     target_rows = [[t["name"], t["goal"], t["measured"], f"**{t['status']}**", t["detail"]]
                    for t in data.get("targets", [])]
     lines += _table(("target", "goal", "measured", "status", "detail"), target_rows)
+
+    crashed = data.get("kernel_failures", [])
+    if crashed:
+        lines += ["", "## Kernel failures", ""]
+        lines += [f"- {f['name']} ({f['source']}, {f['path']}): {f['error']}" for f in crashed]
 
     failures = data.get("soundness_failures", [])
     if failures:

@@ -38,7 +38,9 @@ OPS: frozenset[str] = frozenset(
         "floormod.corrected.neg",
         "floormod.corrected.runtime",
         "arith.index_cast",
+        "arith.index_castui",
         "arith.extsi",
+        "arith.extui",
         "arith.trunci",
         "arith.remf",
         "arith.divf",
@@ -49,7 +51,7 @@ OPS: frozenset[str] = frozenset(
 )
 """Node ops; comparisons are spelled `arith.cmpi <pred>` / `arith.cmpf <pred>`."""
 
-CASTS = frozenset({"arith.index_cast", "arith.extsi", "arith.trunci"})
+CASTS = frozenset({"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"})
 CORRECTED = frozenset({"floormod.corrected.pos", "floormod.corrected.neg", "floormod.corrected.runtime"})
 
 OP_COST: dict[str, int] = {
@@ -92,6 +94,47 @@ def term_type(t: EmitTerm) -> str:
     if isinstance(t, ir.Var):
         return t.dtype.mlir
     return t.type
+
+
+def signless_type(t: str) -> str:
+    """`ui32` -> `i32`: `arith` takes signless integers; the op (`remui`, `extui`, ...) carries
+    the signedness."""
+    return t[1:] if t.startswith("ui") and t[2:].isdigit() else t
+
+
+def signless(term: EmitTerm) -> EmitTerm:
+    """`term` with unsigned type spellings made signless; a cast that becomes a no-op
+    (`INT32` <-> `UINT32`) is dropped."""
+    if not _has_unsigned(term):
+        return term
+    memo: dict[int, EmitTerm] = {}
+
+    def walk(t: EmitTerm) -> EmitTerm:
+        if isinstance(t, ir.Var):
+            return t
+        if isinstance(t, EmitConst):
+            return EmitConst(t.value, signless_type(t.type))
+        if id(t) in memo:
+            return memo[id(t)]
+        operands = tuple(walk(o) for o in t.operands)
+        type_ = signless_type(t.type)
+        out: EmitTerm
+        if t.op in CASTS and signless_type(term_type(operands[0])) == type_:
+            out = operands[0]
+        else:
+            out = EmitNode(t.op, operands, type_, t.key)
+        memo[id(t)] = out
+        return out
+
+    return walk(term)
+
+
+def _has_unsigned(t: EmitTerm) -> bool:
+    if isinstance(t, ir.Var):
+        return t.dtype.is_unsigned
+    if isinstance(t, EmitConst):
+        return t.type.startswith("ui")
+    return t.type.startswith("ui") or any(_has_unsigned(o) for o in t.operands)
 
 
 def op_cost(op: str) -> int:
@@ -144,15 +187,16 @@ def to_value(term: EmitTerm, graph: ValueGraph, memo: dict[object, Value] | None
     """`term` as a matcher value graph (correction chains expanded), without rendering text.
 
     Variables become opaque values named `%<name_hint>#<id>`; nodes with a key are shared
-    through `memo` (pass the same dict for several terms to model CSE).
+    through `memo` (pass the same dict for several terms to model CSE). Types are spelled
+    signless, as `arith` (and the model) has them.
     """
     cache: dict[object, Value] = {} if memo is None else memo
 
     def walk(t: EmitTerm) -> Value:
         if isinstance(t, ir.Var):
-            return graph.opaque(f"%{t.name_hint}#{t.id}", t.dtype.mlir)
+            return graph.opaque(f"%{t.name_hint}#{t.id}", signless_type(t.dtype.mlir))
         if isinstance(t, EmitConst):
-            return graph.const(t.value, t.type)
+            return graph.const(t.value, signless_type(t.type))
         ident: object = ("key", t.key) if t.key is not None else ("id", id(t))
         if ident in cache:
             return cache[ident]
@@ -165,7 +209,7 @@ def to_value(term: EmitTerm, graph: ValueGraph, memo: dict[object, Value] | None
 
 
 def _node_value(t: EmitNode, args: list[Value], graph: ValueGraph) -> Value:
-    ty = t.type
+    ty = signless_type(t.type)
     if t.op in CORRECTED:
         a, b = args
         zero = graph.const(0, ty)

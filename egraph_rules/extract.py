@@ -1,11 +1,5 @@
-"""Export of the e-graph and the CSE-aware, matcher-filtered emission extraction
-(`60-egraph-engine.md` §9.3, §9.4; `40-ptoas-slot-matcher.md` §7).
-
-**Export.** `export(egraph)` is the one adapter over egglog's underscore API
-(`EGraph._serialize(...).to_json()`, present in 13.2 and 14.0). `EGraphView` parses the
-egraph-serialize JSON once per kernel: the `Idx` e-classes with their nodes (op, payload,
-child e-classes), and per e-class the analysis results (`width`, `lo`, `hi`,
-`nonneg_syn`, `nonneg`).
+"""The CSE-aware, matcher-filtered emission extraction (`60-egraph-engine.md` §9.3, §9.4;
+`40-ptoas-slot-matcher.md` §7), over the parsed export (`slotsat.egraph_rules.view`).
 
 **Emission costs** (`emission_cost`, the objective of §7.2; egglog's declared IR costs are
 ignored): literals, induction variables and other existing values 0; every `arith` op 1;
@@ -30,186 +24,12 @@ terminates.
 
 from __future__ import annotations
 
-import json
-import weakref
-from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
 
-from egglog import EGraph
-
-from slotsat.egraph_rules.costs import EmitConst, EmitNode, EmitTerm, describe, op_cost, op_count
-
-# Python-side op names in the export (after egglog's own op mapping).
-OP_KIND: dict[str, str] = {
-    "Idx.const": "const",
-    "Idx.iv": "iv",
-    "Idx.var": "var",
-    "· + ·": "add",
-    "· - ·": "sub",
-    "· * ·": "mul",
-    "· // ·": "floordiv",
-    "· % ·": "floormod",
-    "Idx.cast": "cast",
-    "Idx.divu": "divu",
-    "Idx.remu": "remu",
-}
-LEAF_KINDS = frozenset({"const", "iv", "var"})
-
-
-def export(egraph: EGraph) -> str:
-    """The e-graph as egraph-serialize JSON (the single use of egglog's `_serialize`).
-
-    Same steps as `EGraph._serialize(split_primitive_outputs=False)` on 13.2 and 14.0, but
-    the op-name mapping (egglog's `op_mapping()` pretty-prints every callable, about 0.5 ms
-    per call) is computed once per e-graph and declaration set, not once per export; falls
-    back to `_serialize` when the underscore internals differ.
-    """
-    try:
-        raw = egraph._egraph
-        state = egraph._state
-        refs = state.egg_fn_to_callable_refs
-        # The cost table's name differs between egglog releases.
-        costs = getattr(state, "cost_table_names", None)
-        if costs is None:
-            costs = getattr(state, "cost_callables", None)
-        if costs is None:
-            raise AttributeError("cost table")
-    except AttributeError:
-        return egraph._serialize(split_primitive_outputs=False).to_json()
-    stamp = (len(refs), len(costs))
-    cached = _OP_MAPPINGS.get(id(egraph))
-    if cached is None or cached[0]() is not egraph or cached[1] != stamp:
-        cached = (weakref.ref(egraph), stamp, state.op_mapping())
-        _OP_MAPPINGS[id(egraph)] = cached
-        weakref.finalize(egraph, _OP_MAPPINGS.pop, id(egraph), None)
-    serialized = raw.serialize([], max_functions=None, max_calls_per_function=None,
-                               include_temporary_functions=False)
-    if serialized.discarded_functions or serialized.truncated_functions:
-        return egraph._serialize(split_primitive_outputs=False).to_json()
-    serialized.map_ops(cached[2])
-    return str(serialized.to_json())
-
-
-_OP_MAPPINGS: dict[int, tuple[weakref.ref[EGraph], tuple[int, int], dict[str, str]]] = {}
-"""Per live e-graph (by `id`, checked through the weak reference): its op-name mapping."""
-
-
-NodeKey = tuple[str, tuple[object, ...], tuple[str, ...]]
-"""(kind, payload, child e-classes): identifies an e-node."""
-
-
-@dataclass(frozen=True, slots=True)
-class ENode:
-    kind: str
-    payload: tuple[object, ...]
-    children: tuple[str, ...]
-
-    @property
-    def key(self) -> NodeKey:
-        return (self.kind, self.payload, self.children)
-
-
-class EGraphView:
-    """The parsed export: `Idx` e-classes, their nodes and analysis facts."""
-
-    def __init__(self, text: str) -> None:
-        data = json.loads(text)
-        nodes: dict[str, dict[str, object]] = data["nodes"]
-        self.classes: dict[str, list[ENode]] = {}
-        self.lookup: dict[NodeKey, str] = {}
-        self.width: dict[str, int] = {}
-        self.lo: dict[str, int] = {}
-        self.hi: dict[str, int] = {}
-        self.syn: set[str] = set()
-        self.nonneg: set[str] = set()
-        value_of: dict[str, str] = {}
-        for node_id, node in nodes.items():
-            if not node["children"]:
-                value_of[str(node["eclass"])] = str(node["op"])
-                value_of[node_id] = str(node["op"])
-
-        def literal(node_id: str) -> str:
-            return value_of.get(node_id, str(nodes[node_id]["op"]))
-
-        def eclass(node_id: str) -> str:
-            return str(nodes[node_id]["eclass"])
-
-        for node in nodes.values():
-            op = str(node["op"])
-            children = [str(c) for c in node["children"]]  # type: ignore[attr-defined]
-            kind = OP_KIND.get(op)
-            if kind is not None:
-                en = self._enode(kind, children, literal, eclass, nodes)
-                cls = eclass_of = str(node["eclass"])
-                self.classes.setdefault(cls, []).append(en)
-                self.lookup[en.key] = eclass_of
-            elif op in ("width", "lo", "hi"):
-                target = eclass(children[0])
-                value = int(value_of[str(node["eclass"])])
-                getattr(self, op)[target] = value
-            elif op == "nonneg_syn":
-                self.syn.add(eclass(children[0]))
-            elif op == "nonneg":
-                self.nonneg.add(eclass(children[0]))
-        for members in self.classes.values():
-            members.sort(key=lambda n: (n.kind, repr(n.payload), n.children))
-
-    @staticmethod
-    def _enode(
-        kind: str,
-        children: list[str],
-        literal: Callable[[str], str],
-        eclass: Callable[[str], str],
-        nodes: dict[str, dict[str, object]],
-    ) -> ENode:
-        if kind == "const":
-            return ENode(kind, (int(literal(children[0])), int(literal(children[1]))), ())
-        if kind == "var":
-            return ENode(kind, (json.loads(literal(children[0])), int(literal(children[1]))), ())
-        if kind == "iv":
-            loop_node = nodes[children[0]]
-            string_child = str(loop_node["children"][0])  # type: ignore[index]
-            return ENode(kind, (json.loads(literal(string_child)),), ())
-        if kind == "cast":
-            return ENode(kind, (int(literal(children[1])),), (eclass(children[0]),))
-        return ENode(kind, (), tuple(eclass(c) for c in children))
-
-    def find(self, key: NodeKey) -> str | None:
-        return self.lookup.get(key)
-
-    def interval(self, cls: str) -> tuple[int, int] | None:
-        if cls in self.lo and cls in self.hi:
-            return self.lo[cls], self.hi[cls]
-        return None
-
-    def proof(self, cls: str) -> str | None:
-        """ "syntactic", "interval" or None: which ruleset proves the e-class non-negative."""
-        if cls in self.syn:
-            return "syntactic"
-        if cls in self.nonneg:
-            return "interval"
-        return None
-
-    def reachable(self, root: str) -> list[str]:
-        """E-classes reachable from `root`, children before parents where acyclic."""
-        order: list[str] = []
-        seen: set[str] = set()
-        stack: list[tuple[str, bool]] = [(root, False)]
-        while stack:
-            cls, done = stack.pop()
-            if done:
-                order.append(cls)
-                continue
-            if cls in seen:
-                continue
-            seen.add(cls)
-            stack.append((cls, True))
-            for node in self.classes.get(cls, ()):
-                for child in node.children:
-                    if child not in seen:
-                        stack.append((child, False))
-        return order
-
+from slotsat.core import ir
+from slotsat.egraph_rules.costs import EmitNode, EmitTerm, describe, op_cost, op_count
+from slotsat.egraph_rules.view import LEAF_KINDS, EGraphView, ENode, NodeKey
+from slotsat.egraph_rules.written import cast_op
 
 # --------------------------------------------------------------------------------------
 # emission costs
@@ -224,7 +44,7 @@ def divisor_literal(view: EGraphView, cls: str) -> int | None:
     return None
 
 
-def emission_op(view: EGraphView, node: ENode, width_code: int, mlir: Callable[[int], str]) -> str | None:
+def emission_op(view: EGraphView, node: ENode) -> str | None:
     """The emitted op of a non-leaf node (None for leaves)."""
     kind = node.kind
     if kind in LEAF_KINDS:
@@ -246,16 +66,8 @@ def emission_op(view: EGraphView, node: ENode, width_code: int, mlir: Callable[[
         return "floormod.corrected.pos" if d > 0 else "floormod.corrected.neg"
     assert kind == "cast"
     target = node.payload[0]
-    assert isinstance(target, int)
-    src = view.width.get(node.children[0])
-    src_t, dst_t = (mlir(src) if src is not None else "index"), mlir(target)
-    if "index" in (src_t, dst_t) or src_t == dst_t or src is None:
-        return "arith.index_cast"
-    return "arith.extsi" if _bits(target) > _bits(src) else "arith.trunci"
-
-
-def _bits(code: int) -> int:
-    return 64 if code == 0 else code % 100
+    assert isinstance(target, ir.DType)
+    return cast_op(view.width.get(node.children[0], ir.DType.INDEX), target)
 
 
 # --------------------------------------------------------------------------------------
@@ -303,12 +115,10 @@ class Extractor:
         self,
         view: EGraphView,
         leaf: LeafBuilder,
-        mlir: Callable[[int], str],
         key_of: Callable[[str], Hashable],
     ) -> None:
         self.view = view
         self.leaf = leaf
-        self.mlir = mlir
         self.key_of = key_of
 
     def completions(
@@ -368,11 +178,11 @@ class Extractor:
             if c is None:
                 return None
             kids.append(c)
-        width_code = self.view.width.get(cls, 0)
-        op = emission_op(self.view, node, width_code, self.mlir)
+        op = emission_op(self.view, node)
         assert op is not None
         own = op_cost(op)
-        term = EmitNode(op, tuple(k.term for k in kids), self.mlir(width_code), self.key_of(cls))
+        width = self.view.width.get(cls, ir.DType.INDEX)
+        term = EmitNode(op, tuple(k.term for k in kids), width.mlir, self.key_of(cls))
         classes = frozenset({cls}).union(*(k.classes for k in kids))
         return Completion(
             own + sum(k.cost for k in kids),
@@ -425,14 +235,3 @@ class Extractor:
 def is_remui(term: EmitTerm) -> bool:
     return isinstance(term, EmitNode) and term.op == "arith.remui"
 
-
-def literal_term(value: int, mlir_type: str) -> EmitConst:
-    return EmitConst(value, mlir_type)
-
-
-def collect_keys(term: EmitTerm) -> Iterable[Hashable]:
-    if isinstance(term, EmitNode):
-        if term.key is not None:
-            yield term.key
-        for o in term.operands:
-            yield from collect_keys(o)

@@ -1,9 +1,10 @@
 """Eligibility gates of lower-pipeline-to-slots as Datalog (`20-lower-pipeline-to-slots.md`
 §4–§8, §11; `60-egraph-engine.md` §5.1, §7).
 
-Python inserts structural facts keyed by a loop's pre-order key (`GateLoop`) and a tile
-binder's id (`GateVar`); the ruleset `gates` derives the alias closure and one verdict per
-pipeline loop:
+Python inserts structural facts about loops (`slotsat.egraph_rules.loops.Loop`, keyed by
+the loop's pre-order position, with the one loop fact schema of `loops.loop_facts`) and tile
+binders (`Tile`, keyed by the binder's id); the ruleset `gates` derives the alias closure and
+one verdict per pipeline loop:
 
 - `ok(l)` is a `Bool` merged with `&` (an AND-lattice): seeded `True` for every loop with
   `stages(l) > 1`, set `False` by each gate, which also adds `declined_by(l, code)` and
@@ -11,6 +12,8 @@ pipeline loop:
   the reported code is the first in that order among the loop's `declined_by` facts.
 - egglog has no negation, so absence is stated: `*_runtime(l)` for non-literal bounds,
   `candidate_count(l) = 0` for a loop without candidates.
+- A cap hit while `gates` saturates leaves verdicts that may still flip, so the pass
+  declines the whole function instead (`slotsat.egraph_rules.session`'s failure rule).
 - Derived constants are computed in the query (`INT64_MAX - (step - 1)` under `step > 1`,
   which cannot overflow), never in an action.
 - A `True` can still flip to `False` until `gates` has saturated, so `ok(l) == True` is
@@ -21,29 +24,36 @@ pipeline loop:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from egglog import (
     ActionLike,
-    BaseExpr,
     Bool,
-    EGraph,
     Expr,
     RewriteOrRule,
     String,
     eq,
     function,
-    get_callable_args,
-    get_literal_value,
     i64,
     i64Like,
     relation,
     rule,
     ruleset,
     set_,
+)
+
+from slotsat.egraph_rules.calls import Action, Arg, Call, Set
+from slotsat.egraph_rules.loops import (
+    Loop,
+    loop_ref,
+    loop_start,
+    loop_step,
+    loop_stop,
+    stages,
+    start_runtime,
+    step_runtime,
+    stop_runtime,
 )
 
 INT64_MAX = (1 << 63) - 1
@@ -74,85 +84,57 @@ question about a loop."""
 
 RANK: dict[str, int] = {code: k for k, code in enumerate(CODES)}
 
-GATES_CAP = int(os.environ.get("SLOTSAT_GATES_CAP", "64"))
-"""Iteration cap of the `SLOTS_GATES` schedule (`60-egraph-engine.md` §8)."""
 
-
-class GateLoop(Expr):
-    """A loop of the function, by pre-order key (`slotsat.analysis.loops`)."""
-
-    def __init__(self, key: i64Like) -> None: ...
-
-
-class GateVar(Expr):
+class Tile(Expr):
     """A tile binder of the function, by its id."""
 
     def __init__(self, key: i64Like) -> None: ...
 
 
-# -- facts inserted by Python ---------------------------------------------------------
+# -- facts inserted by Python (besides the loop facts of `loops.loop_facts`) -----------
 
 
 @function
-def stages(loop: GateLoop) -> i64: ...
+def candidate_count(loop: Loop) -> i64: ...
 
 
-@function
-def loop_start(loop: GateLoop) -> i64: ...
-
-
-@function
-def loop_step(loop: GateLoop) -> i64: ...
-
-
-@function
-def loop_stop(loop: GateLoop) -> i64: ...
-
-
-@function
-def candidate_count(loop: GateLoop) -> i64: ...
-
-
-start_runtime = relation("start_runtime", GateLoop)
-step_runtime = relation("step_runtime", GateLoop)
-stop_runtime = relation("stop_runtime", GateLoop)
-encloses = relation("encloses", GateLoop, GateLoop)
+encloses = relation("encloses", Loop, Loop)
 """`encloses(m, l)`: pipeline loop `m` is an ancestor of pipeline loop `l`."""
-candidate = relation("candidate", GateVar, GateLoop)
-tile_var = relation("tile_var", GateVar)
-tile_space_bad = relation("tile_space_bad", GateVar)
-tile_shape_bad = relation("tile_shape_bad", GateVar)
-alias_edge = relation("alias_edge", GateVar, GateVar)
+candidate = relation("candidate", Tile, Loop)
+tile_var = relation("tile_var", Tile)
+tile_space_bad = relation("tile_space_bad", Tile)
+tile_shape_bad = relation("tile_shape_bad", Tile)
+alias_edge = relation("alias_edge", Tile, Tile)
 """`alias_edge(v, s)`: `v` shares `s`'s buffer (a bare copy or an inheriting op)."""
-phi_read = relation("phi_read", GateVar)
-inherit_read = relation("inherit_read", GateVar)
-holds_tpush = relation("holds_tpush", GateLoop)
+phi_read = relation("phi_read", Tile)
+inherit_read = relation("inherit_read", Tile)
+holds_tpush = relation("holds_tpush", Loop)
 """A statement of the loop's own body (not a nested one) pushes a tile to the other core."""
-holds_tpop = relation("holds_tpop", GateLoop)
+holds_tpop = relation("holds_tpop", Loop)
 """A statement of the loop's own body pops a tile from the other core."""
-capacity_declined = relation("capacity_declined", GateLoop, String)
+capacity_declined = relation("capacity_declined", Loop, String)
 """Set by Python's budget walk with the code `capacity` or `capacity-size`."""
 
 # -- derived ---------------------------------------------------------------------------
 
-reaches = relation("reaches", GateVar, GateVar)
-phi_root = relation("phi_root", GateVar)
-inherit_root = relation("inherit_root", GateVar)
-declined_by = relation("declined_by", GateLoop, String)
+reaches = relation("reaches", Tile, Tile)
+phi_root = relation("phi_root", Tile)
+inherit_root = relation("inherit_root", Tile)
+declined_by = relation("declined_by", Loop, String)
 
 
 @function(merge=lambda old, new: old & new)
-def ok(loop: GateLoop) -> Bool: ...
+def ok(loop: Loop) -> Bool: ...
 
 
 @function(merge=lambda old, new: old.min(new))
-def decline_rank(loop: GateLoop) -> i64: ...
+def decline_rank(loop: Loop) -> i64: ...
 
 
 gates = ruleset(name="gates")
 
 
-def _decline(loop: GateLoop, code: str) -> tuple[ActionLike, ...]:
+def _decline(loop: Loop, code: str) -> tuple[ActionLike, ...]:
     return (
         set_(ok(loop)).to(Bool(False)),
         declined_by(loop, String(code)),
@@ -161,7 +143,7 @@ def _decline(loop: GateLoop, code: str) -> tuple[ActionLike, ...]:
 
 
 @gates.register
-def _alias_closure(v: GateVar, s: GateVar, r: GateVar) -> Iterable[RewriteOrRule]:
+def _alias_closure(v: Tile, s: Tile, r: Tile) -> Iterable[RewriteOrRule]:
     """reaches = reflexive-transitive closure of alias_edge; roots of phi / inherit reads."""
     yield rule(tile_var(v)).then(reaches(v, v))
     yield rule(alias_edge(v, s), reaches(s, r)).then(reaches(v, r))
@@ -170,13 +152,13 @@ def _alias_closure(v: GateVar, s: GateVar, r: GateVar) -> Iterable[RewriteOrRule
 
 
 @gates.register
-def _seed(loop: GateLoop, f: i64) -> Iterable[RewriteOrRule]:
+def _seed(loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
     """ok(l) = True for every pipeline loop asking for F > 1 stages."""
     yield rule(eq(stages(loop)).to(f), f > i64(1)).then(set_(ok(loop)).to(Bool(True)))
 
 
 @gates.register
-def _cross_core(loop: GateLoop, f: i64) -> Iterable[RewriteOrRule]:
+def _cross_core(loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
     """A body that both pushes and pops across cores is a cross-core pipeline (the reference's
     `BodyHasCrossCorePair`): one direction alone is an ordinary op to the slots pass."""
     yield rule(holds_tpush(loop), holds_tpop(loop), eq(stages(loop)).to(f), f > i64(1)).then(
@@ -184,7 +166,7 @@ def _cross_core(loop: GateLoop, f: i64) -> Iterable[RewriteOrRule]:
 
 
 @gates.register
-def _loop_shape(loop: GateLoop, f: i64, s: i64, p: i64, m: i64) -> Iterable[RewriteOrRule]:
+def _loop_shape(loop: Loop, f: i64, s: i64, p: i64, m: i64) -> Iterable[RewriteOrRule]:
     """L1–L4 (§4.1)."""
     yield rule(eq(stages(loop)).to(f), f > i64(16)).then(*_decline(loop, "stage-range"))  # L1
     yield rule(step_runtime(loop), eq(stages(loop)).to(f), f > i64(1)).then(
@@ -204,7 +186,7 @@ def _loop_shape(loop: GateLoop, f: i64, s: i64, p: i64, m: i64) -> Iterable[Rewr
 
 
 @gates.register
-def _tiles(loop: GateLoop, t: GateVar, n: i64) -> Iterable[RewriteOrRule]:
+def _tiles(loop: Loop, t: Tile, n: i64) -> Iterable[RewriteOrRule]:
     """T1–T4 on candidates (§6), the empty candidate set (§5), capacity (§8)."""
     yield rule(candidate(t, loop), tile_space_bad(t)).then(*_decline(loop, "tile-space"))  # T1
     yield rule(candidate(t, loop), tile_shape_bad(t)).then(*_decline(loop, "tile-valid-shape"))  # T2
@@ -216,124 +198,88 @@ def _tiles(loop: GateLoop, t: GateVar, n: i64) -> Iterable[RewriteOrRule]:
 
 
 @gates.register
-def _enclosing(m: GateLoop, loop: GateLoop, f: i64) -> Iterable[RewriteOrRule]:
+def _enclosing(m: Loop, loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
     """§7: a declined F > 1 pipeline loop disqualifies every F > 1 pipeline loop below it."""
     yield rule(eq(ok(m)).to(Bool(False)), encloses(m, loop), eq(stages(loop)).to(f), f > i64(1)).then(
         *_decline(loop, "under-declined"))
 
 
-# -- fact batches -----------------------------------------------------------------------
+# -- facts, as calls ------------------------------------------------------------------
 
-FactArg = int | str
-"""A fact argument: a `GateLoop` / `GateVar` key, or a `String` (decline code)."""
-
-VALUE_FACTS: dict[str, Any] = {
-    "stages": stages,
-    "loop_start": loop_start,
-    "loop_step": loop_step,
-    "loop_stop": loop_stop,
+SYMBOLS: dict[str, object] = {
+    "Tile": Tile,
     "candidate_count": candidate_count,
+    "encloses": encloses,
+    "candidate": candidate,
+    "tile_var": tile_var,
+    "tile_space_bad": tile_space_bad,
+    "tile_shape_bad": tile_shape_bad,
+    "alias_edge": alias_edge,
+    "phi_read": phi_read,
+    "inherit_read": inherit_read,
+    "holds_tpush": holds_tpush,
+    "holds_tpop": holds_tpop,
+    "capacity_declined": capacity_declined,
+    "ok": ok,
+    "decline_rank": decline_rank,
 }
-"""The `i64`-valued facts over one `GateLoop`, by name (`set_(f(GateLoop(k))).to(v)`)."""
+"""The gates' symbols Python inserts or reads, by name (`slotsat.egraph_rules.calls`)."""
 
-RELATION_FACTS: dict[str, tuple[Any, tuple[type, ...]]] = {
-    "start_runtime": (start_runtime, (GateLoop,)),
-    "step_runtime": (step_runtime, (GateLoop,)),
-    "stop_runtime": (stop_runtime, (GateLoop,)),
-    "encloses": (encloses, (GateLoop, GateLoop)),
-    "candidate": (candidate, (GateVar, GateLoop)),
-    "tile_var": (tile_var, (GateVar,)),
-    "tile_space_bad": (tile_space_bad, (GateVar,)),
-    "tile_shape_bad": (tile_shape_bad, (GateVar,)),
-    "alias_edge": (alias_edge, (GateVar, GateVar)),
-    "phi_read": (phi_read, (GateVar,)),
-    "inherit_read": (inherit_read, (GateVar,)),
-    "holds_tpush": (holds_tpush, (GateLoop,)),
-    "holds_tpop": (holds_tpop, (GateLoop,)),
-    "capacity_declined": (capacity_declined, (GateLoop, String)),
-}
-"""The relations Python inserts, by name, with their argument sorts."""
+_TILE_RELATIONS = frozenset({"tile_var", "tile_space_bad", "tile_shape_bad", "phi_read", "inherit_read"})
+
+
+def tile_ref(key: int) -> Call:
+    return Call("Tile", (key,))
 
 
 @dataclass(slots=True)
 class FactBatch:
-    """Facts of one function in plain Python form, inserted with one call.
+    """The gate facts of one function as calls, collected from plain keys and inserted with
+    one call (`slotsat.egraph_rules.session.Session.insert`)."""
 
-    Building egglog expressions costs about 0.1–0.2 ms per node in the high-level API, which
-    dominated the pass (`60-egraph-engine.md` §10), so the pass collects keys here and the
-    session (`slotsat.egraph_rules.slotize.SlotsEGraph`) lowers the whole batch at once: to egglog's
-    command objects when available, otherwise to the high-level facts of `high_level()`.
-    """
+    actions: list[Action] = field(default_factory=list)
 
-    values: list[tuple[str, int, int]] = field(default_factory=list)
-    """(fact name, loop key, value)."""
-    relations: list[tuple[str, tuple[FactArg, ...]]] = field(default_factory=list)
-    """(relation name, arguments)."""
+    def candidate_count(self, loop: int, n: int) -> None:
+        self.actions.append(Set(Call("candidate_count", (loop_ref(loop),)), n))
 
-    def value(self, name: str, loop: int, value: int) -> None:
-        assert name in VALUE_FACTS, name
-        self.values.append((name, loop, value))
+    def encloses(self, outer: int, inner: int) -> None:
+        self.actions.append(Call("encloses", (loop_ref(outer), loop_ref(inner))))
 
-    def relation(self, name: str, *args: FactArg) -> None:
-        assert name in RELATION_FACTS, name
-        assert len(args) == len(RELATION_FACTS[name][1]), name
-        self.relations.append((name, args))
+    def candidate(self, tile: int, loop: int) -> None:
+        self.actions.append(Call("candidate", (tile_ref(tile), loop_ref(loop))))
+
+    def tile(self, name: str, tile: int) -> None:
+        """A one-tile relation: `tile_var`, `tile_space_bad`, `tile_shape_bad`, `phi_read`, `inherit_read`."""
+        assert name in _TILE_RELATIONS, name
+        self.actions.append(Call(name, (tile_ref(tile),)))
+
+    def alias_edge(self, v: int, s: int) -> None:
+        self.actions.append(Call("alias_edge", (tile_ref(v), tile_ref(s))))
+
+    def cross_core(self, loop: int, name: str) -> None:
+        """A loop relation of the cross-core gate: `holds_tpush` or `holds_tpop`."""
+        assert name in ("holds_tpush", "holds_tpop"), name
+        self.actions.append(Call(name, (loop_ref(loop),)))
+
+    def capacity_declined(self, loop: int, code: str) -> None:
+        assert code in ("capacity", "capacity-size"), code
+        self.actions.append(Call("capacity_declined", (loop_ref(loop), code)))
+
+    def extend(self, actions: Iterable[Action]) -> None:
+        self.actions.extend(actions)
 
     def __len__(self) -> int:
-        return len(self.values) + len(self.relations)
-
-    def high_level(self) -> list[ActionLike]:
-        """The batch as high-level egglog facts (the portable path)."""
-        loops: dict[int, GateLoop] = {}
-        tvars: dict[int, GateVar] = {}
-
-        def arg(sort: type, a: FactArg) -> BaseExpr:
-            if sort is String:
-                assert isinstance(a, str)
-                return String(a)
-            assert isinstance(a, int)
-            if sort is GateLoop:
-                if a not in loops:
-                    loops[a] = GateLoop(a)
-                return loops[a]
-            if a not in tvars:
-                tvars[a] = GateVar(a)
-            return tvars[a]
-
-        out: list[ActionLike] = []
-        for name, key, v in self.values:
-            out.append(set_(VALUE_FACTS[name](arg(GateLoop, key))).to(i64(v)))
-        for name, args in self.relations:
-            fn, sorts = RELATION_FACTS[name]
-            out.append(fn(*(arg(sort, a) for sort, a in zip(sorts, args, strict=True))))
-        return out
+        return len(self.actions)
 
 
-def literal(x: BaseExpr) -> object:
-    """The Python value of an egglog primitive (`i64`, `Bool`, `String`)."""
-    return get_literal_value(cast(Any, x))
-
-
-def callable_args(call: BaseExpr) -> tuple[BaseExpr, ...]:
-    """The arguments of a constructor call (egglog 14 types the accessor as optional)."""
-    args = get_callable_args(call)
-    assert args is not None, f"not a call: {call!r}"
-    return tuple(args)
-
-
-def loop_key(call: BaseExpr) -> int:
-    """The loop key of a one-argument fact over `GateLoop` (`ok(GateLoop(3))` -> 3)."""
-    (loop,) = callable_args(call)
-    (key,) = callable_args(loop)
-    k = literal(key)
-    assert isinstance(k, int)
-    return k
-
-
-def run_gates(egraph: EGraph) -> int:
-    """Saturate `gates` as a bounded repetition; returns the number of rounds."""
-    for k in range(1, GATES_CAP + 1):
-        report = egraph.run(gates)
-        if not report.updated:
-            return k
-    raise RuntimeError(f"schedule SLOTS_GATES did not saturate within {GATES_CAP} rounds")
+def loop_rows(rows: Iterable[tuple[tuple[Arg, ...], Arg]]) -> dict[int, Arg]:
+    """Rows `f(Loop(k)) = v` of a function over one loop (`Session.table`), as `k -> v`."""
+    out: dict[int, Arg] = {}
+    for args, value in rows:
+        (loop,) = args
+        assert isinstance(loop, Call)
+        assert loop.fn == "Loop", loop
+        (key,) = loop.args
+        assert isinstance(key, int)
+        out[key] = value
+    return out

@@ -17,10 +17,10 @@ positive literal divisor neither floor operation can wrap.
 e-classes, so a fact proven through any equivalent form holds for all of them. The rules
 only tighten lattices over a finite term set, so the ruleset cannot cycle.
 
-Bounds of an induction variable hold inside its loop, which is the only place it occurs:
-device loops ascend (only a positive literal step gives bounds), so `lo = start` for a
-literal start, `hi = stop - 1` for a literal stop, else `hi = INT64_MAX - 1` (`iv < stop
-<= INT64_MAX`).
+Bounds of an induction variable hold inside its loop, which is the only place it occurs,
+and only for an ascending loop (`ascending(l)`: a positive literal step): `lo = start` for
+a literal start, `hi = stop - 1` for a literal stop, else `hi = INT64_MAX - 1` (`iv < stop
+<= INT64_MAX`). A loop that does not ascend gets no bounds.
 """
 
 from __future__ import annotations
@@ -29,18 +29,8 @@ from collections.abc import Iterable
 
 from egglog import BigInt, Fact, RewriteOrRule, String, eq, function, i64, relation, rule, ruleset, set_
 
-from slotsat.egraph_rules.lang import (
-    Idx,
-    Loop,
-    loop_start,
-    loop_step,
-    loop_stop,
-    rname,
-    stop_runtime,
-    width,
-    wmax,
-    wmin,
-)
+from slotsat.egraph_rules.lang import Dtype, Idx, rname, width, wmax, wmin
+from slotsat.egraph_rules.loops import Loop, ascending, loop_start, loop_stop, stop_runtime
 from slotsat.egraph_rules.syntactic import nonneg_syn
 
 INT64_MAX = (1 << 63) - 1
@@ -71,31 +61,28 @@ def floor_div(a: BigInt, c: BigInt) -> BigInt:
 
 @intervals.register
 def _leaves(  # noqa: PLR0917
-    lp: Loop, v: i64, dt: i64, s: i64, t: i64, p: i64, n: String, mn: BigInt, mx: BigInt
+    lp: Loop, v: i64, dt: Dtype, s: i64, t: i64, n: String, mn: BigInt, mx: BigInt
 ) -> Iterable[RewriteOrRule]:
     yield rule(e := Idx.const(v, dt), name=_nm("iv_const", "const(v) in [v, v]")).then(
         set_(lo(e)).to(BigInt(v)), set_(hi(e)).to(BigInt(v))
     )
     yield rule(
         e := Idx.iv(lp),
-        eq(p).to(loop_step(lp)),
-        p > i64(0),
+        ascending(lp),
         eq(s).to(loop_start(lp)),
-        name=_nm("iv_lo", "iv(l) >= start  [literal step > 0, literal start]"),
+        name=_nm("iv_lo", "iv(l) >= start  [ascending(l), literal start]"),
     ).then(set_(lo(e)).to(BigInt(s)))
     yield rule(
         e := Idx.iv(lp),
-        eq(p).to(loop_step(lp)),
-        p > i64(0),
+        ascending(lp),
         eq(t).to(loop_stop(lp)),
-        name=_nm("iv_hi_stop", "iv(l) <= stop - 1  [literal step > 0, literal stop]"),
+        name=_nm("iv_hi_stop", "iv(l) <= stop - 1  [ascending(l), literal stop]"),
     ).then(set_(hi(e)).to(BigInt(t) - BigInt(1)))
     yield rule(
         e := Idx.iv(lp),
-        eq(p).to(loop_step(lp)),
-        p > i64(0),
+        ascending(lp),
         stop_runtime(lp),
-        name=_nm("iv_hi_runtime", "iv(l) <= INT64_MAX - 1  [literal step > 0, runtime stop]"),
+        name=_nm("iv_hi_runtime", "iv(l) <= INT64_MAX - 1  [ascending(l), runtime stop]"),
     ).then(set_(hi(e)).to(BigInt(INT64_MAX - 1)))
     yield rule(
         e := Idx.var(n, dt),
@@ -117,7 +104,7 @@ def _arith(  # noqa: PLR0917
     hr: BigInt,
     mn: BigInt,
     mx: BigInt,
-    w: i64,
+    w: Dtype,
 ) -> Iterable[RewriteOrRule]:
     def bounds(x: Idx, lx: BigInt, hx: BigInt) -> tuple[Fact, Fact]:
         return eq(lx).to(lo(x)), eq(hx).to(hi(x))
@@ -164,7 +151,7 @@ def _arith(  # noqa: PLR0917
 
 @intervals.register
 def _division(  # noqa: PLR0917
-    a: Idx, c: i64, dt: i64, la: BigInt, ha: BigInt, mn: BigInt, mx: BigInt
+    a: Idx, c: i64, dt: Dtype, la: BigInt, ha: BigInt, mn: BigInt, mx: BigInt
 ) -> Iterable[RewriteOrRule]:
     yield rule(
         e := a // Idx.const(c, dt),

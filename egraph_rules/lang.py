@@ -2,31 +2,31 @@
 
 Sorts:
 
-- `Loop`: opaque, keyed by a loop's unique key (`Loop("L17")`).
+- `Loop` (`slotsat.egraph_rules.loops`): a loop, with its one fact schema.
 - `Idx`: an integer value of an explicit dtype, wrapping (two's complement) at that dtype.
   Constructors are classmethods: `Idx.const(v, dt)`, `Idx.iv(loop)`, `Idx.var(name, dt)`,
-  `Idx.cast(a, dt)` (narrowing keeps the low bits, widening sign-extends), and
+  `Idx.cast(a, dt)` (narrowing keeps the low bits, widening extends the operand's value:
+  a signed operand is sign-extended, an unsigned one, always an opaque leaf, zero-extended), and
   `Idx.divu` / `Idx.remu` (`arith.divui` / `arith.remui`, unioned in only under a proof,
   `slotsat.egraph_rules.lower_arith`). `+ - *` wrap at the operands' dtype; `//` and `%` are
   **floor** division and remainder (Python semantics), distinct from the truncating ops
   that are emitted for them.
 
-Dtype codes (`dt`): the signed dtypes are coded by their bit width (`INT8 = 8` ...
-`INT64 = 64`) except `INDEX`, which is `0` (64 bits, spelled `index`): the two are distinct
-types in the emitted MLIR, so no rule ever unions an `INDEX` term with an `INT64` one.
-Unsigned dtypes (`100 + bits`) only appear on opaque `Idx.var` leaves: no rule looks inside
-an unsigned subexpression, and no dtype fact is registered for them.
+Dtypes are the sort `Dtype`, one nullary constant per integer `ir.DType` of the same name
+(`Dtype.INDEX`, `Dtype.INT32`, `Dtype.UINT8`, ...; `DTYPE` / `dtype_of` translate). `INDEX`
+and `INT64` are distinct constants: they are distinct types in the emitted MLIR, so no rule
+ever unions an `INDEX` term with an `INT64` one. Unsigned dtypes only appear on opaque
+`Idx.var` leaves: no rule looks inside an unsigned subexpression, and no arithmetic fact is
+registered for them.
 
-`width(x)` is the dtype code of `x`, set by the `widths` ruleset (a literal's `dt`, `INDEX`
-for an induction variable, a cast's target, the first operand's code for every other
-operation). Unions only happen between equal values of equal dtype, so it is well defined
-per e-class. The per-dtype facts `bits`, `wmin` / `wmax` (`BigInt`, for interval
+`width(x)` is the `Dtype` of `x`, unioned in by the `widths` ruleset (a literal's dtype,
+`INDEX` for an induction variable, a cast's target, the first operand's dtype for every
+other operation). Unions only happen between equal values of equal dtype, so it is well
+defined per e-class. The per-dtype facts `bits`, `wmin` / `wmax` (`BigInt`, for interval
 arithmetic) and `imin` / `imax` (`i64`, for representability of combined constants) are
-registered once per e-graph by `dtype_facts()`.
-
-Loop facts (§5.1): `loop_start`, `loop_stop`, `loop_step` are set only for literal bounds;
-the relations `start_runtime`, `stop_runtime`, `step_runtime` state the absence of a
-literal (egglog has no negation); `stages` is the pipeline depth.
+registered once per e-graph by `dtype_facts()`, with `spelling` (the MLIR type, distinct for
+every dtype): were two dtypes ever unioned, the conflicting `spelling` rows would abort the
+run instead of silently identifying two types.
 
 IR costs (`@method(cost=...)`) serve egglog's own extractor (slots pass); the emission
 costs live in `slotsat.egraph_rules.extract`.
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from egglog import (
     ActionLike,
@@ -49,65 +50,54 @@ from egglog import (
     i64,
     i64Like,
     method,
-    relation,
     rule,
     ruleset,
     set_,
+    union,
 )
 
-from slotsat.core.ir import DType
-
-# --------------------------------------------------------------------------------------
-# dtype codes
-
-DT_INDEX = 0
-DT_INT8 = 8
-DT_INT16 = 16
-DT_INT32 = 32
-DT_INT64 = 64
-DT_UNSIGNED_BASE = 100
-
-SIGNED_CODES: dict[DType, int] = {
-    DType.INDEX: DT_INDEX,
-    DType.INT8: DT_INT8,
-    DType.INT16: DT_INT16,
-    DType.INT32: DT_INT32,
-    DType.INT64: DT_INT64,
-}
-UNSIGNED_CODES: dict[DType, int] = {
-    DType.UINT8: DT_UNSIGNED_BASE + 8,
-    DType.UINT16: DT_UNSIGNED_BASE + 16,
-    DType.UINT32: DT_UNSIGNED_BASE + 32,
-    DType.UINT64: DT_UNSIGNED_BASE + 64,
-}
-CODE_DTYPE: dict[int, DType] = {v: k for k, v in (SIGNED_CODES | UNSIGNED_CODES).items()}
-
-
-def dt_code(dtype: DType) -> int:
-    """The dtype code of an integer dtype (`ValueError` for any other)."""
-    if dtype in SIGNED_CODES:
-        return SIGNED_CODES[dtype]
-    if dtype in UNSIGNED_CODES:
-        return UNSIGNED_CODES[dtype]
-    raise ValueError(f"no e-graph dtype code for {dtype.name}")
-
-
-def code_dtype(code: int) -> DType:
-    return CODE_DTYPE[code]
-
-
-def is_signed_code(code: int) -> bool:
-    return code in (DT_INDEX, DT_INT8, DT_INT16, DT_INT32, DT_INT64)
-
+from slotsat.core import ir
+from slotsat.egraph_rules.calls import Call
+from slotsat.egraph_rules.loops import Loop
 
 # --------------------------------------------------------------------------------------
 # sorts
 
 
-class Loop(Expr):
-    """A loop, keyed by its unique key."""
+class Dtype(Expr):
+    """An integer dtype: one constant per integer `ir.DType`, of the same name."""
 
-    def __init__(self, key: StringLike) -> None: ...
+    INDEX: ClassVar[Dtype]
+    INT8: ClassVar[Dtype]
+    INT16: ClassVar[Dtype]
+    INT32: ClassVar[Dtype]
+    INT64: ClassVar[Dtype]
+    UINT8: ClassVar[Dtype]
+    UINT16: ClassVar[Dtype]
+    UINT32: ClassVar[Dtype]
+    UINT64: ClassVar[Dtype]
+
+
+SIGNED_DTYPES: tuple[ir.DType, ...] = (
+    ir.DType.INDEX,
+    ir.DType.INT8,
+    ir.DType.INT16,
+    ir.DType.INT32,
+    ir.DType.INT64,
+)
+"""The dtypes whose arithmetic the rules see (`Idx` operations exist at these only)."""
+INT_DTYPES: tuple[ir.DType, ...] = tuple(d for d in ir.DType if d.is_int_arith)
+
+DTYPE: dict[ir.DType, Dtype] = {d: getattr(Dtype, d.name) for d in INT_DTYPES}
+"""The `Dtype` constant of every integer `ir.DType`."""
+
+
+def dtype_of(name: str) -> ir.DType:
+    """The `ir.DType` of a `Dtype` constant, by the constant's name (`"INDEX"`, `"Dtype.INDEX"`)."""
+    dtype = ir.DType[name.rpartition(".")[2]]
+    if dtype not in DTYPE:
+        raise ValueError(f"{name} is not a Dtype constant")
+    return dtype
 
 
 class Idx(Expr):
@@ -115,7 +105,7 @@ class Idx(Expr):
 
     @method(cost=0)
     @classmethod
-    def const(cls, value: i64Like, dt: i64Like) -> Idx: ...
+    def const(cls, value: i64Like, dt: Dtype) -> Idx: ...
 
     @method(cost=0)
     @classmethod
@@ -123,7 +113,7 @@ class Idx(Expr):
 
     @method(cost=0)
     @classmethod
-    def var(cls, name: StringLike, dt: i64Like) -> Idx: ...
+    def var(cls, name: StringLike, dt: Dtype) -> Idx: ...
 
     @method(cost=1)
     def __add__(self, other: Idx) -> Idx: ...
@@ -142,7 +132,7 @@ class Idx(Expr):
 
     @method(cost=1)
     @classmethod
-    def cast(cls, a: Idx, dt: i64Like) -> Idx: ...
+    def cast(cls, a: Idx, dt: Dtype) -> Idx: ...
 
     @method(cost=1)
     @classmethod
@@ -153,66 +143,72 @@ class Idx(Expr):
     def remu(cls, a: Idx, b: Idx) -> Idx: ...
 
 
+SYMBOLS: dict[str, object] = {
+    "const": Idx.const,
+    "iv": Idx.iv,
+    "var": Idx.var,
+    "add": Idx.__add__,
+    "sub": Idx.__sub__,
+    "mul": Idx.__mul__,
+    "floordiv": Idx.__floordiv__,
+    "floormod": Idx.__mod__,
+    "cast": Idx.cast,
+    "divu": Idx.divu,
+    "remu": Idx.remu,
+    **{f"Dtype.{d.name}": c for d, c in DTYPE.items()},
+}
+"""The index language's constructors by symbol (`slotsat.egraph_rules.calls`): `Idx` ones by
+the kind names of the export view, `Dtype` constants as `Dtype.<NAME>`."""
+
+
+def dtype_ref(d: ir.DType) -> Call:
+    """The `Dtype` constant of an integer dtype as a call."""
+    return Call(f"Dtype.{d.name}")
+
+
 # --------------------------------------------------------------------------------------
-# facts
+# dtype facts
+
+
+@function(unextractable=True)
+def width(x: Idx) -> Dtype: ...
 
 
 @function
-def loop_start(loop: Loop) -> i64: ...
+def bits(dt: Dtype) -> i64: ...
 
 
 @function
-def loop_stop(loop: Loop) -> i64: ...
+def wmin(dt: Dtype) -> BigInt: ...
 
 
 @function
-def loop_step(loop: Loop) -> i64: ...
+def wmax(dt: Dtype) -> BigInt: ...
 
 
 @function
-def stages(loop: Loop) -> i64: ...
-
-
-start_runtime = relation("start_runtime", Loop)
-stop_runtime = relation("stop_runtime", Loop)
-step_runtime = relation("step_runtime", Loop)
+def imin(dt: Dtype) -> i64: ...
 
 
 @function
-def width(x: Idx) -> i64: ...
+def imax(dt: Dtype) -> i64: ...
 
 
 @function
-def bits(dt: i64Like) -> i64: ...
-
-
-@function
-def wmin(dt: i64Like) -> BigInt: ...
-
-
-@function
-def wmax(dt: i64Like) -> BigInt: ...
-
-
-@function
-def imin(dt: i64Like) -> i64: ...
-
-
-@function
-def imax(dt: i64Like) -> i64: ...
+def spelling(dt: Dtype) -> String: ...
 
 
 def dtype_facts() -> list[ActionLike]:
-    """`bits`, `wmin`, `wmax`, `imin`, `imax` for the five signed dtype codes."""
-    facts: list[ActionLike] = []
-    for dtype, code in SIGNED_CODES.items():
-        lo, hi = dtype.min_value, dtype.max_value
+    """`bits`, `wmin`, `wmax`, `imin`, `imax` for the signed dtypes; `spelling` for every dtype."""
+    facts: list[ActionLike] = [set_(spelling(DTYPE[d])).to(String(d.mlir)) for d in INT_DTYPES]
+    for d in SIGNED_DTYPES:
+        dt = DTYPE[d]
         facts += [
-            set_(bits(i64(code))).to(i64(dtype.bits)),
-            set_(wmin(i64(code))).to(BigInt(lo)),
-            set_(wmax(i64(code))).to(BigInt(hi)),
-            set_(imin(i64(code))).to(i64(lo)),
-            set_(imax(i64(code))).to(i64(hi)),
+            set_(bits(dt)).to(i64(d.bits)),
+            set_(wmin(dt)).to(BigInt(d.min_value)),
+            set_(wmax(dt)).to(BigInt(d.max_value)),
+            set_(imin(dt)).to(i64(d.min_value)),
+            set_(imax(dt)).to(i64(d.max_value)),
         ]
     return facts
 
@@ -267,28 +263,28 @@ def _binary_ops() -> tuple[tuple[str, Callable[[Idx, Idx], Idx]], ...]:
 
 
 @widths.register
-def _widths(a: Idx, b: Idx, v: i64, dt: i64, n: String, lp: Loop, w: i64) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
-    """`width(x)`: a literal's / variable's / cast's own code, INDEX for an induction variable,
-    and the first operand's code for every other operation."""
+def _widths(a: Idx, b: Idx, v: i64, dt: Dtype, n: String, lp: Loop, w: Dtype) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
+    """`width(x)`: a literal's / variable's / cast's own dtype, INDEX for an induction
+    variable, and the first operand's dtype for every other operation."""
 
     def nm(name: str, algebra: str) -> str:
         return rname("widths", "typing", name, algebra)
 
     yield rule(e := Idx.const(v, dt), name=nm("width_const", "width(const(v, dt)) = dt")).then(
-        set_(width(e)).to(dt)
+        union(width(e)).with_(dt)
     )
     yield rule(e := Idx.var(n, dt), name=nm("width_var", "width(var(n, dt)) = dt")).then(
-        set_(width(e)).to(dt)
+        union(width(e)).with_(dt)
     )
     yield rule(e := Idx.iv(lp), name=nm("width_iv", "width(iv(l)) = INDEX")).then(
-        set_(width(e)).to(i64(DT_INDEX))
+        union(width(e)).with_(Dtype.INDEX)
     )
     yield rule(e := Idx.cast(a, dt), name=nm("width_cast", "width(cast(a, dt)) = dt")).then(
-        set_(width(e)).to(dt)
+        union(width(e)).with_(dt)
     )
     for op_name, op in _binary_ops():
         yield rule(
             e := op(a, b),
             eq(w).to(width(a)),
             name=nm(f"width_{op_name}", f"width({op_name}(a, b)) = width(a)"),
-        ).then(set_(width(e)).to(w))
+        ).then(union(width(e)).with_(w))

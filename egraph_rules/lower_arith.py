@@ -22,7 +22,7 @@ rendered by `slotsat.lowering.floor_lowering`:
 | `a % b`, runtime `b` | the eight-op sequence (`floormod.corrected.runtime`) | 8 |
 | `a // b` | `arith.floordivsi` (ptoas expands it into four ops) | 4 |
 | `remu` / `divu` | `arith.remui` / `arith.divui` | 1 |
-| `cast(a, dt)` | `index_cast` (INDEX <-> integer), `extsi` (wider), `trunci` (narrower) | 1 |
+| `cast(a, dt)` | `written.cast_op`: `index_cast(ui)`, `extsi` / `extui`, `trunci` | 1 |
 
 Unsigned operations never enter the e-graph (they are opaque leaves) and lower to
 `remui` / `divui` (`--mode pypto`: `remsi` / `divsi`), `05-decisions.md` item 5.
@@ -35,13 +35,13 @@ from collections.abc import Iterable
 from egglog import RewriteOrRule, i64, rule, ruleset, union
 
 from slotsat.egraph_rules.intervals import nonneg
-from slotsat.egraph_rules.lang import Idx, rname
+from slotsat.egraph_rules.lang import Dtype, Idx, rname
 
 lower_arith = ruleset(name="lower_arith")
 
 
 @lower_arith.register
-def _proven(a: Idx, c: i64, dt: i64) -> Iterable[RewriteOrRule]:
+def _proven(a: Idx, c: i64, dt: Dtype) -> Iterable[RewriteOrRule]:
     yield rule(
         e := a % Idx.const(c, dt),
         c > i64(0),

@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from egglog import BigInt, Fact, RewriteOrRule, Unit, eq, i64, ne, rule, ruleset, union
 
 from slotsat.egraph_rules.intervals import hi, lo
-from slotsat.egraph_rules.lang import Idx, bits, imax, imin, rname, width, wmax, wmin
+from slotsat.egraph_rules.lang import Dtype, Idx, bits, imax, imin, rname, width, wmax, wmin
 from slotsat.egraph_rules.syntactic import nonneg_syn
 
 FactLike = Fact | Unit
@@ -51,7 +51,7 @@ def _nm(name: str, algebra: str) -> str:
     return rname("slot_forms", "rewrite", name, algebra)
 
 
-def K(value: i64 | int, dt: i64) -> Idx:
+def K(value: i64 | int, dt: Dtype) -> Idx:
     return Idx.const(value, dt)
 
 
@@ -61,7 +61,7 @@ def floor_mod(c: i64, f: i64) -> i64:
 
 
 @slot_forms.register
-def _reassociation(x: Idx, c: i64, d: i64, s: i64, dt: i64) -> Iterable[RewriteOrRule]:
+def _reassociation(x: Idx, c: i64, d: i64, s: i64, dt: Dtype) -> Iterable[RewriteOrRule]:
     def fits(v: i64) -> tuple[FactLike, FactLike]:
         return v >= imin(dt), v <= imax(dt)
 
@@ -118,7 +118,7 @@ def _reassociation(x: Idx, c: i64, d: i64, s: i64, dt: i64) -> Iterable[RewriteO
 
 
 @slot_forms.register
-def _identities(x: Idx, dt: i64) -> Iterable[RewriteOrRule]:
+def _identities(x: Idx, dt: Dtype) -> Iterable[RewriteOrRule]:
     yield rule(e := x + K(0, dt), name=_nm("id_add_zero", "x + 0 -> x")).then(union(e).with_(x))
     yield rule(e := x - K(0, dt), name=_nm("id_sub_zero", "x - 0 -> x")).then(union(e).with_(x))
     yield rule(e := x * K(1, dt), name=_nm("id_mul_one", "x * 1 -> x")).then(union(e).with_(x))
@@ -127,7 +127,7 @@ def _identities(x: Idx, dt: i64) -> Iterable[RewriteOrRule]:
 
 @slot_forms.register
 def _shifts(  # noqa: PLR0917
-    x: Idx, c: i64, k: i64, f: i64, q: i64, r: i64, dt: i64, lx: BigInt, hx: BigInt, mn: BigInt, mx: BigInt
+    x: Idx, c: i64, k: i64, f: i64, q: i64, r: i64, dt: Dtype, lx: BigInt, hx: BigInt, mn: BigInt, mx: BigInt
 ) -> Iterable[RewriteOrRule]:
     def bounded(*facts: FactLike) -> tuple[FactLike, ...]:
         return (eq(lx).to(lo(x)), eq(hx).to(hi(x)), eq(mn).to(wmin(dt)), eq(mx).to(wmax(dt)), *facts)
@@ -171,7 +171,7 @@ def _shifts(  # noqa: PLR0917
 
 @slot_forms.register
 def _eliminations(  # noqa: PLR0917
-    x: Idx, c: i64, f: i64, dt: i64, lx: BigInt, hx: BigInt, mn: BigInt
+    x: Idx, c: i64, f: i64, dt: Dtype, lx: BigInt, hx: BigInt, mn: BigInt
 ) -> Iterable[RewriteOrRule]:
     yield rule(
         e := (x - K(c, dt)) % K(f, dt),
@@ -195,7 +195,7 @@ def _eliminations(  # noqa: PLR0917
 
 
 @slot_forms.register
-def _casts(x: Idx, a: Idx, c: i64, n: i64, w: i64, lx: BigInt, hx: BigInt) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
+def _casts(x: Idx, a: Idx, c: i64, n: Dtype, w: Dtype, lx: BigInt, hx: BigInt) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
     yield rule(
         e := Idx.cast(Idx.cast(x, n), w),
         eq(width(x)).to(w),
@@ -223,7 +223,7 @@ def _casts(x: Idx, a: Idx, c: i64, n: i64, w: i64, lx: BigInt, hx: BigInt) -> It
 
 
 @slot_forms.register
-def _folding(a: i64, b: i64, r: i64, dt: i64) -> Iterable[RewriteOrRule]:
+def _folding(a: i64, b: i64, r: i64, dt: Dtype) -> Iterable[RewriteOrRule]:
     def fits(v: i64) -> tuple[FactLike, FactLike]:
         return v >= imin(dt), v <= imax(dt)
 
@@ -266,7 +266,7 @@ def _ir(name: str, algebra: str) -> str:
 
 
 @ir_forms.register
-def _ir_forms(x: Idx, c: i64, f: i64, dt: i64) -> Iterable[RewriteOrRule]:
+def _ir_forms(x: Idx, c: i64, f: i64, dt: Dtype) -> Iterable[RewriteOrRule]:
     yield rule(e := x // K(1, dt), name=_ir("ir_div_one", "x // 1 -> x")).then(union(e).with_(x))
     yield rule(e := x - K(0, dt), name=_ir("ir_sub_zero", "x - 0 -> x")).then(union(e).with_(x))
     yield rule(

@@ -3,19 +3,23 @@
 `nonneg_syn(x)` holds for exactly the clauses of the reference, one rule per clause:
 
 1. a literal `>= 0` (literals are inserted reduced to their dtype, so it is representable);
-2. the induction variable of a loop whose start is a non-negative literal (device loops
-   only ascend);
+2. the induction variable of an ascending loop (`ascending(l)`: a positive literal step,
+   `slotsat.egraph_rules.loops`) whose start is a non-negative literal: the variable never
+   drops below its start. The reference assumes every device loop ascends; codegen only
+   accepts positive literal steps, and a loop `explore` is given with a negative or runtime
+   step does not ascend, so its start proves nothing;
 3. that variable minus its own start literal (the counter form; it cannot wrap because the
-   variable never drops below a non-negative start, `05-decisions.md` item 8);
+   variable never drops below a non-negative start, `05-decisions.md` item 8), same guard;
 4. `a // c` and `a % c` with `a` proven, `c` a positive literal of the operation's dtype.
 
-The dtype-width rule (§7.3) holds node by node: every clause checks the dtype code of the
-operation against its operand (`width(a) == dt`), `INDEX` and `INT64` are distinct codes,
+The dtype-width rule (§7.3) holds node by node: every clause checks the dtype of the
+operation against its operand (`width(a) == dt`), `INDEX` and `INT64` are distinct dtypes,
 and no clause accepts a `Cast`, an `Add` or a `Mul`, whose emitted arithmetic may wrap.
 Division semantics: `//` and `%` are floor operations; with `a >= 0` and `c > 0` they
 equal the truncating `divsi` / `remsi` bit for bit. The rules only add facts, so the
 ruleset cannot cycle. `python_nonneg_syn` is the plain-Python statement of the same
-clauses on IR expressions, used for plain roots and tested against the ruleset.
+clauses on IR expressions (its `start_of` answers only for ascending loops), used for plain
+roots and tested against the ruleset.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from collections.abc import Callable, Iterable
 from egglog import RewriteOrRule, eq, i64, relation, rule, ruleset
 
 from slotsat.core import ir
-from slotsat.egraph_rules.lang import DT_INDEX, Idx, Loop, loop_start, rname, width
+from slotsat.egraph_rules.lang import Dtype, Idx, rname, width
+from slotsat.egraph_rules.loops import Loop, ascending, loop_start
 
 nonneg_syn = relation("nonneg_syn", Idx)
 """The reference's syntactic proof holds for (some term of) this e-class."""
@@ -39,21 +44,23 @@ def _nm(name: str, algebra: str) -> str:
 
 
 @nonneg_syntactic.register
-def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: i64) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
+def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: Dtype) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
     yield rule(e := Idx.const(v, dt), v >= i64(0), name=_nm("syn_const", "const(v) >= 0  [v >= 0]")).then(
         nonneg_syn(e)
     )
     yield rule(
         e := Idx.iv(lp),
+        ascending(lp),
         eq(s).to(loop_start(lp)),
         s >= i64(0),
-        name=_nm("syn_iv", "iv(l) >= 0  [start(l) = s >= 0 literal]"),
+        name=_nm("syn_iv", "iv(l) >= 0  [ascending(l), start(l) = s >= 0 literal]"),
     ).then(nonneg_syn(e))
     yield rule(
-        e := Idx.iv(lp) - Idx.const(s, DT_INDEX),
+        e := Idx.iv(lp) - Idx.const(s, Dtype.INDEX),
+        ascending(lp),
         eq(s).to(loop_start(lp)),
         s >= i64(0),
-        name=_nm("syn_counter", "iv(l) - s >= 0  [start(l) = s >= 0 literal]"),
+        name=_nm("syn_counter", "iv(l) - s >= 0  [ascending(l), start(l) = s >= 0 literal]"),
     ).then(nonneg_syn(e))
     yield rule(
         e := a // Idx.const(c, dt),
@@ -74,8 +81,9 @@ def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: i64) -> Iterable[Rewr
 def python_nonneg_syn(e: ir.Expr, at: ir.DType, start_of: Callable[[ir.Var], int | None]) -> bool:
     """§7.2 on an IR expression: is `e` proven non-negative at dtype `at`?
 
-    `start_of(v)` is the literal start of the loop whose induction variable is `v` (None for
-    anything that is not such a variable or whose start is not a literal).
+    `start_of(v)` is the literal start of the ascending loop whose induction variable is `v`
+    (None for anything that is not such a variable, whose loop does not ascend, or whose
+    start is not a literal).
     """
     if isinstance(e, ir.ConstInt):
         # A literal operand is emitted at its operation's dtype (`30-pto-codegen.md` §5.3).

@@ -12,13 +12,22 @@ rendered op is also recorded in the matcher model's `ValueGraph`
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from slotsat.analysis.matcher import Value, ValueGraph
 from slotsat.core import ir
-from slotsat.egraph_rules.costs import CASTS, CORRECTED, EmitConst, EmitNode, EmitTerm, term_type
+from slotsat.egraph_rules.costs import (
+    CASTS,
+    CORRECTED,
+    EmitConst,
+    EmitNode,
+    EmitTerm,
+    signless,
+    signless_type,
+    term_type,
+)
 from slotsat.egraph_rules.scope import ScopedMemo
 
 # --------------------------------------------------------------------------------------
@@ -104,7 +113,7 @@ class ValueRecorder:
             if isinstance(t, EmitConst):
                 self.values[name] = self.graph.const(t.value, t.type)
             else:
-                self.values[name] = self.graph.opaque(name, term_type(t))
+                self.values[name] = self.graph.opaque(name, signless_type(term_type(t)))
         return self.values[name]
 
     def op(self, result: str, op: str, operands: list[str], type: str, predicate: str | None = None) -> None:
@@ -112,9 +121,18 @@ class ValueRecorder:
         self.values[result] = self.graph.op(op, *vals, type=type, predicate=predicate)
 
 
-def render(term: EmitTerm, namer: Namer, recorder: ValueRecorder | None = None) -> tuple[list[str], str]:
-    """The `arith` lines computing `term` (exact §7.1 order) and the SSA name of its value."""
+def render(
+    term: EmitTerm, namer: Namer, recorder: ValueRecorder | None = None, *, signless_types: bool = False
+) -> tuple[list[str], str]:
+    """The `arith` lines computing `term` (exact §7.1 order) and the SSA name of its value.
+
+    With `signless_types` (codegen: `arith` takes signless integers), unsigned types are
+    spelled signless (`ui8` as `i8`) and a cast that becomes a no-op is dropped; the ops
+    (`remui`, `extui`, ...) carry the signedness."""
     lines: list[str] = []
+    spell = signless_type if signless_types else _same
+    if signless_types:
+        term = signless(term)
 
     def emit(  # noqa: PLR0913, PLR0917
         result: str, op: str, operands: list[str], type: str, text: str, predicate: str | None = None
@@ -139,7 +157,7 @@ def render(term: EmitTerm, namer: Namer, recorder: ValueRecorder | None = None) 
             if known is not None:
                 return known
         args = [walk(o) for o in t.operands]
-        result = _render_node(t, args, namer, emit)
+        result = _render_node(t, args, namer, emit, spell)
         if t.key is not None:
             namer.remember(t.key, result)
         return result
@@ -154,19 +172,23 @@ class _Emit(Protocol):
     ) -> None: ...
 
 
-def _render_node(t: EmitNode, args: list[str], namer: Namer, emit: _Emit) -> str:
+def _same(t: str) -> str:
+    return t
+
+
+def _render_node(t: EmitNode, args: list[str], namer: Namer, emit: _Emit, spell: Callable[[str], str]) -> str:
     ty = t.type
     if t.op in CORRECTED:
         return _render_corrected(t, args, namer, emit)
     if t.op.startswith(("arith.cmpi ", "arith.cmpf ")):
         op, pred = t.op.split(" ", 1)
         r = namer.temp()
-        operand_type = term_type(t.operands[0])
+        operand_type = spell(term_type(t.operands[0]))
         emit(r, op, args, "i1", f"{op} {pred}, {args[0]}, {args[1]} : {operand_type}", predicate=pred)
         return r
     if t.op in CASTS:
         r = namer.temp()
-        src = term_type(t.operands[0])
+        src = spell(term_type(t.operands[0]))
         emit(r, t.op, args, ty, f"{t.op} {args[0]} : {src} to {ty}")
         return r
     r = namer.temp()

@@ -5,9 +5,9 @@ Overview
 Every loop still of kind `Pipeline` with `F > 1` (everything lower-pipeline-to-slots
 declined, and everything under `PYPTO`) becomes a loop striding by `F * step` whose body is
 `F` clones of the original, each with fresh binders, followed by a remainder: a flattened
-static tail when the bounds are literals, otherwise an `if` cascade over `unroll_rem`
-guarded by `start < stop` (a soundness deviation from §12.4, see below). The replicated
-loop keeps `stage=1` as a marker (`20-lower-pipeline-to-slots.md` §12).
+static tail when the bounds are literals, otherwise up to `F` guarded clones, all under
+`if start < stop:` (deviations from §12.4, below). The replicated loop keeps `stage=1` as a
+marker (`20-lower-pipeline-to-slots.md` §12).
 
 Before / After
 --------------
@@ -24,38 +24,47 @@ _y_4: pl.Scalar[pl.INDEX] = 8
 _y_5: pl.Scalar[pl.INDEX] = 9
 ```
 
-Deviation from the reference: the runtime-bound remainder is guarded
-------------------------------------------------------------------------
-§12.4 emits `unroll_main_end = start + TRIP // F * (F * step)`, the main loop, `unroll_rem`
-and the `unroll_rem == 1 / == 2 / ...` cascade unconditionally. When the runtime `stop` is
-at or below `start`, `TRIP` is zero or negative and floor division still puts `unroll_rem`
-in `[0, F)`, so the reference runs remainder clones although the original loop runs no
-iteration (`pl.pipeline(3, n, 2, stage=3)` with `n = 0` visits `i = -3` and `i = -1`). The
-reference has this bug; slotsat must not emit a wrong program, so as a soundness fix the
-cascade is wrapped in `if start < stop:` (the main loop needs no guard: its stop
-`unroll_main_end` is then `<= start`, so it runs nothing). With carried values the guard
-takes the original result variables and yields the cascade's results, its else branch
-yields the main loop's `_main` results, and the cascade's outermost `if` gets fresh
-`<name>_rem1` results (the `== K` ifs keep `<name>_rem<K>`); without carried values nothing
-yields and the guard has no else. When `start < stop` the program computes exactly what
-§12.4's does. For `F = 2`, step 1, carried value `y`:
+Static bounds: every literal fits INDEX
+---------------------------------------
+§12.3's main loop is `pl.pipeline(start, start + main * F * step, F * step)`. Its stop is
+where the last block's increment lands, which can lie beyond INT64_MAX although every
+iteration fits (`pl.pipeline(INT64_MAX - 3, INT64_MAX, 2, stage=2)` became a stop of
+INT64_MAX + 1, a loop that never ran). When the stop or `F * step` does not fit, the loop
+keeps one block fewer and the last block joins the flattened tail (at most `2F - 1`
+clones, each at an iteration's own literal value), so every bound, step and clone offset
+is a literal that fits.
+
+Runtime bounds: no overflow, a remainder linear in `F`
+------------------------------------------------------
+§12.4 computes `start + TRIP // F * (F * step)` with `TRIP = (stop - start + step - 1) //
+step` outside any guard: `stop - start` overflows for far-apart bounds, the main stop can
+land above INT64_MAX, the floored remainder is in `[0, F)` even for an empty loop (the
+reference's bug: `pl.pipeline(3, n, 2, stage=3)` at `n = 0` visits -3 and -1), and its
+cascade of `F - 1` nested branches holds `F (F - 1) / 2` clones (`stage=1024`: half a
+million). slotsat emits, with `q = F * step`:
 
 ```python
-unroll_main_end: pl.Scalar[pl.INDEX] = 0 + (n - 0) // 2 * 2
-for i, (acc,) in pl.pipeline(0, unroll_main_end, 2, stage=1, init_values=(out,)):
-    ...                                   # 2 clones
-    y_main: T = pl.yield_(v_1)
-unroll_rem: pl.Scalar[pl.INDEX] = n - unroll_main_end
-if 0 < n:
-    if unroll_rem == 1:
-        ...                               # 1 clone
-        y_rem1: T = pl.yield_(v_2)
-    else:
-        y_rem1: T = pl.yield_(y_main)
-    y: T = pl.yield_(y_rem1)
-else:
-    y: T = pl.yield_(y_main)
+if start < stop:
+    unroll_rem = (stop % q - start % q) % q     # (stop - start) mod q; step 1 (unroll_off
+    unroll_main_end = stop - unroll_rem          #   for step > 1, then unroll_rem =
+    for i in pl.pipeline(start, unroll_main_end, q, stage=1):   # (unroll_off + step - 1) // step)
+        ...                                      # F clones, as for static bounds
+    if unroll_rem > 0:
+        ...                                      # the clone at unroll_main_end
+    if unroll_rem > 1:
+        ...                                      # the clone at unroll_main_end + step
+    ...                                          # F - 1 guarded clones (F for step > 1)
 ```
+
+Each residue is in `[0, q)`, so no intermediate value overflows; `unroll_main_end` is in
+`[start, stop]` and a multiple of `q` past `start`, so the main loop runs whole blocks and
+its last increment lands on its stop; the guarded clones run exactly the iterations left,
+in order (proven for every pair of 64-bit bounds in `tests/slots/test_replication.py`). A
+literal start's residue is folded (`pl.pipeline(0, n, ...)`: `unroll_rem = n % q`). With
+carried values each guarded `if` yields its clone's values or passes the previous ones on
+(`<name>_rem<j+1>`), the main loop's results are `<name>_main`, and the guard yields the
+last of them, or the initial values from its else branch. Where the loop has iterations
+the program visits the reference's iterations in the reference's order.
 
 Requires / produces / position
 ------------------------------
@@ -69,13 +78,18 @@ Gates
 | `F == 1`: left intact, body visited | asks for nothing; it is also this pass's marker (idempotence) |
 | step an integer literal, else `PassError` | the clones' offsets `k * step` must be literals |
 | runtime bounds need a positive step, else `PassError` | the remainder arithmetic assumes an ascending loop |
-| runtime remainder cascade only if `start < stop` | an empty loop's floored `unroll_rem` is in `[0, F)` |
+| runtime bounds: `(F + 1) * step` fits INDEX, else `PassError` | the split's literals must fit |
+| at most 100,000 statements made per function, else `PassError` | `stage=10**9`: 10**8 copies |
+
+The statement limit (copies times the body's statements, nested ones included, counted
+before any copy is made) is `SLOTSAT_MAX_REPLICATED_STMTS` (`slotsat/core/limits.py`).
 
 Why membership tags
 -------------------
 Every tile-producing call of clone `k` of group `G` gets `"G:K"` appended to its
 `pipeline_membership` attribute (cube accumulators only with `pipeline_double_buffer_c`),
-so that the reference's `PYPTO` buffer reuse keeps the clones' buffers apart (§12.2).
+so that the `PYPTO` planner's buffer reuse keeps the clones' buffers apart (§12.2,
+`lowering/memory_reuse.py`). A runtime remainder is one group, its clone `j` stage `j`.
 
 Related passes
 --------------
@@ -91,6 +105,7 @@ from typing import ClassVar
 
 from slotsat.core import ir, ops
 from slotsat.core.errors import PassError
+from slotsat.core.limits import max_replicated_statements
 from slotsat.lowering.common import PassResult, Rewriter
 
 IDX = ir.DType.INDEX
@@ -103,6 +118,17 @@ def _lit(v: int) -> ir.ConstInt:
 
 def _scalar(name: str) -> ir.Var:
     return ir.Var(name, ir.ScalarType(IDX))
+
+
+@dataclass(frozen=True)
+class _Split:
+    """The runtime split: the remainder count, the main loop's stop, the step and the
+    remainder's membership group."""
+
+    rem: ir.Var
+    main_end: ir.Var
+    step: int
+    group: int
 
 
 @dataclass
@@ -127,10 +153,13 @@ class LowerPipelineLoops:
 
 
 class _State:
-    """One function's replication: the group counter and the recursive walk."""
+    """One function's replication: the group counter, the statements made so far and the
+    recursive walk."""
 
     def __init__(self) -> None:
         self.groups = 0
+        self.made = 0
+        self.limit = max_replicated_statements()
 
     def body(self, b: ir.SeqStmts) -> ir.SeqStmts:
         out: list[ir.Stmt] = []
@@ -149,6 +178,9 @@ class _State:
             if then is s.then_body and other is s.else_body:
                 return [s]
             return [replace(s, then_body=then, else_body=other)]
+        if isinstance(s, ir.WhileStmt | ir.ScopeStmt):
+            inner = self.body(s.body)
+            return [s if inner is s.body else replace(s, body=inner)]
         if not isinstance(s, ir.ForStmt):
             return [s]
         body = self.body(s.body)
@@ -177,10 +209,25 @@ class _State:
                             f"got {step}", loop.span)
         return self.dynamic(loop, f, step)
 
+    def budget(self, loop: ir.ForStmt, f: int, copies: int) -> None:
+        """Refuse, before building anything, a replication that would make more statements
+        than the per-function limit (`SLOTSAT_MAX_REPLICATED_STMTS`)."""
+        size = sum(1 for _ in ir.walk_stmts(loop.body))
+        made = copies * size
+        if self.made + made > self.limit:
+            raise PassError(
+                f"LowerPipelineLoops: replicating this stage={f} loop makes {copies} copies of its "
+                f"{size}-statement body ({made} statements), more than the limit of {self.limit} statements "
+                "per function; lower the stage count, or set SLOTSAT_MAX_REPLICATED_STMTS to raise the limit",
+                loop.span,
+            )
+        self.made += made
+
     def clones(self, loop: ir.ForStmt, ivs: list[ir.Expr], carried: tuple[ir.Expr, ...],
-               group: int) -> _Clones:
-        """Clones of `loop`'s body, clone `k` with the iv replaced by `ivs[k]`, chained
-        through the carried values, each without its trailing yield."""
+               group: int, first_stage: int = 0) -> _Clones:
+        """Clones of `loop`'s body, clone `k` with the iv replaced by `ivs[k]` and tagged
+        stage `first_stage + k`, chained through the carried values, each without its
+        trailing yield."""
         stmts = loop.body.stmts
         has_yield = bool(loop.iter_args)
         core = stmts[:-1] if has_yield else stmts
@@ -191,7 +238,7 @@ class _State:
         for k, iv in enumerate(ivs):
             env: dict[int, ir.Expr] = {loop.loop_var.id: iv}
             env.update({it.var.id: v for it, v in zip(loop.iter_args, values, strict=True)})
-            rw = Rewriter(env=env, fresh=True, assign_hook=_tagger(f"{group}:{k}", dbc))
+            rw = Rewriter(env=env, fresh=True, assign_hook=_tagger(f"{group}:{first_stage + k}", dbc))
             out.extend(rw.stmt(s) for s in core)
             if trailing is not None:
                 assert isinstance(trailing, ir.YieldStmt)
@@ -204,6 +251,12 @@ class _State:
         if trip == 0:
             return [loop.demoted()]
         main, rem = divmod(trip, f)
+        if main > 0 and not (_fits(f * step) and _fits(start + main * f * step)):
+            # the main loop's step or its stop (where its last increment lands) would not
+            # fit INDEX: run one block fewer in the loop, the last one as tail clones (its
+            # first induction value is an iteration, so the shorter loop's stop fits)
+            main, rem = (main - 1, rem + f) if _fits(f * step) else (0, trip)
+        self.budget(loop, f, (f if main > 0 else 0) + rem)
         out: list[ir.Stmt] = []
         carried: tuple[ir.Expr, ...] = tuple(it.init for it in loop.iter_args)
         if main > 0:
@@ -231,58 +284,74 @@ class _State:
                           ir.SeqStmts(tuple(body)), loop.attrs, loop.span).with_stages(1)
 
     def dynamic(self, loop: ir.ForStmt, f: int, step: int) -> list[ir.Stmt]:
+        """Runtime bounds (see the module docstring): everything under `if start < stop:`,
+        the split computed modulo `F * step` so that no intermediate value can overflow."""
         span = loop.span
-        diff = ir.Sub(loop.stop, loop.start, IDX)
-        trip: ir.Expr = diff if step == 1 else ir.FloorDiv(ir.Add(diff, _lit(step - 1), IDX), _lit(step), IDX)
+        q = f * step
+        if not _fits((f + 1) * step):
+            raise PassError(f"LowerPipelineLoops: stage={f} times step {step} does not fit an INDEX value, "
+                            "so the loop cannot be replicated", span)
+        remainder = f - 1 if step == 1 else f
+        self.budget(loop, f, f + remainder)
+        then: list[ir.Stmt] = []
+        # off = (stop - start) mod q, computed from the two residues: each is in [0, q), so
+        # their difference cannot overflow; main_end = stop - off is then in [start, stop]
+        off = _scalar("unroll_rem" if step == 1 else "unroll_off")
+        then.append(ir.AssignStmt(off, _mod_difference(loop.stop, loop.start, q), span))
         main_end = _scalar("unroll_main_end")
-        main_end_value = ir.Add(loop.start, ir.Mul(ir.FloorDiv(trip, _lit(f), IDX), _lit(f * step), IDX), IDX)
-        out: list[ir.Stmt] = [ir.AssignStmt(main_end, main_end_value, span)]
+        then.append(ir.AssignStmt(main_end, ir.Sub(loop.stop, off, IDX), span))
         rmain = tuple(ir.Var(v.name_hint + "_main", v.type, span=v.span) for v in loop.return_vars)
-        out.append(self.main_loop(loop, f, step, main_end, rmain))
-        rem = _scalar("unroll_rem")
-        rem_value: ir.Expr = (ir.Sub(loop.stop, main_end, IDX) if step == 1 else
-                              ir.Sub(trip, ir.Mul(ir.FloorDiv(trip, _lit(f), IDX), _lit(f), IDX), IDX))
-        out.append(ir.AssignStmt(rem, rem_value, span))
-        branches: list[_Clones] = []
-        for k in range(1, f):
-            ivs: list[ir.Expr] = [main_end, *(ir.Add(main_end, _lit(j * step), IDX) for j in range(1, k))]
-            branches.append(self.clones(loop, ivs, rmain, self.new_group()))
-        out.append(self.guard(loop, self.cascade(loop, rem, branches, rmain, 1), rmain))
-        return out
-
-    def guard(self, loop: ir.ForStmt, cascade: ir.IfStmt, rmain: tuple[ir.Var, ...]) -> ir.IfStmt:
-        """`if start < stop: <cascade> else: <the main loop's results>` (deviation from §12.4,
-        see the module docstring): with `stop <= start` the floored `unroll_rem` still lands in
-        `[0, F)`, so the unguarded cascade would run remainder clones the loop never runs."""
-        span = loop.span
-        then: list[ir.Stmt] = [cascade]
+        then.append(self.main_loop(loop, f, step, main_end, rmain))
+        rem = off
+        if step > 1:
+            # the remaining iterations: ceil(off / step), in [0, F]; off + step - 1 fits
+            rem = _scalar("unroll_rem")
+            ceil = ir.FloorDiv(ir.Add(off, _lit(step - 1), IDX), _lit(step), IDX)
+            then.append(ir.AssignStmt(rem, ceil, span))
+        values: tuple[ir.Expr, ...] = rmain
+        split = _Split(rem, main_end, step, self.new_group())
+        for j in range(remainder):
+            guarded = self.guarded_clone(loop, split, j, values)
+            then.append(guarded)
+            values = guarded.return_vars
         other: ir.SeqStmts | None = None
         if loop.return_vars:
-            then.append(ir.YieldStmt(cascade.return_vars, span))
-            other = ir.SeqStmts((ir.YieldStmt(rmain, span),))
+            then.append(ir.YieldStmt(values, span))
+            other = ir.SeqStmts((ir.YieldStmt(tuple(it.init for it in loop.iter_args), span),))
         cond = ir.Cmp(ir.CmpOp.LT, loop.start, loop.stop)
-        return ir.IfStmt(cond, ir.SeqStmts(tuple(then)), other, loop.return_vars, span)
+        return [ir.IfStmt(cond, ir.SeqStmts(tuple(then)), other, loop.return_vars, span)]
 
-    def cascade(self, loop: ir.ForStmt, rem: ir.Var, branches: list[_Clones], rmain: tuple[ir.Var, ...],
-                k: int) -> ir.IfStmt:
-        """`if unroll_rem == k: <k clones> else: <the cascade for k + 1>`."""
+    def guarded_clone(self, loop: ir.ForStmt, split: _Split, j: int,
+                      carried: tuple[ir.Expr, ...]) -> ir.IfStmt:
+        """`if unroll_rem > j: <clone j at main_end + j * step> else: <carried values>`."""
         span = loop.span
-        carried = bool(loop.return_vars)
-        rvars = tuple(ir.Var(f"{v.name_hint}_rem{k}", v.type, span=v.span) for v in loop.return_vars)
-        then = list(branches[k - 1].stmts)
-        if carried:
-            then.append(ir.YieldStmt(branches[k - 1].values, span))
-        other: list[ir.Stmt] | None
-        if k < len(branches):
-            inner = self.cascade(loop, rem, branches, rmain, k + 1)
-            other = [inner]
-            if carried:
-                other.append(ir.YieldStmt(inner.return_vars, span))
-        else:
-            other = [ir.YieldStmt(rmain, span)] if carried else None
-        cond = ir.Cmp(ir.CmpOp.EQ, rem, _lit(k))
-        return ir.IfStmt(cond, ir.SeqStmts(tuple(then)), None if other is None else ir.SeqStmts(tuple(other)),
-                         rvars, span)
+        iv: ir.Expr = split.main_end if j == 0 else ir.Add(split.main_end, _lit(j * split.step), IDX)
+        clone = self.clones(loop, [iv], carried, split.group, first_stage=j)
+        then = list(clone.stmts)
+        rvars = tuple(ir.Var(f"{v.name_hint}_rem{j + 1}", v.type, span=v.span) for v in loop.return_vars)
+        other: ir.SeqStmts | None = None
+        if loop.return_vars:
+            then.append(ir.YieldStmt(clone.values, span))
+            other = ir.SeqStmts((ir.YieldStmt(carried, span),))
+        cond = ir.Cmp(ir.CmpOp.GT, split.rem, _lit(j))
+        return ir.IfStmt(cond, ir.SeqStmts(tuple(then)), other, rvars, span)
+
+
+def _fits(v: int) -> bool:
+    return IDX.fits(v)
+
+
+def _mod_difference(stop: ir.Expr, start: ir.Expr, q: int) -> ir.Expr:
+    """`(stop % q - start % q) % q` (floor semantics), which is `(stop - start) mod q`
+    without computing `stop - start`; a literal operand's residue is folded."""
+    def residue(e: ir.Expr) -> ir.Expr:
+        v = ir.index_literal(e)
+        return _lit(v % q) if v is not None else ir.FloorMod(e, _lit(q), IDX)
+
+    a, b = residue(stop), residue(start)
+    if ir.index_literal(b) == 0:
+        return a
+    return ir.FloorMod(ir.Sub(a, b, IDX), _lit(q), IDX)
 
 
 def _tagger(tag: str, dbc: bool) -> Callable[[ir.AssignStmt], ir.AssignStmt]:

@@ -67,11 +67,15 @@ decides; Python applies the budget (`slotsat.analysis.budget`) and re-saturates;
 `slotsat.egraph_rules.slotize` builds and normalizes the slot terms, extracted in one batch (§11).
 
 Cost: a function without a pipeline loop of `F > 1` never builds an e-graph. Otherwise its
-e-graph is a fresh copy of a per-thread template in which the rulesets are already lowered
-(`slotsat.egraph_rules.slotize.function_egraph`); the facts are collected as plain keys
-(`gates.FactBatch`) and inserted in one batch; schedules, reads and the one `Vec`
-extraction go through egglog's command objects. At 1,000 loops the pass takes about a
-second instead of about ten.
+e-graph is one session (`slotsat.egraph_rules.session`): a fresh copy of a per-thread
+template in which the rulesets are already lowered; the loop facts (`loops.loop_facts`)
+and the gate facts (`gates.FactBatch`) are inserted in one batch; schedules, reads and the
+one `Vec` extraction go through egglog's command objects. At 1,000 loops the pass takes
+about a second instead of about ten.
+
+A schedule that hits an e-graph limit (rounds, rows or time, `slotsat.core.limits`)
+leaves verdicts that may still change, so every pipeline loop of `F > 1` in the function
+is declined with the code `egraph-limit`, naming the limit, and replicated.
 
 Emitted .pto
 ------------
@@ -88,6 +92,7 @@ Related passes
 from __future__ import annotations
 
 import enum
+import time
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -95,16 +100,20 @@ import networkx as nx
 
 from slotsat.analysis.alias import AliasFacts, alias_facts, tile_definitions
 from slotsat.analysis.budget import Backend, Budget, CapacityDecline, region_bytes
-from slotsat.analysis.loops import LoopInfo, loop_infos, loop_tree, pipeline_ancestors
-from slotsat.core import ir
+from slotsat.analysis.loops import LoopNode, loop_nodes, loop_tree, pipeline_ancestors
+from slotsat.core import ir, ops
 from slotsat.core.ops import CrossCore, cross_core_role
 from slotsat.core.options import Planner
 from slotsat.egraph_rules import gates as g
-from slotsat.egraph_rules.slotize import SlotsEGraph, function_egraph, slot_form
+from slotsat.egraph_rules.loops import LoopInfo, loop_facts
+from slotsat.egraph_rules.schedules import SLOTS_FORMS, SLOTS_GATES, SLOTS_PASS
+from slotsat.egraph_rules.session import Limits, ScheduleRun, Session, session
+from slotsat.egraph_rules.slotize import slot_expr, slot_form, slot_root
 from slotsat.lowering.common import Decline, PassResult, Rewriter
 
-INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
+EGRAPH_LIMIT = "egraph-limit"
+"""The decline code of a function whose e-graph hit a limit (see the module docstring)."""
 
 
 class Decision(enum.Enum):
@@ -148,7 +157,7 @@ class FunctionPlan:
 
 @dataclass
 class _Loop:
-    info: LoopInfo
+    info: LoopNode
     stages: int
     candidates: list[ir.AssignStmt] = field(default_factory=list)
     ancestors: list[int] = field(default_factory=list)
@@ -165,10 +174,6 @@ class _Context:
     ok: dict[int, bool]
     capacity: dict[int, tuple[str, str]]
     """Loops the budget walk declined: key -> (code, message)."""
-
-
-def _clamp(v: int) -> int:
-    return max(INT64_MIN, min(INT64_MAX, v))
 
 
 def _candidates(loop: ir.ForStmt) -> list[ir.AssignStmt]:
@@ -233,7 +238,7 @@ class LowerPipelineToSlots:
     def plan(self, fn: ir.Function) -> FunctionPlan:
         """Decide every pipeline loop of `fn` and build the rewritten function."""
         tree = loop_tree(fn)
-        infos = loop_infos(tree)
+        infos = loop_nodes(tree)
         pipes = [_Loop(i, i.stmt.stages) for i in infos if i.stmt.stages is not None]
         if self.planner is not Planner.PTOAS:
             name = "unset" if self.planner is None else self.planner.display_name
@@ -255,16 +260,30 @@ class LowerPipelineToSlots:
                 p.candidates = _candidates(p.info.stmt)
         facts = alias_facts(fn.body, compat=self.compat)
         tiles = tile_definitions(fn.body)
-        with function_egraph() as egraph:  # one fresh e-graph per function (§11)
-            egraph.insert(self._facts(pipes, facts, tiles))
-            egraph.run_gates()
-            ok = egraph.ok()
-            capacity = self._capacity(egraph, pipes, ok, tiles)
+        limits, started = Limits.from_env(), time.perf_counter()
+        with session(SLOTS_PASS) as s:  # one fresh e-graph per function (§11)
+            s.insert(self._facts(pipes, facts, tiles).actions)
+            run = s.run(SLOTS_GATES, limits, started=started)
+            if run.limit_hit is not None:
+                return _limit_hit(fn, pipes, run)
+            ok = _ok(s)
+            capacity = self._capacity(s, pipes, ok, tiles)
             if capacity:
-                egraph.run_gates()
-                ok = egraph.ok()
+                run = s.run(SLOTS_GATES, limits, started=started)
+                if run.limit_hit is not None:
+                    return _limit_hit(fn, pipes, run)
+                ok = _ok(s)
             ctx = _Context(fn, tree, pipes, {p.info.key: p for p in pipes}, facts, ok, capacity)
-            return self._finish(ctx, egraph)
+            eligible = [p for p in pipes if p.stages > 1 and ok.get(p.info.key, False)]
+            run = s.run(SLOTS_FORMS, limits, started=started)
+            if run.limit_hit is not None:
+                return _limit_hit(fn, pipes, run)
+            tile_ids = [c.var.id for p in eligible for c in p.candidates]
+            loop_vars = {p.info.key: p.info.stmt.loop_var for p in eligible}
+            terms = {t: slot_expr(term, loop_vars)
+                     for t, term in zip(tile_ids, s.extract([slot_root(t) for t in tile_ids]), strict=True)}
+            ranks = {k: v for k, v in g.loop_rows(s.table("decline_rank")).items() if isinstance(v, int)}
+            return self._finish(ctx, terms, ranks)
 
     # ----------------------------------------------------------------------------------
 
@@ -274,43 +293,34 @@ class LowerPipelineToSlots:
         batch = g.FactBatch()
         for p in pipes:
             key = p.info.key
-            s = p.info.stmt
-            batch.value("stages", key, p.stages)
-            for value, fact, runtime in ((s.start, "loop_start", "start_runtime"),
-                                         (s.step, "loop_step", "step_runtime"),
-                                         (s.stop, "loop_stop", "stop_runtime")):
-                lit = ir.index_literal(value)
-                if lit is None:
-                    batch.relation(runtime, key)
-                else:
-                    batch.value(fact, key, _clamp(lit))
+            batch.extend(loop_facts(key, LoopInfo.of(p.info.stmt)))
             for anc in p.ancestors:
-                batch.relation("encloses", anc, key)
+                batch.encloses(anc, key)
             if p.stages > 1:
-                cross = _cross_core_ops(s)
+                cross = _cross_core_ops(p.info.stmt)
                 if CrossCore.PUSH in cross:
-                    batch.relation("holds_tpush", key)
+                    batch.cross_core(key, "holds_tpush")
                 if CrossCore.POP in cross:
-                    batch.relation("holds_tpop", key)
-                batch.value("candidate_count", key, len(p.candidates))
+                    batch.cross_core(key, "holds_tpop")
+                batch.candidate_count(key, len(p.candidates))
                 for c in p.candidates:
                     tv = c.var.id
-                    batch.relation("candidate", tv, key)
+                    batch.candidate(tv, key)
                     if _space_bad(_tile(c.var)):
-                        batch.relation("tile_space_bad", tv)
+                        batch.tile("tile_space_bad", tv)
                     if _shape_bad(_tile(c.var)):
-                        batch.relation("tile_shape_bad", tv)
+                        batch.tile("tile_shape_bad", tv)
         for v in tiles:
-            batch.relation("tile_var", v.id)
+            batch.tile("tile_var", v.id)
         for a, b in facts.edge_ids():
-            batch.relation("alias_edge", a, b)
+            batch.alias_edge(a, b)
         for vid in dict.fromkeys(v.id for v in facts.phi_reads):
-            batch.relation("phi_read", vid)
+            batch.tile("phi_read", vid)
         for vid in dict.fromkeys(v.id for v, _ in facts.inherit_reads):
-            batch.relation("inherit_read", vid)
+            batch.tile("inherit_read", vid)
         return batch
 
-    def _capacity(self, egraph: SlotsEGraph, pipes: list[_Loop], ok: dict[int, bool],
+    def _capacity(self, s: Session, pipes: list[_Loop], ok: dict[int, bool],
                   tiles: list[ir.Var]) -> dict[int, tuple[str, str]]:
         """§8: the budget walk in pre-order; inserts `capacity_declined` facts. Returns
         key -> (code, message) for the loops it declined."""
@@ -336,18 +346,12 @@ class LowerPipelineToSlots:
                     budget.commit(added)
             if verdict is not None:
                 declined[key] = verdict
-                batch.relation("capacity_declined", key, verdict[0])
-        egraph.insert(batch)
+                batch.capacity_declined(key, verdict[0])
+        s.insert(batch.actions)
         return declined
 
-    def _finish(self, ctx: _Context, egraph: SlotsEGraph) -> FunctionPlan:
+    def _finish(self, ctx: _Context, terms: dict[int, ir.Expr], ranks: dict[int, int]) -> FunctionPlan:
         fn, pipes, ok = ctx.fn, ctx.pipes, ctx.ok
-        eligible = [p for p in pipes if p.stages > 1 and ok.get(p.info.key, False)]
-        egraph.run_slot_forms()
-        tile_ids = [c.var.id for p in eligible for c in p.candidates]
-        loop_vars = {p.info.key: p.info.stmt.loop_var for p in eligible}
-        terms = egraph.extract_slot_terms(tile_ids, loop_vars)
-        ranks = egraph.decline_ranks()
         env: dict[int, ir.Expr] = {}
         decisions: list[LoopDecision] = []
         declines: list[Decline] = []
@@ -384,6 +388,27 @@ class LowerPipelineToSlots:
             body = _SlotRewriter(env=env, demote=demote).body(fn.body)
             result = replace(fn, body=body)
         return FunctionPlan(fn, tuple(decisions), tuple(declines), result)
+
+
+def _ok(s: Session) -> dict[int, bool]:
+    """Loop key -> the `ok` verdict, for every loop with one."""
+    return {k: v for k, v in g.loop_rows(s.table("ok")).items() if isinstance(v, bool)}
+
+
+def _limit_hit(fn: ir.Function, pipes: list[_Loop], run: ScheduleRun) -> FunctionPlan:
+    """The failure rule: every `F > 1` pipeline loop declined, naming the limit."""
+    assert run.limit_hit is not None
+    message = f"the e-graph stopped before its rules settled ({run.limit_hit}); the loop is replicated"
+    loops: list[LoopDecision] = []
+    declines: list[Decline] = []
+    for p in pipes:
+        if p.stages == 1:
+            loops.append(LoopDecision(p.info.key, p.info.stmt, 1, Decision.UNTOUCHED))
+            continue
+        rec = Decline(p.info.stmt, EGRAPH_LIMIT, message, fn.name, p.info.key)
+        declines.append(rec)
+        loops.append(LoopDecision(p.info.key, p.info.stmt, p.stages, Decision.DECLINED, rec))
+    return FunctionPlan(fn, tuple(loops), tuple(declines), fn)
 
 
 def _message(code: str, p: _Loop, ctx: _Context) -> str:
@@ -439,7 +464,12 @@ def _tile_message(code: str, p: _Loop, facts: AliasFacts) -> str:
         if code == "tile-phi" and root in phi:
             return f"load '{name}' is carried into a phi through '{phi[root].name_hint}'"
         if code == "tile-view" and root in inherit:
-            return f"load '{name}' is consumed by {inherit[root]}, whose result shares its buffer"
+            op = inherit[root]
+            if not ops.effect_known(op):
+                callee = op if op.startswith("self.") else f"pl.{op}"
+                return (f"load '{name}' is passed to {callee}, whose effect on its arguments slotsat does "
+                        "not analyse")
+            return f"load '{name}' is consumed by {op}, whose result shares its buffer"
     raise AssertionError(f"no candidate explains decline code {code}")
 
 

@@ -271,6 +271,33 @@ def _verify(module: ModuleOp, where: dict[Operation, Span]) -> None:
                 raise MlirInputError("constant step operand must be positive", span)
 
 
+_GEP_INDICES = re.compile(r"llvm\.getelementptr\s+(?:inbounds\s+)?%[\w$.-]+(?:#\d+)?\s*\[([^\]]*)\]")
+_INT32_MIN = -(1 << 31)
+_INT32_MAX = (1 << 31) - 1
+
+
+def _check_gep_constants(text: str, offsets: dict[Operation, int], first_line: int) -> None:
+    """A constant `llvm.getelementptr` index is an `i32`, and `INT32_MIN` is the marker of a
+    dynamic index (in MLIR and in xdsl). xdsl folds `[2**31, 2**32)` into negative `i32`
+    values, so `%p[2147483648]` would become the marker (and crash xdsl's printer) and
+    `%p[2147483649]` a silently different index: both are reported here, at the number."""
+    for op, offset in offsets.items():
+        if op.name != "llvm.getelementptr":
+            continue
+        match = _GEP_INDICES.match(text, offset)
+        if match is None:
+            continue
+        pos = match.start(1)
+        for item in match[1].split(","):
+            literal = item.strip()
+            if re.fullmatch(r"[-+]?\d+", literal) and not _INT32_MIN < int(literal) <= _INT32_MAX:
+                where = _line_col(text, pos + item.index(literal), first_line)
+                raise MlirInputError(
+                    f"constant GEP index {literal} does not fit in i32 without the dynamic-index marker "
+                    f"(allowed: {_INT32_MIN + 1} to {_INT32_MAX}); use an SSA index", where)
+            pos += len(item) + 1
+
+
 def parse_chunk(ctx: Context, chunk: Chunk, file: str) -> tuple[ModuleOp, Positions]:
     """Parse and verify one chunk; raise `MlirInputError` on any failure."""
     if not re.sub(r"//[^\n]*", "", chunk.text).strip():
@@ -298,6 +325,7 @@ def parse_chunk(ctx: Context, chunk: Chunk, file: str) -> tuple[ModuleOp, Positi
         offset = parser.pos if parser is not None and isinstance(parser.pos, int) else 0
         span = _line_col(chunk.text, offset, chunk.first_line)
         raise MlirInputError(_first_line(str(err) or type(err).__name__), span) from None
+    _check_gep_constants(chunk.text, parser.op_offsets, chunk.first_line)
     positions = Positions({op: _line_col(chunk.text, offset, chunk.first_line)
                            for op, offset in parser.op_offsets.items()})
     _verify(module, positions.by_op)

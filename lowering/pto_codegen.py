@@ -35,11 +35,12 @@ accumulator, a loop carry (carried variable, yielded value, result: all the init
 handle), and the tiles an `if` yields for one result (one handle allocated before the
 `scf.if`).
 
-Under `PYPTO` (§5.9) every `pto.alloc_tile` gets `addr = %c<A>_i64` from a non-reusing
-allocator: per memory space, declared allocations first (init-memref order), then every
-other tile handle in emission order, each start aligned up to 512 bytes; a slotted tile's
+Under `PYPTO` (§5.9, `05-decisions.md` item 14) every `pto.alloc_tile` gets
+`addr = %c<A>_i64` from `lowering/memory_reuse.py`, which reuses buffers by the live ranges
+of `analysis/liveness.py` (declared allocations first and never shared); a slotted tile's
 address is `base + byte_offset` (a runtime slot lowers `index * slot_size` and adds it with
-`arith.index_cast` / `arith.addi`).
+`arith.index_cast` / `arith.addi`). Under every planner the same module rejects two live
+tiles on one declared slot and a read of a shared buffer another value has overwritten.
 
 Requires: init-memref has run (resolved MemRefs, hoisted `tile.alloc` statements). Produces
 the module text plus, per `pto.multi_tile_get`, the matcher model's view of its slot
@@ -63,6 +64,7 @@ xdsl dialect the output round-trips through), `analysis/matcher.py`.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -70,20 +72,23 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from slotsat.analysis import matcher as mm
-from slotsat.analysis.budget import Backend, tile_bytes
+from slotsat.analysis.budget import Backend
+from slotsat.analysis.liveness import liveness
 from slotsat.core import ir, ops
 from slotsat.core.errors import NO_SPAN, PassError, Span
 from slotsat.core.options import Mode, Planner
 from slotsat.core.semantics import fold
-from slotsat.egraph_rules.costs import CASTS, EmitConst, EmitNode, EmitTerm
-from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, LoopInfo, RootId
+from slotsat.egraph_rules.costs import EmitTerm
+from slotsat.egraph_rules.costs import signless_type as _signless_type
+from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootId
+from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.lowering.common import format_expr
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
 from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
+from slotsat.lowering.memory_reuse import MemoryPlan, check_declared_slots, check_shared_buffers, plan_memory
 from slotsat.lowering.regions import Region, plan_regions, tile_type_string, valid_extents
 
-ALIGN = 512
 CUBE_SPACES = frozenset(
     {ir.MemorySpace.Mat, ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace.Acc, ir.MemorySpace.Bias}
 )
@@ -143,6 +148,20 @@ def _int_type(dtype: ir.DType) -> str:
     if dtype.is_float:
         return dtype.mlir
     return f"i{dtype.bits}"
+
+
+_MLIR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+
+
+def mlir_name(hint: str) -> str:
+    """`hint` as a name MLIR accepts after `%` or `@`: unchanged when it already is one, else
+    each character outside `[A-Za-z0-9_$.]` spelled `u` plus its four-or-more hex digits
+    (`ξ` -> `u03be`, `tξ` -> `tu03be`), so a Python identifier in any script gives the same
+    name on every run."""
+    if _MLIR_NAME.fullmatch(hint):
+        return hint
+    mangled = "".join(c if c.isascii() and (c.isalnum() or c in "_$.") else f"u{ord(c):04x}" for c in hint)
+    return mangled if mangled and not mangled[0].isdigit() else f"v{mangled}"
 
 
 def _const_name(value: int, type_: str) -> str:
@@ -225,14 +244,15 @@ class Emitter:
         self.gets: list[GetRecord] = []
         self.op_count = 0
         self.regions: dict[int, Region] = {}
-        self.addresses: dict[ir.MemorySpace, int] = {}
-        self.alloc_base: dict[int, int] = {}
+        self.plan = MemoryPlan()
         self.allocations: list[Allocation] = []
 
     # -- names -------------------------------------------------------------------------
 
     def fresh_name(self, hint: str) -> str:
-        """A unique SSA name (without `%`) for `hint`, disambiguated as the printer does."""
+        """A unique SSA name (without `%`) for `hint`, disambiguated as the printer does; a hint
+        MLIR would not accept is spelled by `mlir_name` first."""
+        hint = mlir_name(hint)
         if hint not in self.used_names:
             self.used_names.add(hint)
             return hint
@@ -373,7 +393,7 @@ class Emitter:
 
     def render(self, term: EmitTerm) -> tuple[str, int]:
         """Render an engine term at the current position: (SSA name, ops emitted)."""
-        lines, name = render(_signless(term), self.namer, self.recorder)
+        lines, name = render(term, self.namer, self.recorder, signless_types=True)
         for text in lines:
             self.line(text)
         self.op_count += len(lines)
@@ -444,50 +464,6 @@ class _Recorder(ValueRecorder):
             self.values[result] = self.graph.opaque(result, _signless_type(type))
 
 
-def _signless_type(t: str) -> str:
-    """`ui32` -> `i32`: `arith` takes signless integers (see the module docstring)."""
-    return t[1:] if t.startswith("ui") and t[2:].isdigit() else t
-
-
-def _signless(term: EmitTerm) -> EmitTerm:
-    """`term` with unsigned type spellings made signless; a cast that becomes a no-op
-    (`INT32` <-> `UINT32`) is dropped, as before."""
-    if not _has_unsigned(term):
-        return term
-    memo: dict[int, EmitTerm] = {}
-
-    def walk(t: EmitTerm) -> EmitTerm:
-        if isinstance(t, ir.Var):
-            return t
-        if isinstance(t, EmitConst):
-            return EmitConst(t.value, _signless_type(t.type))
-        if id(t) in memo:
-            return memo[id(t)]
-        operands = tuple(walk(o) for o in t.operands)
-        type_ = _signless_type(t.type)
-        out: EmitTerm
-        if t.op in CASTS and _term_type(operands[0]) == type_:
-            out = operands[0]
-        else:
-            out = EmitNode(t.op, operands, type_, t.key)
-        memo[id(t)] = out
-        return out
-
-    return walk(term)
-
-
-def _term_type(t: EmitTerm) -> str:
-    return _signless_type(t.dtype.mlir if isinstance(t, ir.Var) else t.type)
-
-
-def _has_unsigned(t: EmitTerm) -> bool:
-    if isinstance(t, ir.Var):
-        return t.dtype.is_unsigned
-    if isinstance(t, EmitConst):
-        return t.type.startswith("ui")
-    return t.type.startswith("ui") or any(_has_unsigned(o) for o in t.operands)
-
-
 def _reject_float_compare(e: ir.Expr) -> None:
     for sub in _subexprs(e):
         if isinstance(sub, ir.Cmp) and ir.expr_dtype(sub.a).is_float:
@@ -540,6 +516,142 @@ def _call_exprs(c: ir.Call) -> list[ir.Expr]:
     return out
 
 
+_UNEMITTED_SPACES = frozenset(
+    {ir.MemorySpace.LeftScale, ir.MemorySpace.RightScale, ir.MemorySpace.ScalarLocal})
+_CODEGEN_EXTRAS: dict[str, tuple[str, ...]] = {
+    "tile.row_sum": ("tmp_tile",), "tile.row_max": ("tmp_tile",), "tile.row_min": ("tmp_tile",),
+}
+"""Extra positional arguments of the reference's forms that codegen emits (a scratch tile)."""
+
+
+def preflight(fn: ir.Function) -> None:
+    """Decline, with a located `PassError`, a function that uses a construct of the
+    reference's printed IR that the code generator does not emit: while loops, runtime
+    scopes, parallel / unroll loops, returns inside branches, scalar operations outside the
+    index language (`ir.is_index_expr`), calls of other functions, ops without a PTO
+    spelling or in a form the model does not cover, explicit tile layouts, tensors with
+    dynamic shapes or views. Never emits a guess."""
+    for p in fn.params:
+        t = p.type
+        if isinstance(t, ir.TensorType) and (t.static_shape is None or t.view is not None or t.distributed):
+            what = "a dynamic shape" if t.static_shape is None else (
+                "a distributed tensor" if t.distributed else "an explicit pl.TensorView")
+            raise PassError(f"parameter '{p.name_hint}' has {what}, which slotsat's code generator does not "
+                            "emit", p.span)
+    _preflight_body(fn.body, top=True)
+
+
+def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
+    for k, s in enumerate(body.stmts):
+        span = _span(s)
+        if isinstance(s, ir.WhileStmt | ir.ScopeStmt):
+            what = "while loops" if isinstance(s, ir.WhileStmt) else "runtime scopes (with pl.scope())"
+            raise PassError(f"slotsat's code generator does not emit {what}", span)
+        if isinstance(s, ir.ReturnStmt) and not (top and k == len(body.stmts) - 1):
+            raise PassError("slotsat's code generator does not emit a return inside a branch", span)
+        if isinstance(s, ir.ForStmt):
+            if s.kind in (ir.ForKind.PARALLEL, ir.ForKind.UNROLL):
+                raise PassError(f"slotsat's code generator does not emit pl.{s.kind.value.lower()} loops",
+                                span)
+            for e in (s.start, s.stop, s.step, *(it.init for it in s.iter_args)):
+                _preflight_expr(e, span)
+            _preflight_binders([it.var for it in s.iter_args] + list(s.return_vars), span)
+        elif isinstance(s, ir.IfStmt):
+            _preflight_expr(s.cond, span)
+            _preflight_binders(list(s.return_vars), span)
+        elif isinstance(s, ir.AssignStmt):
+            _preflight_binders([s.var], span)
+            if isinstance(s.value, ir.Call):
+                _preflight_call(s.value, span)
+            else:
+                _preflight_expr(s.value, span)
+        elif isinstance(s, ir.EvalStmt):
+            _preflight_call(s.call, span)
+        elif isinstance(s, ir.YieldStmt | ir.ReturnStmt):
+            for v in s.values:
+                _preflight_expr(v, span)
+        for child in ir.stmt_children_bodies(s):
+            _preflight_body(child, top=False)
+
+
+def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
+    for v in binders:
+        t = v.type
+        if isinstance(t, ir.TileType):
+            if t.layout is not None:
+                raise PassError(f"tile '{v.name_hint}' has an explicit pl.TileView layout, which slotsat's "
+                                "code generator does not emit", span)
+            if t.memory_space in _UNEMITTED_SPACES:
+                raise PassError(f"tile '{v.name_hint}' lives in {t.memory_space.value}, which slotsat's code "
+                                "generator does not emit", span)
+            for e in t.valid_shape or ():
+                _preflight_expr(e, span)
+        elif isinstance(t, ir.TupleType | ir.ArrayType | ir.OpaqueType):
+            kind = type(t).__name__.removesuffix("Type").lower()
+            raise PassError(f"'{v.name_hint}' has a {kind} type, which slotsat's code generator does not "
+                            "emit", span)
+        elif isinstance(t, ir.TensorType) and t.static_shape is None:
+            raise PassError(f"tensor '{v.name_hint}' has a dynamic shape, which slotsat's code generator "
+                            "does not emit", span)
+
+
+def _preflight_expr(e: ir.Expr, span: Span) -> None:
+    if isinstance(e, ir.Var) or ir.is_index_expr(e) or isinstance(e, ir.ConstFloat):
+        return
+    for sub in _all_subexprs(e):
+        if isinstance(sub, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            raise PassError(f"slotsat's code generator does not lower '{format_expr(sub)}'",
+                            sub.span if sub.span != NO_SPAN else span)
+        if isinstance(sub, ir.Cast):
+            src, dst = ir.expr_dtype(sub.a), sub.dtype
+            if not (src.is_int_arith and dst.is_int_arith) or (src.is_signed != dst.is_signed):
+                where = sub.span if sub.span != NO_SPAN else span
+                raise PassError(f"slotsat's code generator does not lower the cast '{format_expr(sub)}' "
+                                f"(pl.{src.value} to pl.{dst.value})", where)
+
+
+def _all_subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
+    yield e
+    for child in ir.expr_children(e):
+        yield from _all_subexprs(child)
+
+
+def _preflight_call(c: ir.Call, span: Span) -> None:
+    where = c.span if c.span != NO_SPAN else span
+    if c.op == "tile.alloc":
+        return
+    spec = ops.lookup(c.op)
+    if spec is None or (spec.pto is None and c.op not in ("tile.load", "tile.store")):
+        what = f"calls of other functions ({c.op})" if c.op.startswith("self.") else c.op
+        raise PassError(f"slotsat's code generator does not support {what}", where)
+    extras = _CODEGEN_EXTRAS.get(c.op, ())
+    nargs = len(c.args)
+    base = len({*spec.params, *spec.optional})
+    if nargs > base and spec.ref_extra[:nargs - base] == extras[:nargs - base]:
+        nargs = base
+    reason = ops.unmodelled(c.op, nargs, dict(c.kwargs))
+    if reason is not None:
+        raise PassError(f"slotsat's code generator does not support {reason}", where)
+    for arg in (*c.args, *(v for _, v in c.kwargs)):
+        if isinstance(arg, ir.StrArg | ir.EnumArg | ir.FuncRef | ir.ArgList):
+            raise PassError(f"slotsat's code generator does not support {c.op} with argument "
+                            f"{arg!r}", where)
+        if isinstance(arg, ir.ExprList):
+            for item in arg.items:
+                _preflight_expr(item, where)
+        elif not isinstance(arg, ir.SpaceArg | ir.DTypeArg):
+            _preflight_expr(arg, where)
+
+
+def _calls_tile_ops(fn: ir.Function) -> bool:
+    """Whether `fn` calls a `tile.` op (a plain `@pl.function` of orchestration code has none)."""
+    for s in ir.walk_stmts(fn.body):
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call) and call.op.startswith("tile.") and call.op != "tile.alloc":
+            return True
+    return False
+
+
 def _has_tile_ops(fn: ir.Function) -> bool:
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op != "tile.alloc":
@@ -573,24 +685,6 @@ def _kernel_kind(fn: ir.Function) -> str:
     return "cube" if cube else "vector"
 
 
-class _UnionFind:
-    def __init__(self) -> None:
-        self.parent: dict[int, int] = {}
-
-    def find(self, x: int) -> int:
-        root = x
-        while self.parent.get(root, root) != root:
-            root = self.parent[root]
-        while self.parent.get(x, x) != root:
-            self.parent[x], x = root, self.parent[x]
-        return root
-
-    def union(self, keep: int, other: int) -> None:
-        a, b = self.find(keep), self.find(other)
-        if a != b:
-            self.parent[b] = a
-
-
 class FunctionEmitter(Emitter):
     """Emits one kernel function."""
 
@@ -601,7 +695,8 @@ class FunctionEmitter(Emitter):
     ) -> None:
         super().__init__(fn, mode=mode, planner=planner, backend=backend)
         self.symbol = fn.name if symbol is None else symbol
-        self.share = _UnionFind()
+        self.live = liveness(fn)
+        """Sharing classes and live ranges of the tile buffers (`analysis/liveness.py`)."""
         self.tensor_views: dict[int, str] = {}
         self.tensor_types: dict[int, ir.TensorType] = {}
         self.carry_guard: dict[int, tuple[int, str]] = {}
@@ -610,101 +705,13 @@ class FunctionEmitter(Emitter):
 
     # -- planning ----------------------------------------------------------------------
 
-    def _plan_sharing(self) -> None:  # noqa: C901 - one case per sharing rule of §5.5
-        """Union the handles that share a buffer (§5.5); each class is allocated once."""
-        for s in ir.walk_stmts(self.fn.body):
-            if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
-                if isinstance(s.value, ir.Var):
-                    self.share.union(s.value.id, s.var.id)
-                elif isinstance(s.value, ir.Call) and s.value.op == "tile.matmul_acc":
-                    acc = s.value.args[0]
-                    if isinstance(acc, ir.Var):
-                        self.share.union(acc.id, s.var.id)
-            elif isinstance(s, ir.ForStmt):
-                last = s.body.stmts[-1] if s.body.stmts else None
-                yielded = last.values if isinstance(last, ir.YieldStmt) else ()
-                for k, it in enumerate(s.iter_args):
-                    if not isinstance(it.var.type, ir.TileType):
-                        continue
-                    if isinstance(it.init, ir.Var):
-                        self.share.union(it.init.id, it.var.id)
-                    if k < len(yielded) and isinstance(yielded[k], ir.Var):
-                        self.share.union(it.var.id, yielded[k].id)  # type: ignore[union-attr]
-                    if k < len(s.return_vars):
-                        self.share.union(it.var.id, s.return_vars[k].id)
-            elif isinstance(s, ir.IfStmt):
-                for k, r in enumerate(s.return_vars):
-                    if not isinstance(r.type, ir.TileType):
-                        continue
-                    for branch in (s.then_body, s.else_body):
-                        if branch is None or not branch.stmts:
-                            continue
-                        last = branch.stmts[-1]
-                        if isinstance(last, ir.YieldStmt) and k < len(last.values):
-                            v = last.values[k]
-                            if isinstance(v, ir.Var):
-                                self.share.union(r.id, v.id)
-
-    def _check_carries(self) -> None:
-        """A carried tile must not be read after its next value is written (§5.5)."""
-        for s in ir.walk_stmts(self.fn.body):
-            if not isinstance(s, ir.ForStmt) or not s.body.stmts:
-                continue
-            last = s.body.stmts[-1]
-            if not isinstance(last, ir.YieldStmt):
-                continue
-            for k, it in enumerate(s.iter_args):
-                if not isinstance(it.var.type, ir.TileType) or k >= len(last.values):
-                    continue
-                nxt = last.values[k]
-                if not isinstance(nxt, ir.Var) or nxt.id == it.var.id:
-                    continue
-                written = False
-                for stmt in s.body.stmts[:-1]:
-                    reads = self._reads(stmt)
-                    if written and it.var.id in reads:
-                        raise PassError(
-                            f"tile carry '{it.var.name_hint}' is read after its next value is "
-                            "written; slotsat shares one buffer per carry",
-                            _span(stmt),
-                        )
-                    if self._defines(stmt, nxt.id):
-                        written = True
-
-    @staticmethod
-    def _reads(stmt: ir.Stmt) -> set[int]:
-        out: set[int] = set()
-        for s in [stmt, *ir.walk_stmts(ir.SeqStmts((stmt,)))]:
-            if isinstance(s, ir.AssignStmt):
-                out.update(v.id for v in ir.expr_vars(s.value))
-            elif isinstance(s, ir.EvalStmt):
-                out.update(v.id for v in ir.expr_vars(s.call))
-            elif isinstance(s, ir.YieldStmt | ir.ReturnStmt):
-                for e in s.values:
-                    out.update(v.id for v in ir.expr_vars(e))
-            elif isinstance(s, ir.ForStmt):
-                for it in s.iter_args:
-                    out.update(v.id for v in ir.expr_vars(it.init))
-            elif isinstance(s, ir.IfStmt):
-                out.update(v.id for v in ir.expr_vars(s.cond))
-        return out
-
-    @staticmethod
-    def _defines(stmt: ir.Stmt, vid: int) -> bool:
-        for s in ir.walk_stmts(ir.SeqStmts((stmt,))):
-            if isinstance(s, ir.AssignStmt) and s.var.id == vid:
-                return True
-            if isinstance(s, ir.ForStmt | ir.IfStmt) and any(r.id == vid for r in s.return_vars):
-                return True
-        return False
-
     # -- the function --------------------------------------------------------------------
 
     def emit(self) -> list[str]:
         fn = self.fn
+        preflight(fn)
         kind = _kernel_kind(fn)
-        self._plan_sharing()
-        self._check_carries()
+        check_shared_buffers(fn, self.live)
         params: list[str] = []
         for k, p in enumerate(fn.params):
             arg = f"%arg{k}"
@@ -732,13 +739,11 @@ class FunctionEmitter(Emitter):
                 f"valid_row = {self.const(region.valid_row, ir.DType.INDEX)}"
                 f" valid_col = {self.const(region.valid_col, ir.DType.INDEX)} : {region.type_string}"
             )
+        check_declared_slots(self.live, self.allocations)
         if self.planner is Planner.PYPTO:
-            for alloc in self.allocations:
-                self.alloc_base[alloc.base.id] = self._reserve(alloc.space, alloc.total)
+            self.plan = plan_memory(fn, self.live, self.allocations, self.backend)
         self.collect_roots()
         self.stmts(fn.body)
-        if self.planner is Planner.PYPTO:
-            self._check_capacity()
         header = (
             f"func.func @{self.symbol}({', '.join(params)}) attributes "
             f"{{pto.kernel_kind = #pto.kernel_kind<{kind}>}} {{"
@@ -749,10 +754,12 @@ class FunctionEmitter(Emitter):
     def _tensor_view(self, p: ir.Var, arg: str) -> None:
         t = p.type
         assert isinstance(t, ir.TensorType)
-        shape = [self.const(d, ir.DType.INDEX) for d in t.shape]
-        strides_v = [1] * len(t.shape)
-        for k in range(len(t.shape) - 2, -1, -1):
-            strides_v[k] = strides_v[k + 1] * t.shape[k + 1]
+        static = t.static_shape
+        assert static is not None  # preflight declined dynamic shapes
+        shape = [self.const(d, ir.DType.INDEX) for d in static]
+        strides_v = [1] * len(static)
+        for k in range(len(static) - 2, -1, -1):
+            strides_v[k] = strides_v[k + 1] * static[k + 1]
         strides = [self.const(s, ir.DType.INDEX) for s in strides_v]
         name = self.fresh_name(f"{p.name_hint}_view")
         dims = "x".join("?" for _ in t.shape)
@@ -766,52 +773,45 @@ class FunctionEmitter(Emitter):
 
     # -- PYPTO addresses ---------------------------------------------------------------------
 
-    def _reserve(self, space: ir.MemorySpace, size: int) -> int:
-        start = -(-self.addresses.get(space, 0) // ALIGN) * ALIGN
-        self.addresses[space] = start + size
-        return start
-
-    def _check_capacity(self) -> None:
-        for space, end in self.addresses.items():
-            cap = self.backend.capacity(space)
-            if cap and end > cap:
-                raise PassError(
-                    f"PYPTO planner: {space.value} needs {end} bytes but the backend provides {cap} "
-                    "(slotsat's address allocator does not reuse buffers)",
-                    self.fn.span,
-                )
-
     def _address(self, v: ir.Var, tile: ir.TileType) -> str:
+        """`v`'s address under PYPTO: a declared slot's `base + byte_offset`, else the start
+        the planner gave `v`'s buffer (`lowering/memory_reuse.py`)."""
         memref = tile.memref
-        if memref is not None and memref.base.id in self.alloc_base:
-            base = self.alloc_base[memref.base.id]
+        if memref is not None and memref.base.id in self.plan.declared:
+            base = self.plan.declared[memref.base.id]
             offset = fold(memref.byte_offset)
             if isinstance(offset, ir.ConstInt):
                 return self.const(base + offset.value, ir.DType.INT64)
             value = self.lower(memref.byte_offset)
             as_i64 = self.arith("index_cast", [value], "i64", cast_from="index")
             return self.arith("addi", [self.const(base, ir.DType.INT64), as_i64], "i64")
-        space = tile.memory_space or ir.MemorySpace.Vec
-        size = tile_bytes(tile, self.backend)
-        if size is None:
-            raise PassError(f"tile '{v.name_hint}' has no static size", v.span)
-        return self.const(self._reserve(space, size), ir.DType.INT64)
+        buffer = self.live.buffer(v)
+        if buffer is None or buffer.index not in self.plan.buffers:
+            raise AssertionError(f"internal error: tile '{v.name_hint}' has no planned address")
+        return self.const(self.plan.buffers[buffer.index], ir.DType.INT64)
 
     # -- tiles -------------------------------------------------------------------------------
 
     def handle(self, v: ir.Var) -> str:
-        h = self.handles.get(self.share.find(v.id))
+        h = self.handles.get(self.live.find(v.id))
         if h is None:
             h = self.handles.get(v.id)
         if h is None:
             raise PassError(f"tile '{v.name_hint}' is used before it has a buffer", v.span)
         return h
 
-    def _alloc_line(self, name: str, v: ir.Var, tile: ir.TileType) -> None:
+    def _alloc_line(
+        self, name: str, v: ir.Var, tile: ir.TileType, *, scratch_of: ir.Var | None = None
+    ) -> None:
+        """`pto.alloc_tile` for `v`'s buffer, or (`scratch_of`) for the scratch tile of the
+        row reduction that defines `scratch_of`."""
         rows, cols = valid_extents(tile)
         addr = ""
         if self.planner is Planner.PYPTO:
-            addr = f"addr = {self._address(v, tile)} "
+            if scratch_of is not None:
+                addr = f"addr = {self.const(self.plan.scratch[scratch_of.id], ir.DType.INT64)} "
+            else:
+                addr = f"addr = {self._address(v, tile)} "
         vr = self.index_value(rows)
         vc = self.index_value(cols)
         self.line(
@@ -820,7 +820,7 @@ class FunctionEmitter(Emitter):
 
     def define_tile(self, v: ir.Var) -> str:
         """Create `v`'s buffer at its definition (§5.5) unless its class already has one."""
-        root = self.share.find(v.id)
+        root = self.live.find(v.id)
         existing = self.handles.get(root)
         if existing is not None:
             self.handles[v.id] = existing
@@ -971,7 +971,7 @@ class FunctionEmitter(Emitter):
         return [e for e in out if _is_scalar_expr(e)]
 
     def engine_stats(self) -> EngineStats:
-        report = self.engine.saturate()
+        report = self.engine.saturate().report
         return EngineStats(
             self.fn.name,
             len(self.engine.roots),
@@ -1108,7 +1108,7 @@ class FunctionEmitter(Emitter):
             )
             return
         ins: list[tuple[str, str]] = []
-        for k, arg in enumerate(c.args):
+        for k, arg in enumerate(c.args[:len(spec.params)]):
             if isinstance(arg, ir.DTypeArg | ir.SpaceArg):
                 continue
             if spec.params[k] == "scalar":
@@ -1117,12 +1117,15 @@ class FunctionEmitter(Emitter):
                 ins.append(self._tile_arg(arg))
         dst = self.define_tile(target)
         if spec.rule is ops.TypeRule.ROW_REDUCE:
-            src = c.args[0]
-            assert isinstance(src, ir.Var)
-            assert isinstance(src.type, ir.TileType)
-            tmp = f"%{self.fresh_name(self.var_name(target) + '_tmp')}"
-            self._alloc_line(tmp, src, src.type)
-            ins.append((tmp, tile_type_string(src.type)))
+            if len(c.args) > 1:  # the reference's form names its scratch tile
+                ins.append(self._tile_arg(c.args[1]))
+            else:
+                src = c.args[0]
+                assert isinstance(src, ir.Var)
+                assert isinstance(src.type, ir.TileType)
+                tmp = f"%{self.fresh_name(self.var_name(target) + '_tmp')}"
+                self._alloc_line(tmp, src, src.type, scratch_of=target)
+                ins.append((tmp, tile_type_string(src.type)))
         names = ", ".join(n for n, _ in ins)
         types = ", ".join(t for _, t in ins)
         self.line(f"{spec.pto} ins({names} : {types}) outs({dst} : {dst_type})")
@@ -1170,7 +1173,7 @@ class FunctionEmitter(Emitter):
                 f"{name} = pto.subview {src}[{', '.join(offs)}] sizes [{rows}, {cols}] : {src_t} -> {dst_t}"
             )
         self.handles[target.id] = name
-        self.handles.setdefault(self.share.find(target.id), name)
+        self.handles.setdefault(self.live.find(target.id), name)
 
     # -- control flow ------------------------------------------------------------------------
 
@@ -1195,7 +1198,7 @@ class FunctionEmitter(Emitter):
             if isinstance(it.var.type, ir.TileType):
                 if isinstance(it.init, ir.Var):
                     self.handles[it.var.id] = self.handle(it.init)
-                    self.handles.setdefault(self.share.find(it.var.id), self.handles[it.var.id])
+                    self.handles.setdefault(self.live.find(it.var.id), self.handles[it.var.id])
             elif isinstance(it.var.type, ir.TensorType):
                 self.tensor_views[it.var.id] = self.tensor_view(it.init)
                 self.tensor_types[it.var.id] = it.var.type
@@ -1313,7 +1316,10 @@ def kernel_functions(module: ir.Module) -> list[tuple[ir.Function, bool]]:
     out: list[tuple[ir.Function, bool]] = []
     for program in module.programs:
         for fn in program.functions:
-            if not _has_tile_ops(fn):
+            if fn.abstract or fn.role == "Orchestrator" or not (
+                    fn.type.is_kernel or fn.type is ir.FunctionType.OPAQUE):
+                continue  # orchestration, group, spmd, ... code is not compiled (only kernels are)
+            if not _has_tile_ops(fn) or (fn.type is ir.FunctionType.OPAQUE and not _calls_tile_ops(fn)):
                 continue
             out.append((fn, fn.type is ir.FunctionType.OPAQUE))
     return out
@@ -1336,11 +1342,11 @@ class PtoCodegen:
         lines = [f"module{attrs} {{"]
         used: set[str] = set()
         for fn, opaque in kernel_functions(module):
-            symbol = fn.name
+            symbol = mlir_name(fn.name)
             n = 1
             while symbol in used:
                 # two programs may each define `kernel`; symbols must be unique in a module
-                symbol = f"{fn.name}_{n}"
+                symbol = f"{mlir_name(fn.name)}_{n}"
                 n += 1
             used.add(symbol)
             if opaque:

@@ -16,9 +16,12 @@ Types (parametrized attributes with custom syntax, printed exactly as ptoas prin
 
 Attributes: `#pto.kernel_kind<vector|cube>`, `#pto.layout<nd>`.
 
-Ops (custom formats reproducing the emitted text):
+Ops, each with xdsl's declarative `assembly_format` spelling the emitted text (types keep
+hand-written `parse_parameters` / `print_parameters`: xdsl's attribute formats have no
+parameter directives):
 
-- `pto.make_tensor_view %p, shape = [...], strides = [...] {layout = ...} : TV`
+- `pto.make_tensor_view %p, shape = [...], strides = [...] {layout = ...} : TV` (the
+  pointer's type is not printed: it is the `!pto.ptr` of the view's element type)
 - `pto.partition_view %tv, offsets = [...], sizes = [...] : TV -> PV`
 - `pto.alloc_tile [addr = %a] [valid_row = %r] [valid_col = %c] : TB`
 - `pto.alloc_multi_tile [addr = %a] [valid_row = %r] [valid_col = %c] : MTB` (count check)
@@ -36,19 +39,32 @@ from typing import ClassVar, cast
 
 from xdsl.context import Context
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import I64, IndexType, IntAttr, IntegerAttr, IntegerType, StringAttr
+from xdsl.dialects.builtin import (
+    I64,
+    DenseArrayBase,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    i64,
+)
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
+    AnyAttr,
     AttrSizedOperandSegments,
     IRDLOperation,
+    ParamAttrConstraint,
+    VarConstraint,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    prop_def,
     result_def,
     var_operand_def,
 )
-from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
@@ -246,72 +262,28 @@ class LayoutAttr(_KeywordAttr):
 
 
 # --------------------------------------------------------------------------------------
-# parsing helpers
+# ops: xdsl's declarative `assembly_format` wherever it spells ptoas's syntax
 
 
-def _parse_bracket_operands(parser: Parser) -> list[SSAValue]:
-    index = IndexType()
-    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parser.parse_operand(index))
-
-
-def _print_operand_list(printer: Printer, values: Sequence[SSAValue]) -> None:
-    printer.print_string("[")
-    printer.print_list(values, printer.print_operand)
-    printer.print_string("]")
-
-
-def _parse_keyword_operand(parser: Parser, keyword: str, type_: Attribute) -> SSAValue | None:
-    if parser.parse_optional_keyword(keyword) is None:
-        return None
-    parser.parse_punctuation("=")
-    return parser.parse_operand(type_)
-
-
-# --------------------------------------------------------------------------------------
-# view and allocation ops
+_ELEMENT = VarConstraint("ELEMENT", AnyAttr())
+"""A tensor view's element type, which is its pointer's (the pointer's type is never printed)."""
 
 
 @irdl_op_definition
 class MakeTensorViewOp(IRDLOperation):
+    """`pto.make_tensor_view %p, shape = [...], strides = [...] {layout = ...} : TV`: ptoas
+    prints no type for `%p`; it is the `!pto.ptr` of the view's element type."""
+
     name = "pto.make_tensor_view"
-    ptr = operand_def()
+    ptr = operand_def(ParamAttrConstraint(PtrType, (_ELEMENT,)))
     shape = var_operand_def(IndexType)
     strides = var_operand_def(IndexType)
-    result = result_def(TensorViewType)
+    result = result_def(ParamAttrConstraint(TensorViewType, (AnyAttr(), _ELEMENT)))
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> MakeTensorViewOp:
-        import warnings
-
-        with warnings.catch_warnings():
-            # The custom syntax names the pointer without its type (ptoas's format); the
-            # value is defined earlier (a function argument), so its type is known.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            ptr = parser.parse_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("shape")
-        parser.parse_punctuation("=")
-        shape = _parse_bracket_operands(parser)
-        parser.parse_punctuation(",")
-        parser.parse_keyword("strides")
-        parser.parse_punctuation("=")
-        strides = _parse_bracket_operands(parser)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        result_type = parser.parse_type()
-        return cls.build(operands=[ptr, shape, strides], result_types=[result_type], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        printer.print_string(", shape = ")
-        _print_operand_list(printer, self.shape)
-        printer.print_string(", strides = ")
-        _print_operand_list(printer, self.strides)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+    assembly_format = (
+        "$ptr `,` `shape` `=` `[` $shape `]` `,` `strides` `=` `[` $strides `]` attr-dict `:` type($result)"
+    )
 
     def verify_(self) -> None:
         view = self.result.type
@@ -321,6 +293,8 @@ class MakeTensorViewOp(IRDLOperation):
 
 @irdl_op_definition
 class PartitionViewOp(IRDLOperation):
+    """`pto.partition_view %tv, offsets = [...], sizes = [...] : TV -> PV`."""
+
     name = "pto.partition_view"
     source = operand_def(TensorViewType)
     offsets = var_operand_def(IndexType)
@@ -328,39 +302,10 @@ class PartitionViewOp(IRDLOperation):
     result = result_def(PartitionTensorViewType)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> PartitionViewOp:
-        source = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("offsets")
-        parser.parse_punctuation("=")
-        offsets = _parse_bracket_operands(parser)
-        parser.parse_punctuation(",")
-        parser.parse_keyword("sizes")
-        parser.parse_punctuation("=")
-        sizes = _parse_bracket_operands(parser)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        resolved = parser.resolve_operand(source, source_type)
-        return cls.build(
-            operands=[resolved, offsets, sizes], result_types=[result_type], attributes=attributes
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_string(", offsets = ")
-        _print_operand_list(printer, self.offsets)
-        printer.print_string(", sizes = ")
-        _print_operand_list(printer, self.sizes)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    assembly_format = (
+        "$source `,` `offsets` `=` `[` $offsets `]` `,` `sizes` `=` `[` $sizes `]` attr-dict "
+        "`:` type($source) `->` type($result)"
+    )
 
     def verify_(self) -> None:
         view = self.result.type
@@ -376,33 +321,10 @@ class _AllocBase(IRDLOperation):
     valid_col = opt_operand_def(IndexType)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> _AllocBase:
-        operands: list[list[SSAValue]] = []
-        for keyword, type_ in (
-            ("addr", IntegerType(64)),
-            ("valid_row", IndexType()),
-            ("valid_col", IndexType()),
-        ):
-            value = _parse_keyword_operand(parser, keyword, type_)
-            operands.append([] if value is None else [value])
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        result_type = parser.parse_type()
-        return cls.build(operands=operands, result_types=[result_type], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        for keyword, value in (
-            ("addr", self.addr),
-            ("valid_row", self.valid_row),
-            ("valid_col", self.valid_col),
-        ):
-            if value is not None:
-                printer.print_string(f" {keyword} = ")
-                printer.print_operand(value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.results[0].type)
+    assembly_format = (
+        "(`addr` `=` $addr^)? (`valid_row` `=` $valid_row^)? (`valid_col` `=` $valid_col^)? "
+        "attr-dict `:` type($result)"
+    )
 
 
 @irdl_op_definition
@@ -436,39 +358,14 @@ def _constant_index(value: SSAValue) -> int | None:
 
 @irdl_op_definition
 class MultiTileGetOp(IRDLOperation):
+    """`pto.multi_tile_get %mb[%slot] : MTB -> TB`."""
+
     name = "pto.multi_tile_get"
     source = operand_def(MultiTileBufType)
     slot = operand_def(IndexType)
     result = result_def(TileBufType)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> MultiTileGetOp:
-        source = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        slot = parser.parse_operand(IndexType())
-        parser.parse_punctuation("]")
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(source, source_type), slot],
-            result_types=[result_type],
-            attributes=attributes,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_string("[")
-        printer.print_operand(self.slot)
-        printer.print_string("]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    assembly_format = "$source `[` $slot `]` attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         region = cast(MultiTileBufType, self.source.type)
@@ -489,28 +386,7 @@ class TReshapeOp(IRDLOperation):
     source = operand_def(TileBufType)
     result = result_def(TileBufType)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> TReshapeOp:
-        source = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        return cls.build(
-            operands=[parser.resolve_operand(source, source_type)],
-            result_types=[result_type],
-            attributes=attributes,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
 
 @irdl_op_definition
@@ -520,47 +396,12 @@ class SubViewOp(IRDLOperation):
     name = "pto.subview"
     source = operand_def(TileBufType)
     offsets = var_operand_def(IndexType)
+    sizes = prop_def(DenseArrayBase.constr(i64))
     result = result_def(TileBufType)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> SubViewOp:
-        from xdsl.dialects.builtin import ArrayAttr
-
-        source = parser.parse_unresolved_operand()
-        offsets = _parse_bracket_operands(parser)
-        parser.parse_keyword("sizes")
-        sizes = parser.parse_comma_separated_list(
-            parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
-        )
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        attributes["sizes"] = ArrayAttr([IntegerAttr(s, 64) for s in sizes])
-        return cls.build(
-            operands=[parser.resolve_operand(source, source_type), offsets],
-            result_types=[result_type],
-            attributes=attributes,
-        )
-
-    def print(self, printer: Printer) -> None:
-        from xdsl.dialects.builtin import ArrayAttr
-
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        _print_operand_list(printer, self.offsets)
-        sizes = cast(ArrayAttr[IntegerAttr[IntegerType]], self.attributes["sizes"])
-        printer.print_string(" sizes [" + ", ".join(str(s.value.data) for s in sizes.data) + "]")
-        printer.print_op_attributes({k: v for k, v in self.attributes.items() if k != "sizes"})
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-
-    def verify_(self) -> None:
-        if "sizes" not in self.attributes:
-            raise VerifyException("pto.subview needs sizes")
+    assembly_format = (
+        "$source `[` $offsets `]` `sizes` $sizes attr-dict `:` type($source) `->` type($result)"
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -574,40 +415,7 @@ class DpsOp(IRDLOperation):
     outs = var_operand_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    @classmethod
-    def _parse_group(cls, parser: Parser, keyword: str) -> list[SSAValue]:
-        parser.parse_keyword(keyword)
-        parser.parse_punctuation("(")
-        names: list[UnresolvedOperand] = [parser.parse_unresolved_operand()]
-        while parser.parse_optional_punctuation(",") is not None:
-            names.append(parser.parse_unresolved_operand())
-        parser.parse_punctuation(":")
-        types: list[Attribute] = [parser.parse_type()]
-        while parser.parse_optional_punctuation(",") is not None:
-            types.append(parser.parse_type())
-        parser.parse_punctuation(")")
-        if len(names) != len(types):
-            parser.raise_error(f"{keyword} lists {len(names)} operands but {len(types)} types")
-        return [parser.resolve_operand(n, t) for n, t in zip(names, types, strict=True)]
-
-    @classmethod
-    def parse(cls, parser: Parser) -> DpsOp:
-        ins = cls._parse_group(parser, "ins")
-        outs = cls._parse_group(parser, "outs")
-        attributes = parser.parse_optional_attr_dict()
-        return cls.build(operands=[ins, outs], attributes=attributes)
-
-    def _print_group(self, printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
-        printer.print_string(f" {keyword}(")
-        printer.print_list(values, printer.print_operand)
-        printer.print_string(" : ")
-        printer.print_list([v.type for v in values], printer.print_attribute)
-        printer.print_string(")")
-
-    def print(self, printer: Printer) -> None:
-        self._print_group(printer, "ins", self.ins)
-        self._print_group(printer, "outs", self.outs)
-        printer.print_op_attributes(self.attributes)
+    assembly_format = "`ins` `(` $ins `:` type($ins) `)` `outs` `(` $outs `:` type($outs) `)` attr-dict"
 
     def verify_(self) -> None:
         if len(self.outs) != 1:
@@ -691,16 +499,38 @@ def normalize(text: str) -> list[str]:
 
     xdsl differs from the reference layout only in presentation: it indents the function body
     one level deeper, spells `builtin.module` / `func.return`, renumbers anonymous values
-    (`%0`, `%1`, ...) module-wide, and re-suffixes names that end in `_<digits>`. The normal
-    form strips indentation, uses the short spellings and renames every SSA value per
-    function by order of first appearance (`%v0`, `%v1`, ...), so operations, operands,
-    attributes and types are compared exactly.
+    (`%0`, `%1`, ...) module-wide, and re-suffixes names that end in `_<digits>`, reusing a
+    name inside a region even where an enclosing region or a closed sibling held it. The
+    normal form strips indentation, uses the short spellings and renames every SSA value
+    per function by order of definition (`%v0`, `%v1`, ...): a definition (`%x = ...`, a
+    loop's `%i = ...`, `iter_args(%a = ...)`) always makes a new value in its region, a use
+    refers to the innermost definition in scope. So operations, operands, attributes and
+    types are compared exactly.
     """
     import re
 
     lines: list[str] = []
-    numbering: dict[str, str] = {}
+    scopes: list[dict[str, str]] = [{}]
+    count = 0
     ssa_name = re.compile(r"%[A-Za-z0-9_$.-]+")
+    definition = re.compile(r"(%[A-Za-z0-9_$.-]+)(?=\s*=(?!=))")
+
+    def rename(part: str, defined: set[str]) -> str:
+        def one(match: re.Match[str]) -> str:
+            nonlocal count
+            key = match.group(0)
+            if key in defined:
+                defined.discard(key)
+            else:
+                for scope in reversed(scopes):
+                    if key in scope:
+                        return scope[key]
+            scopes[-1][key] = name = f"%v{count}"
+            count += 1
+            return name
+
+        return ssa_name.sub(one, part)
+
     for raw in text.splitlines():
         line = raw.strip()
         if not line:
@@ -709,15 +539,16 @@ def normalize(text: str) -> list[str]:
         if line == "func.return":
             line = "return"
         if line.startswith("func.func"):
-            numbering = {}
-
-        def rename(match: re.Match[str], numbering: dict[str, str] = numbering) -> str:
-            key = match.group(0)
-            if key not in numbering:
-                numbering[key] = f"%v{len(numbering)}"
-            return numbering[key]
-
-        lines.append(ssa_name.sub(rename, line))
+            scopes, count = [{}], 0
+        if line.startswith("}") and len(scopes) > 1:
+            scopes.pop()
+        results, rest = "", line
+        if line.startswith("%") and " = " in line:
+            results, rest = line.split(" = ", 1)
+            results = rename(results, set(ssa_name.findall(results))) + " = "
+        if line.endswith("{"):
+            scopes.append({})  # a region: what its opening line defines (a loop's %i) is its own
+        lines.append(results + rename(rest, set(definition.findall(rest))))
     return lines
 
 

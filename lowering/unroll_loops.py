@@ -23,6 +23,28 @@ Gates
 | trip count above `max-full-unroll-trip-count` | warning only; unrolled anyway |
 | body times trip count above `MAX_UNROLLED_OPS` | the unroll fails; marked: error |
 
+The factor path
+---------------
+`pto.unroll_factor = K` follows ptoas's factor path (`loopUnrollByFactor`, issue 15.2), with
+ptoas's remarks and in its order: an empty body, a non-`index` induction variable, `K == 1`,
+`K` above `max-unroll-factor` (ptoas's option, default 1024; `--max-unroll-factor`), a step
+that is not a positive constant, and constant bounds with `ub <= lb` each drop the hint with
+a remark and keep the loop. Otherwise the loop strides by `K * step` over the largest
+multiple of `K` iterations with `K` copies of its body, and an epilogue `scf.for` (a copy of
+the loop, carrying on from the main loop's results) runs the rest:
+
+- constant bounds: the split is computed here; no epilogue when `K` divides the trip count;
+  a loop left with one iteration (main or epilogue) is replaced by its body;
+- runtime bounds: the upper bound is clamped to `arith.maxsi(ub, lb)`, so a runtime
+  `ub < lb` runs nothing; the main loop stops at `lb + (T - T mod K) * step`, `T` the exact
+  unsigned ceiling of the clamped span over the step (`arith.ceildivui`, `arith.remui`).
+
+Copy `j` of the body reads `iv + j * step` (one `arith.addi` of a constant; ptoas multiplies
+the step by `j` first, which its later folding reduces to the same). The unrolled program
+equals the original whenever the original's own induction steps do not overflow.
+slotsat additionally drops the hint (with a remark) where its arithmetic cannot be exact:
+a constant trip count above `INT64_MAX`, or `K * step` above `INT64_MAX`.
+
 Why a size limit
 ----------------
 ptoas's unroll can fail; slotsat's own unroll only fails when the copy would exceed
@@ -41,13 +63,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, cast
 
-from xdsl.dialects.arith import AddiOp, ConstantOp
+from xdsl.dialects.arith import AddiOp, CeilDivUIOp, ConstantOp, MaxSIOp, MuliOp, RemUIOp, SubiOp
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.scf import ForOp, YieldOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
-from slotsat.analysis.pointer_flow import loop_bounds
+from slotsat.analysis.pointer_flow import loop_bounds, signed_constant
 from slotsat.lowering.mlir_io import Diagnostic, Positions, sorted_attributes
 from slotsat.lowering.promote_persistent import (
     MARKER,
@@ -61,6 +84,8 @@ from slotsat.lowering.promote_persistent import (
 
 MAX_UNROLLED_OPS = 20_000
 """Largest number of operations one unroll may create (trip count times body size)."""
+
+INT64_MAX = (1 << 63) - 1
 
 MAX_ROUNDS = 10_000
 """Bound on the phase-2 fixpoint; every round that changes something removes a hint."""
@@ -115,6 +140,11 @@ class _Builder:
         self._insert(op, self.anchor)
         return op.result
 
+    def op(self, op: Operation) -> SSAValue:
+        """Insert one single-result op before the anchor, at the anchor's position."""
+        self._insert(op, self.anchor)
+        return op.results[0]
+
     def _insert(self, op: Operation, original: Operation) -> None:
         block = self.anchor.parent_block()
         assert block is not None
@@ -163,52 +193,108 @@ def full_unroll(loop: ForOp, count: int, positions: Positions) -> bool:
     return True
 
 
-def factor_unroll(loop: ForOp, count: int, factor: int, positions: Positions) -> bool:
-    """One loop striding by `factor * step` over `(count // factor) * factor` iterations, its
-    body `factor` clones, then the `count % factor` remaining iterations inline."""
-    bounds = loop_bounds(loop)
-    body = _body_ops(loop)
-    if bounds is None or max(factor, count % factor) * _size(body) > MAX_UNROLLED_OPS:
+def _promote_single_iteration(loop: ForOp) -> None:
+    """Replace a loop of exactly one iteration by its body (MLIR's `promoteIfSingleIteration`):
+    the induction variable becomes the lower bound, the carried values their initial values."""
+    terminator = loop.body.block.last_op
+    yielded = list(terminator.operands) if isinstance(terminator, YieldOp) else []
+    if isinstance(terminator, YieldOp):
+        loop.body.block.erase_op(terminator)
+    Rewriter.inline_block(loop.body.block, InsertPoint.before(loop), [loop.lb, *loop.iter_args])
+    _replace_loop(loop, yielded)
+
+
+def _unroll_body_in_place(loop: ForOp, factor: int, step: int, positions: Positions) -> None:
+    """Append `factor - 1` copies of the body, iteration `j` at `iv + j * step`, each carrying
+    the previous copy's yielded values (MLIR's `generateUnrolledLoop`)."""
+    block = loop.body.block
+    terminator = block.last_op
+    assert isinstance(terminator, YieldOp)
+    ops = _body_ops(loop)
+    iv, carried_args = block.args[0], list(block.args[1:])
+    yielded = list(terminator.operands)
+    last = list(yielded)
+    inner = _Builder(terminator, positions)
+    iv_used = bool(iv.uses)
+    for j in range(1, factor):
+        mapping: dict[SSAValue, SSAValue] = dict(zip(carried_args, last, strict=True))
+        if iv_used:
+            add = AddiOp(iv, inner.constant(j * step, iv.type))
+            inner._insert(add, loop)
+            mapping[iv] = add.result
+        for op in ops:
+            clone = op.clone(value_mapper=mapping)
+            positions.copy_onto(op, clone)
+            block.insert_op_before(clone, terminator)
+            inner.created += 1
+        last = [mapping.get(v, v) for v in yielded]
+    terminator.operands = tuple(last)
+
+
+def _epilogue(loop: ForOp, start: SSAValue, stop: SSAValue, positions: Positions) -> ForOp:
+    """A copy of `loop` running from `start` to `stop`, inserted after it, carrying on from
+    `loop`'s results (which it takes over)."""
+    epilogue = loop.clone()
+    positions.copy_onto(loop, epilogue)
+    block = loop.parent_block()
+    assert block is not None
+    block.insert_op_after(epilogue, loop)
+    for result, taken in zip(loop.results, epilogue.results, strict=True):
+        result.replace_all_uses_with(taken)
+    epilogue.operands = (start, stop, epilogue.step, *loop.results)
+    return epilogue
+
+
+def factor_unroll(loop: ForOp, factor: int, positions: Positions) -> bool:
+    """Unroll `loop` by `factor` as ptoas's `loopUnrollByFactor` does (§9.2): the loop strides by
+    `factor * step` over the largest multiple of `factor` iterations, its body `factor`
+    copies; an epilogue `scf.for` runs the remaining iterations; a loop left with exactly one
+    iteration is replaced by its body. Constant bounds are computed here (no epilogue when
+    the count divides); otherwise the upper bound is first clamped to `arith.maxsi(ub, lb)` and
+    the split is computed at run time. The step must be a positive constant. `False` (nothing
+    changed) when the copies would exceed `MAX_UNROLLED_OPS`."""
+    step = signed_constant(loop.step)
+    assert step is not None
+    assert step > 0
+    if factor * _size(_body_ops(loop)) > MAX_UNROLLED_OPS:
         return False
-    lb, _, step = bounds
     kind = loop.body.block.args[0].type
-    main = (count // factor) * factor
-    outer = _Builder(loop, positions)
-    carried: list[SSAValue] = list(loop.iter_args)
-    if main:
-        new_body = Block(arg_types=[kind, *(v.type for v in loop.iter_args)])
-        for new_arg, old_arg in zip(new_body.args, loop.body.block.args, strict=True):
-            new_arg.name_hint = old_arg.name_hint
-        new_loop = ForOp(outer.constant(lb, kind), outer.constant(lb + main * step, kind),
-                         outer.constant(factor * step, kind), carried, Region(new_body))
-        for new_result, old_result in zip(new_loop.results, loop.results, strict=True):
-            new_result.name_hint = old_result.name_hint
-        new_loop.attributes = {k: v for k, v in loop.attributes.items() if k != UNROLL_FACTOR}
-        sorted_attributes(new_loop)
-        outer._insert(new_loop, loop)
-        yield_op = YieldOp()
-        new_body.add_op(yield_op)
-        inner = _Builder(yield_op, positions)
-        iv: SSAValue = new_body.args[0]
-        values: list[SSAValue] = list(new_body.args[1:])
-        for j in range(factor):
-            iv_j = iv
-            if j:
-                add = AddiOp(iv, inner.constant(j * step, kind))
-                inner._insert(add, loop)
-                iv_j = add.result
-            values = inner.iteration(loop, iv_j, values)
-        yield_op.operands = tuple(values)
-        carried = list(new_loop.results)
-    for k in range(main, count):
-        carried = outer.iteration(loop, outer.constant(lb + k * step, kind), carried)
-    _replace_loop(loop, carried)
+    builder = _Builder(loop, positions)
+    bounds = loop_bounds(loop)
+    if bounds is not None:
+        lb, ub, _ = bounds
+        count = static_trip_count(loop)
+        assert count is not None
+        main_stop = lb + (count - count % factor) * step
+        split = main_stop < ub
+        stop = builder.constant(main_stop, kind) if split else loop.ub
+        new_step = builder.constant(factor * step, kind)
+        epilogue = _epilogue(loop, stop, loop.ub, positions) if split else None
+        loop.operands = (loop.lb, stop, new_step, *loop.iter_args)
+        _unroll_body_in_place(loop, factor, step, positions)
+        if epilogue is not None and count % factor == 1:
+            _promote_single_iteration(epilogue)
+        if count // factor == 1:
+            _promote_single_iteration(loop)
+        return True
+    clamped = builder.op(MaxSIOp(loop.ub, loop.lb))
+    span = builder.op(SubiOp(clamped, loop.lb))
+    count_value = span if step == 1 else builder.op(CeilDivUIOp(span, loop.step))
+    rest = builder.op(RemUIOp(count_value, builder.constant(factor, kind)))
+    main_count = builder.op(SubiOp(count_value, rest))
+    offset = main_count if step == 1 else builder.op(MuliOp(main_count, loop.step))
+    stop = builder.op(AddiOp(loop.lb, offset))
+    new_step = builder.constant(factor * step, kind)
+    _epilogue(loop, stop, clamped, positions)
+    loop.operands = (loop.lb, stop, new_step, *loop.iter_args)
+    _unroll_body_in_place(loop, factor, step, positions)
     return True
 
 
 @dataclass
 class _FunctionRun:
     max_full: int
+    max_factor: int
     positions: Positions
     notes: list[Diagnostic] = field(default_factory=list[Diagnostic])
 
@@ -263,17 +349,46 @@ class _FunctionRun:
         return False
 
     def _handle_factor(self, loop: ForOp, factor: int) -> bool:
+        """ptoas's factor path, its gates and remarks in its order (module doc)."""
+        hint = "'pto.unroll_factor'"
+        if not _body_ops(loop):
+            self._drop(loop, "loop with an unroll hint has an empty body; dropping the hint")
+            return True
+        kind = loop.body.block.args[0].type
+        if not isinstance(kind, IndexType):
+            self._drop(loop, f"loop with an unroll hint has a non-index induction variable ({kind}); "
+                             "native unrolling only supports index loops, dropping the hint")
+            return True
         if factor == 1:
-            loop.attributes.pop(UNROLL_FACTOR, None)
+            self._drop(loop, f"{hint} = 1 is a no-op; dropping the hint")
             return True
-        count = static_trip_count(loop)
-        if count is None:
-            self._drop(loop, "'pto.unroll_factor' loop has no constant trip count; dropping the hint")
+        if 0 <= self.max_factor < factor:
+            self._drop(loop, f"{hint} = {factor} exceeds max-unroll-factor={self.max_factor}; cannot "
+                             "unroll natively, dropping the hint")
             return True
-        if factor_unroll(loop, count, factor, self.positions):
+        step = signed_constant(loop.step)
+        if step is None or step <= 0:
+            self._drop(loop, f"{hint} loop has no constant positive step; cannot unroll natively, "
+                             "dropping the hint")
             return True
-        self._drop(loop, f"'pto.unroll_factor' loop is too large to unroll (over {MAX_UNROLLED_OPS} "
-                         "operations); dropping the hint")
+        bounds = loop_bounds(loop)
+        if bounds is not None and bounds[1] <= bounds[0]:
+            self._drop(loop, f"{hint} loop never iterates; dropping the hint")
+            return True
+        if bounds is not None and static_trip_count(loop) is None:
+            self._drop(loop, f"{hint} loop has more than INT64_MAX iterations; dropping the hint")
+            return True
+        if factor * step > INT64_MAX:
+            self._drop(loop, f"{hint} = {factor} times the step {step} does not fit in 64 bits; "
+                             "dropping the hint")
+            return True
+        attribute = loop.attributes.pop(UNROLL_FACTOR)
+        if factor_unroll(loop, factor, self.positions):
+            return True
+        loop.attributes[UNROLL_FACTOR] = attribute
+        sorted_attributes(loop)
+        self._drop(loop, f"{hint} loop is too large to unroll (over {MAX_UNROLLED_OPS} operations); "
+                         "dropping the hint")
         return True
 
 
@@ -285,6 +400,9 @@ class UnrollLoops:
 
     max_full_unroll_trip_count: int = -1
     """When `>= 0`, unrolling a loop above this trip count warns (and still unrolls)."""
+
+    max_unroll_factor: int = 1024
+    """When `>= 0`, a `pto.unroll_factor` above it is dropped with a remark (ptoas's option)."""
 
     def run(self, module: ModuleOp, positions: Positions) -> list[Diagnostic]:
         diagnostics: list[Diagnostic] = []
@@ -299,7 +417,7 @@ class UnrollLoops:
                   if (message := validate_hint(loop)) is not None]
         if errors:
             return errors
-        state = _FunctionRun(self.max_full_unroll_trip_count, positions)
+        state = _FunctionRun(self.max_full_unroll_trip_count, self.max_unroll_factor, positions)
         try:
             for _ in range(MAX_ROUNDS):
                 loops = [op for op in _post_order(func) if isinstance(op, ForOp) and has_hint(op)]

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from slotsat import __version__
-from slotsat.core.errors import EXIT_INTERNAL, SlotsatError
+from slotsat.app.commands import UsageError
+from slotsat.core.errors import EXIT_INTERNAL, EXIT_UNREADABLE, SlotsatError
 
 _APP = "slotsat.app.commands"
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -49,12 +50,17 @@ def _load(name: str) -> _Command:
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    from slotsat.app.commands import SWITCHES
+
     parser = argparse.ArgumentParser(
         prog="slotsat",
         description="Equality-saturation multi-buffering for PyPTO tile kernels and ptoas.",
+        epilog="Three switches say pypto, and each changes one thing (every other default is the same):\n"
+               + "\n".join(f"  {line}" for line in SWITCHES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"slotsat {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     wanted = next((a for a in argv if a in COMMANDS), None)
     for name, (_, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -67,11 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(args_list)
     args = parser.parse_args(args_list)
-    if args.command is None:
-        parser.print_help()
-        return 0
     try:
         return _load(args.command).run(args)
+    except UsageError as err:
+        print(f"slotsat: error: {err}", file=sys.stderr)
+        return EXIT_UNREADABLE
     except SlotsatError as err:
         print(err.render(getattr(args, "file", "<input>")), file=sys.stderr)
         return err.exit_status

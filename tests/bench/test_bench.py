@@ -21,7 +21,7 @@ import pytest
 
 from slotsat.analysis.matcher import Relation, ValueGraph, compare
 from slotsat.app.cli import main
-from slotsat.bench import bench, scan
+from slotsat.bench import config, harness, lowerings, measure, metrics, scan, truth
 from slotsat.bench.generate import count_loops, generate_corpus, generate_kernel
 from slotsat.bench.report import LOWERINGS, METRICS, PNG_MAGIC, evaluate_targets, tenfold_ratios
 from slotsat.core.dsl.parser import parse_source
@@ -63,7 +63,7 @@ def test_generated_kernels_parse_and_compile_in_both_modes() -> None:
     for k in generate_corpus(3, 8, 12):
         module = parse_source(k.text, f"{k.name}.py")
         for mode in ("pypto", "slotsat"):
-            compiled = bench.compile_kernel(module, mode)
+            compiled = harness.compile_kernel(module, mode)
             assert "func.func @kernel_0" in compiled.pto
 
 
@@ -108,7 +108,7 @@ def test_scan_reads_gets_blocks_loops_and_ops() -> None:
 
 def test_naive_corrects_every_proven_floor_op() -> None:
     (fn,) = scan.scan_module(_PTO.replace("REM", "remsi"))
-    (naive,) = bench.naive_functions([fn])
+    (naive,) = lowerings.naive_functions([fn])
     names = [op.name for op in naive.ops]
     assert names.count("arith.select") == 1
     assert "arith.floordivsi" in names
@@ -116,21 +116,21 @@ def test_naive_corrects_every_proven_floor_op() -> None:
     assert sum(scan.op_weight(op) for op in naive.ops) == 4 + 4 + 1
 
 
-def _unit(text: str) -> bench.Unit:
+def _unit(text: str) -> metrics.Unit:
     (fn,) = scan.scan_module(text)
-    return bench.Unit(fn, None, bench.substituted_rotations(fn))
+    return metrics.Unit(fn, None, metrics.substituted_rotations(fn))
 
 
 def test_measured_metrics_of_a_hand_written_function() -> None:
-    failures: list[bench.Failure] = []
-    rec = bench.Recorder("k", "slotsat", failures, {})
-    m = bench.measure_units([_unit(_PTO.replace("REM", "remui"))], rec)
+    failures: list[metrics.Failure] = []
+    rec = metrics.Recorder("k", "slotsat", failures, {})
+    m = metrics.measure_units([_unit(_PTO.replace("REM", "remui"))], rec)
     assert (m.slot_operands, m.matcher_accepted) == (3, 3)
     assert (m.same_block_pairs, m.rotation_pairs) == (1, 1)
     assert (m.pairs_resolved, m.pairs_unknown) == (2, 0)
     assert failures == []
-    rec = bench.Recorder("k", "pypto", failures, {})
-    m = bench.measure_units([_unit(_PTO.replace("REM", "remsi"))], rec)
+    rec = metrics.Recorder("k", "pypto", failures, {})
+    m = metrics.measure_units([_unit(_PTO.replace("REM", "remsi"))], rec)
     assert (m.matcher_accepted, m.pairs_resolved, m.pairs_unknown) == (2, 1, 1)
 
 
@@ -141,18 +141,18 @@ def test_a_wrong_model_answer_is_a_soundness_failure() -> None:
     text = _PTO.replace("REM", "remsi").replace("%0 = arith.remsi %i", "%0 = arith.remsi %arg1")
     (fn,) = scan.scan_module(text)
     operand = fn.gets[2].operand
-    following = bench.substitute_value(operand, fn.args["%arg1"], scan.Const(2), {}, "t")
-    spec = bench.scan_truth(operand, following, fn.gets[2].loops, None)
-    assert bench.ground_truth(spec, 2, 0).verdict == "mixed"
+    following = metrics.substitute_value(operand, fn.args["%arg1"], scan.Const(2), {}, "t")
+    spec = truth.scan_truth(operand, following, fn.gets[2].loops, None)
+    assert truth.ground_truth(spec, 2, 0).verdict == "mixed"
     assert compare(operand, following, 2) is Relation.UNKNOWN  # the real model is conservative
-    job = bench.PairJob("same-block", operand, following, 2, "k vs k + 2", spec)
-    failures: list[bench.Failure] = []
+    job = metrics.PairJob("same-block", operand, following, 2, "k vs k + 2", spec)
+    failures: list[metrics.Failure] = []
     from slotsat.analysis import matcher
 
     original = matcher.REMAINDER_OPS
     try:
         matcher.REMAINDER_OPS = frozenset({"arith.remui", "arith.remsi"})  # type: ignore[misc]
-        bench.count_pair(bench.Metrics(), job, bench.Recorder("k", "wrong-model", failures, {}))
+        metrics.count_pair(metrics.Metrics(), job, metrics.Recorder("k", "wrong-model", failures, {}))
     finally:
         matcher.REMAINDER_OPS = original  # type: ignore[misc]
     assert len(failures) == 1
@@ -164,12 +164,12 @@ def test_ground_truth_samples_a_large_space_deterministically() -> None:
     text = _PTO.replace("REM", "remui").replace("%i = %c0_index to %c8_index", "%i = %c0_index to %arg1")
     (fn,) = scan.scan_module(text)
     g = fn.gets[2]
-    nxt = bench.substitute_value(g.operand, g.loops[0].iv, g.loops[0].step, {}, "t")
-    spec = bench.scan_truth(g.operand, nxt, g.loops, g.loops[0])
-    first = bench.ground_truth(spec, 2, 7)
+    nxt = metrics.substitute_value(g.operand, g.loops[0].iv, g.loops[0].step, {}, "t")
+    spec = truth.scan_truth(g.operand, nxt, g.loops, g.loops[0])
+    first = truth.ground_truth(spec, 2, 7)
     assert not first.exhaustive
     assert first.verdict == "disjoint"
-    assert first == bench.ground_truth(spec, 2, 7)
+    assert first == truth.ground_truth(spec, 2, 7)
 
 
 def test_rotation_pairs_of_a_stepped_loop_follow_the_spec() -> None:
@@ -194,9 +194,9 @@ class Stepped:
             res = pl.yield_(nxt)
         return res
 """
-    src = bench.KernelSource("stepped", "corpus", text, "stepped.py", 1)
-    failures: list[bench.Failure] = []
-    result = bench.measure_kernel(src, failures, {})
+    src = config.KernelSource("stepped", "corpus", text, "stepped.py", 1)
+    failures: list[metrics.Failure] = []
+    result = measure.measure_kernel(src, failures, {})
     assert result.error is None
     assert failures == []
     slotsat, pypto = result.lowerings["slotsat"], result.lowerings["pypto"]
@@ -321,9 +321,9 @@ def test_run_quick_summary_prints_the_summary_table(tmp_path: Path) -> None:
     from slotsat.bench.command import run_quick_summary
 
     buffer = io.StringIO()
-    config = bench.BenchConfig(seed=1, quick=True, random_kernels=1, max_loops=2, scaling=(),
+    sizes = config.BenchConfig(seed=1, quick=True, random_kernels=1, max_loops=2, scaling=(),
                                include_bundled=False)
-    status = run_quick_summary(Console(file=buffer, width=120), tmp_path, config)
+    status = run_quick_summary(Console(file=buffer, width=120), tmp_path, sizes)
     text = buffer.getvalue()
     assert status == 0
     assert "totals per lowering" in text
@@ -339,7 +339,43 @@ def test_the_bare_class_sees_through_unsigned_quotients_and_remainders() -> None
     i = g.opaque("%i")
     loop = scan.Loop(i, g.const(8), g.const(264), g.const(64))
     quotient = g.op("arith.divui", g.op("arith.subi", i, g.const(8)), g.const(64))
-    assert bench._interval(quotient, [loop]) == (0, 3)
-    assert bench._interval(g.op("arith.remui", i, g.const(4)), [loop]) == (0, 3)
+    assert metrics._interval(quotient, [loop]) == (0, 3)
+    assert metrics._interval(g.op("arith.remui", i, g.const(4)), [loop]) == (0, 3)
     below_zero = g.op("arith.divui", g.op("arith.subi", i, g.const(9)), g.const(64))
-    assert bench._interval(below_zero, [loop]) is None
+    assert metrics._interval(below_zero, [loop]) is None
+
+
+def test_a_kernel_that_does_not_compile_fails_the_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    good = sorted(CORPUS.glob("gen_s1_*.py"))[0]
+    (corpus / good.name).write_text(good.read_text())
+    (corpus / "broken.py").write_text("import pypto.language as pl\n\nx = 1\n")
+    out = tmp_path / "out"
+    assert main(["bench", "--corpus", str(corpus), "--out", str(out), "--scaling", ""]) == 1
+    err = capsys.readouterr().err
+    assert f"slotsat: kernel failure: broken ({corpus / 'broken.py'}): SlotsatError: " in err
+    data = json.loads((out / "report.json").read_text())
+    assert [k["name"] for k in data["kernel_failures"]] == ["broken"]
+    (good_result,) = [k for k in data["kernels"] if k["error"] is None]
+    assert data["lowerings"]["slotsat"] == good_result["lowerings"]["slotsat"]
+    (target,) = [t for t in data["targets"] if t["name"] == "kernels"]
+    assert (target["status"], target["detail"]) == ("missed", "1 failed: broken")
+    assert "## Kernel failures" in (out / "report.md").read_text()
+
+
+def test_a_crash_inside_the_compiler_fails_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def crash(module: object, mode: str) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(measure, "compile_kernel", crash)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    good = sorted(CORPUS.glob("gen_s1_*.py"))[0]
+    (corpus / good.name).write_text(good.read_text())
+    out = tmp_path / "out"
+    assert main(["bench", "--corpus", str(corpus), "--out", str(out), "--scaling", ""]) == 1
+    assert f"slotsat: kernel failure: {good.stem} ({corpus / good.name}): RuntimeError: boom" in \
+        capsys.readouterr().err

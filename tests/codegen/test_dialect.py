@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import ParseError, VerifyException
 
 from slotsat.app.pipeline import compile_source
 from slotsat.lowering.pto_dialect import normalize, parse_and_verify
@@ -86,4 +86,22 @@ def test_get_result_type_must_be_the_slot_type() -> None:
         f"  %t = pto.multi_tile_get %m[%c0_index] : {mtb} -> {other}"
     )
     with pytest.raises(VerifyException, match="result type must equal the slot type"):
+        parse_and_verify(text)
+
+
+def test_a_tensor_views_pointer_has_the_views_element_type() -> None:
+    # The custom syntax prints no type for the pointer; the format infers `!pto.ptr<f32>` from
+    # the view, so a pointer of another element type is an error, not a silent retype.
+    text = _module("").replace("@k()", "@k(%p: !pto.ptr<f16>)").replace(
+        "  return", "  %tv = pto.make_tensor_view %p, shape = [%c64_index], strides = [%c64_index] : "
+        "!pto.tensor_view<?xf32>\n  return")
+    with pytest.raises(ParseError, match=r"used with type !pto.ptr<f32>, but has been previously used or "
+                                         r"defined with type !pto.ptr<f16>"):
+        parse_and_verify(text)
+
+
+def test_a_destination_op_needs_one_type_per_operand() -> None:
+    text = _module(f"  %a = pto.alloc_tile valid_row = %c64_index valid_col = %c64_index : {TT}\n"
+                   f"  pto.tadd ins(%a, %a : {TT}) outs(%a : {TT})")
+    with pytest.raises(ParseError, match="expected 1 operand types but had 2"):
         parse_and_verify(text)

@@ -9,8 +9,10 @@ import pytest
 from slotsat.core import ir
 from slotsat.core.errors import PassError
 from slotsat.core.options import Mode
-from slotsat.egraph_rules.costs import evaluate_term
-from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo
+from slotsat.core.semantics import eval_expr
+from slotsat.egraph_rules.costs import describe, evaluate_term
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine
+from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.lowering.floor_lowering import SimpleNamer, render
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
@@ -358,3 +360,26 @@ def test_emitted_lines_are_exact() -> None:
         "%3 = arith.select %1, %2, %0 : index",
     ]
     assert result == "%3"
+
+
+def test_a_root_added_after_a_choice_never_reuses_a_stale_eclass() -> None:
+    # issue 13.3: choosing ((i + 7) - 2) % 3 emits remui(i + 2, 3); adding (i + 5) % 4 later
+    # re-saturates into a new e-graph whose class ids mean other values. Keyed by the engine
+    # alone, the old (i + 2) was taken for a class of the new graph (remui((i + 2), 4), wrong
+    # at every i); keyed by generation, the late root is chosen against its own graph.
+    i = var("i")
+    engine = IndexEngine()
+    engine.add_loop(LoopInfo(i, C(0), C(64), C(1)))
+    scope = EmittedScope()
+    first_expr = fmod(sub(add(i, C(7)), C(2)), C(3))
+    first = engine.choose(engine.add_root(first_expr, slots=3), scope)
+    before = engine.saturate()
+    late_expr = fmod(add(i, C(5)), C(4))
+    late = engine.choose(engine.add_root(late_expr, slots=4), scope)
+    assert engine.saturate() is not before
+    assert before.classes == (before.classes[0],)  # the first graph is untouched by the late root
+    for v in range(64):
+        assert evaluate_term(first.term, {i.id: v}) == eval_expr(first_expr, {i.id: v})
+        assert evaluate_term(late.term, {i.id: v}) == eval_expr(late_expr, {i.id: v}), v
+    assert late.reused == ()
+    assert describe(late.term) == "remui((i + 5), 4)"

@@ -10,7 +10,8 @@ import random
 from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.core.semantics import fold
-from slotsat.egraph_rules.engine import IndexEngine, LoopInfo
+from slotsat.egraph_rules.engine import IndexEngine
+from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.syntactic import python_nonneg_syn
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
@@ -81,11 +82,8 @@ def _slot_proof(e: ir.Expr, i: ir.Var, start: int, stop: int) -> str | None:
     engine = IndexEngine()
     engine.add_loop(LoopInfo(i, C(start), C(stop), C(1)))
     r = engine.add_root(e, slots=2)
-    engine.saturate()
-    root = engine.roots[r]
-    assert root.cls is not None
-    assert engine.view is not None
-    return engine.view.proof(root.cls)
+    assert engine.saturate().classes[r] is not None
+    return engine.proven(r)
 
 
 def test_interval_never_proves_a_wrapping_product() -> None:
@@ -104,3 +102,29 @@ def test_interval_never_proves_an_int32_view_of_a_large_index() -> None:
 def test_interval_proves_the_next_iteration_slot() -> None:
     i = var("i")
     assert _slot_proof(add(i, C(3)), i, 0, 64) == "interval"
+
+
+def test_a_loop_that_does_not_ascend_proves_nothing_from_its_start() -> None:
+    # issue 13.5: the start bounds the induction variable only for a positive literal step
+    from slotsat.core.semantics import eval_expr
+    from slotsat.egraph_rules.costs import describe, evaluate_term
+    from slotsat.egraph_rules.engine import EmittedScope
+
+    for mode in Mode:
+        for step in (C(-1), C(-3), var("s")):
+            i = var("i")
+            engine = IndexEngine(mode, insert_plain=True)
+            engine.add_loop(LoopInfo(i, C(0), C(-10), step))
+            unproven = [i, sub(i, C(0)), fdiv(i, C(4)), add(i, C(3))]
+            exprs = [*unproven, fmod(i, C(3)), fmod(sub(i, C(0)), C(2))]
+            roots = [engine.add_root(e, slots=4) for e in exprs]
+            scope = EmittedScope()
+            for e, r in zip(exprs, roots, strict=True):
+                if e in unproven:
+                    assert engine.proven(r) is None, (mode, step, e)
+                chosen = engine.choose(r, scope)
+                assert "remui" not in describe(chosen.term)
+                assert "divui" not in describe(chosen.term)
+                for v in range(0, -10, -1):
+                    env = {i.id: v}
+                    assert evaluate_term(chosen.term, env) == D.wrap(eval_expr(e, env)), (mode, e, v)

@@ -5,14 +5,21 @@ from __future__ import annotations
 
 from collections import Counter
 
-from egglog import EGraph, i64, set_
-
 from slotsat.core import ir
 from slotsat.core.options import Mode
-from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, LoopInfo
-from slotsat.egraph_rules.extract import EGraphView, export
-from slotsat.egraph_rules.lang import RULES, Idx, Loop, dtype_facts, loop_start, loop_step, loop_stop
-from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, SLOTS_FORMS, run_bounded
+from slotsat.egraph_rules.calls import Call
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine
+from slotsat.egraph_rules.lang import dtype_ref
+from slotsat.egraph_rules.loops import LoopInfo, loop_facts
+from slotsat.egraph_rules.schedules import (
+    CODEGEN_SLOTS,
+    INDEX_ENGINE,
+    SLOTS_FORMS,
+    SLOTS_PASS,
+    registered_rules,
+)
+from slotsat.egraph_rules.session import Limits, session
+from slotsat.egraph_rules.view import EGraphView
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
 INT64_MAX = (1 << 63) - 1
@@ -78,7 +85,7 @@ def _engine_corpus() -> Counter[str]:
         engine = IndexEngine(Mode.SLOTSAT)
         engine.add_loop(LoopInfo(i, start, stop, C(step)))
         ids = [engine.add_root(e, slots=s) for e, s in roots]
-        fired.update(engine.saturate().matches)
+        fired.update(engine.saturate().report.matches)
         scope = EmittedScope()
         for r in ids:
             engine.choose(r, scope)
@@ -89,32 +96,39 @@ def _direct_corpus() -> Counter[str]:
     """Terms the engine never inserts as such (folding runs before insertion; `ir_forms` is
     the slots pass's schedule)."""
     fired: Counter[str] = Counter()
-    lp = Loop("L1")
-    facts = [set_(loop_start(lp)).to(i64(4)), set_(loop_stop(lp)).to(i64(20)), set_(loop_step(lp)).to(i64(2))]
-    k = Idx.const
-    iv = Idx.iv(lp)
+    facts = loop_facts(1, LoopInfo(var("i"), C(4), C(20), C(2)))
+
+    def k(v: int) -> Call:
+        return Call("const", (v, dtype_ref(ir.DType.INDEX)))
+
+    def op(kind: str, a: Call, b: Call) -> Call:
+        return Call(kind, (a, b))
+
+    def cast(a: Call, d: ir.DType) -> Call:
+        return Call("cast", (a, dtype_ref(d)))
+
+    iv = Call("iv", (Call("Loop", (1,)),))
     terms = [
-        k(3, 0) + k(4, 0),
-        k(3, 0) - k(4, 0),
-        k(3, 0) * k(4, 0),
-        k(7, 0) // k(2, 0),
-        k(7, 0) % k(2, 0),
-        ((iv - k(4, 0)) // k(2, 0)) // k(1, 0) % k(2, 0),
-        (iv - k(0, 0)) % k(2, 0),
-        Idx.cast(Idx.cast(iv, 32), 0) % k(2, 0),
-        ((iv - k(4, 0)) - k(2, 0)) % k(2, 0),
+        op("add", k(3), k(4)),
+        op("sub", k(3), k(4)),
+        op("mul", k(3), k(4)),
+        op("floordiv", k(7), k(2)),
+        op("floormod", k(7), k(2)),
+        op("floormod", op("floordiv", op("floordiv", op("sub", iv, k(4)), k(2)), k(1)), k(2)),
+        op("floormod", op("sub", iv, k(0)), k(2)),
+        op("floormod", cast(cast(iv, ir.DType.INT32), ir.DType.INDEX), k(2)),
+        op("floormod", op("sub", op("sub", iv, k(4)), k(2)), k(2)),
     ]
-    for schedule in (CODEGEN_SLOTS, SLOTS_FORMS):
-        eg = EGraph()
-        eg.register(*dtype_facts(), *facts)
-        eg.register(*terms)
-        fired.update(run_bounded(eg, schedule).matches)
+    for spec, schedule in ((INDEX_ENGINE, CODEGEN_SLOTS), (SLOTS_PASS, SLOTS_FORMS)):
+        with session(spec) as s:
+            s.insert([*facts, *terms])
+            fired.update(s.run(schedule, Limits()).matches)
     return fired
 
 
 def test_every_rule_fires_on_the_corpus() -> None:
     fired = _engine_corpus() + _direct_corpus()
-    never = sorted(name for name in RULES if fired[name] == 0)
+    never = sorted(name for name in registered_rules() if fired[name] == 0)
     assert not never, f"rules that never fired: {never}"
 
 
@@ -124,25 +138,23 @@ def test_iteration_counts_are_pinned() -> None:
     engine.add_loop(LoopInfo(i, C(8), C(40), C(4)))
     engine.add_root(fmod(fdiv(sub(i, C(8)), C(4)), C(4)), slots=4)
     engine.add_root(fmod(fdiv(sub(add(i, C(4)), C(8)), C(4)), C(4)), slots=4)
-    report = engine.saturate()
+    report = engine.saturate().report
     assert report.iterations == 5
     assert report.limit_hit is None
     engine = IndexEngine()
     engine.add_loop(LoopInfo(i, C(0), C(4), C(1)))
     engine.add_root(fmod(i, C(2)), slots=2)
-    assert engine.saturate().iterations == 2
+    assert engine.saturate().report.iterations == 2
 
 
 def test_a_hit_limit_is_reported_and_the_form_stays_correct() -> None:
-    from slotsat.egraph_rules.limits import Limits
-
     i = var("i")
-    engine = IndexEngine(limits=Limits(iterations=1))
+    engine = IndexEngine(limits=Limits(rounds=1))
     engine.add_loop(LoopInfo(i, C(8), C(40), C(4)))
     root = engine.add_root(fmod(fdiv(sub(add(i, C(4)), C(8)), C(4)), C(4)), slots=4)
-    report = engine.saturate()
+    report = engine.saturate().report
     assert report.limit_hit is not None
-    assert "iteration cap" in report.limit_hit
+    assert report.limit_hit.startswith("CODEGEN_SLOTS: round limit of 1")
     chosen = engine.choose(root, EmittedScope())
     from slotsat.core.semantics import eval_expr
     from slotsat.egraph_rules.costs import evaluate_term
@@ -152,18 +164,17 @@ def test_a_hit_limit_is_reported_and_the_form_stays_correct() -> None:
 
 
 def test_export_adapter_reads_classes_and_facts() -> None:
-    eg = EGraph()
-    lp = Loop("L7")
-    eg.register(
-        *dtype_facts(),
-        set_(loop_start(lp)).to(i64(0)),
-        set_(loop_step(lp)).to(i64(1)),
-        set_(loop_stop(lp)).to(i64(10)),
-    )
-    eg.register(Idx.iv(lp) % Idx.const(4, 0))
-    run_bounded(eg, CODEGEN_SLOTS)
-    view = EGraphView(export(eg))
-    iv_cls = view.find(("iv", ("L7",), ()))
+    iv = Call("iv", (Call("Loop", (7,)),))
+    with session(INDEX_ENGINE) as s:
+        s.insert(
+            [
+                *loop_facts(7, LoopInfo(var("i"), C(0), C(10), C(1))),
+                Call("floormod", (iv, Call("const", (4, dtype_ref(ir.DType.INDEX))))),
+            ]
+        )
+        s.run(CODEGEN_SLOTS, Limits())
+        view = EGraphView(s.export())
+    iv_cls = view.find(("iv", (7,), ()))
     assert iv_cls is not None
     assert view.interval(iv_cls) == (0, 9)
     assert view.proof(iv_cls) == "syntactic"

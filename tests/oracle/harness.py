@@ -117,7 +117,7 @@ def _reference_verdict(a: RefLoop, b: RefLoop, position: int, ancestors: tuple[i
 def slotsat_verdicts(module: ir.Module, *, compat: bool = True,
                      backend: Backend = Backend.ASCEND910B) -> list[Verdict]:
     """slotsat's decision for every pipeline loop of `module`."""
-    from slotsat.analysis.loops import loop_infos, loop_tree, pipeline_ancestors
+    from slotsat.analysis.loops import loop_nodes, loop_tree, pipeline_ancestors
 
     slots = LowerPipelineToSlots(planner=Planner.PTOAS, backend=backend, compat=compat)
     out: list[Verdict] = []
@@ -125,7 +125,7 @@ def slotsat_verdicts(module: ir.Module, *, compat: bool = True,
         for fn in program.functions:
             plan = slots.plan(fn)
             tree = loop_tree(fn)
-            infos = {i.key: i for i in loop_infos(tree)}
+            infos = {i.key: i for i in loop_nodes(tree)}
             position = {d.key: k for k, d in enumerate(plan.loops)}
             printer = FunctionPrinter()
             printer.function(plan.result)

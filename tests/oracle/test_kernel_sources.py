@@ -53,6 +53,7 @@ slotsat's DSL subset the reference spells differently. Pinned so that a change o
 shows up here."""
 
 EXPLAINED = {
+    "block_sum_scale.py": ["decision 1: loop shapes"],  # start 1 with stage 2
     "matmul_k.py": ["decision 1: loop shapes"],  # start 1 with stage 2
     "strided_exp.py": ["decision 1: loop shapes"],  # step 64
     "unaligned_start.py": ["decision 1: loop shapes"],  # start 3 with stage 4

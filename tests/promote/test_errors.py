@@ -137,7 +137,8 @@ module {
 """)
     result = promote(path, "--split-input-file")
     assert result.status == 2
-    assert result.stdout == ""
+    # every chunk's result is printed (issue 15.3): the good module, then the failed chunk's line
+    assert result.stdout == "builtin.module {\n}\n// -----\n// chunk at line 4 failed: see its diagnostics\n"
     assert result.stderr == f"{path}:6:12: error: values used but not defined: [%x]\n"
 
 
@@ -224,3 +225,41 @@ def test_an_astronomical_integer_width_is_rejected_like_mlir(tmp_path: Path) -> 
     result = promote(path)
     assert result.status == 2
     assert result.stderr == f"{path}:2:27: error: integer bitwidth is limited to 16777215 bits\n"
+
+
+@pytest.mark.parametrize(("index", "col"), [("2147483648", 34), ("-2147483648", 34), ("2147483649", 34)])
+def test_a_gep_constant_outside_i32_is_a_located_error(tmp_path: Path, index: str, col: int) -> None:
+    # xdsl folds [2**31, 2**32) into negative i32 values: 2**31 became the dynamic-index marker
+    # (an IndexError in its printer), 2**31 + 1 a silently different index (issue 13.9).
+    path = _write(tmp_path, f"""module {{
+  func.func @k() {{
+    %n = arith.constant 4 : i32
+    %buf = llvm.alloca %n x f32 {{pto.persistent}} : (i32) -> !llvm.ptr
+    %p = llvm.getelementptr %buf[{index}] : (!llvm.ptr) -> !llvm.ptr, f32
+    return
+  }}
+}}
+""")
+    result = promote(path)
+    assert result.status == 2
+    assert result.stdout == ""
+    assert result.stderr == (f"{path}:5:{col}: error: constant GEP index {index} does not fit in i32 "
+                             "without the dynamic-index marker (allowed: -2147483647 to 2147483647); "
+                             "use an SSA index\n")
+
+
+def test_the_largest_gep_constants_print_back(tmp_path: Path) -> None:
+    path = _write(tmp_path, """module {
+  func.func @k() {
+    %n = arith.constant 4 : i32
+    %buf = llvm.alloca %n x f32 {pto.persistent} : (i32) -> !llvm.ptr
+    %p = llvm.getelementptr %buf[2147483647] : (!llvm.ptr) -> !llvm.ptr, f32
+    %q = llvm.getelementptr %buf[-2147483647] : (!llvm.ptr) -> !llvm.ptr, f32
+    return
+  }
+}
+""")
+    result = promote(path)
+    assert result.status == 0
+    assert "llvm.getelementptr %buf[2147483647]" in result.stdout
+    assert "llvm.getelementptr %buf[-2147483647]" in result.stdout

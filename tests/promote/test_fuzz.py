@@ -54,5 +54,7 @@ def test_mutated_inputs_end_cleanly(*, index: int, seed: int, kind: int, unroll:
     for line in result.stderr.splitlines():
         assert DIAG_LINE.match(line), line
     if result.status != 0:
-        assert result.stdout == ""
+        # a failed chunk prints no IR: without splitting nothing, with it a comment in its place
+        # (a file that cannot be read at all has no chunks)
+        assert result.stdout == "" or (split and "failed: see its diagnostics" in result.stdout)
         assert any(": error: " in line for line in result.stderr.splitlines())

@@ -29,7 +29,10 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH_CORPUS = sorted((ROOT / "bench" / "corpus").glob("*.py"))
 
 
-@pytest.mark.skipif(not BENCH_CORPUS, reason="no bench corpus")
+def test_the_bench_corpus_is_not_empty() -> None:
+    assert BENCH_CORPUS
+
+
 @pytest.mark.parametrize("path", BENCH_CORPUS, ids=[p.name for p in BENCH_CORPUS])
 def test_check_confirms_the_bench_corpus(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["check", str(path)])

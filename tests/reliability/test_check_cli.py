@@ -50,7 +50,7 @@ def test_every_corpus_kernel_is_confirmed(capsys: pytest.CaptureFixture[str], pa
     assert status == 0, "\n".join(out) + err
     assert out[-1].startswith(f"check: {path}: ")
     assert out[-1].endswith(": confirmed")
-    verdicts = [ln for ln in out if ": loop '" in ln]
+    verdicts = [ln for ln in out if ": loop '" in ln and ": note: " not in ln]
     assert verdicts, out
     assert all("privacy ok" in ln and ("outputs match" in ln) for ln in verdicts), out
 
@@ -142,3 +142,44 @@ def test_a_bad_backend_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = _check(capsys, str(KERNELS / "row_scale.py"), "--backend", "bogus")
     assert status == 2
     assert "error: unknown backend 'bogus'" in err
+
+
+# ---- `confirmed` is earned: outputs compared on at least one input (issue 13.7)
+
+_ROW_SCALE = (KERNELS / "row_scale.py").read_text()
+_NEVER_COMPARED = {
+    # an offset that divides by zero: the original faults on every input
+    "zero_divisor": _ROW_SCALE.replace("[r * 64, 0], [64, 128])\n            gt",
+                                       "[r * 64 // (r - r), 0], [64, 128])\n            gt"),
+    # an unknown op (a typo of pl.tile.load)
+    "typo": _ROW_SCALE.replace("pl.mul(xt, gt)", "pl.tile.lod(xt, gt)"),
+    # a rank-2 tile loaded from a rank-1 tensor
+    "rank": _ROW_SCALE.replace("x: pl.Tensor[[512, 128], pl.FP32]", "x: pl.Tensor[[65536], pl.FP32]")
+                      .replace("pl.load(x, [r * 64, 0], [64, 128])", "pl.load(x, [r * 64], [64, 128])"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NEVER_COMPARED))
+def test_a_program_compared_on_no_input_is_never_confirmed(
+        name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / f"{name}.py"
+    path.write_text(_NEVER_COMPARED[name])
+    status, out, err = _check(capsys, str(path))
+    # The front end may reject the typo and the rank mismatch itself (exit 2); if it reads the
+    # program, check must say it verified nothing.
+    assert status in (1, 2), out
+    if status == 1:
+        assert out[-1].startswith(f"check: {path}: 1 function(s), 1 loop(s): unverified: RowScale.kernel: "
+                                  "the original program faults on every random input: "), out
+    else:
+        assert err.startswith(f"{path}:"), err
+
+
+def test_a_zero_divisor_leaves_the_outputs_unverified(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "zero_divisor.py"
+    path.write_text(_NEVER_COMPARED["zero_divisor"])
+    status, out, _ = _check(capsys, str(path))
+    assert status == 1
+    assert out[-1] == (f"check: {path}: 1 function(s), 1 loop(s): unverified: RowScale.kernel: the original "
+                       "program faults on every random input: division by zero in '//'")
+    assert "outputs not verified" in out[0]

@@ -58,10 +58,9 @@ def _loop_header(rng: random.Random, iv: str, init: str) -> str:
     kind = rng.choice(["pipeline", "pipeline", "pipeline", "range"])
     stop = str(start + step * rng.randint(0, 6))
     if rng.random() < 0.2:
-        # A runtime stop only with start 0, so n >= 0 never lies below the start: replication
-        # of a runtime stop below the start is a known bug, pinned by an xfail test in
-        # test_check_cli.py (20-lower-pipeline-to-slots.md §12.4 does not clamp TRIP at 0).
-        start, stop = 0, "n"
+        # A runtime stop, from any start: `n` may lie below it (the loop then runs nothing,
+        # which replication's remainder cascade guards, 05-decisions.md item 10).
+        stop = "n"
     bounds = f"{start}, {stop}, {step}"
     stage = f", stage={rng.choice([1, 2, 2, 3, 4])}" if kind == "pipeline" else ""
     return f"pl.{kind}({bounds}{stage}, init_values=({init},))"
@@ -218,8 +217,7 @@ def test_mutated_dsl_files_end_cleanly(seed: int, tmp_path_factory: pytest.TempP
 @given(seed=st.integers(0, 2**32 - 1))
 def test_mutated_pto_files_end_in_clean_diagnostics(seed: int, tmp_path_factory: pytest.TempPathFactory,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    if not PTO_FILES:
-        pytest.skip("no .pto files under tests/promote/data")
+    assert PTO_FILES, "no .pto files under tests/promote/data"
     rng = random.Random(seed)
     source = rng.choice(PTO_FILES)
     print(f"fuzz seed {seed} source {source.name}")

@@ -230,3 +230,45 @@ def test_every_limit_is_listed_in_the_limits_table() -> None:
                  "SLOTSAT_INTERP_MAX_ITERATIONS", "SLOTSAT_PRIVACY_MAX_ITERATIONS", "SLOTSAT_PRIVACY_MAX_STEPS",
                  "SLOTSAT_PYPTO_SECONDS"):
         assert name in doc, name
+
+
+# ---- interpreter tensor data (issue 13.9)
+
+_HUGE = (KERNELS / "row_scale.py").read_text().replace("[[512, 128], pl.FP32]", "[[2048, 2147483647], pl.FP32]")
+
+
+def test_a_tensor_too_large_to_interpret_is_a_clean_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # [2048, 2147483647] FP32 is 32 TiB: numpy's MemoryError, before the element limit.
+    path = tmp_path / "huge.py"
+    path.write_text(_HUGE)
+    start = time.perf_counter()
+    assert main(["check", str(path)]) == 1
+    assert time.perf_counter() - start < 60
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == (f"check: {path}: 1 function(s), 1 loop(s): unverified: RowScale.kernel: too large to interpret: "
+                    "the tensor parameters hold 13,194,139,527,168 elements ('x' is [2048, 2147483647]); the "
+                    "interpreter's limit is 67,108,864 (SLOTSAT_INTERP_MAX_ELEMENTS)")
+
+
+def test_the_element_limit_can_be_lowered(monkeypatch: pytest.MonkeyPatch) -> None:
+    # row_scale holds 3 * 512 * 128 = 196,608 tensor elements.
+    module = parse_file(KERNELS / "row_scale.py")
+    monkeypatch.setenv("SLOTSAT_INTERP_MAX_ELEMENTS", "196608")
+    assert check_module(module).confirmed
+    monkeypatch.setenv("SLOTSAT_INTERP_MAX_ELEMENTS", "196607")
+    result = check_module(module)
+    assert result.unverified == [
+        "RowScale.kernel: too large to interpret: the tensor parameters hold 196,608 elements ('x' is "
+        "[512, 128]); the interpreter's limit is 196,607 (SLOTSAT_INTERP_MAX_ELEMENTS)"]
+
+
+def test_one_tile_above_the_limit_is_too_large_to_interpret() -> None:
+    from dataclasses import replace
+
+    from slotsat.core.interpreter import InterpreterError, ensure_interpretable
+
+    fn = parse_file(KERNELS / "row_scale.py").programs[0].functions[0]
+    tiles_only = replace(fn, params=tuple(p for p in fn.params if not isinstance(p.type, ir.TensorType)))
+    ensure_interpretable(tiles_only, 8_192)
+    with pytest.raises(InterpreterError, match=r"^too large to interpret: tile 'xt' is \[64, 128\] \(8,192 elements\)"):
+        ensure_interpretable(tiles_only, 8_191)

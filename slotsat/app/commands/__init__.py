@@ -1,24 +1,71 @@
-"""slotsat subcommands: each module exposes `configure(parser)` and `run(args) -> int`."""
+"""slotsat subcommands: each module exposes `configure(parser)` and `run(args) -> int`.
+
+This module holds what several commands share: the three comparison switches that say
+"pypto" and the one-line help of each (`SWITCHES`), the `--backend` option, and
+`UsageError`, a bad argument.
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING
 
-from slotsat.core.errors import SlotsatError, Span
-
 if TYPE_CHECKING:
     from slotsat.analysis.budget import Backend
 
+DEFAULT_BACKEND = "910b"
+"""Every command's default backend (`05-decisions.md` item 13)."""
+
+PLANNER_HELP = ("who places on-chip buffers: ptoas (default; the slots pass multi-buffers loops and "
+                "ptoas assigns addresses) or pypto (the reference's planner: codegen assigns addresses "
+                "and the slots pass changes nothing)")
+MODE_HELP = ("how index arithmetic is proven and emitted: slotsat (default; interval proofs, remui / "
+             "divui, e-graph extraction) or pypto (the reference's syntactic proof, remsi / divsi, "
+             "lowered node by node)")
+COMPAT_HELP = ("pypto: the slots pass's view / in-place gate (T4) counts every argument of such an op, "
+               "as the reference does (default: only the argument whose buffer the result inherits)")
+BACKEND_HELP = "on-chip capacities: 910b (default), 950 or none (no capacity check)"
+
+SWITCHES = (
+    "--planner pypto  the reference's planner places on-chip buffers: codegen assigns addresses "
+    "and the slots pass changes nothing",
+    "--mode pypto     index arithmetic as the reference emits it: syntactic proof only, remsi / divsi, "
+    "node by node",
+    "--compat pypto   the slots pass's view / in-place gate counts every argument of such an op, as the "
+    "reference does",
+)
+"""The three switches that say "pypto", one line each (the CLI's epilog, the demo header)."""
+
+
+class UsageError(Exception):
+    """A bad command-line argument: printed as `slotsat: error: MESSAGE`, exit status 2 (as
+    argparse's own errors), with no source location (there is none)."""
+
+
+def add_planner(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--planner", choices=("ptoas", "pypto"), default="ptoas", help=PLANNER_HELP)
+
+
+def add_mode(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", choices=("slotsat", "pypto"), default="slotsat", help=MODE_HELP)
+
+
+def add_compat(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--compat", choices=("pypto",), default=None, help=COMPAT_HELP)
+
+
+def add_backend(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
+
 
 def backend_option(args: argparse.Namespace) -> Backend:
-    """`--backend` as a `Backend`; an unknown name is a one-line error at the input file."""
+    """`--backend` as a `Backend`; an unknown name is a `UsageError`."""
     from slotsat.analysis.budget import Backend
 
     try:
         return Backend.parse(args.backend)
     except ValueError as err:
-        raise SlotsatError(str(err), Span(1, 1), file=args.file) from None
+        raise UsageError(str(err)) from None
 
 
 # -- PyPTO in the loop (`slotsat.bridge`) ---------------------------------------------------
@@ -55,8 +102,7 @@ def kernel_source(args: argparse.Namespace) -> tuple[str, str]:
     file: str = args.file
     if not getattr(args, "via_pypto", False):
         if getattr(args, "specialize", None) or getattr(args, "kernel", None) is not None:
-            raise SlotsatError("--specialize and --kernel select what PyPTO compiles; they need --via-pypto",
-                               Span(1, 1), file=file)
+            raise UsageError("--specialize and --kernel select what PyPTO compiles; they need --via-pypto")
         return read_source(file), file
     from slotsat.bridge import handoff
 

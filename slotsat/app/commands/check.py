@@ -17,9 +17,13 @@ For every function with tile operations:
    the original (author-declared slots), with the scalar parameters of the first trial.
 
 Output: one verdict line per loop (`FILE:LINE:COL: loop 'i' in P.f: DECISION; outputs
-...; privacy ...`), an `error:` line per mismatch or privacy violation, and a summary line.
-Exit status 0 when everything is confirmed, 1 on any mismatch, privacy violation or pass
-rejection, 2 for unreadable input.
+...; privacy ...`), followed for a declined loop by a `note:` line with the reason's
+sentence, an `error:` line per mismatch or privacy violation, and a summary line.
+The summary says `confirmed` only when every function's outputs were compared on at least
+one input and nothing failed; `FAILED` on a mismatch, a privacy violation or a pass
+rejection; otherwise `unverified: REASON` (the original program faulted on every random
+input, so nothing was compared). Exit status 0 when confirmed, 1 when failed or unverified,
+2 for unreadable input.
 """
 
 from __future__ import annotations
@@ -32,10 +36,24 @@ import numpy as np
 
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.privacy import PrivacyReport, check_privacy
-from slotsat.app.commands import add_pypto_options, backend_option, kernel_source
+from slotsat.app.commands import (
+    UsageError,
+    add_backend,
+    add_compat,
+    add_pypto_options,
+    backend_option,
+    kernel_source,
+)
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
-from slotsat.core.interpreter import Interpreter, InterpreterError, Value, outputs_equal, random_inputs
+from slotsat.core.interpreter import (
+    Interpreter,
+    InterpreterError,
+    Value,
+    ensure_interpretable,
+    outputs_equal,
+    random_inputs,
+)
 from slotsat.core.options import Planner
 from slotsat.lowering.common import Decline, format_expr
 
@@ -43,10 +61,9 @@ from slotsat.lowering.common import Decline, format_expr
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file", help="a kernel file in the tile-level DSL (with --via-pypto: any PyPTO kernel file)")
-    parser.add_argument("--compat", choices=["pypto"], default=None,
-                        help="T4 counts every argument of an inheriting op, as the reference does")
+    add_compat(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    parser.add_argument("--backend", default="950", help="910b, 950 (default) or none")
+    add_backend(parser)
     parser.add_argument("--trials", type=int, default=limits.DEFAULT_CHECK_TRIALS,
                         help=f"random inputs per function (default {limits.DEFAULT_CHECK_TRIALS})")
     add_pypto_options(parser)
@@ -57,6 +74,8 @@ class LoopVerdict:
     loop: ir.ForStmt
     decision: str
     violations: list[str] = field(default_factory=list)
+    decline: Decline | None = None
+    """Why the slots pass declined the loop, if it did."""
 
 
 @dataclass
@@ -91,6 +110,16 @@ class CheckResult:
     def failed(self) -> bool:
         return any(f.failed for f in self.functions)
 
+    @property
+    def unverified(self) -> list[str]:
+        """Why some function's outputs were compared on no input (`confirmed` needs one)."""
+        return [f"{f.qualified}: {f.unverified}" for f in self.functions
+                if f.unverified is not None and not f.failed]
+
+    @property
+    def confirmed(self) -> bool:
+        return not self.failed and not self.unverified
+
 
 def _has_tile_ops(fn: ir.Function) -> bool:
     for s in ir.walk_stmts(fn.body):
@@ -124,20 +153,30 @@ def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionChec
 
 def _run(fn: ir.Function, args: dict[str, Any], *, physical: bool) -> tuple[Value, ...]:
     it = Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
-                     max_iterations=limits.interp_max_iterations())
+                     max_iterations=limits.interp_max_iterations(), max_elements=limits.interp_max_elements())
     return it.run(fn, args)
 
 
 def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
     """Compare original and transformed on seeded inputs; the scalars of the first good trial."""
     assert fc.transformed is not None
+    try:
+        for fn in (fc.function, fc.transformed):
+            ensure_interpretable(fn, limits.interp_max_elements())
+    except InterpreterError as err:
+        fc.unverified = err.message
+        return {}
     rng = np.random.default_rng(seed)
     scalars: dict[str, int] = {}
     attempts = 0
     last_error = ""
     while fc.trials_run < trials and attempts < max(trials, 1) * 8:
         attempts += 1
-        args = random_inputs(fc.function, rng)
+        try:
+            args = random_inputs(fc.function, rng)
+        except InterpreterError as err:  # no inputs can be drawn (dynamic or too large shapes)
+            fc.unverified = f"no random inputs: {err.message}"
+            return scalars
         try:
             expected = _run(fc.function, args, physical=False)
         except InterpreterError as err:
@@ -212,7 +251,7 @@ def _decisions(fc: FunctionCheck, declines: list[Decline]) -> None:
             decision = "pipeline stage=1" if stages == 1 else "range"
             if slots:
                 decision += f", author slots {slots}"
-        verdict = LoopVerdict(s, decision)
+        verdict = LoopVerdict(s, decision, decline=d)
         fc.loops.append(verdict)
         fc.by_span.setdefault(key, verdict)
         if same_shape:
@@ -234,7 +273,7 @@ def _attach_violations(fc: FunctionCheck, reports: list[tuple[str, PrivacyReport
 class CheckOptions:
     seed: int = 0
     trials: int = limits.DEFAULT_CHECK_TRIALS
-    backend: Backend = Backend.ASCEND950
+    backend: Backend = Backend.ASCEND910B
     compat: bool = False
 
 
@@ -288,6 +327,9 @@ def render(result: CheckResult, file: str) -> list[str]:
             name = lv.loop.loop_var.name_hint
             lines.append(f"{file}:{_pos(lv.loop.span)}: loop '{name}' in {fc.qualified}: "
                          f"{lv.decision}; {outputs}; {privacy}")
+            if lv.decline is not None:
+                lines.append(f"{file}:{_pos(lv.loop.span)}: note: loop '{name}' declined "
+                             f"({lv.decline.code}): {lv.decline.message}")
         if fc.mismatch is not None:
             lines.append(f"{file}:{_pos(fc.function.span)}: error: {fc.qualified}: {fc.mismatch}")
         where = f"{file}:{_pos(fc.function.span)}"
@@ -297,9 +339,13 @@ def render(result: CheckResult, file: str) -> list[str]:
         lines.extend(f"{file}:{_pos(fc.function.span)}: note: {fc.qualified}: {n}" for n in fc.notes)
     failed = sum(1 for f in result.functions if f.failed)
     loops = sum(len(f.loops) for f in result.functions)
-    verdict = "FAILED" if failed else "confirmed"
-    lines.append(f"check: {file}: {len(result.functions)} function(s), {loops} loop(s): {verdict}"
-                 + (f" ({failed} failing)" if failed else ""))
+    if failed:
+        verdict = f"FAILED ({failed} failing)"
+    elif result.unverified:
+        verdict = "unverified: " + "; ".join(result.unverified)
+    else:
+        verdict = "confirmed"
+    lines.append(f"check: {file}: {len(result.functions)} function(s), {loops} loop(s): {verdict}")
     return lines
 
 
@@ -308,7 +354,7 @@ def run(args: argparse.Namespace) -> int:
 
     backend = backend_option(args)
     if args.trials < 1:
-        raise SlotsatError("--trials must be at least 1", Span(1, 1), file=args.file)
+        raise UsageError(f"--trials must be at least 1, got {args.trials}")
     text, file = kernel_source(args)
     with limits.deep_recursion("the kernel file", Span(1, 1)):
         module = parse_source(text, file)
@@ -316,4 +362,4 @@ def run(args: argparse.Namespace) -> int:
                                                compat=args.compat == "pypto"))
     for line in render(result, file):
         print(line)
-    return EXIT_REJECTED if result.failed else EXIT_OK
+    return EXIT_OK if result.confirmed else EXIT_REJECTED

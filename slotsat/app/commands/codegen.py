@@ -12,29 +12,25 @@ from __future__ import annotations
 import argparse
 import sys
 
-from slotsat.app.commands import add_pypto_options, backend_option, kernel_source
+from slotsat.app.commands import (
+    add_backend,
+    add_compat,
+    add_mode,
+    add_planner,
+    add_pypto_options,
+    backend_option,
+    kernel_source,
+)
 from slotsat.core.errors import EXIT_OK, SlotsatError, Span
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file", help="a kernel file in the tile-level DSL (with --via-pypto: any PyPTO kernel file)")
-    parser.add_argument(
-        "--planner", choices=("ptoas", "pypto"), default="ptoas", help="who places buffers (default ptoas)"
-    )
-    parser.add_argument(
-        "--mode",
-        choices=("slotsat", "pypto"),
-        default="slotsat",
-        help="index arithmetic: slotsat (remui slot operands) or pypto (as the reference)",
-    )
-    parser.add_argument("--backend", default="910b", help="910b (default), 950 or none")
-    parser.add_argument(
-        "--compat",
-        choices=("pypto",),
-        default=None,
-        help="the reference's all-arguments rule for the slots pass's view gate",
-    )
+    add_planner(parser)
+    add_mode(parser)
+    add_backend(parser)
+    add_compat(parser)
     parser.add_argument("-o", "--output", metavar="OUT.pto", default=None, help="write the module here")
     add_pypto_options(parser)
 

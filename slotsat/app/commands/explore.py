@@ -8,20 +8,25 @@ the picked form. `STOP` (and `START`) may be `?` (a runtime value). With `--json
 output is `{"expr", "forms": [{"form", "ops", "nonneg", "matcher_accepts", "picked"}],
 "emitted": [...]}`.
 
-EXPR is Python-like: integers, names (loop variables are `INDEX`; every other name has
-`--dtype`), `+ - * // %`, `pl.cast(E, pl.INT32)` and `pl.const(V, pl.INT32)`. A bare
-literal takes the dtype of the other operand, as in the DSL (`10-dsl.md` §7.1).
+EXPR is read by the DSL's own expression parser (`slotsat.core.dsl.parse_expression`), so
+its syntax, dtype rules, literal ranges, nesting limit and errors are the kernels': integers,
+names (loop variables are `INDEX`; every other name has `--dtype`), `+ - * // %`,
+`pl.cast(E, pl.INT32)` and `pl.const(V, pl.INT32)`. A bare literal takes the dtype of the
+other operand (`10-dsl.md` §7.1). `--slots` is a positive slot count.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
 from dataclasses import dataclass, field
 
+from slotsat.app.commands import UsageError, add_mode
 from slotsat.core import ir
+from slotsat.core.dsl import parse_expression
+from slotsat.core.dsl.parser import fits_message
+from slotsat.core.dsl.printer import print_expr
 from slotsat.core.errors import EXIT_OK, SlotsatError, Span
 
 _DTYPES = {
@@ -36,7 +41,7 @@ _DTYPES = {
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("expr", help="the index expression, e.g. '(i + 3) % 4'")
+    parser.add_argument("expr", help="the index expression, e.g. '(i + 3) %% 4'")
     parser.add_argument(
         "--loop",
         action="append",
@@ -52,13 +57,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--slots",
-        type=int,
+        type=_slot_count,
         default=None,
         metavar="F",
         help="treat EXPR as the slot operand of an F-slot region",
     )
-    parser.add_argument("--mode", choices=["slotsat", "pypto"], default="slotsat")
+    add_mode(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _slot_count(text: str) -> int:
+    """`--slots F`: a region holds at least one slot (argparse reports the error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive slot count, got {value}")
+    return value
 
 
 @dataclass
@@ -75,90 +91,45 @@ class _Scope:
         return self.names[name]
 
 
-def _error(message: str, node: ast.AST | None = None) -> SlotsatError:
-    col = getattr(node, "col_offset", 0) + 1
-    return SlotsatError(message, Span(1, col), file="<expr>")
-
-
-def _dtype_attr(node: ast.AST) -> ir.DType:
-    if isinstance(node, ast.Attribute) and node.attr in ir.DType.__members__:
-        return ir.DType[node.attr]
-    raise _error("expected a dtype such as pl.INT32", node)
-
-
-_BINOPS: dict[type, type] = {
-    ast.Add: ir.Add,
-    ast.Sub: ir.Sub,
-    ast.Mult: ir.Mul,
-    ast.FloorDiv: ir.FloorDiv,
-    ast.Mod: ir.FloorMod,
-}
-
-
-def _literal(node: ast.AST) -> int | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _literal(node.operand)
-        return -inner if inner is not None else None
-    return None
-
-
 def parse_expr(text: str, scope: _Scope) -> ir.Expr:
-    """EXPR as an IR expression (see the module docstring)."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as err:
-        raise SlotsatError(
-            f"cannot parse the expression: {err.msg}", Span(1, err.offset or 1), file="<expr>"
-        ) from None
-    return _convert(tree.body, scope, None)
+    """EXPR as an IR expression, read by the DSL's own expression parser (`10-dsl.md` §7:
+    its syntax, dtype rules, literal ranges, nesting limit and errors); an integer index
+    expression (no comparison, no float)."""
+    expr = parse_expression(text, scope.var, "<expr>")
+    for node in _walk(expr):
+        if isinstance(node, ir.Cmp) or not ir.expr_dtype(node).is_int:
+            what = "a comparison" if isinstance(node, ir.Cmp) else f"a {ir.expr_dtype(node).value} value"
+            raise SlotsatError(f"EXPR must be an integer index expression, got {what}", Span(1, 1),
+                               file="<expr>")
+        if isinstance(node, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            # Kernels may hold these (the reference prints them); the index engine does not model them.
+            raise SlotsatError(f"EXPR must be an integer index expression (+ - * // % pl.cast pl.const), got "
+                               f"'{print_expr(node)}'", node.span if node.span.line else Span(1, 1),
+                               file="<expr>")
+    return expr
 
 
-def _convert(node: ast.AST, scope: _Scope, hint: ir.DType | None) -> ir.Expr:
-    value = _literal(node)
-    if value is not None:
-        return ir.ConstInt(value, hint if hint is not None else ir.DType.INDEX)
-    if isinstance(node, ast.Name):
-        return scope.var(node.id)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        left_lit, right_lit = _literal(node.left), _literal(node.right)
-        if left_lit is not None and right_lit is None:
-            b = _convert(node.right, scope, hint)
-            a = _convert(node.left, scope, ir.expr_dtype(b))
-        else:
-            a = _convert(node.left, scope, hint)
-            b = _convert(node.right, scope, ir.expr_dtype(a))
-        da, db = ir.expr_dtype(a), ir.expr_dtype(b)
-        if da is not db:
-            raise _error(f"operands have different dtypes ({da.name} and {db.name}); use pl.cast", node)
-        return _BINOPS[type(node.op)](a, b, da)  # type: ignore[no-any-return]
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("cast", "const")
-    ):
-        if len(node.args) != 2:
-            raise _error(f"pl.{node.func.attr} takes two arguments", node)
-        dtype = _dtype_attr(node.args[1])
-        if node.func.attr == "const":
-            lit = _literal(node.args[0])
-            if lit is None:
-                raise _error("pl.const needs an integer literal", node)
-            return ir.ConstInt(lit, dtype)
-        return ir.Cast(_convert(node.args[0], scope, None), dtype)
-    raise _error("unsupported expression (integers, names, + - * // %, pl.cast, pl.const)", node)
+def _walk(e: ir.Expr) -> list[ir.Expr]:
+    out: list[ir.Expr] = []
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(ir.expr_children(node))
+    return out
 
 
 def _bound(text: str, name: str, which: str, scope: _Scope) -> ir.Expr:
     if text.strip() == "?":
         return scope.var(f"{name}_{which}")
     try:
-        return ir.ConstInt(int(text), ir.DType.INDEX)
+        value = int(text)
     except ValueError:
-        raise SlotsatError(
-            f"--loop {name}: {which} must be an integer or '?', got {text!r}", file="<args>"
-        ) from None
+        raise UsageError(f"--loop {name}: {which} must be an integer or '?', got {text!r}") from None
+    message = fits_message(value, ir.DType.INDEX)
+    if message is not None:
+        raise UsageError(f"--loop {name}: {which}: {message}")
+    return ir.ConstInt(value, ir.DType.INDEX)
 
 
 def parse_loops(specs: list[str], scope: _Scope) -> list[tuple[ir.Var, ir.Expr, ir.Expr, ir.Expr]]:
@@ -167,7 +138,7 @@ def parse_loops(specs: list[str], scope: _Scope) -> list[tuple[ir.Var, ir.Expr, 
         name, sep, rest = spec.partition("=")
         parts = rest.split(":")
         if not sep or not name.isidentifier() or len(parts) not in (2, 3):
-            raise SlotsatError(f"--loop expects NAME=START:STOP[:STEP], got {spec!r}", file="<args>")
+            raise UsageError(f"--loop expects NAME=START:STOP[:STEP], got {spec!r}")
         var = ir.Var(name, ir.ScalarType(ir.DType.INDEX))
         scope.loops[name] = var
         start = _bound(parts[0], name, "start", scope)
@@ -177,19 +148,36 @@ def parse_loops(specs: list[str], scope: _Scope) -> list[tuple[ir.Var, ir.Expr, 
     return loops
 
 
+def _check_casts(e: ir.Expr) -> None:
+    """The DSL's subset (`10-dsl.md` §7): no `pl.cast` between signed and unsigned dtypes."""
+    for child in ir.expr_children(e):
+        _check_casts(child)
+    if isinstance(e, ir.Cast):
+        src = ir.expr_dtype(e.a)
+        if src.is_int and e.dtype.is_int and src.is_signed != e.dtype.is_signed:
+            raise SlotsatError(
+                "pl.cast between signed and unsigned dtypes is outside the subset "
+                f"(pl.{src.value} to pl.{e.dtype.value})",
+                Span(1, 1),
+                file="<expr>",
+            )
+
+
 def run(args: argparse.Namespace) -> int:
     from slotsat.core.options import Mode
-    from slotsat.egraph_rules.engine import IndexEngine, LoopInfo
+    from slotsat.egraph_rules.engine import IndexEngine
+    from slotsat.egraph_rules.loops import LoopInfo
     from slotsat.lowering.floor_lowering import SimpleNamer, render
 
     scope = _Scope(_DTYPES[args.dtype])
     loops = parse_loops(args.loop, scope)
     expr = parse_expr(args.expr, scope)
+    _check_casts(expr)
     engine = IndexEngine(Mode(args.mode), insert_plain=True)
     for var, start, stop, step in loops:
         engine.add_loop(LoopInfo(var, start, stop, step))
     root = engine.add_root(expr, slots=args.slots)
-    report = engine.saturate()
+    report = engine.saturate().report
     forms = engine.forms(root)
     picked = next(f for f in forms if f.picked)
     namer = SimpleNamer()

@@ -6,11 +6,12 @@ slotsat slots FILE [--planner ptoas|pypto] [--backend 910b|950|none] [--compat p
                    [--replicate] [--json]
 ```
 
-Defaults: planner `ptoas`, backend `950`. Without `--json` the transformed program (DSL text
+Defaults: planner `ptoas`, backend `910b`. Without `--json` the transformed program (DSL text
 that parses back to an equal IR) goes to standard output, followed by a table with one row
 per pipeline loop of the input, in pre-order per function: function, loop variable, line,
 stages, decision (`slotted`, `declined`, `untouched`), reason (the decline code), slot
-index, slotted tiles. With `--json` only this object is printed:
+index, slotted tiles; below it, one line per declined loop with its code and sentence. With
+`--json` only this object is printed:
 
 ```
 {"functions": [{"name": "kernel", "loops": [
@@ -35,7 +36,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from slotsat.analysis.budget import Backend
-from slotsat.app.commands import add_pypto_options, backend_option, kernel_source
+from slotsat.app.commands import (
+    add_backend,
+    add_compat,
+    add_planner,
+    add_pypto_options,
+    backend_option,
+    kernel_source,
+)
 from slotsat.core import ir
 from slotsat.core.errors import EXIT_OK, SlotsatError
 from slotsat.core.options import Planner
@@ -89,7 +97,7 @@ class SlotsReport:
 
 
 def slots_report(module: ir.Module, planner: Planner | None = Planner.PTOAS,
-                 backend: Backend = Backend.ASCEND950, compat: bool = False,
+                 backend: Backend = Backend.ASCEND910B, compat: bool = False,
                  replicate: bool = False) -> SlotsReport:
     """Run the slots pass (and with `replicate` the fallback and marker resolution) on every
     function of `module`. Raises `PassError` when replication rejects a loop."""
@@ -134,11 +142,9 @@ def slots_report(module: ir.Module, planner: Planner | None = Planner.PTOAS,
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file", help="a kernel file in the tile-level DSL (with --via-pypto: any PyPTO kernel file)")
-    parser.add_argument("--planner", choices=("ptoas", "pypto"), default="ptoas",
-                        help="who places buffers (default ptoas; pypto makes the pass a no-op)")
-    parser.add_argument("--backend", default="950", help="950 (default), 910b or none: on-chip capacities")
-    parser.add_argument("--compat", choices=("pypto",), default=None,
-                        help="the reference's all-arguments rule for the view / in-place gate (T4)")
+    add_planner(parser)
+    add_backend(parser)
+    add_compat(parser)
     parser.add_argument("--replicate", action="store_true",
                         help="also run lower-pipeline-loops and resolve-pipeline-markers")
     parser.add_argument("--json", action="store_true", help="print the decisions and the program as JSON")
@@ -179,4 +185,11 @@ def _table(report: SlotsReport) -> None:
             tiles = ", ".join(f"{t.tile} -> {t.memref}[{t.slots}]" for t in lp.tiles)
             table.add_row(f.name, lp.iv, str(lp.line), str(lp.stages), lp.decision, lp.reason or "",
                           lp.slot_index or "", tiles)
-    Console(file=sys.stdout, width=160).print(table)
+    console = Console(file=sys.stdout, width=160)
+    console.print(table)
+    declined = [(f.name, lp) for f in report.functions for lp in f.loops if lp.reason is not None]
+    if declined:
+        console.print("declined loops (reason: why):", highlight=False)
+    for name, lp in declined:
+        console.print(f"  {name} loop {lp.iv} (line {lp.line}): {lp.reason}: {lp.message}", markup=False,
+                      highlight=False)

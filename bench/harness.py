@@ -1,0 +1,64 @@
+"""The compiler under test: parse and compile one kernel the way every lowering does.
+
+`compile_kernel(module, mode)` runs `slotsat.app.pipeline.compile_module` in one `--mode`
+and times it; `Compiled` keeps what the measurement reads back (the `.pto` text, the IR
+codegen saw, the engine figures the compiler reports about itself).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from slotsat.core import ir
+
+
+@dataclass(slots=True)
+class Compiled:
+    """What the benchmark needs from one compilation: the text, the IR codegen read, and any
+    engine figures the compiler reports about itself."""
+
+    pto: str
+    module: ir.Module
+    seconds: float
+    engine: dict[str, float | int] = field(default_factory=dict)
+
+
+def parse_kernel(text: str, path: str) -> ir.Module:
+    """Parse DSL text with the project's parser."""
+    from slotsat.core.dsl.parser import parse_source
+
+    return parse_source(text, path)
+
+
+def engine_figures(result: Any) -> dict[str, float | int]:
+    """The e-graph figures a compile result reports (nodes, iterations, seconds), summed over
+    its functions. Reads `engine_reports` / `stats` when the pipeline provides them."""
+    figures: dict[str, float | int] = {}
+    reports = list(getattr(result, "engine_reports", None) or [])
+    stats = getattr(result, "stats", None)
+    if stats is not None:
+        reports.append(stats)
+    for rep in reports:
+        items = rep.items() if isinstance(rep, Mapping) else (
+            (k, getattr(rep, k)) for k in dir(rep) if not k.startswith("_")
+        )
+        for key, value in items:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue
+            figures[key] = figures.get(key, 0) + value
+    return figures
+
+
+def compile_kernel(module: ir.Module, mode: str) -> Compiled:
+    """Compile a parsed module in `mode` ("pypto" or "slotsat") and time it."""
+    from slotsat.app.pipeline import CompileOptions, compile_module
+    from slotsat.core.options import Mode
+
+    start = time.perf_counter()
+    result = compile_module(module, CompileOptions(mode=Mode.parse(mode)))
+    seconds = time.perf_counter() - start
+    return Compiled(result.pto_text, result.module, seconds, engine_figures(result))
+

@@ -1,0 +1,153 @@
+"""One benchmark run: every kernel of the corpus, then the scaling points, into one report
+document (`slotsat.bench.report` writes it out).
+
+The document's layout is described in `slotsat.bench.report`; `NOTES` (its `notes`) says how
+each figure is measured. A kernel that does not compile (a crash or a rejection) is a failure
+of the run: it is listed in `kernel_failures`, left out of the totals, and the command exits 1.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from slotsat.bench.config import QUICK_BUDGET_SECONDS, BenchConfig, collect_sources
+from slotsat.bench.lowerings import LOWERINGS
+from slotsat.bench.measure import KernelResult, measure_kernel
+from slotsat.bench.metrics import Failure, Metrics
+from slotsat.bench.scaling import run_scaling_point
+from slotsat.bench.truth import Truth
+
+
+def _totals(kernels: Sequence[KernelResult]) -> dict[str, dict[str, int]]:
+    totals: dict[str, Metrics] = {name: Metrics() for name in LOWERINGS}
+    for k in kernels:
+        for name, m in k.lowerings.items():
+            totals[name].add(m)
+    return {name: m.to_json() for name, m in totals.items()}
+
+
+def _versions() -> dict[str, str]:
+    try:
+        from importlib.metadata import version
+
+        egglog = version("egglog")
+    except Exception:
+        egglog = "?"
+    return {"python": f"CPython {platform.python_version()}", "egglog": egglog}
+
+
+NOTES: tuple[str, ...] = (
+    "index_ops: every `arith` op in the emitted .pto except `arith.constant`, read back from the "
+    "text (bench.scan); `arith.floordivsi` counts 4 (ptoas expands it into a truncating division and "
+    "a three-op correction, 40 §7.2). index_ops_text counts it once. slot_ops: the ops of the slot "
+    "operands' chains (shared ops once).",
+    "corrections: correction chains emitted = `arith.select` ops (the last op of every floor-mod "
+    "correction, 30 §7.1) plus `arith.floordivsi` ops (floor-division correction).",
+    "naive: an op-count-and-render model, not an engine mode (the engine has no proof-off switch). "
+    "It rewrites the pypto output by the unproven rows of 30 §7.1: every `remsi` by a positive "
+    "constant not already corrected becomes `remsi, cmpi slt, addi, select`, every `divsi` becomes "
+    "`floordivsi`; the rewritten ops are then measured (ops, corrections, matcher classes, pairs) by "
+    "the same code as pypto and slotsat.",
+    "slot_operands / matcher_accepted: one per emitted `pto.multi_tile_get`; accepted = peelable or "
+    "bare under analysis.matcher.classify (40 §7.1), a bare value's interval taken from constant "
+    "`scf.for` bounds.",
+    "pairs (40 §8): same-block pairs are every unordered pair of emitted gets on one region in one "
+    "block, compared on the emitted values. Rotation pairs: for each get and each enclosing loop its "
+    "IR slot index reads, the index with iv -> iv + step is inserted into one IndexEngine per "
+    "function together with the real indices (the engine probe, bench.probe), saturated in the same "
+    "batch, and chosen right after its real operand against a copy of the block's emitted scope "
+    "(never emitted). pypto uses IndexEngine(Mode.PYPTO) (the syntactic proof, as written); naive "
+    "rewrites the pypto pair. probe_mismatches counts gets whose probe operand differs in shape from "
+    "the emitted one (0 once codegen extracts through the same engine).",
+    "ground truth: the IR slot indices evaluated exactly (slotsat.core.semantics.eval_expr) at every "
+    "point of the enclosing loops' iteration space, exhaustive up to 4,096 points, else the first "
+    "and last 64 iterations of each loop (other dimensions at seeded random values) plus 512 seeded "
+    "random points; a rotation pair skips the loop's last iteration; a runtime bound is taken at its "
+    "widest (iv < stop <= INT64_MAX); a free scalar read by an index is sampled over its dtype. Truly "
+    "equal: the values agree at every point; truly disjoint: they differ modulo the region's count at "
+    "every point; else mixed. A get that cannot be mapped to its IR index (ir_unmapped_gets) falls "
+    "back to evaluating the emitted chains (analysis.matcher.evaluate).",
+    "e-graph figures (nodes = table rows, iterations, saturate and extract seconds) come from the "
+    "engine probe, summed over the kernel's functions (iterations: the maximum).",
+    "scaling: each size runs in a fresh subprocess after a one-loop warm-up compile (imports and "
+    "egglog setup excluded); seconds = parse + compile_module (saturate, extract, emit) in slotsat "
+    "mode, wall clock (time.perf_counter), the median of repeated runs for sizes under 0.5 s "
+    "(`repeats`); peak_mb = resource.getrusage(RUSAGE_SELF).ru_maxrss of that process, read right "
+    "after the timed runs (whole-process peak RSS, interpreter and imports included; baseline_mb is "
+    "the peak after the warm-up). The e-graph columns come from running the probe afterwards. The "
+    "subprocesses run with SLOTSAT_MAX_FILE_BYTES = 64 MiB: the 10,000-loop file is over the "
+    "parser's 4 MiB default. meta.load_average is the 1-minute load before and after the run (the "
+    "machine may be shared; timings are wall clock).",
+)
+
+
+def kernel_failures(kernels: Sequence[KernelResult]) -> list[dict[str, str]]:
+    """The kernels that did not compile: each a failure of the run, left out of the totals."""
+    return [{"name": k.name, "source": k.source, "path": k.path, "error": k.error}
+            for k in kernels if k.error is not None]
+
+
+def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] | None = None,
+              scaling_timeout: float | None = None) -> tuple[dict[str, Any], list[Failure]]:
+    """Run everything; returns the report document and the soundness failures.
+
+    A scaling point that exceeds `scaling_timeout` (default 900 s; in a quick run, whatever
+    is left of `QUICK_BUDGET_SECONDS`) is reported as timed out and the larger sizes as
+    skipped, so `--quick` stays bounded whatever the compiler's speed."""
+    timeout = scaling_timeout if scaling_timeout is not None else 900.0
+    started = time.perf_counter()
+    load_before = os.getloadavg()[0]
+    deadline = started + QUICK_BUDGET_SECONDS if config.quick else None
+    sources = collect_sources(config)
+    failures: list[Failure] = []
+    truth_cache: dict[tuple[str, ...], Truth] = {}
+    kernels: list[KernelResult] = []
+    total_steps = len(sources) + len(config.scaling)
+    for k, src in enumerate(sources):
+        if progress is not None:
+            progress(f"kernel {src.name}", k, total_steps)
+        kernels.append(measure_kernel(src, failures, truth_cache))
+    corpus_seconds = time.perf_counter() - started
+    scaling: list[dict[str, Any]] = []
+    stopped: str | None = None
+    for k, loops in enumerate(config.scaling):
+        if progress is not None:
+            progress(f"scaling {loops} loops", len(sources) + k, total_steps)
+        if stopped is not None:
+            scaling.append({"loops": loops, "seconds": None, "peak_mb": None, "error": stopped})
+            continue
+        budget = timeout if deadline is None else max(1.0, min(timeout, deadline - time.perf_counter()))
+        point = run_scaling_point(loops, config.seed, budget)
+        if point.get("seconds") is None:
+            stopped = f"skipped: the {loops}-loop point did not finish"
+        scaling.append(point)
+    if progress is not None:
+        progress("done", total_steps, total_steps)
+    data: dict[str, Any] = {
+        "lowerings": _totals([k for k in kernels if k.error is None]),
+        "scaling": scaling,
+        "kernels": [k.to_json() for k in kernels],
+        "soundness_failures": [f.to_json() for f in failures],
+        "kernel_failures": kernel_failures(kernels),
+        "notes": list(NOTES),
+        "meta": {
+            "command": config.command,
+            "seed": config.seed,
+            "quick": config.quick,
+            "random_kernels": config.random_kernels,
+            "max_loops": config.max_loops,
+            "corpus": None if config.corpus is None else str(config.corpus),
+            "cpus": os.cpu_count(),
+            "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+            "wall_seconds": time.perf_counter() - started,
+            "corpus_seconds": corpus_seconds,
+            "scaling_seconds": time.perf_counter() - started - corpus_seconds,
+            **_versions(),
+        },
+    }
+    return data, failures
+

@@ -1,0 +1,493 @@
+"""The egglog session layer: one program template, one adapter over egglog, one bounded
+runner with one `Limits` and one failure rule (`60-egraph-engine.md` §3, §8, §10, §11).
+
+Every e-graph slotsat builds (the slots pass's one per function, the index engine's one per
+saturation) is a `Session`, obtained with `session(spec)` for one of the two program specs
+of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
+
+- **Program template.** `Program(spec)` is an e-graph in which every sort, function and
+  ruleset of the spec's schedules is declared, every rule lowered and the dtype facts
+  registered. Declaring costs 0.3-0.9 s, so one template per spec and thread serves many
+  sessions: a session is a `push` on it and ends with the `pop`, so it starts from exactly
+  the e-graph a fresh `EGraph` with the rulesets would give. egglog keeps some run
+  statistics across `pop` (and `push` copies them; a session gets dearer with every cycle
+  on one template), so a template serves `TEMPLATE_USES` sessions and is then rebuilt,
+  which keeps a long run linear. A session that raises still pops; a failed `pop` drops
+  the template.
+- **Adapter.** Callers speak call trees (`slotsat.egraph_rules.calls`) over the spec's
+  symbol table (every constructor, function and relation Python inserts or reads). The
+  template lowers them to egglog's command objects (`egglog.bindings`, with the egg names
+  from `EGraph._callable_to_egg`, schedules compiled once by `EGraph._state`, commands run
+  by `EGraph._egraph`), which saves building high-level expressions (0.1-0.2 ms per node),
+  translating schedules on every round and decoding results through the high-level term
+  conversion. Where those internals are missing (another egglog release, or `LOW_LEVEL`
+  off) the same calls go through the public API (`register`, `run`, `function_values`,
+  `extract`, `push` / `pop`). Both paths insert the same facts and run the same rulesets;
+  tests check they decide identically. The export (egraph-serialize JSON) uses egglog's
+  `_serialize` on both paths (there is no public one), with the op-name mapping computed
+  once per template on the command path.
+- **Bounded runner.** `Session.run(schedule, limits)` repeats each phase of the schedule
+  until a round reports no update, at most `limits.rounds_for(name)` rounds in all, and
+  stops early when the tables hold more than `limits.rows` rows or `limits.seconds` have
+  passed since `started`.
+- **Failure rule.** Hitting a limit is never an exception: the returned `ScheduleRun`
+  names the limit (`limit_hit`, with the environment variable that raises it), and the
+  caller declines safely. The slots pass declines every pipeline loop of the function
+  (code `egraph-limit`; the loops are replicated); the index engine keeps the best form
+  proven so far (every union made is sound and every inserted term stays in its e-class),
+  and reports the hit.
+- **Limits** come from the environment through `slotsat.core.limits` (the one place that
+  reads `SLOTSAT_EGRAPH_ITERATIONS`, `SLOTSAT_CAP_<SCHEDULE>`, `SLOTSAT_EGRAPH_NODES`,
+  `SLOTSAT_EGRAPH_SECONDS`) or are passed explicitly.
+
+Commands are sent in chunks of `INSERT_CHUNK`: egglog 13.2 grows memory quadratically with
+the number of commands in one call (§10).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
+
+from egglog import (
+    BaseExpr,
+    Bool,
+    EGraph,
+    Schedule,
+    String,
+    Vec,
+    get_callable_args,
+    get_callable_fn,
+    i64,
+    set_,
+)
+from egglog import get_literal_value as _get_literal_value
+
+from slotsat.core import limits as env
+from slotsat.egraph_rules.calls import Action, Arg, Call, Set
+from slotsat.egraph_rules.lang import Idx, dtype_facts
+from slotsat.egraph_rules.schedules import NamedSchedule, ProgramSpec
+
+LOW_LEVEL = True
+"""Use egglog's command objects when available (tests switch it off to run the public path)."""
+
+INSERT_CHUNK = 200
+"""Commands per egglog call (`60-egraph-engine.md` §10)."""
+
+TEMPLATE_USES = 128
+"""Sessions served by one template before it is rebuilt (see the module docstring)."""
+
+
+# --------------------------------------------------------------------------------------
+# limits and runs
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Rounds per schedule, table rows and wall time of one e-graph's runs."""
+
+    rounds: int = env.DEFAULT_EGRAPH_ROUNDS
+    rows: int = env.DEFAULT_EGRAPH_ROWS
+    seconds: float = env.DEFAULT_EGRAPH_SECONDS
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        return cls(rounds=env.egraph_rounds(), rows=env.egraph_rows(), seconds=env.egraph_seconds())
+
+    def rounds_for(self, schedule: str) -> int:
+        """The cap of one schedule: `SLOTSAT_CAP_<SCHEDULE>` if set, else `rounds`."""
+        return env.egraph_schedule_rounds(schedule, self.rounds)
+
+
+@dataclass
+class ScheduleRun:
+    """What one bounded run did: rounds, matches per rule name, and the limit that stopped
+    it (None: every phase reached its fixpoint)."""
+
+    schedule: str
+    rounds: int = 0
+    saturated: bool = False
+    limit_hit: str | None = None
+    matches: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+
+
+# --------------------------------------------------------------------------------------
+# the two paths to egglog
+
+
+class _Path(Protocol):
+    low: bool
+
+    def push(self) -> None: ...
+
+    def pop(self) -> None: ...
+
+    def insert(self, actions: Sequence[Action]) -> None: ...
+
+    def run_round(self, phase: Schedule) -> tuple[bool, dict[str, int]]: ...
+
+    def rows(self) -> int: ...
+
+    def table(self, fn: str) -> list[tuple[tuple[Arg, ...], Arg]]: ...
+
+    def extract(self, roots: Sequence[Call]) -> list[Call]: ...
+
+    def export(self) -> str: ...
+
+
+class _Commands:
+    """egglog's command objects (see the module docstring); built once per template.
+    Raises `AttributeError` / `ImportError` / `TypeError` / `KeyError` when the internals
+    differ, and the template keeps the public API."""
+
+    low = True
+
+    def __init__(self, egraph: EGraph, spec: ProgramSpec) -> None:
+        from egglog import bindings
+        from egglog.egraph_state import span
+
+        self.egraph = egraph
+        self.b: Any = bindings
+        self.span: Any = span()
+        state: Any = egraph._state
+        self.names = {name: str(egraph._callable_to_egg(obj)[1]) for name, obj in spec.symbols.items()}
+        self.symbols = {egg: name for name, egg in self.names.items()}
+        vec: Any = Vec[Idx]()
+        egraph._add_decls(vec)
+        state.type_ref_to_egg(vec.__egg_typed_expr__.tp)  # declares the Vec sort
+        self.phases: dict[int, Any] = {}
+        for schedule in spec.schedules:
+            for phase in schedule.phases:
+                self.phases[id(phase)] = state.run_schedule_to_egg(phase.schedule)
+        self._op_mapping: dict[str, str] | None = None
+
+    def _run(self, *cmds: Any) -> list[Any]:
+        out: list[Any] = self.egraph._egraph.run_program(*cmds)
+        return out
+
+    def push(self) -> None:
+        self._run(self.b.Push(1))
+
+    def pop(self) -> None:
+        self._run(self.b.Pop(self.span, 1))
+
+    def _lit(self, value: int | str | bool) -> Any:
+        b = self.b
+        if isinstance(value, bool):
+            return b.Lit(self.span, b.Bool(value))
+        if isinstance(value, int):
+            return b.Lit(self.span, b.Int(value))
+        return b.Lit(self.span, b.String(value))
+
+    def _expr(self, arg: Arg, memo: dict[Call, Any]) -> Any:
+        if not isinstance(arg, Call):
+            return self._lit(arg)
+        done = memo.get(arg)
+        if done is None:
+            args = [self._expr(a, memo) for a in arg.args]
+            done = memo[arg] = self.b.Call(self.span, self.names[arg.fn], args)
+        return done
+
+    def insert(self, actions: Sequence[Action]) -> None:
+        b, sp = self.b, self.span
+        memo: dict[Call, Any] = {}
+        cmds: list[Any] = []
+        for action in actions:
+            if isinstance(action, Set):
+                target = action.target
+                args = [self._expr(a, memo) for a in target.args]
+                cmds.append(
+                    b.ActionCommand(b.Set(sp, self.names[target.fn], args, self._expr(action.value, memo)))
+                )
+            else:
+                cmds.append(b.ActionCommand(b.Expr_(sp, self._expr(action, memo))))
+        for k in range(0, len(cmds), INSERT_CHUNK):
+            self._run(*cmds[k : k + INSERT_CHUNK])
+
+    def run_round(self, phase: Schedule) -> tuple[bool, dict[str, int]]:
+        (out,) = self._run(self.phases[id(phase)])
+        raw = out.report
+        return bool(raw.updated), {str(k): int(v) for k, v in raw.num_matches_per_rule.items()}
+
+    def rows(self) -> int:
+        (out,) = self._run(self.b.PrintSize(self.span, None))
+        return sum(int(size) for _, size in out.sizes)
+
+    def _decode(self, dag: Any, term: int, memo: dict[int, Arg]) -> Arg:
+        done = memo.get(term)
+        if done is not None:
+            return done
+        node = dag.get(term)
+        out: Arg
+        if isinstance(node, self.b.TermLit):
+            value = node.value.value
+            assert isinstance(value, int | str), f"unexpected literal {value!r}"
+            out = value
+        else:
+            out = Call(self.symbols[node.name], tuple(self._decode(dag, a, memo) for a in node.args))
+        memo[term] = out
+        return out
+
+    def table(self, fn: str) -> list[tuple[tuple[Arg, ...], Arg]]:
+        b = self.b
+        (out,) = self._run(
+            b.PrintFunction(self.span, self.names[fn], None, None, b.DefaultPrintFunctionMode())
+        )
+        dag = out.termdag
+        memo: dict[int, Arg] = {}
+        rows: list[tuple[tuple[Arg, ...], Arg]] = []
+        for call, value in out.terms:
+            args = tuple(self._decode(dag, a, memo) for a in dag.get(call).args)
+            rows.append((args, self._decode(dag, value, memo)))
+        return rows
+
+    def extract(self, roots: Sequence[Call]) -> list[Call]:
+        b, sp = self.b, self.span
+        memo: dict[Call, Any] = {}
+        vec = b.Call(sp, "vec-of", [self._expr(r, memo) for r in roots])
+        (out,) = self._run(b.Extract(sp, vec, self._lit(0)))
+        dag = out.termdag
+        decoded: dict[int, Arg] = {}
+        terms = [self._decode(dag, t, decoded) for t in dag.get(out.term).args]
+        assert all(isinstance(t, Call) for t in terms)
+        return terms  # type: ignore[return-value]
+
+    def export(self) -> str:
+        """`EGraph._serialize(split_primitive_outputs=False)` with the op-name mapping computed
+        once per template (egglog pretty-prints every callable for it, about 0.5 ms each)."""
+        state: Any = self.egraph._state
+        if self._op_mapping is None:
+            self._op_mapping = state.op_mapping()
+        serialized = self.egraph._egraph.serialize(
+            [], max_functions=None, max_calls_per_function=None, include_temporary_functions=False
+        )
+        if serialized.discarded_functions or serialized.truncated_functions:
+            return _public_export(self.egraph)
+        serialized.map_ops(self._op_mapping)
+        return str(serialized.to_json())
+
+
+def _public_export(egraph: EGraph) -> str:
+    return egraph._serialize(split_primitive_outputs=False).to_json()
+
+
+class _Public:
+    """The public API (the fallback path)."""
+
+    low = False
+
+    def __init__(self, egraph: EGraph, spec: ProgramSpec) -> None:
+        self.egraph = egraph
+        self.table_of = spec.symbols
+        self.symbols: dict[str, str] = {}
+        for name, obj in spec.symbols.items():
+            self.symbols[_callable_name(obj)] = name
+
+    def push(self) -> None:
+        self.egraph.push()
+
+    def pop(self) -> None:
+        self.egraph.pop()
+
+    def _expr(self, arg: Arg, memo: dict[Call, Any]) -> Any:
+        if isinstance(arg, bool):
+            return Bool(arg)
+        if isinstance(arg, int):
+            return i64(arg)
+        if isinstance(arg, str):
+            return String(arg)
+        done = memo.get(arg)
+        if done is None:
+            obj: Any = self.table_of[arg.fn]
+            if isinstance(obj, BaseExpr):  # a constant (`Dtype.INDEX`)
+                done = obj
+            else:
+                done = obj(*(self._expr(a, memo) for a in arg.args))
+            memo[arg] = done
+        return done
+
+    def insert(self, actions: Sequence[Action]) -> None:
+        memo: dict[Call, Any] = {}
+        high: list[Any] = []
+        for action in actions:
+            if isinstance(action, Set):
+                high.append(set_(self._expr(action.target, memo)).to(self._expr(action.value, memo)))
+            else:
+                high.append(self._expr(action, memo))
+        if high:
+            self.egraph.register(*high)
+
+    def run_round(self, phase: Schedule) -> tuple[bool, dict[str, int]]:
+        report = self.egraph.run(phase)
+        matches: dict[str, int] = {}
+        for rule_decl, count in report.num_matches_per_rule.items():
+            name = getattr(rule_decl, "name", None)
+            key = name if isinstance(name, str) else str(rule_decl)
+            matches[key] = matches.get(key, 0) + count
+        return report.updated, matches
+
+    def rows(self) -> int:
+        return sum(size for _, size in self.egraph.all_function_sizes())
+
+    def _decode(self, x: BaseExpr) -> Arg:
+        fn = get_callable_fn(x)
+        if fn is None:
+            value = _literal(x)
+            assert isinstance(value, int | str), f"unexpected literal {x!r}"
+            return value
+        args = get_callable_args(x)
+        return Call(self.symbols[str(fn)], tuple(self._decode(a) for a in (args or ())))
+
+    def table(self, fn: str) -> list[tuple[tuple[Arg, ...], Arg]]:
+        rows: list[tuple[tuple[Arg, ...], Arg]] = []
+        values: dict[Any, Any] = self.egraph.function_values(self.table_of[fn])
+        for call, value in values.items():
+            args = get_callable_args(call)
+            rows.append((tuple(self._decode(a) for a in (args or ())), self._decode(value)))
+        return rows
+
+    def extract(self, roots: Sequence[Call]) -> list[Call]:
+        memo: dict[Call, Any] = {}
+        result = self.egraph.extract(Vec[Idx](*(self._expr(r, memo) for r in roots)))
+        terms = [self._decode(t) for t in (get_callable_args(result) or ())]
+        assert all(isinstance(t, Call) for t in terms)
+        return terms  # type: ignore[return-value]
+
+    def export(self) -> str:
+        return _public_export(self.egraph)
+
+
+def _callable_name(obj: object) -> str:
+    """The printed name egglog gives a symbol's callable (`Idx.const`, `Loop`, `Dtype.INDEX`)."""
+    fn = get_callable_fn(obj) if isinstance(obj, BaseExpr) else obj  # type: ignore[arg-type]
+    return str(fn)
+
+
+def _literal(x: BaseExpr) -> object:
+    value: object = _get_literal_value(cast(Any, x))
+    return value
+
+
+# --------------------------------------------------------------------------------------
+# the template and its sessions
+
+
+class Program:
+    """The program template of one `ProgramSpec`: an e-graph with the spec's rulesets declared
+    and lowered and the dtype facts registered, with its path to egglog (see the module
+    docstring)."""
+
+    def __init__(self, spec: ProgramSpec, low: bool) -> None:
+        egraph = EGraph()
+        egraph.register(*dtype_facts())
+        for schedule in spec.schedules:
+            for phase in schedule.phases:
+                egraph.run(phase)  # declares and lowers; the e-graph holds no term, nothing fires
+        path: _Path = _Public(egraph, spec)
+        if low:
+            try:
+                path = _Commands(egraph, spec)
+            except (AttributeError, ImportError, KeyError, TypeError):
+                path = _Public(egraph, spec)
+        self.spec = spec
+        self.egraph = egraph
+        self.path = path
+        self.uses = 0
+
+
+class Session:
+    """One e-graph (a `push` on the template), valid inside its `session(spec)` block."""
+
+    def __init__(self, spec: ProgramSpec, path: _Path) -> None:
+        self.spec = spec
+        self._path = path
+
+    @property
+    def low(self) -> bool:
+        """True when the command path is in use (False: the public API)."""
+        return self._path.low
+
+    def insert(self, actions: Sequence[Action]) -> None:
+        """Insert facts and terms, in order (each shared subterm built once)."""
+        if actions:
+            self._path.insert(actions)
+
+    def rows(self) -> int:
+        """Rows in all tables (terms and facts)."""
+        return self._path.rows()
+
+    def table(self, fn: str) -> list[tuple[tuple[Arg, ...], Arg]]:
+        """Every row `fn(args) = value` of the function named `fn`."""
+        return self._path.table(fn)
+
+    def extract(self, roots: Sequence[Call]) -> list[Call]:
+        """The cheapest term of each root under the declared IR costs: one batched extraction
+        (a single `Vec[Idx]` root, `60-egraph-engine.md` §9.1)."""
+        if not roots:
+            return []
+        terms = self._path.extract(roots)
+        assert len(terms) == len(roots), "batched extraction lost a root"
+        return terms
+
+    def export(self) -> str:
+        """The e-graph as egraph-serialize JSON (`slotsat.egraph_rules.view.EGraphView` reads it)."""
+        return self._path.export()
+
+    def run(self, schedule: NamedSchedule, limits: Limits, *, started: float | None = None) -> ScheduleRun:
+        """The bounded runner: each phase until a round changes nothing, within the limits."""
+        if schedule not in self.spec.schedules:
+            raise ValueError(f"schedule {schedule.name} is not part of the program {self.spec.name}")
+        cap = limits.rounds_for(schedule.name)
+        t0 = time.perf_counter() if started is None else started
+        result = ScheduleRun(schedule.name)
+        for phase in schedule.phases:
+            while result.limit_hit is None:
+                if result.rounds >= cap:
+                    result.limit_hit = (
+                        f"{schedule.name}: round limit of {cap} "
+                        f"(SLOTSAT_CAP_{schedule.name} or SLOTSAT_EGRAPH_ITERATIONS raises it)"
+                    )
+                    break
+                updated, matches = self._path.run_round(phase)
+                result.rounds += 1
+                result.matches.update(matches)
+                if not updated:
+                    break
+                result.limit_hit = self._over(schedule.name, limits, t0)
+        result.saturated = result.limit_hit is None
+        result.seconds = time.perf_counter() - t0
+        return result
+
+    def _over(self, name: str, limits: Limits, t0: float) -> str | None:
+        """The time or row limit this e-graph is over, if any."""
+        if time.perf_counter() - t0 > limits.seconds:
+            return f"{name}: time limit of {limits.seconds:g} s (SLOTSAT_EGRAPH_SECONDS raises it)"
+        if self.rows() > limits.rows:
+            return f"{name}: row limit of {limits.rows} (SLOTSAT_EGRAPH_NODES raises it)"
+        return None
+
+
+_POOLS = threading.local()
+
+
+@contextmanager
+def session(spec: ProgramSpec) -> Iterator[Session]:
+    """A fresh e-graph of the kind `spec` (`schedules.SLOTS_PASS`, `schedules.INDEX_ENGINE`): a
+    `push` on this thread's template of that spec, popped on exit."""
+    pools: dict[tuple[str, bool], list[Program]] = _POOLS.__dict__.setdefault("pools", {})
+    pool = pools.setdefault((spec.name, LOW_LEVEL), [])
+    program = pool.pop() if pool else Program(spec, LOW_LEVEL)
+    program.path.push()
+    try:
+        yield Session(spec, program.path)
+    finally:
+        program.path.pop()  # when this raises, the template is dropped rather than reused
+        program.uses += 1
+        if program.uses < TEMPLATE_USES:
+            pool.append(program)

@@ -1,0 +1,199 @@
+"""The parsed export of one e-graph (`60-egraph-engine.md` §9.3 step 1).
+
+`EGraphView(text)` reads egraph-serialize JSON (`slotsat.egraph_rules.session.Session.export`)
+once: the `Idx` e-classes with their nodes (`ENode`: kind, payload, child e-classes; a
+literal's, variable's or cast's `Dtype` as its `ir.DType`; an induction variable's loop key),
+a lookup from node to e-class, and per e-class the analysis results: `width` (an
+`ir.DType`), `lo` / `hi`, and which proof holds (`nonneg_syn`: syntactic, `nonneg`:
+interval). Op names in the export are egglog's Python names (`"· % ·"`, `"Idx.remu"`),
+mapped to the kinds of `OP_KIND`. Nodes of an e-class are sorted, so nothing downstream
+depends on egglog's numbering.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from slotsat.core import ir
+from slotsat.egraph_rules.calls import Call
+from slotsat.egraph_rules.lang import dtype_of
+
+# Python-side op names in the export (after egglog's own op mapping).
+OP_KIND: dict[str, str] = {
+    "Idx.const": "const",
+    "Idx.iv": "iv",
+    "Idx.var": "var",
+    "· + ·": "add",
+    "· - ·": "sub",
+    "· * ·": "mul",
+    "· // ·": "floordiv",
+    "· % ·": "floormod",
+    "Idx.cast": "cast",
+    "Idx.divu": "divu",
+    "Idx.remu": "remu",
+}
+LEAF_KINDS = frozenset({"const", "iv", "var"})
+IDX_KINDS = frozenset(OP_KIND.values())
+
+
+NodeKey = tuple[str, tuple[object, ...], tuple[str, ...]]
+"""(kind, payload, child e-classes): identifies an e-node."""
+
+
+@dataclass(frozen=True, slots=True)
+class ENode:
+    kind: str
+    payload: tuple[object, ...]
+    children: tuple[str, ...]
+
+    @property
+    def key(self) -> NodeKey:
+        return (self.kind, self.payload, self.children)
+
+
+class EGraphView:
+    """The parsed export: `Idx` e-classes, their nodes and analysis facts."""
+
+    def __init__(self, text: str) -> None:
+        data = json.loads(text)
+        nodes: dict[str, dict[str, object]] = data["nodes"]
+        self.classes: dict[str, list[ENode]] = {}
+        self.lookup: dict[NodeKey, str] = {}
+        self.width: dict[str, ir.DType] = {}
+        self.lo: dict[str, int] = {}
+        self.hi: dict[str, int] = {}
+        self.syn: set[str] = set()
+        self.nonneg: set[str] = set()
+        value_of: dict[str, str] = {}
+        for node_id, node in nodes.items():
+            if not node["children"]:
+                value_of[str(node["eclass"])] = str(node["op"])
+                value_of[node_id] = str(node["op"])
+
+        def literal(node_id: str) -> str:
+            return value_of.get(node_id, str(nodes[node_id]["op"]))
+
+        def eclass(node_id: str) -> str:
+            return str(nodes[node_id]["eclass"])
+
+        # A `Dtype` e-class holds its constant and the `width(x)` nodes unioned with it.
+        dtypes = {
+            str(n["eclass"]): dtype_of(str(n["op"]))
+            for n in nodes.values()
+            if str(n["op"]).startswith("Dtype.")
+        }
+
+        def dtype(node_id: str) -> ir.DType:
+            return dtypes[eclass(node_id)]
+
+        for node in nodes.values():
+            op = str(node["op"])
+            children = [str(c) for c in node["children"]]  # type: ignore[attr-defined]
+            kind = OP_KIND.get(op)
+            if kind is not None:
+                en = self._enode(kind, children, literal, eclass, dtype, nodes)
+                cls = eclass_of = str(node["eclass"])
+                self.classes.setdefault(cls, []).append(en)
+                self.lookup[en.key] = eclass_of
+            elif op == "width":
+                self.width[eclass(children[0])] = dtypes[str(node["eclass"])]
+            elif op in ("lo", "hi"):
+                target = eclass(children[0])
+                value = int(value_of[str(node["eclass"])])
+                getattr(self, op)[target] = value
+            elif op == "nonneg_syn":
+                self.syn.add(eclass(children[0]))
+            elif op == "nonneg":
+                self.nonneg.add(eclass(children[0]))
+        for members in self.classes.values():
+            members.sort(key=lambda n: (n.kind, repr(n.payload), n.children))
+
+    @staticmethod
+    def _enode(  # noqa: PLR0917
+        kind: str,
+        children: list[str],
+        literal: Callable[[str], str],
+        eclass: Callable[[str], str],
+        dtype: Callable[[str], ir.DType],
+        nodes: dict[str, dict[str, object]],
+    ) -> ENode:
+        if kind == "const":
+            return ENode(kind, (int(literal(children[0])), dtype(children[1])), ())
+        if kind == "var":
+            return ENode(kind, (json.loads(literal(children[0])), dtype(children[1])), ())
+        if kind == "iv":
+            loop_node = nodes[children[0]]
+            key_child = str(loop_node["children"][0])  # type: ignore[index]
+            return ENode(kind, (int(literal(key_child)),), ())
+        if kind == "cast":
+            return ENode(kind, (dtype(children[1]),), (eclass(children[0]),))
+        return ENode(kind, (), tuple(eclass(c) for c in children))
+
+    def find(self, key: NodeKey) -> str | None:
+        return self.lookup.get(key)
+
+    def resolve(self, term: Call, nodes: set[NodeKey]) -> str:
+        """The e-class of an inserted index-language term (`slotsat.egraph_rules.ir_terms`);
+        adds the key of every node of the term to `nodes`."""
+        child_classes = tuple(
+            self.resolve(a, nodes) for a in term.args if isinstance(a, Call) and a.fn in IDX_KINDS
+        )
+        key = _node_key(term, child_classes)
+        nodes.add(key)
+        cls = self.lookup.get(key)
+        if cls is None:
+            raise RuntimeError(f"inserted term {term.fn}{key[1]} not found in the e-graph export")
+        return cls
+
+    def interval(self, cls: str) -> tuple[int, int] | None:
+        if cls in self.lo and cls in self.hi:
+            return self.lo[cls], self.hi[cls]
+        return None
+
+    def proof(self, cls: str) -> str | None:
+        """ "syntactic", "interval" or None: which ruleset proves the e-class non-negative."""
+        if cls in self.syn:
+            return "syntactic"
+        if cls in self.nonneg:
+            return "interval"
+        return None
+
+    def reachable(self, root: str) -> list[str]:
+        """E-classes reachable from `root`, children before parents where acyclic."""
+        order: list[str] = []
+        seen: set[str] = set()
+        stack: list[tuple[str, bool]] = [(root, False)]
+        while stack:
+            cls, done = stack.pop()
+            if done:
+                order.append(cls)
+                continue
+            if cls in seen:
+                continue
+            seen.add(cls)
+            stack.append((cls, True))
+            for node in self.classes.get(cls, ()):
+                for child in node.children:
+                    if child not in seen:
+                        stack.append((child, False))
+        return order
+
+
+def _node_key(term: Call, child_classes: tuple[str, ...]) -> NodeKey:
+    """The view's key of a term's top node, given its `Idx` children's e-classes."""
+    kind, args = term.fn, term.args
+    if kind in ("const", "var"):
+        value, dt = args
+        assert isinstance(dt, Call)
+        return (kind, (value, dtype_of(dt.fn)), ())
+    if kind == "iv":
+        (loop,) = args
+        assert isinstance(loop, Call)
+        return (kind, loop.args, ())
+    if kind == "cast":
+        dt = args[1]
+        assert isinstance(dt, Call)
+        return (kind, (dtype_of(dt.fn),), child_classes)
+    return (kind, (), child_classes)

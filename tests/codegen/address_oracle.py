@@ -1,0 +1,316 @@
+"""An independent check of the PYPTO planner's addresses: run the emitted `.pto` module and
+look at what each tile's bytes hold.
+
+This oracle does not use slotsat's liveness analysis or allocator. It parses the emitted
+module (xdsl, with the project's `pto` dialect) and executes it abstractly, op by op: scalar
+`arith` ops on Python integers (wrapping at their width), `scf.for` (at most `max_iterations`
+iterations per loop instance), `scf.if`, and every `pto` op as reads of its `ins` tiles and
+writes of its `outs` tiles at one step of a clock. Each executed `pto.alloc_tile` is one tile
+instance with the byte range `[addr, addr + size)` its `addr` operand and type give; a
+`treshape` / `subview` names its source's instance. A tile instance is live from its first
+write to its last read (a tile never read: at its write).
+
+Checked: two instances whose live ranges overlap (`a.write < b.last_read` and
+`b.write < a.last_read`) never share a byte; within one op, the scratch tile of a row
+reduction shares no byte with another operand, and the result of an op that cannot run in
+place (this file's own list) shares no byte with the operands it still reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.parser import Parser
+
+from slotsat.lowering.pto_dialect import make_context
+
+DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i16": 2, "i8": 1, "ui8": 1, "i64": 8, "f64": 8}
+ROW_REDUCTIONS = frozenset({"pto.trowsum", "pto.trowmax", "pto.trowmin"})
+NOT_IN_PLACE = frozenset(
+    {"pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.trecip", "pto.trsqrt", "pto.tmov"}
+)
+"""Ops whose result may not share bytes with any operand (reductions, reciprocals, moves)."""
+BROADCAST_ROW = frozenset(
+    {"pto.trowexpandadd", "pto.trowexpandsub", "pto.trowexpandmul", "pto.trowexpanddiv"}
+)
+"""Ops that re-read their second operand (the row vector) for every row of the result."""
+
+
+@dataclass(eq=False)
+class Tile:
+    """One executed `pto.alloc_tile`."""
+
+    name: str
+    loc: str
+    """The memory space (`loc=` of the type): byte ranges of different spaces never meet."""
+    addr: int
+    size: int
+    dtype: str
+    write: int | None = None
+    last_read: int | None = None
+
+    def bytes_overlap(self, other: Tile) -> bool:
+        return (self.loc == other.loc and self.addr < other.addr + other.size
+                and other.addr < self.addr + self.size)
+
+    @property
+    def live(self) -> tuple[int, int] | None:
+        if self.write is None:
+            return None
+        return self.write, max(self.write, self.last_read if self.last_read is not None else self.write)
+
+
+@dataclass
+class Violation:
+    text: str
+
+
+@dataclass
+class Trace:
+    tiles: list[Tile] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    clock: int = 0
+    truncated: bool = False
+
+
+def _tile_info(t: object) -> tuple[int, str, str]:
+    """(bytes, dtype, loc) of a `!pto.tile_buf<...>` type, read from its printed form."""
+    text = str(t)
+    fields = dict(part.split("=", 1) for part in text[text.index("<") + 1 : -1].split(", ") if "=" in part)
+    dtype = fields["dtype"]
+    return int(fields["rows"]) * int(fields["cols"]) * DTYPE_BYTES[dtype], dtype, fields["loc"]
+
+
+def _width(t: object) -> int:
+    if isinstance(t, IndexType):
+        return 64
+    if isinstance(t, IntegerType):
+        return int(t.width.data)
+    raise TypeError(t)
+
+
+def _wrap(v: int, bits: int) -> int:
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _unsigned(v: int, bits: int) -> int:
+    return v & ((1 << bits) - 1)
+
+
+class _Run:
+    def __init__(self, trace: Trace, max_iterations: int) -> None:
+        self.trace = trace
+        self.max_iterations = max_iterations
+        self.env: dict[SSAValue, object] = {}
+
+    def get(self, v: SSAValue) -> object:
+        return self.env[v]
+
+    def int_(self, v: SSAValue) -> int:
+        x = self.env[v]
+        assert isinstance(x, int), (v, x)
+        return x
+
+    def block(self, block: Block) -> list[object]:
+        for op in block.ops:
+            if op.name == "scf.yield":
+                return [self.get(o) for o in op.operands]
+            self.op(op)
+        return []
+
+    def op(self, op: Operation) -> None:
+        name = op.name
+        if name.startswith("arith."):
+            self.arith(op)
+        elif name == "scf.for":
+            self.for_(op)
+        elif name == "scf.if":
+            region = op.regions[0] if self.int_(op.operands[0]) else op.regions[1]
+            values = self.block(region.blocks[0]) if region.blocks else []
+            for r, v in zip(op.results, values, strict=False):
+                self.env[r] = v
+        elif name == "pto.alloc_tile":
+            addr_operand = getattr(op, "addr", None)
+            assert addr_operand is not None, "the PYPTO planner gives every alloc_tile an addr"
+            size, dtype, loc = _tile_info(op.results[0].type)
+            tile = Tile(op.results[0].name_hint or "?", loc, self.int_(addr_operand), size, dtype)
+            self.trace.tiles.append(tile)
+            self.env[op.results[0]] = tile
+        elif name in ("pto.treshape", "pto.subview"):
+            self.env[op.results[0]] = self.get(op.operands[0])
+        elif name in ("pto.make_tensor_view", "pto.partition_view"):
+            self.env[op.results[0]] = None
+        elif name in ("func.return", "func.func"):
+            return
+        elif name.startswith("pto."):
+            self.dps(op)
+        else:
+            raise AssertionError(f"the oracle does not model {name}")
+
+    def for_(self, op: Operation) -> None:
+        lb, ub, step = (self.int_(o) for o in op.operands[:3])
+        carried = [self.get(o) for o in op.operands[3:]]
+        body = op.regions[0].blocks[0]
+        count = 0
+        i = lb
+        while i < ub:
+            if count == self.max_iterations:
+                self.trace.truncated = True
+                break
+            self.env[body.args[0]] = i
+            for a, v in zip(body.args[1:], carried, strict=True):
+                self.env[a] = v
+            carried = self.block(body)
+            i += step
+            count += 1
+        for r, v in zip(op.results, carried, strict=True):
+            self.env[r] = v
+
+    def arith(self, op: Operation) -> None:
+        name = op.name.removeprefix("arith.")
+        result = op.results[0]
+        if name == "constant":
+            value = op.properties["value"]
+            if isinstance(value, IntegerAttr):
+                self.env[result] = int(value.value.data)
+            else:
+                assert isinstance(value, FloatAttr)
+                self.env[result] = float(value.value.data)
+            return
+        if isinstance(result.type, IntegerType | IndexType) and name != "cmpi":
+            bits = _width(result.type)
+        else:
+            bits = _width(op.operands[0].type)
+        if name in ("index_cast", "extsi", "trunci"):
+            self.env[result] = _wrap(self.int_(op.operands[0]), bits)
+            return
+        if name == "extui":
+            self.env[result] = _unsigned(self.int_(op.operands[0]), _width(op.operands[0].type))
+            return
+        if name == "select":
+            c, x, y = (self.get(o) for o in op.operands)
+            self.env[result] = x if c else y
+            return
+        a = self.int_(op.operands[0])
+        b = self.int_(op.operands[1]) if len(op.operands) > 1 else 0
+        ops = {
+            "addi": lambda: a + b,
+            "subi": lambda: a - b,
+            "muli": lambda: a * b,
+            "maxsi": lambda: max(a, b),
+            "minsi": lambda: min(a, b),
+            "divsi": lambda: int(a / b),
+            "remsi": lambda: a - int(a / b) * b,
+            "floordivsi": lambda: a // b,
+            "ceildivsi": lambda: -(-a // b),
+            "andi": lambda: a & b,
+            "ori": lambda: a | b,
+            "xori": lambda: a ^ b,
+            "divui": lambda: _unsigned(a, bits) // _unsigned(b, bits),
+            "remui": lambda: _unsigned(a, bits) % _unsigned(b, bits),
+        }
+        if name == "cmpi":
+            pred = int(op.properties["predicate"].value.data)  # type: ignore[attr-defined]
+            ua, ub = _unsigned(a, bits), _unsigned(b, bits)
+            cmp = [a == b, a != b, a < b, a <= b, a > b, a >= b, ua < ub, ua <= ub, ua > ub, ua >= ub]
+            self.env[result] = int(cmp[pred])
+            return
+        self.env[result] = _wrap(ops[name](), bits)
+
+    def dps(self, op: Operation) -> None:
+        ins = [self.get(o) for o in getattr(op, "ins", ())]
+        outs = [self.get(o) for o in getattr(op, "outs", ())]
+        t = self.trace.clock
+        self.trace.clock += 1
+        read = [x for x in ins if isinstance(x, Tile)]
+        written = [x for x in outs if isinstance(x, Tile)]
+        scratch: list[Tile] = []
+        if op.name in ROW_REDUCTIONS and len(read) >= 2:
+            scratch = [read[1]]
+            read = [read[0]]
+        for x in read:
+            x.last_read = t
+            if x.write is None:
+                self.trace.violations.append(Violation(f"{op.name} reads '{x.name}' before it is written"))
+        for x in scratch:
+            x.write = t if x.write is None else x.write
+            x.last_read = t
+        for x in written:
+            x.write = t if x.write is None else x.write
+        self.check_operands(op.name, read, scratch, written)
+
+    def check_operands(self, name: str, read: Sequence[Tile], scratch: Sequence[Tile],
+                       written: Sequence[Tile]) -> None:
+        pairs: list[tuple[Tile, Tile]] = []
+        for s in scratch:
+            pairs += [(s, x) for x in [*read, *written] if x is not s]
+        for w in written:
+            if name in NOT_IN_PLACE:
+                pairs += [(w, x) for x in read if x is not w]
+            elif name in BROADCAST_ROW and len(read) > 1:
+                pairs.append((w, read[1]))
+            elif name == "pto.tcvt" and read and DTYPE_BYTES[w.dtype] > DTYPE_BYTES[read[0].dtype]:
+                pairs.append((w, read[0]))
+        for a, b in pairs:
+            if a.bytes_overlap(b):
+                self.trace.violations.append(
+                    Violation(f"{name}: '{a.name}' at {a.addr} and '{b.name}' at {b.addr} overlap in one op")
+                )
+
+
+def functions(text: str) -> Iterator[Operation]:
+    module = Parser(make_context(), text).parse_module()
+    assert isinstance(module, ModuleOp)
+    for op in module.body.block.ops:
+        if op.name == "func.func":
+            yield op
+
+
+def run_function(fn: Operation, scalars: Sequence[int], max_iterations: int = 5) -> Trace:
+    """Execute one `func.func` with its scalar parameters (in order) bound to `scalars`
+    (cycled), and check the tiles' addresses."""
+    trace = Trace()
+    run = _Run(trace, max_iterations)
+    block = fn.regions[0].blocks[0]
+    k = 0
+    for arg in block.args:
+        if isinstance(arg.type, IntegerType | IndexType):
+            run.env[arg] = scalars[k % len(scalars)] if scalars else 0
+            k += 1
+        else:
+            run.env[arg] = None
+    run.block(block)
+    check_live_ranges(trace)
+    return trace
+
+
+def check_live_ranges(trace: Trace) -> None:
+    """The sweep: instances sorted by first write; each is compared with the instances still
+    live when it is written."""
+    live = sorted(((t.live, t) for t in trace.tiles if t.live is not None), key=lambda x: x[0])
+    active: list[tuple[tuple[int, int], Tile]] = []
+    for (w, r), tile in live:
+        active = [(rng, other) for rng, other in active if rng[1] > w]
+        for (w2, r2), other in active:
+            if (w2 < w or r > w) and tile.bytes_overlap(other):
+                trace.violations.append(
+                    Violation(
+                        f"'{tile.name}' [{tile.addr}, {tile.addr + tile.size}) written at step {w} while "
+                        f"'{other.name}' [{other.addr}, {other.addr + other.size}) is live until step {r2}"
+                    )
+                )
+        active.append(((w, r), tile))
+
+
+def check_module(text: str, scalar_sets: Sequence[Sequence[int]] = ((7,),)) -> list[str]:
+    """Every violation in every function of `text`, for each set of scalar arguments."""
+    out: list[str] = []
+    for fn in functions(text):
+        for scalars in scalar_sets:
+            trace = run_function(fn, scalars)
+            out += [f"{fn.properties.get('sym_name')}({list(scalars)}): {v.text}" for v in trace.violations]
+    return out
