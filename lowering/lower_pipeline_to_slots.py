@@ -36,6 +36,7 @@ Gates (§10 order; the first failing code is reported)
 | Gate | Why |
 | --- | --- |
 | planner is `PTOAS` | under `PYPTO` codegen emits no regions (§3) |
+| the body does not both push and pop across cores | the reference pipelines it across cores first |
 | not under a declined `F > 1` pipeline loop | its `F` clones would select two slots in one body (B9, §7) |
 | `2 <= F <= 16` | a ptoas region holds 2 to 16 slots (L1) |
 | step a literal `> 0` | the slot is a function of the iteration number (L2) |
@@ -101,6 +102,7 @@ from slotsat.analysis.alias import AliasFacts, alias_facts, tile_definitions
 from slotsat.analysis.budget import Backend, Budget, CapacityDecline, region_bytes
 from slotsat.analysis.loops import LoopNode, loop_nodes, loop_tree, pipeline_ancestors
 from slotsat.core import ir, ops
+from slotsat.core.ops import CrossCore, cross_core_role
 from slotsat.core.options import Planner
 from slotsat.egraph_rules import gates as g
 from slotsat.egraph_rules.loops import LoopInfo, loop_facts
@@ -185,6 +187,19 @@ def _candidates(loop: ir.ForStmt) -> list[ir.AssignStmt]:
                 and t.memref is None:
             out.append(s)
     return out
+
+
+def _cross_core_ops(loop: ir.ForStmt) -> dict[CrossCore, str]:
+    """The first push and the first pop among the loop's own statements (the reference's
+    `BodyHasCrossCorePair` looks no deeper), by role."""
+    found: dict[CrossCore, str] = {}
+    for s in loop.body.stmts:
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call):
+            role = cross_core_role(call.op)
+            if role is not None:
+                found.setdefault(role, call.op)
+    return found
 
 
 def _space_bad(t: ir.TileType) -> bool:
@@ -282,6 +297,11 @@ class LowerPipelineToSlots:
             for anc in p.ancestors:
                 batch.encloses(anc, key)
             if p.stages > 1:
+                cross = _cross_core_ops(p.info.stmt)
+                if CrossCore.PUSH in cross:
+                    batch.cross_core(key, "holds_tpush")
+                if CrossCore.POP in cross:
+                    batch.cross_core(key, "holds_tpop")
                 batch.candidate_count(key, len(p.candidates))
                 for c in p.candidates:
                     tv = c.var.id
@@ -393,6 +413,11 @@ def _limit_hit(fn: ir.Function, pipes: list[_Loop], run: ScheduleRun) -> Functio
 
 def _message(code: str, p: _Loop, ctx: _Context) -> str:
     loop = p.info.stmt
+    if code == "cross-core":
+        cross = _cross_core_ops(loop)
+        return (f"the body exchanges tiles with the other core ({cross[CrossCore.PUSH]}, "
+                f"{cross[CrossCore.POP]}); a cross-core loop is pipelined across the cores, "
+                "not rotated through slots")
     if code == "under-declined":
         for anc in p.ancestors:
             a = ctx.by_key[anc]

@@ -368,3 +368,18 @@ def _is_default(key: str, value: Any) -> bool:
         return True
     flag = getattr(value, "value", None)
     return key in ("clamp", "high_precision") and flag in (False, 0) and not isinstance(flag, float)
+
+
+class CrossCore(enum.Enum):
+    """The role of a cross-core transfer op (the reference's `CrossCoreRole` TPush / TPop)."""
+
+    PUSH = "TPush"  # sends a tile to the peer core's pipe
+    POP = "TPop"  # receives a tile from the peer core's pipe
+
+
+def cross_core_role(op: str) -> CrossCore | None:
+    """PUSH or POP for a cross-core transfer op, read off the reference's registry; None for
+    every other op (a pipe's initialisation or `tfree` has a role, but neither pushes nor pops)."""
+    ref = reference(op)
+    role = None if ref is None else ref.cross_core_role
+    return CrossCore(role) if role in ("TPush", "TPop") else None
