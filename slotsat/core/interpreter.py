@@ -91,6 +91,11 @@ class InterpreterError(SlotsatError):
         super().__init__(message, span, exit_status=EXIT_REJECTED)
 
 
+class Unmodelled(InterpreterError):
+    """The program uses something the interpreter does not model: a property of the program
+    (and the path taken), not of the input values, so another random input rarely helps."""
+
+
 # --------------------------------------------------------------------------------------
 # dtypes
 
@@ -115,16 +120,18 @@ def numpy_dtype(dtype: DType) -> Any:
     """The numpy dtype that stores `dtype` (BF16 is float32 rounded to bfloat16)."""
     np_dtype = _NP_DTYPE.get(dtype)
     if np_dtype is None:
-        raise InterpreterError(f"the interpreter does not model values of dtype pl.{dtype.value}")
+        raise Unmodelled(f"the interpreter does not model values of dtype pl.{dtype.value}")
     return np_dtype
 
 
 def round_bf16(a: Array) -> Array:
     """Round float32 values to the nearest bfloat16 (ties to even); NaN and inf are kept."""
     f = np.asarray(a, dtype=np.float32)
-    bits = f.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
-    out = rounded.view(np.float32).copy()
+    bits = f.view(np.uint32)
+    # In 32-bit arithmetic: only NaN bit patterns (>= 0xFFFF8000) can wrap, and every
+    # non-finite value is restored below.
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    out = rounded.view(np.float32)
     nonfinite = ~np.isfinite(f)
     out[nonfinite] = f[nonfinite]
     return out
@@ -220,7 +227,7 @@ def eval_scalar(e: ir.Expr, lookup: Callable[[ir.Var], Scalar]) -> Scalar:
     if isinstance(e, ir.ScalarBinary):
         return _eval_binary(e, eval_scalar(e.a, lookup), eval_scalar(e.b, lookup))
     if isinstance(e, ir.TupleGetItem):
-        raise InterpreterError("the interpreter does not model tuple values", e.span)
+        raise Unmodelled("the interpreter does not model tuple values", e.span)
     a, b = eval_scalar(e.a, lookup), eval_scalar(e.b, lookup)
     if a is None or b is None:
         return None
@@ -272,7 +279,7 @@ def _eval_binary(e: ir.ScalarBinary, a: Scalar, b: Scalar) -> Scalar:
         raise InterpreterError(f"'{ir.BINARY_OPS[e.op]}' needs integer operands", e.span)
     x, y = e.dtype.wrap(int(a)), e.dtype.wrap(int(b))
     if e.op == "truediv":
-        raise InterpreterError("the interpreter does not model '/' of integers", e.span)
+        raise Unmodelled("the interpreter does not model '/' of integers", e.span)
     if e.op == "pow":
         if y < 0 or y > e.dtype.bits:
             raise InterpreterError(f"'**' with exponent {y} is outside what the interpreter models", e.span)
@@ -815,12 +822,12 @@ class Interpreter:
         handler = _HANDLERS.get(c.op)
         if handler is None:
             what = f"a call of {c.op}" if c.op.startswith("self.") else f"'{c.op}'"
-            raise InterpreterError(f"the interpreter does not model {what}", c.span)
+            raise Unmodelled(f"the interpreter does not model {what}", c.span)
         from slotsat.core import ops
 
         reason = ops.unmodelled(c.op, len(c.args), dict(c.kwargs), numerics_ok=True)
         if reason is not None:
-            raise InterpreterError(f"the interpreter does not model {reason}", c.span)
+            raise Unmodelled(f"the interpreter does not model {reason}", c.span)
         return handler(self, c)
 
     def _symbolic_call(self, c: ir.Call, target: ir.Var | None) -> Value:

@@ -49,6 +49,7 @@ from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
 from slotsat.core.interpreter import (
     Interpreter,
     InterpreterError,
+    Unmodelled,
     Value,
     ensure_interpretable,
     outputs_equal,
@@ -179,6 +180,9 @@ def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
             return scalars
         try:
             expected = _run(fc.function, args, physical=False)
+        except Unmodelled as err:  # another input would meet the same construct
+            fc.unverified = f"the interpreter cannot run the original program: {err.message}"
+            return scalars
         except InterpreterError as err:
             last_error = err.message
             continue
