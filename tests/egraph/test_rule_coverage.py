@@ -71,6 +71,7 @@ def _engine_corpus() -> Counter[str]:
             ],
         ),
         ((C(0), n, 1), [(fmod(add(i, C(1)), C(2)), 2)]),
+        ((n, C(64), 1), [(fmod(add(i, C(1)), C(2)), 2)]),
         ((C(0), C(2), 1), [(fmod(i, C(2)), 2)]),
         (
             (C(0), C(64), 1),

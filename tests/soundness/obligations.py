@@ -390,7 +390,9 @@ OBLIGATIONS: dict[str, Callable[[int], Obligation]] = {
     # intervals
     "iv_const": _trivial,
     "iv_lo": _iv_ints("lo"),
+    "iv_lo_runtime_stop": _iv_ints("lo"),
     "iv_hi_stop": _iv_ints("hi_stop"),
+    "iv_hi_stop_runtime_start": _iv_ints("hi_stop"),
     "iv_hi_runtime": _iv_ints("hi_runtime"),
     "iv_var": _iv_var,
     "iv_add": _interval_binop("add"),
