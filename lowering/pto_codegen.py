@@ -234,8 +234,8 @@ class Emitter:
         self.emitted = EmittedScope()
         self.namer = _Namer(self)
         self.recorder = _Recorder(self.graph, self.values)
-        self.plain_roots: dict[int, RootId] = {}
-        """Plain integer roots by the `id` of the (unfolded) IR expression codegen lowers."""
+        self.plain_roots: dict[Site, RootId] = {}
+        """Plain integer roots by their site (see `Site`)."""
         self.slot_roots: dict[int, RootId] = {}
         """Slot-operand roots by the tile variable's id."""
         self.extract_seconds = 0.0
@@ -364,23 +364,24 @@ class Emitter:
 
     # -- integer expressions (§7): through the index engine --------------------------------
 
-    def lower(self, e: ir.Expr) -> str:
-        """Emit a plain (non-slot) expression `e` and return the SSA name of its value.
+    def lower(self, e: ir.Expr, want: ir.DType | None = None) -> str:
+        """Emit a plain (non-slot) expression `e` and return the SSA name of its value, converted
+        to `want` when given (an offset, a bound or an extent is an `index` value: a scalar of
+        another integer dtype gets `arith.index_cast`, or `arith.index_castui` when unsigned).
 
-        Integer expressions are lowered by the index engine as written (§7.1, §7.4: the
-        syntactic proof, never shared); a root registered by the pre-pass is chosen through
-        the engine, any other expression is lowered by the same engine function. Only
-        floating-point expressions are lowered here.
+        A root registered by the pre-pass is chosen through the engine, any other integer
+        expression is lowered by the same engine function. Only floating-point expressions
+        are lowered here.
         """
         folded = fold(e)
         if ir.expr_dtype(folded).is_float:
             return self._lower_float(folded)
         _reject_float_compare(folded)
-        root = self.plain_roots.get(id(e))
+        root = self.plain_roots.get(_site(e, want))
         if root is not None:
             term = self._choose(root).term
         else:
-            term = self.engine.lower_as_written(folded)
+            term = self.engine.lower_as_written(_converted(folded, want))
         name, _ = self.render(term)
         return name
 
@@ -427,11 +428,32 @@ class Emitter:
         return handle
 
     def index_value(self, e: ir.Expr) -> str:
-        """A non-slot `INDEX` value: folded, then lowered node by node (§7.4)."""
+        """A non-slot `INDEX` value (an offset, a bound, an extent): folded, then lowered (§7.4),
+        converted to `index` when `e` has another integer dtype."""
         folded = fold(e)
         if isinstance(folded, ir.ConstInt):
             return self.const(folded.value, ir.DType.INDEX)
-        return self.lower(e)
+        return self.lower(e, ir.DType.INDEX)
+
+
+Site = tuple[int, ir.DType | None]
+"""A plain root's key: the `id` of the (unfolded) IR expression and the dtype its consumer
+needs (None: its own). One expression object can be both a scalar operand and an offset."""
+
+
+def _site(e: ir.Expr, want: ir.DType | None) -> Site:
+    return (id(e), None if want is ir.expr_dtype(e) else want)
+
+
+def _converted(e: ir.Expr, want: ir.DType | None) -> ir.Expr:
+    """`e` as a value of `want`: an explicit `Cast` where the integer dtypes differ (the cast's
+    semantics: narrowing keeps the low bits, widening extends the value, `10-dsl.md` §7)."""
+    own = ir.expr_dtype(e)
+    if want is None or want is own or not (own.is_int and want.is_int):
+        return e
+    if isinstance(e, ir.ConstInt) and own.fits(e.value):
+        return ir.ConstInt(want.wrap(e.value), want)
+    return ir.Cast(e, want)
 
 
 class _Namer(MemoNamer):
@@ -505,14 +527,15 @@ def _tile_definitions(s: ir.Stmt) -> list[ir.Var]:
     return []
 
 
-def _call_exprs(c: ir.Call) -> list[ir.Expr]:
-    """A call's scalar arguments and list items (offsets), which codegen may lower."""
-    out: list[ir.Expr] = []
+def _call_sites(c: ir.Call) -> list[tuple[ir.Expr, ir.DType | None]]:
+    """A call's scalar arguments (at their own dtype) and list items (offsets, at `INDEX`),
+    which codegen may lower."""
+    out: list[tuple[ir.Expr, ir.DType | None]] = []
     for arg in c.args:
         if isinstance(arg, ir.ExprList):
-            out.extend(arg.items)
+            out.extend((item, ir.DType.INDEX) for item in arg.items)
         elif _is_scalar_expr(arg):
-            out.append(arg)  # type: ignore[arg-type]
+            out.append((arg, None))  # type: ignore[arg-type]
     return out
 
 
@@ -643,7 +666,7 @@ class FunctionEmitter(Emitter):
             offset = fold(memref.byte_offset)
             if isinstance(offset, ir.ConstInt):
                 return self.const(base + offset.value, ir.DType.INT64)
-            value = self.lower(memref.byte_offset)
+            value = self.lower(memref.byte_offset, ir.DType.INDEX)
             as_i64 = self.arith("index_cast", [value], "i64", cast_from="index")
             return self.arith("addi", [self.const(base, ir.DType.INT64), as_i64], "i64")
         buffer = self.live.buffer(v)
@@ -778,8 +801,8 @@ class FunctionEmitter(Emitter):
         for s in ir.walk_stmts(self.fn.body):
             for v in _tile_definitions(s):
                 self._collect_slot(v)
-            for e in self._plain_sites(s):
-                self._collect_plain(e)
+            for e, want in self._plain_sites(s):
+                self._collect_plain(e, want)
         self.engine.saturate()
 
     def _collect_slot(self, v: ir.Var) -> None:
@@ -797,39 +820,47 @@ class FunctionEmitter(Emitter):
         except PassError:
             return
 
-    def _collect_plain(self, e: ir.Expr) -> None:
+    def _collect_plain(self, e: ir.Expr, want: ir.DType | None) -> None:
         dtype = ir.expr_dtype(e)
-        if id(e) in self.plain_roots or not (dtype.is_int or dtype is ir.DType.BOOL):
+        site = _site(e, want)
+        if site in self.plain_roots or not (dtype.is_int or dtype is ir.DType.BOOL):
             return
         try:
-            if isinstance(fold(e), ir.ConstInt | ir.ConstFloat):
+            folded = fold(e)
+            if isinstance(folded, ir.ConstInt | ir.ConstFloat):
                 return
-            self.plain_roots[id(e)] = self.engine.add_root(e)
+            self.plain_roots[site] = self.engine.add_root(_converted(e, want))
         except PassError:
             return
 
-    def _plain_sites(self, s: ir.Stmt) -> list[ir.Expr]:
-        """The integer expressions the emitter lowers for statement `s` (not its children)."""
-        out: list[ir.Expr] = []
+    def _plain_sites(self, s: ir.Stmt) -> list[tuple[ir.Expr, ir.DType | None]]:
+        """The integer expressions the emitter lowers for statement `s` (not its children), each
+        with the dtype its consumer needs: `INDEX` for offsets, loop bounds, valid extents and
+        PYPTO byte offsets, None (its own) for scalar operands, values, conditions and yields."""
+        idx = ir.DType.INDEX
+        out: list[tuple[ir.Expr, ir.DType | None]] = []
         if isinstance(s, ir.AssignStmt):
             if isinstance(s.value, ir.Call):
-                out.extend(_call_exprs(s.value))
+                out.extend(_call_sites(s.value))
             elif not isinstance(s.var.type, ir.TileType | ir.TensorType):
-                out.append(s.value)
+                out.append((s.value, None))
         elif isinstance(s, ir.EvalStmt):
-            out.extend(_call_exprs(s.call))
+            out.extend(_call_sites(s.call))
         elif isinstance(s, ir.ForStmt):
-            out.extend((s.start, s.stop))
-            out.extend(it.init for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
+            out.extend(((s.start, idx), (s.stop, idx)))
+            out.extend((it.init, None) for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
         elif isinstance(s, ir.IfStmt):
-            out.append(s.cond)
+            out.append((s.cond, None))
         elif isinstance(s, ir.YieldStmt):
-            out.extend(s.values)
+            out.extend((v, None) for v in s.values)
         for v in _tile_definitions(s):
             tile = v.type
-            if self.planner is Planner.PYPTO and isinstance(tile, ir.TileType) and tile.memref is not None:
-                out.append(tile.memref.byte_offset)
-        return [e for e in out if _is_scalar_expr(e)]
+            if not isinstance(tile, ir.TileType):
+                continue
+            out.extend((x, idx) for x in valid_extents(tile))
+            if self.planner is Planner.PYPTO and tile.memref is not None:
+                out.append((tile.memref.byte_offset, idx))
+        return [(e, want) for e, want in out if _is_scalar_expr(e)]
 
     def engine_stats(self) -> EngineStats:
         report = self.engine.saturate().report
@@ -905,7 +936,7 @@ class FunctionEmitter(Emitter):
             if isinstance(folded, ir.ConstInt):
                 out.append(self.const(folded.value, ir.DType.INDEX))
             else:
-                value = self.lower(e)
+                value = self.lower(e, ir.DType.INDEX)
                 out.append(self.arith("maxsi", [value, self.const(0, ir.DType.INDEX)], "index"))
         return out
 
