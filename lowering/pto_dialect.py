@@ -59,6 +59,7 @@ from xdsl.irdl import (
     IRDLOperation,
     ParamAttrConstraint,
     VarConstraint,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -473,8 +474,8 @@ class IndexCastUIOp(IRDLOperation):
 
     name = "arith.index_castui"
 
-    input = operand_def(IntegerType | IndexType)
-    result = result_def(IntegerType | IndexType)
+    input = operand_def(base(IntegerType) | base(IndexType))
+    result = result_def(base(IntegerType) | base(IndexType))
 
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
