@@ -18,7 +18,7 @@ With `A = Fix(widths, nonneg_syntactic)` (the analyses) and `I = Fix(intervals)`
 | --- | --- | --- |
 | `SLOTS_GATES` | `Fix(gates)` | slots pass: eligibility (run again after the capacity facts) |
 | `SLOTS_FORMS` | `Fix(slotize)`; then `Fix(A, ir_forms)` | slots pass: the slot terms |
-| `CODEGEN_SYNTACTIC` | `A` | index engine, `--mode pypto` |
+| `CODEGEN_SYNTACTIC` | `Fix(A, lower_syntactic)` | index engine, `--mode pypto` |
 | `CODEGEN_SLOTS` | `Fix(A, I, slot_forms, lower_arith)` | index engine, default mode |
 | `INTERVALS_ONLY` | `Fix(A, I)` | proof comparisons |
 
@@ -45,7 +45,7 @@ from slotsat.egraph_rules import slotize as slotize_mod
 from slotsat.egraph_rules.gates import gates
 from slotsat.egraph_rules.intervals import intervals
 from slotsat.egraph_rules.lang import RULES, RuleInfo, widths
-from slotsat.egraph_rules.lower_arith import lower_arith
+from slotsat.egraph_rules.lower_arith import lower_arith, lower_syntactic
 from slotsat.egraph_rules.normalize import ir_forms, slot_forms
 from slotsat.egraph_rules.slotize import slotize
 from slotsat.egraph_rules.syntactic import nonneg_syntactic
@@ -88,6 +88,7 @@ RULESETS: dict[str, Ruleset] = {
     "slot_forms": slot_forms,
     "ir_forms": ir_forms,
     "lower_arith": lower_arith,
+    "lower_syntactic": lower_syntactic,
     "gates": gates,
     "slotize": slotize,
 }
@@ -107,7 +108,7 @@ _INTERVALS = Fix((intervals,))
 
 SLOTS_GATES = NamedSchedule("SLOTS_GATES", (Fix((gates,)),))
 SLOTS_FORMS = NamedSchedule("SLOTS_FORMS", (Fix((slotize,)), Fix((_ANALYSIS, ir_forms))))
-CODEGEN_SYNTACTIC = NamedSchedule("CODEGEN_SYNTACTIC", (_ANALYSIS,))
+CODEGEN_SYNTACTIC = NamedSchedule("CODEGEN_SYNTACTIC", (Fix((_ANALYSIS, lower_syntactic)),))
 CODEGEN_SLOTS = NamedSchedule("CODEGEN_SLOTS", (Fix((_ANALYSIS, _INTERVALS, slot_forms, lower_arith)),))
 INTERVALS_ONLY = NamedSchedule("INTERVALS_ONLY", (Fix((_ANALYSIS, _INTERVALS)),))
 

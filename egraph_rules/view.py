@@ -33,6 +33,8 @@ OP_KIND: dict[str, str] = {
     "Idx.cast": "cast",
     "Idx.divu": "divu",
     "Idx.remu": "remu",
+    "Idx.divs": "divs",
+    "Idx.rems": "rems",
 }
 LEAF_KINDS = frozenset({"const", "iv", "var"})
 IDX_KINDS = frozenset(OP_KIND.values())

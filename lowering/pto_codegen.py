@@ -369,20 +369,19 @@ class Emitter:
         to `want` when given (an offset, a bound or an extent is an `index` value: a scalar of
         another integer dtype gets `arith.index_cast`, or `arith.index_castui` when unsigned).
 
-        A root registered by the pre-pass is chosen through the engine, any other integer
-        expression is lowered by the same engine function. Only floating-point expressions
-        are lowered here.
+        Every integer expression is a root of the function's index engine (registered by the
+        pre-pass, or here when the pre-pass missed it) and is chosen in emission order. Only
+        floating-point expressions are lowered here.
         """
         folded = fold(e)
         if ir.expr_dtype(folded).is_float:
             return self._lower_float(folded)
         _reject_float_compare(folded)
-        root = self.plain_roots.get(_site(e, want))
-        if root is not None:
-            term = self._choose(root).term
-        else:
-            term = self.engine.lower_as_written(_converted(folded, want))
-        name, _ = self.render(term)
+        site = _site(e, want)
+        root = self.plain_roots.get(site)
+        if root is None:  # not seen by the pre-pass (re-saturates once, batched)
+            root = self.plain_roots[site] = self.engine.add_root(_converted(e, want))
+        name, _ = self.render(self._choose(root).term)
         return name
 
     def _choose(self, root: RootId) -> Chosen:

@@ -82,14 +82,15 @@ def _engine_corpus() -> Counter[str]:
             ],
         ),
     ]
-    for (start, stop, step), roots in cases:
-        engine = IndexEngine(Mode.SLOTSAT)
-        engine.add_loop(LoopInfo(i, start, stop, C(step)))
-        ids = [engine.add_root(e, slots=s) for e, s in roots]
-        fired.update(engine.saturate().report.matches)
-        scope = EmittedScope()
-        for r in ids:
-            engine.choose(r, scope)
+    for mode in Mode:
+        for (start, stop, step), roots in cases:
+            engine = IndexEngine(mode)
+            engine.add_loop(LoopInfo(i, start, stop, C(step)))
+            ids = [engine.add_root(e, slots=s) for e, s in roots]
+            fired.update(engine.saturate().report.matches)
+            scope = EmittedScope()
+            for r in ids:
+                engine.choose(r, scope)
     return fired
 
 

@@ -93,7 +93,7 @@ def test_codegen_of_an_empty_stepped_pipeline_finishes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("start", "stop"), [(8, 8), (8, 4), (2**63 - 1, None)])
 def test_an_empty_range_gives_its_variable_no_interval(start: int, stop: int | None) -> None:
     i = var("i")
-    engine = IndexEngine(Mode.SLOTSAT, insert_plain=True)
+    engine = IndexEngine(Mode.SLOTSAT)
     bound: ir.Expr = C(stop) if stop is not None else var("n")
     engine.add_loop(LoopInfo(i, C(start), bound, C(1)))
     root = engine.add_root(fmod(fdiv(sub(i, C(8)), C(4)), C(2)))
@@ -109,7 +109,7 @@ def test_an_empty_range_gives_its_variable_no_interval(start: int, stop: int | N
 
 def test_a_non_empty_range_keeps_its_interval() -> None:
     i = var("i")
-    engine = IndexEngine(Mode.SLOTSAT, insert_plain=True)
+    engine = IndexEngine(Mode.SLOTSAT)
     engine.add_loop(LoopInfo(i, C(8), C(9), C(1)))
     engine.add_root(fmod(fdiv(sub(i, C(8)), C(4)), C(2)))
     graph = engine.saturate()

@@ -201,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
     loops = parse_loops(args.loop, scope)
     expr = parse_expr(args.expr, scope)
     _check_casts(expr)
-    engine = IndexEngine(Mode(args.mode), insert_plain=True)
+    engine = IndexEngine(Mode(args.mode))
     for var, start, stop, step in loops:
         engine.add_loop(LoopInfo(var, start, stop, step))
     root = engine.add_root(expr, slots=args.slots)
