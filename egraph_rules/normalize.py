@@ -2,7 +2,10 @@
 
 Two rulesets:
 
-- `slot_forms` (alias `normalize`): the emission normalization of §6.2, which reaches the
+- `slot_forms` (alias `normalize`): the emission normalization of §6.2 (with the floor-div
+  residue shift, which moves a literal of a floor-div's dividend into `[0, k)` so that
+  `(i - 1) // 4` over `i >= 0` becomes `(i + 3) // 4 - 1`, a quotient of a non-negative
+  dividend), which reaches the
   equal forms of the rotation counter `((iv - start) // step) % F` — `iv % F`,
   `(iv - start) % F`, `(iv + k) % F` with `k = (-start) mod F`, `iv // step % F` — and
   rewrites next- and previous-iteration slots (`((iv + step) - start) // step % F`) onto the
@@ -22,7 +25,8 @@ query is a silent non-match (the conservative outcome). egglog's `/` and `%` tru
 a floor remainder is spelled `((c % f) + f) % f`.
 
 Why this cannot cycle: reassociation and the sign normal form strictly reduce the number of
-literal operands or make a negative literal positive; the exchange only permutes two
+literal operands or make a negative literal positive; the residue shifts leave a literal in
+`[0, k)` (or `[0, f)`), where they do not match again; the exchange only permutes two
 literal offsets and only onto a symbol `x - d` that already exists (it creates no e-class,
 so it cannot build an `i - 1, i - 2, ...` chain); the shifts move a literal
 out of a division or into `[0, f)`; eliminations and unions are idempotent. No
@@ -147,6 +151,33 @@ def _shifts(  # noqa: PLR0917
         *shifted_fits(BigInt(0) - BigInt(c)),
         name=_nm("floordiv_shift_sub", "(x - c) // k -> x // k - c / k  [k > 0, k | c, x - c does not wrap]"),
     ).then(union(e).with_((x // K(k, dt)) - K(q, dt)))
+    yield rule(
+        e := (x + K(c, dt)) // K(k, dt),
+        *bounded(k > i64(0), eq(r).to(floor_mod(c, k)), ne(r).to(c), ne(r).to(i64(0))),
+        eq(q).to((c - r) / k),
+        *shifted_fits(BigInt(c)),
+        *shifted_fits(BigInt(r)),
+        name=_nm(
+            "floordiv_residue_add",
+            "(x + c) // k -> (x + c mod k) // k + (c - c mod k) / k  "
+            "[k > 0, c outside [0, k), k does not divide c, neither sum wraps]",
+        ),
+    ).then(union(e).with_((x + K(r, dt)) // K(k, dt) + K(q, dt)))
+    # (x + c) // k -> (x + r) // k + q  with c = q*k + r, 0 <= r < k: floor((x + r + q*k) / k)
+    yield rule(
+        e := (x - K(c, dt)) // K(k, dt),
+        *bounded(k > i64(0), c > i64(0), eq(r).to(floor_mod(i64(0) - c, k)), ne(r).to(i64(0))),
+        eq(q).to((c + r) / k),
+        *shifted_fits(BigInt(0) - BigInt(c)),
+        *shifted_fits(BigInt(r)),
+        name=_nm(
+            "floordiv_residue_sub",
+            "(x - c) // k -> (x + (-c) mod k) // k - (c + (-c) mod k) / k  "
+            "[k > 0, c > 0, k does not divide c, neither x - c nor x + (-c) mod k wraps]",
+        ),
+    ).then(union(e).with_((x + K(r, dt)) // K(k, dt) - K(q, dt)))
+    # (x - c) // k -> (x + r) // k - q  with -c = r - q*k, 0 < r < k (so ((k - 1) // 4) gets a
+    # dividend k + 3 that is non-negative wherever k is)
     yield rule(
         e := (x + K(c, dt)) % K(f, dt),
         *bounded(f > i64(0), eq(r).to(floor_mod(c, f)), ne(r).to(c)),

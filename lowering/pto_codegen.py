@@ -232,6 +232,8 @@ class Emitter:
         self.graph = mm.ValueGraph()
         self.engine = IndexEngine(mode)
         self.emitted = EmittedScope()
+        self.clamps: ScopedMemo[str] = ScopedMemo()
+        """Default mode: offsets already clamped in scope, by SSA name (see `_clamped`)."""
         self.namer = _Namer(self)
         self.recorder = _Recorder(self.graph, self.values)
         self.plain_roots: dict[Site, RootId] = {}
@@ -352,6 +354,7 @@ class Emitter:
         self.blocks += 1
         self.block_ids.append(self.blocks)
         self.emitted.push()
+        self.clamps.push()
         self.namer.push()
         self.depth += 1
         try:
@@ -359,6 +362,7 @@ class Emitter:
         finally:
             self.depth -= 1
             self.namer.pop()
+            self.clamps.pop()
             self.emitted.pop()
             self.block_ids.pop()
 
@@ -935,9 +939,22 @@ class FunctionEmitter(Emitter):
             if isinstance(folded, ir.ConstInt):
                 out.append(self.const(folded.value, ir.DType.INDEX))
             else:
-                value = self.lower(e, ir.DType.INDEX)
-                out.append(self.arith("maxsi", [value, self.const(0, ir.DType.INDEX)], "index"))
+                out.append(self._clamped(e))
         return out
+
+    def _clamped(self, e: ir.Expr) -> str:
+        """A runtime offset clamped at 0 (`arith.maxsi %x, %c0_index`), as the reference emits
+        it (`30-pto-codegen.md` §5.6); in the default mode once per value and block, like
+        every other value extraction shares."""
+        value = self.lower(e, ir.DType.INDEX)
+        if self.mode is Mode.SLOTSAT:
+            known = self.clamps.lookup(value)
+            if known is not None:
+                return known
+        clamped = self.arith("maxsi", [value, self.const(0, ir.DType.INDEX)], "index")
+        if self.mode is Mode.SLOTSAT:
+            self.clamps.add(value, clamped)
+        return clamped
 
     def _partition(self, tensor: ir.Var, offsets: ir.CallArg, shape: Sequence[int]) -> tuple[str, str]:
         view = self.tensor_view(tensor)

@@ -71,6 +71,10 @@ def _engine_corpus() -> Counter[str]:
             ],
         ),
         ((C(0), n, 1), [(fmod(add(i, C(1)), C(2)), 2)]),
+        (
+            (C(0), C(24), 4),
+            [(fmod(fdiv(sub(i, C(1)), C(4)), C(2)), 2), (fmod(fdiv(add(i, C(-5)), C(4)), C(2)), 2)],
+        ),
         ((n, C(64), 1), [(fmod(add(i, C(1)), C(2)), 2)]),
         ((C(0), C(2), 1), [(fmod(i, C(2)), 2)]),
         (

@@ -112,6 +112,22 @@ def _floordiv_shift(sign: int) -> Callable[[int], Obligation]:
     return build
 
 
+def _floordiv_residue(sign: int) -> Callable[[int], Obligation]:
+    """(x + c) // k -> (x + r) // k + q with c = q*k + r; (x - c) // k -> (x + r) // k - q with
+    -c = r - q*k; 0 <= r < k; no sum wraps."""
+
+    def build(w: int) -> Obligation:
+        x, r, q, k = z3.Ints("x r q k")
+        c = q * k + r if sign > 0 else q * k - r
+        shifted = x + c if sign > 0 else x - c
+        q1, _, p1 = floor_qr(shifted, k)
+        q0, _, p0 = floor_qr(x + r, k)
+        prem = [k > 0, r >= 0, r < k, *_range(w, x, c, k, r, q, shifted, x + r), *p1, *p0]
+        return Obligation(prem, q1 == (q0 + q if sign > 0 else q0 - q))
+
+    return build
+
+
 def _same_mod(w: int, a: z3.ArithRef, b: z3.ArithRef, f: z3.ArithRef, extra: list[z3.BoolRef]) -> Obligation:
     _, ra, pa = floor_qr(a, f)
     _, rb, pb = floor_qr(b, f)
@@ -208,6 +224,18 @@ def _proven(div: bool) -> Callable[[int], Obligation]:
         if div:
             return Obligation([c > 0, a >= 0], fdiv(a, c) == z3.UDiv(a, c))
         return Obligation([c > 0, a >= 0], fmod(a, c) == z3.URem(a, c))
+
+    return build
+
+
+def _proven_signed(div: bool) -> Callable[[int], Obligation]:
+    """`a % c -> rems(a, c)`, `a // c -> divs(a, c)` under a >= 0 and c > 0 (truncation is floor)."""
+
+    def build(w: int) -> Obligation:
+        a, c = bv("a", w), bv("c", w)
+        if div:
+            return Obligation([c > 0, a >= 0], fdiv(a, c) == a / c)
+        return Obligation([c > 0, a >= 0], fmod(a, c) == z3.SRem(a, c))
 
     return build
 
@@ -361,6 +389,8 @@ OBLIGATIONS: dict[str, Callable[[int], Obligation]] = {
     "id_div_one": _ring(lambda x, c, d: (fdiv(x, K(1, x.size())), x)),
     "floordiv_shift_add": _floordiv_shift(1),
     "floordiv_shift_sub": _floordiv_shift(-1),
+    "floordiv_residue_add": _floordiv_residue(1),
+    "floordiv_residue_sub": _floordiv_residue(-1),
     "floormod_shift_add": _floormod_shift_add,
     "floormod_shift_sub": _floormod_shift_sub,
     "multiple_elim": _multiple_elim,
@@ -378,9 +408,11 @@ OBLIGATIONS: dict[str, Callable[[int], Obligation]] = {
     "ir_sub_zero": _ring(lambda x, c, d: (x - 0, x)),
     "ir_mod_multiple": _ir_mod_multiple,
     "ir_mod_multiple (its guard excludes a wrap)": _ir_mod_multiple_no_wrap,
-    # lower_arith
+    # lower_arith, lower_syntactic
     "proven_remainder": _proven(div=False),
     "proven_quotient": _proven(div=True),
+    "syntactic_remainder": _proven_signed(div=False),
+    "syntactic_quotient": _proven_signed(div=True),
     # nonneg_syntactic
     "syn_const": _syn_const,
     "syn_iv": _syn_iv,
