@@ -189,8 +189,10 @@ class EngineStats:
     saturate_seconds: float
     extract_seconds: float
     limit_hit: str | None
+    matches: dict[str, int] = field(default_factory=dict)
+    """Matches per rule name in the function's saturation (which rules fired)."""
 
-    def as_dict(self) -> dict[str, str | float | int]:
+    def as_dict(self) -> dict[str, str | float | int | dict[str, int]]:
         return {
             "function": self.function,
             "roots": self.roots,
@@ -199,6 +201,7 @@ class EngineStats:
             "iterations": self.iterations,
             "saturate_seconds": self.saturate_seconds,
             "extract_seconds": self.extract_seconds,
+            "matches": dict(self.matches),
         }
 
 
@@ -876,6 +879,7 @@ class FunctionEmitter(Emitter):
             report.seconds,
             self.extract_seconds,
             report.limit_hit,
+            dict(report.matches),
         )
 
     # -- statements --------------------------------------------------------------------------
