@@ -48,7 +48,7 @@ from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.core.semantics import fold
 from slotsat.egraph_rules.calls import Action, Call
-from slotsat.egraph_rules.costs import EmitConst, EmitNode, EmitTerm, describe, op_count, to_value
+from slotsat.egraph_rules.costs import CASTS, EmitConst, EmitNode, EmitTerm, describe, op_count, to_value
 from slotsat.egraph_rules.extract import Completion, Extractor, emission_op, is_remui
 from slotsat.egraph_rules.ir_terms import TermBuilder
 from slotsat.egraph_rules.lang import SIGNED_DTYPES, dtype_of
@@ -463,6 +463,51 @@ class IndexEngine:
             )
         return out
 
+    def picked_nodes(self, root_id: RootId) -> set[NodeKey]:
+        """The e-nodes of the form `forms` marks picked (for `explore --dot`)."""
+        graph = self.saturate()
+        view = graph.view
+        term = graph.terms[root_id]
+        if view is None or term is None:
+            return set()
+        if self.mode is Mode.PYPTO:
+            return self._written_nodes(graph, term)
+        out: set[NodeKey] = set()
+
+        def walk(t: EmitTerm) -> str | None:
+            cls = self._class_of_term(graph, t)
+            if isinstance(t, EmitNode) and cls is not None:
+                kids = tuple(walk(o) for o in t.operands)
+                kind = _OP_KIND.get(t.op, "cast" if t.op in CASTS else "floormod")
+                for n in view.classes.get(cls, ()):
+                    if n.kind == kind and n.children == kids:
+                        out.add(n.key)
+                        break
+            elif cls is not None:
+                out.update(n.key for n in view.classes.get(cls, ()) if n.kind in ("iv", "var", "const"))
+            return cls
+
+        walk(self.choose(root_id, EmittedScope()).term)
+        return out
+
+    def _written_nodes(self, graph: Saturated, term: Call) -> set[NodeKey]:
+        """The nodes of the written form: the inserted term, a floor node replaced by the
+        `rems` / `divs` node the written-form extraction took."""
+        view = graph.view
+        assert view is not None
+        nodes: set[NodeKey] = set()
+        view.resolve(term, nodes)
+        out: set[NodeKey] = set()
+        for key in nodes:
+            alternative = {"floormod": "rems", "floordiv": "divs"}.get(key[0])
+            cls = view.lookup[key]
+            swap = next(
+                (n.key for n in view.classes.get(cls, ()) if n.kind == alternative and n.children == key[2]),
+                None,
+            )
+            out.add(swap if swap is not None else key)
+        return out
+
     def slot_interval(self, root_id: RootId) -> tuple[int, int] | None:
         """The proven interval of a slot operand (default mode), for the out-of-range warning."""
         graph = self.saturate()
@@ -502,6 +547,16 @@ _DIVISION_OPS = frozenset(
         "floormod.corrected.runtime",
     }
 )
+_OP_KIND: dict[str, str] = {
+    "arith.addi": "add",
+    "arith.subi": "sub",
+    "arith.muli": "mul",
+    "arith.floordivsi": "floordiv",
+    "arith.divui": "divu",
+    "arith.remui": "remu",
+    "arith.divsi": "divs",
+    "arith.remsi": "rems",
+}
 _BARE_KINDS = frozenset({"iv", "var", "add", "sub", "mul", "divu", "divs", "floordiv"})
 _BARE_OPS = frozenset({"arith.addi", "arith.subi", "arith.muli", "arith.divui", "arith.floordivsi"})
 

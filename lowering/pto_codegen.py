@@ -533,15 +533,98 @@ def _tile_definitions(s: ir.Stmt) -> list[ir.Var]:
     return []
 
 
-def _call_sites(c: ir.Call) -> list[tuple[ir.Expr, ir.DType | None]]:
+Site3 = tuple[ir.Expr, ir.DType | None, str]
+"""A plain integer expression codegen lowers: the expression, the dtype its consumer needs
+(None: its own) and what it is (`offset`, `shape`, `bound`, `extent`, `operand`, `value`,
+`init`, `condition`, `yield`, `address`)."""
+
+
+def _call_sites(c: ir.Call) -> list[Site3]:
     """A call's scalar arguments (at their own dtype) and list items (offsets, at `INDEX`),
     which codegen may lower."""
-    out: list[tuple[ir.Expr, ir.DType | None]] = []
-    for arg in c.args:
+    out: list[Site3] = []
+    offsets = {"tile.load": 1, "tile.store": 1, "tile.slice": 2}.get(c.op)
+    for k, arg in enumerate(c.args):
         if isinstance(arg, ir.ExprList):
-            out.extend((item, ir.DType.INDEX) for item in arg.items)
+            kind = "offset" if k == offsets else "shape"
+            out.extend((item, ir.DType.INDEX, kind) for item in arg.items)
         elif _is_scalar_expr(arg):
-            out.append((arg, None))  # type: ignore[arg-type]
+            out.append((arg, None, "operand"))  # type: ignore[arg-type]
+    return out
+
+
+def plain_sites(s: ir.Stmt, planner: Planner) -> list[Site3]:
+    """The integer expressions codegen lowers for statement `s` (not its children), each with
+    the dtype its consumer needs: `INDEX` for offsets, loop bounds, valid extents and PYPTO
+    byte offsets, None (its own) for scalar operands, values, conditions and yields."""
+    idx = ir.DType.INDEX
+    out: list[Site3] = []
+    if isinstance(s, ir.AssignStmt):
+        if isinstance(s.value, ir.Call):
+            out.extend(_call_sites(s.value))
+        elif not isinstance(s.var.type, ir.TileType | ir.TensorType):
+            out.append((s.value, None, "value"))
+    elif isinstance(s, ir.EvalStmt):
+        out.extend(_call_sites(s.call))
+    elif isinstance(s, ir.ForStmt):
+        out.extend(((s.start, idx, "bound"), (s.stop, idx, "bound")))
+        out.extend((it.init, None, "init") for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
+    elif isinstance(s, ir.IfStmt):
+        out.append((s.cond, None, "condition"))
+    elif isinstance(s, ir.YieldStmt):
+        out.extend((v, None, "yield") for v in s.values)
+    for v in _tile_definitions(s):
+        tile = v.type
+        if not isinstance(tile, ir.TileType):
+            continue
+        out.extend((x, idx, "extent") for x in valid_extents(tile))
+        if planner is Planner.PYPTO and tile.memref is not None:
+            out.append((tile.memref.byte_offset, idx, "address"))
+    return [site for site in out if _is_scalar_expr(site[0])]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSite:
+    """One integer expression of a kernel function as codegen sees it (`slotsat explore FILE`):
+    the statement's line, what it is, the expression (converted to the dtype its consumer
+    needs), the slot count of a slot operand, and the enclosing loops, outermost first."""
+
+    line: int
+    kind: str
+    expr: ir.Expr
+    slots: int | None
+    loops: tuple[LoopInfo, ...]
+
+
+def index_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[IndexSite]:
+    """Every slot operand and plain integer expression of `fn` codegen lowers, in emission
+    order, without the ones that fold to a literal (those are constants, not arithmetic)."""
+    out: list[IndexSite] = []
+
+    def visit(body: ir.SeqStmts, loops: tuple[LoopInfo, ...]) -> None:
+        for s in body.stmts:
+            line = _span(s).line
+            for v in _tile_definitions(s):  # the get comes before the op that writes the tile
+                tile = v.type
+                m = tile.memref if isinstance(tile, ir.TileType) else None
+                if m is None or m.slot_index is None or m.slot_count < 2:
+                    continue
+                index = m.slot_index
+                if ir.expr_dtype(index).is_int and not isinstance(_try_fold(index), ir.ConstInt):
+                    kind = f"slot operand of '{v.name_hint}'"
+                    out.append(IndexSite(line, kind, index, m.slot_count, loops))
+            for e, want, kind in plain_sites(s, planner):
+                if ir.expr_dtype(e).is_int and not isinstance(_try_fold(e), ir.ConstInt):
+                    out.append(IndexSite(line, kind, _converted(e, want), None, loops))
+            if isinstance(s, ir.ForStmt):
+                info = LoopInfo(s.loop_var, _try_fold(s.start), _try_fold(s.stop), _try_fold(s.step))
+                visit(s.body, (*loops, info))
+            elif isinstance(s, ir.IfStmt):
+                visit(s.then_body, loops)
+                if s.else_body is not None:
+                    visit(s.else_body, loops)
+
+    visit(fn.body, ())
     return out
 
 
@@ -807,7 +890,7 @@ class FunctionEmitter(Emitter):
         for s in ir.walk_stmts(self.fn.body):
             for v in _tile_definitions(s):
                 self._collect_slot(v)
-            for e, want in self._plain_sites(s):
+            for e, want, _ in plain_sites(s, self.planner):
                 self._collect_plain(e, want)
         self.engine.saturate()
 
@@ -838,35 +921,6 @@ class FunctionEmitter(Emitter):
             self.plain_roots[site] = self.engine.add_root(_converted(e, want))
         except PassError:
             return
-
-    def _plain_sites(self, s: ir.Stmt) -> list[tuple[ir.Expr, ir.DType | None]]:
-        """The integer expressions the emitter lowers for statement `s` (not its children), each
-        with the dtype its consumer needs: `INDEX` for offsets, loop bounds, valid extents and
-        PYPTO byte offsets, None (its own) for scalar operands, values, conditions and yields."""
-        idx = ir.DType.INDEX
-        out: list[tuple[ir.Expr, ir.DType | None]] = []
-        if isinstance(s, ir.AssignStmt):
-            if isinstance(s.value, ir.Call):
-                out.extend(_call_sites(s.value))
-            elif not isinstance(s.var.type, ir.TileType | ir.TensorType):
-                out.append((s.value, None))
-        elif isinstance(s, ir.EvalStmt):
-            out.extend(_call_sites(s.call))
-        elif isinstance(s, ir.ForStmt):
-            out.extend(((s.start, idx), (s.stop, idx)))
-            out.extend((it.init, None) for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
-        elif isinstance(s, ir.IfStmt):
-            out.append((s.cond, None))
-        elif isinstance(s, ir.YieldStmt):
-            out.extend((v, None) for v in s.values)
-        for v in _tile_definitions(s):
-            tile = v.type
-            if not isinstance(tile, ir.TileType):
-                continue
-            out.extend((x, idx) for x in valid_extents(tile))
-            if self.planner is Planner.PYPTO and tile.memref is not None:
-                out.append((tile.memref.byte_offset, idx))
-        return [(e, want) for e, want in out if _is_scalar_expr(e)]
 
     def engine_stats(self) -> EngineStats:
         report = self.engine.saturate().report
