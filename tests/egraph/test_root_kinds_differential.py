@@ -28,7 +28,7 @@ from slotsat.egraph_rules.loops import LoopInfo
 D, I32, U32 = ir.DType.INDEX, ir.DType.INT32, ir.DType.UINT32
 COUNT = {"compared": 0}
 
-I = ir.Var("i", ir.ScalarType(D))
+I = ir.Var("i", ir.ScalarType(D))  # noqa: E741 - the loop variable i
 J = ir.Var("j", ir.ScalarType(D))
 X = ir.Var("x", ir.ScalarType(D))
 Y = ir.Var("y", ir.ScalarType(I32))
