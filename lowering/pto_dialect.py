@@ -526,16 +526,38 @@ def normalize(text: str) -> list[str]:
 
     xdsl differs from the reference layout only in presentation: it indents the function body
     one level deeper, spells `builtin.module` / `func.return`, renumbers anonymous values
-    (`%0`, `%1`, ...) module-wide, and re-suffixes names that end in `_<digits>`. The normal
-    form strips indentation, uses the short spellings and renames every SSA value per
-    function by order of first appearance (`%v0`, `%v1`, ...), so operations, operands,
-    attributes and types are compared exactly.
+    (`%0`, `%1`, ...) module-wide, and re-suffixes names that end in `_<digits>`, reusing a
+    name inside a region even where an enclosing region or a closed sibling held it. The
+    normal form strips indentation, uses the short spellings and renames every SSA value
+    per function by order of definition (`%v0`, `%v1`, ...): a definition (`%x = ...`, a
+    loop's `%i = ...`, `iter_args(%a = ...)`) always makes a new value in its region, a use
+    refers to the innermost definition in scope. So operations, operands, attributes and
+    types are compared exactly.
     """
     import re
 
     lines: list[str] = []
-    numbering: dict[str, str] = {}
+    scopes: list[dict[str, str]] = [{}]
+    count = 0
     ssa_name = re.compile(r"%[A-Za-z0-9_$.-]+")
+    definition = re.compile(r"(%[A-Za-z0-9_$.-]+)(?=\s*=(?!=))")
+
+    def rename(part: str, defined: set[str]) -> str:
+        def one(match: re.Match[str]) -> str:
+            nonlocal count
+            key = match.group(0)
+            if key in defined:
+                defined.discard(key)
+            else:
+                for scope in reversed(scopes):
+                    if key in scope:
+                        return scope[key]
+            scopes[-1][key] = name = f"%v{count}"
+            count += 1
+            return name
+
+        return ssa_name.sub(one, part)
+
     for raw in text.splitlines():
         line = raw.strip()
         if not line:
@@ -544,15 +566,16 @@ def normalize(text: str) -> list[str]:
         if line == "func.return":
             line = "return"
         if line.startswith("func.func"):
-            numbering = {}
-
-        def rename(match: re.Match[str], numbering: dict[str, str] = numbering) -> str:
-            key = match.group(0)
-            if key not in numbering:
-                numbering[key] = f"%v{len(numbering)}"
-            return numbering[key]
-
-        lines.append(ssa_name.sub(rename, line))
+            scopes, count = [{}], 0
+        if line.startswith("}") and len(scopes) > 1:
+            scopes.pop()
+        results, rest = "", line
+        if line.startswith("%") and " = " in line:
+            results, rest = line.split(" = ", 1)
+            results = rename(results, set(ssa_name.findall(results))) + " = "
+        if line.endswith("{"):
+            scopes.append({})  # a region: what its opening line defines (a loop's %i) is its own
+        lines.append(results + rename(rest, set(definition.findall(rest))))
     return lines
 
 

@@ -627,9 +627,11 @@ def literal_value(e: Expr) -> int | None:
 
 
 def index_literal(e: Expr) -> int | None:
-    """The value of an INDEX `ConstInt` (the loop-shape gate's notion of a literal)."""
+    """The value an INDEX `ConstInt` denotes (the loop-shape gate's notion of a literal): its
+    bit pattern read as a signed 64-bit integer, so `pl.const(2**64 - 8, pl.INDEX)` is -8
+    (`10-dsl.md` §7.2)."""
     if isinstance(e, ConstInt) and e.dtype is DType.INDEX:
-        return e.value
+        return DType.INDEX.wrap(e.value)
     return None
 
 

@@ -10,6 +10,7 @@ limit is consulted: an unset, empty, malformed or non-positive value means the d
 | input file size (bytes, or characters of parsed text) | 4 MiB | `SLOTSAT_MAX_FILE_BYTES` | (a) exit 2 |
 | recursion limit inside passes | 20,000 frames (ceiling 200,000) | `SLOTSAT_RECURSION_LIMIT` | (b) exit 1 |
 | DSL nesting in source text | 99 indentation levels | none (CPython) | (c) exit 2 |
+| expression nesting (DSL and `explore` EXPR) | 256 levels | `SLOTSAT_MAX_EXPR_DEPTH` | (h) exit 2 |
 | e-graph rounds per schedule | 64 | `SLOTSAT_EGRAPH_ITERATIONS`, `SLOTSAT_CAP_<SCHEDULE>` | (d) |
 | e-graph table rows (nodes, facts) | 500,000 | `SLOTSAT_EGRAPH_NODES` | (d) |
 | e-graph saturation wall time | 20 s | `SLOTSAT_EGRAPH_SECONDS` | (d) |
@@ -40,6 +41,9 @@ limit is consulted: an unset, empty, malformed or non-positive value means the d
 (g) lower-pipeline-loops counts the statements of the copies it would make (copies of the
     body times its statements, nested ones included) before it builds any:
     `error: LowerPipelineLoops: replicating this stage=F loop makes N copies ...`.
+(h) `FILE:LINE:COL: error: the expression is nested too deeply: more than N levels ...` at
+    the node past the limit; one parser reads kernels and `explore`'s EXPR, so both stop at
+    the same depth (a flat 300-term sum is 299 levels).
 
 The e-graph limits are applied by `slotsat.egraph_rules.session.Limits.from_env()`, which
 reads them here.
@@ -73,6 +77,10 @@ DEFAULT_EGRAPH_SECONDS = 20.0
 DEFAULT_MAX_REPLICATED_STMTS = 100_000
 """A replicated loop is `F` copies of its body plus a remainder of at most `F` more: real
 kernels make hundreds of statements; `stage=10**9` would make 10**8 copies and exhaust memory."""
+DEFAULT_MAX_EXPR_DEPTH = 256
+"""Deeper than any real index expression. `SLOTSAT_MAX_EXPR_DEPTH` is clamped to
+`EXPR_DEPTH_CEILING`; the parser raises Python's recursion limit to walk what it allows."""
+EXPR_DEPTH_CEILING = 20_000
 
 
 def env_int(name: str, default: int) -> int:
@@ -115,6 +123,22 @@ def egraph_rows() -> int:
 
 def egraph_seconds() -> float:
     return env_float("SLOTSAT_EGRAPH_SECONDS", DEFAULT_EGRAPH_SECONDS)
+
+
+def max_expr_depth() -> int:
+    return min(env_int("SLOTSAT_MAX_EXPR_DEPTH", DEFAULT_MAX_EXPR_DEPTH), EXPR_DEPTH_CEILING)
+
+
+@contextlib.contextmanager
+def parsing_recursion() -> Iterator[None]:
+    """Raise Python's recursion limit (never lower it) so the parser can walk an expression
+    `max_expr_depth()` levels deep (a few frames per level) from any caller's stack."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 6 * max_expr_depth() + 3000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def max_file_bytes() -> int:
@@ -207,6 +231,7 @@ __all__ = [
     "check_file_size",
     "deep_recursion",
     "env_int",
+    "max_expr_depth",
     "max_file_bytes",
     "read_source",
 ]

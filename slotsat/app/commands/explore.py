@@ -20,15 +20,16 @@ numbers, default 1) with the picked form's nodes highlighted; `.svg` needs graph
 program. A FILE argument is a path to an existing file or one ending in `.py`; anything
 else is an EXPR. The FILE path (`run_file`) never touches the EXPR parser below.
 
-EXPR is Python-like: integers, names (loop variables are `INDEX`; every other name has
-`--dtype`), `+ - * // %`, `pl.cast(E, pl.INT32)` and `pl.const(V, pl.INT32)`. A bare
-literal takes the dtype of the other operand, as in the DSL (`10-dsl.md` §7.1).
+EXPR is read by the DSL's own expression parser (`slotsat.core.dsl.parse_expression`), so
+its syntax, dtype rules, literal ranges, nesting limit and errors are the kernels': integers,
+names (loop variables are `INDEX`; every other name has `--dtype`), `+ - * // %`,
+`pl.cast(E, pl.INT32)` and `pl.const(V, pl.INT32)`. A bare literal takes the dtype of the
+other operand (`10-dsl.md` §7.1). `--slots` is a positive slot count.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ from typing import TYPE_CHECKING
 
 from slotsat.app.commands import UsageError, add_backend, add_compat, add_mode, add_planner
 from slotsat.core import ir
+from slotsat.core.dsl import parse_expression
+from slotsat.core.dsl.parser import fits_message
 from slotsat.core.errors import EXIT_OK, SlotsatError, Span
 
 if TYPE_CHECKING:
@@ -79,7 +82,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--slots",
-        type=int,
+        type=_slot_count,
         default=None,
         metavar="F",
         help="treat EXPR as the slot operand of an F-slot region",
@@ -89,6 +92,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_backend(parser)
     add_compat(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _slot_count(text: str) -> int:
+    """`--slots F`: a region holds at least one slot (argparse reports the error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive slot count, got {value}")
+    return value
 
 
 @dataclass
@@ -105,88 +119,40 @@ class _Scope:
         return self.names[name]
 
 
-def _error(message: str, node: ast.AST | None = None) -> SlotsatError:
-    col = getattr(node, "col_offset", 0) + 1
-    return SlotsatError(message, Span(1, col), file="<expr>")
-
-
-def _dtype_attr(node: ast.AST) -> ir.DType:
-    if isinstance(node, ast.Attribute) and node.attr in ir.DType.__members__:
-        return ir.DType[node.attr]
-    raise _error("expected a dtype such as pl.INT32", node)
-
-
-_BINOPS: dict[type, type] = {
-    ast.Add: ir.Add,
-    ast.Sub: ir.Sub,
-    ast.Mult: ir.Mul,
-    ast.FloorDiv: ir.FloorDiv,
-    ast.Mod: ir.FloorMod,
-}
-
-
-def _literal(node: ast.AST) -> int | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _literal(node.operand)
-        return -inner if inner is not None else None
-    return None
-
-
 def parse_expr(text: str, scope: _Scope) -> ir.Expr:
-    """EXPR as an IR expression (see the module docstring)."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as err:
-        raise SlotsatError(
-            f"cannot parse the expression: {err.msg}", Span(1, err.offset or 1), file="<expr>"
-        ) from None
-    return _convert(tree.body, scope, None)
+    """EXPR as an IR expression, read by the DSL's own expression parser (`10-dsl.md` §7:
+    its syntax, dtype rules, literal ranges, nesting limit and errors); an integer index
+    expression (no comparison, no float)."""
+    expr = parse_expression(text, scope.var, "<expr>")
+    for node in _walk(expr):
+        if isinstance(node, ir.Cmp) or not ir.expr_dtype(node).is_int:
+            what = "a comparison" if isinstance(node, ir.Cmp) else f"a {ir.expr_dtype(node).value} value"
+            raise SlotsatError(f"EXPR must be an integer index expression, got {what}", Span(1, 1),
+                               file="<expr>")
+    return expr
 
 
-def _convert(node: ast.AST, scope: _Scope, hint: ir.DType | None) -> ir.Expr:
-    value = _literal(node)
-    if value is not None:
-        return ir.ConstInt(value, hint if hint is not None else ir.DType.INDEX)
-    if isinstance(node, ast.Name):
-        return scope.var(node.id)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        left_lit, right_lit = _literal(node.left), _literal(node.right)
-        if left_lit is not None and right_lit is None:
-            b = _convert(node.right, scope, hint)
-            a = _convert(node.left, scope, ir.expr_dtype(b))
-        else:
-            a = _convert(node.left, scope, hint)
-            b = _convert(node.right, scope, ir.expr_dtype(a))
-        da, db = ir.expr_dtype(a), ir.expr_dtype(b)
-        if da is not db:
-            raise _error(f"operands have different dtypes ({da.name} and {db.name}); use pl.cast", node)
-        return _BINOPS[type(node.op)](a, b, da)  # type: ignore[no-any-return]
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("cast", "const")
-    ):
-        if len(node.args) != 2:
-            raise _error(f"pl.{node.func.attr} takes two arguments", node)
-        dtype = _dtype_attr(node.args[1])
-        if node.func.attr == "const":
-            lit = _literal(node.args[0])
-            if lit is None:
-                raise _error("pl.const needs an integer literal", node)
-            return ir.ConstInt(lit, dtype)
-        return ir.Cast(_convert(node.args[0], scope, None), dtype)
-    raise _error("unsupported expression (integers, names, + - * // %, pl.cast, pl.const)", node)
+def _walk(e: ir.Expr) -> list[ir.Expr]:
+    out: list[ir.Expr] = []
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(ir.expr_children(node))
+    return out
 
 
 def _bound(text: str, name: str, which: str, scope: _Scope) -> ir.Expr:
     if text.strip() == "?":
         return scope.var(f"{name}_{which}")
     try:
-        return ir.ConstInt(int(text), ir.DType.INDEX)
+        value = int(text)
     except ValueError:
         raise UsageError(f"--loop {name}: {which} must be an integer or '?', got {text!r}") from None
+    message = fits_message(value, ir.DType.INDEX)
+    if message is not None:
+        raise UsageError(f"--loop {name}: {which}: {message}")
+    return ir.ConstInt(value, ir.DType.INDEX)
 
 
 def parse_loops(specs: list[str], scope: _Scope) -> list[tuple[ir.Var, ir.Expr, ir.Expr, ir.Expr]]:

@@ -7,6 +7,18 @@ imported. Every error is a `SlotsatError(message, Span(line, col))` at the offen
 
 Choices the spec leaves open (documented here, pinned by `tests/dsl`):
 
+- Source need not be SSA (`05-decisions.md` item 11): names are resolved and rebound through
+  the SSA conversion of `slotsat.core.dsl.ssa`, which adds carried values and if results
+  where the reference's ConvertToSSA does and documents the rules.
+- An integer literal must fit the dtype it takes (§7.1; a bound, start, step, offset, slot
+  index: `INDEX`; a stage, shape entry, slot count or size: `INDEX`; an attribute value:
+  `INT64`); `pl.const(V, D)` may lie outside `D` but must be a bit pattern of its width
+  (`-2**(bits-1) <= V < 2**bits`). A float literal must be finite.
+- CPython's compile-time errors that `ast.parse` lets through are reported with CPython's
+  wording and position (a repeated keyword argument or parameter); a UTF-8 byte order mark
+  at the start of the text is skipped, as CPython skips it in a file.
+- A load's tile and a store's tile have the rank of their tensor.
+
 - Memory-space completion happens here: a tile whose annotation gives no space takes the
   producing op's (`tile.load`: `target_memory=` or `Vec`; `tile.move`: `target_memory=`;
   `tile.matmul`: `Acc`; elementwise, view and in-place ops: the first tile operand's). An
@@ -51,15 +63,17 @@ from __future__ import annotations
 import ast
 import gc
 import keyword
+import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
 from slotsat.core import ir, ops
+from slotsat.core.dsl import ssa
 from slotsat.core.errors import SlotsatError, Span
-from slotsat.core.limits import max_file_bytes, read_source
+from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
 
 _DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
 _SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
@@ -112,6 +126,8 @@ def parse_source(text: str, filename: str = "<input>") -> ir.Module:
     if len(text) > limit:
         raise SlotsatError(f"the file is too large to be a kernel: {len(text)} characters (the limit is "
                            f"{limit}; set SLOTSAT_MAX_FILE_BYTES to raise it)", Span(1, 1), file=filename)
+    if text.startswith("\ufeff"):  # a UTF-8 byte order mark, which CPython skips in a file
+        text = text[1:]
     parser = _ModuleParser(text, filename)
     # The AST and the IR built from it are acyclic and live until the walk ends, so the cyclic
     # collector only rescans them: at 10,000 loops it took 9.1 s of a 12.8 s `ast.parse`.
@@ -119,13 +135,39 @@ def parse_source(text: str, filename: str = "<input>") -> ir.Module:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return parser.parse()
+        with parsing_recursion():
+            return parser.parse()
     except RecursionError:
         raise SlotsatError("the kernel is nested too deeply to parse; split the expression or body",
                            parser.last_span, file=filename) from None
     finally:
         if collecting:
             gc.enable()
+
+
+def parse_expression(text: str, resolve: Callable[[str], ir.Var | None],
+                     filename: str = "<expr>") -> ir.Expr:
+    """One scalar expression as the DSL reads it (§7: syntax, dtype rules, literal ranges,
+    the nesting limit, the errors), for `slotsat explore`'s EXPR. Names resolve through
+    `resolve` (None: not defined); a bare literal standing alone is INDEX."""
+    text = text.strip()
+    mp = _ModuleParser(text, filename)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename, mode="eval")
+    except SyntaxError as err:
+        raise SlotsatError(f"cannot parse the expression: {err.msg}", Span(1, max(err.offset or 1, 1)),
+                           file=filename) from None
+    except (ValueError, RecursionError, MemoryError) as err:
+        raise SlotsatError(f"cannot parse the expression: {err}", Span(1, 1), file=filename) from None
+    parser = _ExprParser(mp, resolve)
+    try:
+        with parsing_recursion():
+            return parser.index_expr(tree.body)
+    except RecursionError:
+        raise SlotsatError("the expression is nested too deeply to parse", Span(1, 1),
+                           file=filename) from None
 
 
 # --------------------------------------------------------------------------------------
@@ -153,6 +195,25 @@ def _is_int_literal(node: ast.expr) -> int | None:
             and isinstance(node.operand, ast.Constant) and type(node.operand.value) is int):
         return -node.operand.value
     return None
+
+
+def fits_message(value: int, dtype: ir.DType) -> str | None:
+    """Why an integer literal cannot have `dtype`, or None when it fits (`10-dsl.md` §7.1:
+    nothing is wrapped at parse time)."""
+    if dtype.fits(value):
+        return None
+    return (f"integer literal {value} does not fit pl.{dtype.value} "
+            f"({dtype.min_value} to {dtype.max_value})")
+
+
+def _bit_pattern_message(value: int, dtype: ir.DType) -> str | None:
+    """Why `pl.const(value, dtype)` is not a literal, or None: its value may lie outside the
+    dtype (it denotes its bit pattern, §7.2) but must be a pattern of the dtype's width."""
+    bits = dtype.bits
+    if -(1 << (bits - 1)) <= value < (1 << bits):
+        return None
+    return (f"pl.const value {value} is not a {bits}-bit pattern of pl.{dtype.value} "
+            f"({-(1 << (bits - 1))} to {(1 << bits) - 1})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +245,26 @@ class _YieldInfo:
     span: Span
 
 
+@dataclass(slots=True)
+class _Loop:
+    """A loop being parsed: its binders so far and the carried values the conversion adds
+    (`slots`, in order: the names bound before it, then the escaping names)."""
+
+    span: Span
+    where: str
+    loop_var: ir.Var
+    iter_args: list[ir.IterArg]
+    rebound: frozenset[str]
+    slots: dict[str, ir.Var | ssa.Carry]
+
+
+def _binding_var(b: ssa.Binding) -> ir.Var:
+    """The binder of a live binding (a carried value's once it is made)."""
+    var = b.var if isinstance(b, ssa.Carry) else b
+    assert isinstance(var, ir.Var)
+    return var
+
+
 class _ModuleParser:
     def __init__(self, text: str, filename: str) -> None:
         self.text = text
@@ -192,6 +273,8 @@ class _ModuleParser:
         self._ascii: dict[int, bool] = {}
         self.last_span = Span(1, 1)
         self.decls: dict[str, _Decl] = {}
+        self.bound_names: dict[int, set[str]] = {}
+        self.last_read: dict[int, dict[str, int]] = {}
 
     # -- positions and errors
 
@@ -221,6 +304,7 @@ class _ModuleParser:
 
     def parse(self) -> ir.Module:
         tree = self._ast()
+        self._compile_checks(tree)
         if not tree.body:
             self.error(_EMPTY_MESSAGE, Span(1, 1))
         body = list(tree.body)
@@ -269,6 +353,47 @@ class _ModuleParser:
         except (RecursionError, MemoryError):
             self.error("the kernel is nested too deeply to parse; split the expression or body", Span(1, 1))
 
+    def _compile_checks(self, tree: ast.Module) -> None:
+        """The errors CPython's compiler (not its parser, so not `ast.parse`) reports, with its
+        wording: a keyword argument given twice, a parameter named twice. The first in the
+        file is reported. The same walk collects the names each function binds
+        (`ssa.Names`) and the last line that reads each name (escaping names)."""
+        first: tuple[tuple[int, int], str, ast.AST] | None = None
+        stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+        while stack:
+            node, owner = stack.pop()
+            if type(node) is ast.Name:
+                if owner:
+                    self._note_name(node, owner)
+                continue
+            found: tuple[str, ast.AST] | None = None
+            if isinstance(node, ast.Call):
+                found = _repeated_keyword(node)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                found = _repeated_parameter(node.args)
+                if isinstance(node, ast.FunctionDef):
+                    owner = id(node)
+                    self.bound_names[owner] = {"pl", "self", *(a.arg for a in node.args.args)}
+                    self.last_read[owner] = {}
+            if found is not None:
+                key = (getattr(found[1], "lineno", 0), getattr(found[1], "col_offset", 0))
+                if first is None or key < first[0]:
+                    first = (key, *found)
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    stack.extend((v, owner) for v in value if isinstance(v, ast.AST))
+                elif isinstance(value, ast.AST) and field != "ctx" and type(value) is not ast.Constant:
+                    stack.append((value, owner))
+        if first is not None:
+            self.error(f"syntax error: {first[1]}", first[2])
+
+    def _note_name(self, node: ast.Name, owner: int) -> None:
+        if type(node.ctx) is ast.Store:
+            self.bound_names[owner].add(node.id)
+        elif self.last_read[owner].get(node.id, 0) < node.lineno:
+            self.last_read[owner][node.id] = node.lineno
+
     def _check_import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import) and len(node.names) == 1:
             alias = node.names[0]
@@ -297,9 +422,15 @@ class _ModuleParser:
         slots = self.slots_kw(value)
         if target in self.decls:
             prev = self.decls[target].span
-            self.error(f"'{target}' is already defined at {prev.line}:{prev.col}; slotsat requires SSA "
-                       "source (bind each name once)", node.targets[0])
+            self.error(f"pl.MemRef() declaration '{target}' is declared twice (first at "
+                       f"{prev.line}:{prev.col})", node.targets[0])
         self.decls[target] = _Decl(target, name, slots, self.span(node))
+
+    def fits(self, value: int, dtype: ir.DType, node: ast.AST) -> None:
+        """A located error when an integer literal does not fit its dtype."""
+        message = fits_message(value, dtype)
+        if message is not None:
+            self.error(message, node)
 
     def slots_kw(self, call: ast.Call) -> int:
         slots = 1
@@ -309,6 +440,7 @@ class _ModuleParser:
             value = _is_int_literal(kw.value)
             if value is None or value < 1:
                 self.error(f"slots must be a positive integer literal, got {self.source(kw.value)}", kw.value)
+            self.fits(value, ir.DType.INDEX, kw.value)
             slots = value
         return slots
 
@@ -348,6 +480,27 @@ class _ModuleParser:
         if not functions:
             self.error(f"program '{node.name}' defines no @pl.function", node)
         return ir.Program(node.name, tuple(functions), span=self.span(node))
+
+
+def _repeated_keyword(call: ast.Call) -> tuple[str, ast.AST] | None:
+    seen: set[str] = set()
+    for kw in call.keywords:
+        if kw.arg is not None and kw.arg in seen:
+            return (f"keyword argument repeated: {kw.arg}", kw)
+        if kw.arg is not None:
+            seen.add(kw.arg)
+    return None
+
+
+def _repeated_parameter(a: ast.arguments) -> tuple[str, ast.AST] | None:
+    params = [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs,
+              *([a.kwarg] if a.kwarg else [])]
+    names: set[str] = set()
+    for arg in params:
+        if arg.arg in names:
+            return (f"duplicate argument '{arg.arg}' in function definition", arg)
+        names.add(arg.arg)
+    return None
 
 
 def _is_docstring(node: ast.stmt) -> bool:
@@ -406,11 +559,17 @@ class _FunctionParser:
     def __init__(self, mp: _ModuleParser, node: ast.FunctionDef) -> None:
         self.mp = mp
         self.node = node
-        self.scopes: list[dict[str, ir.Var]] = [{}]
-        self.bound: dict[str, Span] = {}
+        self.env = ssa.Scope()
+        known = mp.bound_names.get(id(node))
+        self.names = ssa.Names(known if known is not None else ssa.function_names(node))
+        self.last_read = mp.last_read.get(id(node), {})
+        self.analysis = ssa.Analysis()
+        self.params: tuple[ir.Var, ...] = ()
         self.ptrs: dict[str, ir.Var] = {}
         self.bases: dict[object, ir.Var] = {}
         self.alloc_names: dict[str, object] = {}
+        self.depth = 0
+        self.max_depth = max_expr_depth()
 
     # -- small utilities
 
@@ -421,27 +580,56 @@ class _FunctionParser:
         return self.mp.span(node)
 
     def lookup(self, name: str, node: ast.AST) -> ir.Var:
-        for scope in reversed(self.scopes):
-            var = scope.get(name)
-            if var is not None:
-                return var
+        """The binder `name` resolves to here (`slotsat.core.dsl.ssa`)."""
+        b = self.env.get(name)
+        if isinstance(b, ir.Var):
+            return b
+        if isinstance(b, ssa.Carry):
+            if b.var is not None:
+                return b.var
+            self.error(f"'{name}' is used before it is bound in the loop at {b.loop.line}:{b.loop.col}", node)
+        if isinstance(b, ssa.Unbound):
+            self.error(b.message(name), node)
         self.error(f"'{name}' is not defined", node)
 
     def bind(self, name: str, typ: ir.Type, node: ast.AST, param: bool = False) -> ir.Var:
-        """Bind `name` once per function. Only parameters keep `is_out` (the normal form)."""
+        """A fresh binder for `name` (every binding is one, `slotsat.core.dsl.ssa`), now the
+        binding in scope. Only parameters keep `is_out` (the normal form)."""
         if not param and isinstance(typ, ir.TensorType) and typ.is_out:
             typ = ir.TensorType(typ.shape, typ.dtype, False)
-        span = self.span(node)
         if name in ("pl", "self") or keyword.iskeyword(name):
             self.error(f"'{name}' cannot be bound in a kernel", node)
-        prev = self.bound.get(name)
-        if prev is not None:
-            self.error(f"'{name}' is already defined at {prev.line}:{prev.col}; slotsat requires SSA "
-                       "source (bind each name once)", node)
-        self.bound[name] = span
-        var = ir.Var(name, typ, span=span)
-        self.scopes[-1][name] = var
+        var = ir.Var(self.names.hint(name), typ, span=self.span(node))
+        self.env[name] = var
         return var
+
+    def rebinding(self, name: str, typ: ir.Type, node: ast.AST) -> None:
+        """An assignment keeps the name's type (the reference's rule and wording)."""
+        b = self.env.get(name)
+        old = b if isinstance(b, ir.Var) else b.var if isinstance(b, ssa.Carry) else None
+        if old is not None and not ssa.same_type(old.type, typ):
+            self.error(f"Cannot reassign '{name}' with a different type: was {type_text(old.type)}, "
+                       f"got {type_text(typ)}", node)
+
+    def binder(self, name: str, typ: ir.Type, span: Span) -> ir.Var:
+        """A fresh binder for `name` that the source does not spell (a carried value or a
+        result the conversion adds)."""
+        if isinstance(typ, ir.TensorType) and typ.is_out:
+            typ = ir.TensorType(typ.shape, typ.dtype, False)
+        return ir.Var(self.names.hint(name), typ, span=span)
+
+    def materialize(self, c: ssa.Carry, typ: ir.Type, node: ast.AST | Span) -> ir.Var:
+        """The binder of a lazily carried value, created with `typ` on first need."""
+        if c.var is None:
+            if isinstance(typ, ir.TensorType) and typ.is_out:
+                typ = ir.TensorType(typ.shape, typ.dtype, False)
+            c.var = ir.Var(c.hint, typ, span=c.loop)
+            if c.outer is not None:
+                c.init = self.materialize(c.outer, typ, node)
+        elif not ssa.same_type(c.var.type, typ):
+            self.error(f"Cannot reassign '{c.name}' with a different type: was {type_text(c.var.type)}, "
+                       f"got {type_text(typ)}", node)
+        return c.var
 
     # -- the function
 
@@ -449,7 +637,7 @@ class _FunctionParser:
         node = self.node
         self.mp.last_span = self.span(node)
         ftype = self._decorator(node)
-        params = self._params(node)
+        params = self.params = self._params(node)
         returns = self._returns(node.returns)
         stmts = [s for s in node.body if not isinstance(s, ast.Pass)]
         if stmts and _is_docstring(stmts[0]):
@@ -461,7 +649,7 @@ class _FunctionParser:
         while index < len(stmts) and self._is_alloc(stmts[index]):
             prefix.append(self._alloc(stmts[index]))
             index += 1
-        body, info = self.block(stmts[index:-1], "function")
+        body, info = self.block(stmts[index:-1], "function", after=ssa.statement_reads(stmts[-1]))
         assert info is None
         ret = self._return(stmts[-1], returns)
         return ir.Function(node.name, ftype, params, returns, ir.SeqStmts((*prefix, *body, ret)),
@@ -560,6 +748,7 @@ class _FunctionParser:
         pinned = call.keywords[0].value
         if size is None or size < 0:
             self.error(f"{expects}, got {self.mp.source(call)}", call.args[1])
+        self.mp.fits(size, ir.DType.INDEX, call.args[1])
         if not (isinstance(pinned, ast.Constant) and pinned.value is True):
             self.error(f"{expects}, got {self.mp.source(call)}", pinned)
         var = self.bind(target.id, ir.PtrType(), target)
@@ -601,6 +790,7 @@ class _FunctionParser:
             if value is None or value < 1:
                 self.error(f"tile shape entries must be positive integer literals, got "
                            f"{self.mp.source(elt)}", elt)
+            self.mp.fits(value, ir.DType.INDEX, elt)
             dims.append(value)
         if len(dims) not in (1, 2):
             self.error(f"a tile or tensor shape has rank 1 or 2, got rank {len(dims)}", node)
@@ -732,13 +922,14 @@ class _FunctionParser:
         base_node = head.args[0]
         assert isinstance(base_node, ast.Name)
         base = self.ptrs.get(base_node.id)
-        if base is None:
+        if base is None or self.env.get(base_node.id) is not base:
             self.error(f"'{base_node.id}' is not a pointer defined by pl.tile.alloc(..., pinned=True) at "
                        "the top of the function", base_node)
         offset = self.index_expr(head.args[1])
         size = _is_int_literal(head.args[2])
         if size is None or size < 0:
             self.error(f"{expects}, got {self.mp.source(head)}", head.args[2])
+        self.mp.fits(size, ir.DType.INDEX, head.args[2])
         slots = self.mp.slots_kw(head)
         index = self._slot_index(index_node)
         if index_node is not None and index is not None:
@@ -752,10 +943,13 @@ class _FunctionParser:
 
     # -- statements
 
-    def block(self, stmts: Sequence[ast.stmt], kind: str) -> tuple[list[ir.Stmt], _YieldInfo | None]:
+    def block(self, stmts: Sequence[ast.stmt], kind: str, after: frozenset[str] = frozenset()
+              ) -> tuple[list[ir.Stmt], _YieldInfo | None]:
         """Parse a statement list. `kind` is "function", "loop" or "branch"; a yield is
-        accepted only as the last statement of a loop body or branch."""
+        accepted only as the last statement of a loop body or branch. `after` are the names
+        read after the list (the escaping rule of `slotsat.core.dsl.ssa`)."""
         items = [s for s in stmts if not isinstance(s, ast.Pass)]
+        needs = ssa.Needs(self.analysis, items, after)
         out: list[ir.Stmt] = []
         info: _YieldInfo | None = None
         for position, node in enumerate(items):
@@ -765,12 +959,15 @@ class _FunctionParser:
                     self.error("pl.yield_ must be the last statement of a loop body or an if branch", node)
                 info = self._yield(node)
                 continue
+            if isinstance(node, ast.For):
+                out.append(self.for_stmt(node, needs))
+                continue
             out.append(self.stmt(node))
         return out, info
 
     def stmt(self, node: ast.stmt) -> ir.Stmt:
         if isinstance(node, ast.For):
-            return self.for_stmt(node)
+            return self.for_stmt(node, None)
         if isinstance(node, ast.If):
             return self.if_stmt(node)
         if isinstance(node, ast.Assign | ast.AnnAssign):
@@ -823,7 +1020,36 @@ class _FunctionParser:
 
     # -- loops
 
-    def for_stmt(self, node: ast.For) -> ir.ForStmt:
+    def for_stmt(self, node: ast.For, needs: ssa.Needs | None) -> ir.ForStmt:
+        """A loop; `needs` knows the names read after it (`slotsat.core.dsl.ssa`: the body's
+        rebindings of names bound before the loop, and of names read after it, become
+        carried values after the author's)."""
+        fname = self._loop_call(node)
+        call = node.iter
+        assert isinstance(call, ast.Call)
+        is_pipeline = fname == "pl.pipeline"
+        start, stop, step = self._bounds(call, fname)
+        stages, inits, attrs = self._loop_keywords(call, is_pipeline)
+        iv_node, carried_nodes = self._loop_target(node.target, len(inits), call)
+        before = self.env
+        loop = self._enter_loop(node, iv_node, carried_nodes, inits, needs)
+        body, info = self.block(node.body, "loop")
+        if inits and info is None:
+            self.error("a loop with init_values must end with pl.yield_", node.body[-1])
+        if info is not None and len(info.values) != len(inits):
+            self.error(f"pl.yield_ has {len(info.values)} values but the loop carries {len(inits)}",
+                       info.node)
+        values = [*(info.values if info is not None else ()), *self._close_carries(loop, before)]
+        results = self._loop_results(loop, info, before, iv_node, carried_nodes)
+        if values:
+            body.append(ir.YieldStmt(tuple(values), span=info.span if info is not None else loop.span))
+        kind = ir.ForKind.PIPELINE if is_pipeline else ir.ForKind.SEQUENTIAL
+        all_attrs = ((ir.PIPELINE_STAGES, stages), *attrs) if is_pipeline else attrs
+        return ir.ForStmt(kind, loop.loop_var, start, stop, step, tuple(loop.iter_args), tuple(results),
+                          ir.SeqStmts(tuple(body)), tuple(all_attrs), span=loop.span)
+
+    def _loop_call(self, node: ast.For) -> str:
+        """`pl.range` or `pl.pipeline`: what the loop iterates over."""
         if node.orelse:
             self.error("unsupported syntax: for ... else", node)
         call = node.iter
@@ -834,33 +1060,119 @@ class _FunctionParser:
             if fname is not None and fname.startswith("pl."):
                 self.error(f"unsupported DSL construct '{fname}'", call)
             self.error("unsupported syntax: a loop must iterate over pl.range(...) or pl.pipeline(...)", call)
-        is_pipeline = fname == "pl.pipeline"
-        start, stop, step = self._bounds(call, fname)
-        stages, inits, attrs = self._loop_keywords(call, is_pipeline)
-        iv_node, carried_nodes = self._loop_target(node.target, len(inits), call)
-        self.scopes.append({})
+        assert fname is not None
+        return fname
+
+    def _enter_loop(self, node: ast.For, iv_node: ast.Name, carried_nodes: list[ast.Name],
+                    inits: tuple[ir.Expr, ...], needs: ssa.Needs | None) -> _Loop:
+        """Bind the loop's header and decide what it carries besides the author's values:
+        the names its body rebinds that are bound before it, then (without `init_values`)
+        the names first bound inside it and read after it."""
+        span = self.span(node)
+        before = self.env
+        own = {iv_node.id, *(n.id for n in carried_nodes)}
+        rebound = self.analysis.loop_binds(node) - own
+        implicit = sorted(n for n in rebound if ssa.is_live(before.get(n)))
+        # escaping: first bound inside, read after (only names read on a later line can be)
+        end = node.end_lineno or node.lineno
+        later = [] if inits or needs is None else [
+            n for n in rebound if not ssa.is_live(before.get(n)) and self.last_read.get(n, 0) > end]
+        escaping = sorted(n for n in later if n in needs.of(node)) if later and needs is not None else []
+        self.env = before.child()
         if iv_node.id == "_":
             loop_var = ir.Var("_", ir.ScalarType(ir.DType.INDEX), span=self.span(iv_node))
+            self.env["_"] = ssa.Unbound("a loop variable spelled _ cannot be read")
         else:
             loop_var = self.bind(iv_node.id, ir.ScalarType(ir.DType.INDEX), iv_node)
-        iter_args = tuple(ir.IterArg(self.bind(n.id, _expr_type(init), n), init)
-                          for n, init in zip(carried_nodes, inits, strict=True))
-        body, info = self.block(node.body, "loop")
-        self.scopes.pop()
-        if inits and info is None:
-            self.error("a loop with init_values must end with pl.yield_", node.body[-1])
-        results: tuple[ir.Var, ...] = ()
+        iter_args = [ir.IterArg(self.bind(n.id, _expr_type(init), n), init)
+                     for n, init in zip(carried_nodes, inits, strict=True)]
+        slots: dict[str, ir.Var | ssa.Carry] = {}
+        for name in implicit:
+            b = before[name]
+            if isinstance(b, ssa.Carry) and b.var is None:
+                slots[name] = ssa.Carry(name, self.names.hint(name), span, b)
+            else:
+                slots[name] = self.binder(name, _binding_var(b).type, span)
+            self.env[name] = slots[name]
+        for name in escaping:
+            slots[name] = self.env[name] = ssa.Carry(name, self.names.hint(name), span, None)
+        return _Loop(span, f"{span.line}:{span.col}", loop_var, iter_args, rebound, slots)
+
+    def _close_carries(self, loop: _Loop, before: ssa.Scope) -> list[ir.Var]:
+        """Append the added carried values to `loop.iter_args`; return their yield values
+        (the bindings the body ends with)."""
+        end = self.env
+        values: list[ir.Var] = []
+        for name, slot in loop.slots.items():
+            value = self._carried_value(name, end.get(name), slot, loop.where, loop.span)
+            if isinstance(slot, ssa.Carry):
+                var = self.materialize(slot, value.type, loop.span)
+                if slot.outer is None and slot.init is None:
+                    slot.init = self._escaping_init(name, var.type, before, loop.where, loop.span)
+                assert slot.init is not None
+                loop.iter_args.append(ir.IterArg(var, slot.init))
+            else:
+                if not ssa.same_type(slot.type, value.type):
+                    self.error(f"'{name}' is carried by the loop at {loop.where} with type "
+                               f"{type_text(slot.type)}, but its body leaves it with type "
+                               f"{type_text(value.type)}", loop.span)
+                loop.iter_args.append(ir.IterArg(slot, _binding_var(before[name])))
+            values.append(value)
+        return values
+
+    def _loop_results(self, loop: _Loop, info: _YieldInfo | None, before: ssa.Scope,
+                      iv_node: ast.Name, carried_nodes: list[ast.Name]) -> list[ir.Var]:
+        """Bind the loop's results (the author's yield targets, then one per added carried
+        value) in the scope after the loop, where its own names have no value."""
+        where = loop.where
+        after = before
+        for name in loop.rebound:
+            if name not in loop.slots and not ssa.is_live(before.get(name)):
+                after[name] = ssa.Unbound(f"it is bound only inside the loop at {where}")
+        after[iv_node.id] = ssa.Unbound(f"it is the loop variable of the loop at {where}")
+        for n in carried_nodes:
+            after[n.id] = ssa.Unbound(f"it is carried by the loop at {where}; its result is the name "
+                                      "its pl.yield_ binds")
+        self.env = after
+        results: list[ir.Var] = []
+        explicit: set[str] = set()
         if info is not None:
-            if len(info.values) != len(inits):
-                self.error(f"pl.yield_ has {len(info.values)} values but the loop carries {len(inits)}",
-                           info.node)
-            results = tuple(self.bind(name, self._result_type(v, ann, tnode), tnode)
-                            for (name, ann, tnode), v in zip(info.targets, info.values, strict=True))
-            body.append(ir.YieldStmt(info.values, span=info.span))
-        kind = ir.ForKind.PIPELINE if is_pipeline else ir.ForKind.SEQUENTIAL
-        all_attrs = ((ir.PIPELINE_STAGES, stages), *attrs) if is_pipeline else attrs
-        return ir.ForStmt(kind, loop_var, start, stop, step, iter_args, results, ir.SeqStmts(tuple(body)),
-                          tuple(all_attrs), span=self.span(node))
+            results = [self.bind(name, self._result_type(v, ann, tnode), tnode)
+                       for (name, ann, tnode), v in zip(info.targets, info.values, strict=True)]
+            explicit = {name for name, _, _ in info.targets}
+        for name in loop.slots:
+            rv = self.binder(name, loop.iter_args[len(results)].var.type, loop.span)
+            results.append(rv)
+            if name not in explicit:
+                self.env[name] = rv
+        return results
+
+    def _carried_value(self, name: str, b: ssa.Binding | None, slot: ir.Var | ssa.Carry, where: str,
+                       span: Span) -> ir.Var:
+        """The binder a carried name has at the end of its loop's body (its yield value)."""
+        if isinstance(b, ir.Var):
+            return b
+        if isinstance(b, ssa.Carry) and b.var is not None:
+            return b.var
+        if isinstance(b, ssa.Unbound):
+            self.error(f"'{name}' is carried by the loop at {where}, but it has no value at the end of the "
+                       f"loop body ({b.reason})", span)
+        assert b is slot, f"carried '{name}' left with a foreign binding"
+        self.error(f"'{name}' is carried by the loop at {where}, but its body never binds it", span)
+
+    def _escaping_init(self, name: str, typ: ir.Type, before: ssa.Scope, where: str,
+                       span: Span) -> ir.Var:
+        """The initial value of a name first bound inside a loop and read after it: the first
+        output parameter whose current binding has its type (the reference's FindInitValue)."""
+        for param, arg in zip(self.params, self.node.args.args[1:], strict=True):
+            if not (isinstance(param.type, ir.TensorType) and param.type.is_out):
+                continue
+            b = before.get(arg.arg)
+            cur = b.var if isinstance(b, ssa.Carry) else b
+            if isinstance(cur, ir.Var) and ssa.same_type(cur.type, typ):
+                return cur
+        self.error(f"'{name}' is bound inside the loop at {where} and read after it, but it has no value "
+                   "if the loop runs zero times; bind it before the loop", span)
 
     def _bounds(self, call: ast.Call, fname: str) -> tuple[ir.Expr, ir.Expr, ir.Expr]:
         if not 1 <= len(call.args) <= 3:
@@ -918,6 +1230,7 @@ class _FunctionParser:
             self.error("pl.pipeline() stage must be a compile-time constant integer", node)
         if value < 1:
             self.error(f"pl.pipeline() stage must be >= 1, got {value}", node)
+        self.mp.fits(value, ir.DType.INDEX, node)
         return value
 
     def attrs(self, node: ast.expr) -> list[tuple[str, ir.AttrValue]]:
@@ -936,6 +1249,7 @@ class _FunctionParser:
             literal = _is_int_literal(value)
             attr: ir.AttrValue
             if literal is not None:
+                self.mp.fits(literal, ir.DType.INT64, value)
                 attr = literal
             elif isinstance(value, ast.Constant) and isinstance(value.value, bool | str):
                 attr = value.value
@@ -964,41 +1278,101 @@ class _FunctionParser:
     # -- if
 
     def if_stmt(self, node: ast.If) -> ir.IfStmt:
+        """An if; names its branches rebind become its results, ahead of the author's
+        (`slotsat.core.dsl.ssa`)."""
         cond = self.index_expr(node.test)
         if ir.expr_dtype(cond) is not ir.DType.BOOL:
             self.error("an if condition must be a comparison or a pl.BOOL scalar", node.test)
-        self.scopes.append({})
+        span = self.span(node)
+        before = self.env
+        self.env = before.child()
         then_body, then_info = self.block(node.body, "branch")
-        self.scopes.pop()
+        then_env = self.env
+        self.env = before.child()
         else_body: list[ir.Stmt] | None = None
         else_info: _YieldInfo | None = None
         if node.orelse:
-            self.scopes.append({})
             else_body, else_info = self.block(node.orelse, "branch")
-            self.scopes.pop()
-        results: tuple[ir.Var, ...] = ()
+        else_env = self.env
         if then_info is not None or else_info is not None:
-            results = self._if_results(node, then_info, else_info)
-            assert then_info is not None
-            assert else_info is not None
-            assert else_body is not None
-            then_body.append(ir.YieldStmt(then_info.values, span=then_info.span))
-            else_body.append(ir.YieldStmt(else_info.values, span=else_info.span))
+            self._check_if_yields(then_info, else_info)
+        explicit = None if then_info is None else {t[0] for t in then_info.targets}
+        after, phis = self._if_merge(before, then_env, else_env, explicit, span)
+        self.env = before
+        before.local.update(after)
+        results = [self.binder(name, tv.type, span) for name, tv, _ in phis]
+        then_values: list[ir.Expr] = [tv for _, tv, _ in phis]
+        else_values: list[ir.Expr] = [ev for _, _, ev in phis]
+        if then_info is not None and else_info is not None:
+            results.extend(self._if_results(then_info, else_info))
+            then_values.extend(then_info.values)
+            else_values.extend(else_info.values)
+        for (name, _, _), var in zip(phis, results, strict=False):
+            self.env[name] = var
+        if results:
+            then_body.append(ir.YieldStmt(tuple(then_values), span=then_info.span if then_info else span))
+            else_body = [] if else_body is None else else_body
+            else_body.append(ir.YieldStmt(tuple(else_values), span=else_info.span if else_info else span))
         return ir.IfStmt(cond, ir.SeqStmts(tuple(then_body)),
-                         None if else_body is None else ir.SeqStmts(tuple(else_body)), results,
-                         span=self.span(node))
+                         None if else_body is None else ir.SeqStmts(tuple(else_body)), tuple(results),
+                         span=span)
 
-    def _if_results(self, node: ast.If, then_info: _YieldInfo | None, else_info: _YieldInfo | None
-                    ) -> tuple[ir.Var, ...]:
+    def _if_merge(self, before: ssa.Scope, then_env: ssa.Scope, else_env: ssa.Scope,
+                  explicit: set[str] | None, span: Span
+                  ) -> tuple[dict[str, ssa.Binding], list[tuple[str, ir.Var, ir.Var]]]:
+        """What an if changes in the scope it stands in, and its added results (name, then
+        value, else value): names a branch rebinds and, when the if has no explicit yields
+        (`explicit` is None, else the names they bind), names new in both."""
+        where = f"{span.line}:{span.col}"
+        after: dict[str, ssa.Binding] = {}
+        phis: list[tuple[str, ir.Var, ir.Var]] = []
+        for name in sorted(set(then_env.local) | set(else_env.local)):
+            b, t, e = before.get(name), then_env.get(name), else_env.get(name)
+            if (explicit is not None and name in explicit) or (t is b and e is b):
+                continue
+            if ssa.is_live(t) and ssa.is_live(e) and (ssa.is_live(b) or explicit is None):
+                tv, ev = self._branch_value(t, e, span), self._branch_value(e, t, span)
+                if not ssa.same_type(tv.type, ev.type):
+                    self.error(f"'{name}' has type {type_text(tv.type)} in the then branch and "
+                               f"{type_text(ev.type)} in the else branch of the if at {where}", span)
+                phis.append((name, tv, ev))
+                continue
+            lost = t if isinstance(t, ssa.Unbound) else e
+            if ssa.is_live(b) and isinstance(lost, ssa.Unbound):
+                after[name] = lost
+            elif ssa.is_live(t) and ssa.is_live(e):
+                after[name] = ssa.Unbound(f"it is bound inside the if at {where}, whose results are the "
+                                          "names its pl.yield_ binds")
+            elif ssa.is_live(t) or ssa.is_live(e):
+                after[name] = ssa.Unbound(f"it is bound in only one branch of the if at {where}")
+            elif isinstance(lost, ssa.Unbound):
+                after[name] = lost
+        return after, phis
+
+    def _branch_value(self, b: ssa.Binding | None, other: ssa.Binding | None, span: Span) -> ir.Var:
+        """The binder a branch leaves for a name (a lazily carried value is made now, with
+        the other branch's type)."""
+        if isinstance(b, ir.Var):
+            return b
+        assert isinstance(b, ssa.Carry)
+        if b.var is not None:
+            return b.var
+        typ = other.type if isinstance(other, ir.Var) else other.var.type if (
+            isinstance(other, ssa.Carry) and other.var is not None) else None
+        assert typ is not None, "an if merge of two unbound carried values"
+        return self.materialize(b, typ, span)
+
+    def _check_if_yields(self, then_info: _YieldInfo | None, else_info: _YieldInfo | None) -> None:
         message = "both branches of an if must yield the same names"
         if then_info is None:
             assert else_info is not None
             self.error(message, else_info.node)
         if else_info is None:
             self.error(message, then_info.node)
-        then_names = [t[0] for t in then_info.targets]
-        if then_names != [t[0] for t in else_info.targets]:
+        if [t[0] for t in then_info.targets] != [t[0] for t in else_info.targets]:
             self.error(message, else_info.node)
+
+    def _if_results(self, then_info: _YieldInfo, else_info: _YieldInfo) -> tuple[ir.Var, ...]:
         results = tuple(self.bind(name, self._result_type(v, ann, tnode), tnode)
                         for (name, ann, tnode), v in zip(then_info.targets, then_info.values, strict=True))
         for var, (_, ann, _tnode), value in zip(results, else_info.targets, else_info.values, strict=True):
@@ -1033,6 +1407,7 @@ class _FunctionParser:
         annot = None if annotation is None else self.type(annotation)
         value, inferred, what = self.value(value_node, annot)
         typ = inferred if annot is None else self.agree(annot, inferred, what, annotation or node)
+        self.rebinding(target.id, typ, target)
         var = self.bind(target.id, typ, target)
         return ir.AssignStmt(var, value, span=self.span(node))
 
@@ -1069,11 +1444,9 @@ class _FunctionParser:
     def _is_tile_cast(self, node: ast.Call) -> bool:
         if dotted(node.func) != "pl.cast" or not node.args or not isinstance(node.args[0], ast.Name):
             return False
-        for scope in reversed(self.scopes):
-            var = scope.get(node.args[0].id)
-            if var is not None:
-                return isinstance(var.type, ir.TileType)
-        return False
+        b = self.env.get(node.args[0].id)
+        var = b.var if isinstance(b, ssa.Carry) else b
+        return isinstance(var, ir.Var) and isinstance(var.type, ir.TileType)
 
     def agree(self, annot: ir.Type, got: ir.Type, what: str, node: ast.AST) -> ir.Type:
         """Check an annotation against the value's type (§6.3); return the binder's type."""
@@ -1161,18 +1534,35 @@ class _FunctionParser:
         return self.settle(self.expr(node, allow_float), ir.DType.INDEX)
 
     def settle(self, e: _Typed, dtype: ir.DType) -> ir.Expr:
+        """A bare literal takes `dtype` (§7.1); an integer that does not fit it is an error."""
         if isinstance(e, _Bare):
             if isinstance(e.value, float):
                 return ir.ConstFloat(e.value, ir.DType.FP32, span=e.span)
+            if dtype.is_int or dtype is ir.DType.BOOL:
+                message = fits_message(e.value, dtype)
+                if message is not None:
+                    self.error(message, e.span)
             return ir.ConstInt(e.value, dtype, span=e.span)
         return e
 
     def expr(self, node: ast.expr, allow_float: bool = False) -> _Typed:
+        """A scalar expression, its nesting bounded by `max_expr_depth()` (one limit for
+        kernels and `slotsat explore`)."""
+        self.depth += 1
+        try:
+            if self.depth > self.max_depth:
+                self.error(f"the expression is nested too deeply: more than {self.max_depth} levels (set "
+                           "SLOTSAT_MAX_EXPR_DEPTH to raise the limit)", node)
+            return self._expr(node, allow_float)
+        finally:
+            self.depth -= 1
+
+    def _expr(self, node: ast.expr, allow_float: bool) -> _Typed:
         if isinstance(node, ast.Constant):
             if type(node.value) is int:
                 return _Bare(node.value, self.span(node))
             if type(node.value) is float and allow_float:
-                return _Bare(node.value, self.span(node))
+                return _Bare(self.finite(node.value, node), self.span(node))
             self.error(f"unsupported syntax: literal {self.mp.source(node)}", node)
         if isinstance(node, ast.Name):
             var = self.lookup(node.id, node)
@@ -1197,8 +1587,10 @@ class _FunctionParser:
     def _unary(self, node: ast.UnaryOp, allow_float: bool) -> _Typed:
         if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
             value = node.operand.value
-            if type(value) is int or (type(value) is float and allow_float):
+            if type(value) is int:
                 return _Bare(-value, self.span(node))
+            if type(value) is float and allow_float:
+                return _Bare(-self.finite(value, node), self.span(node))
         if isinstance(node.op, ast.USub):
             self.error("unary minus is supported on integer literals only; write 0 - X", node)
         self.error(f"unsupported syntax: unary operator {self.mp.source(node)}", node)
@@ -1268,7 +1660,10 @@ class _FunctionParser:
         value = _is_int_literal(value_node)
         if value is not None:
             if dtype.is_float:
-                return ir.ConstFloat(float(value), dtype, span=self.span(node))
+                return ir.ConstFloat(self.finite(value, value_node), dtype, span=self.span(node))
+            message = _bit_pattern_message(value, dtype)
+            if message is not None:
+                self.error(message, value_node)
             return ir.ConstInt(value, dtype, span=self.span(node))
         fvalue: float | None = None
         if isinstance(value_node, ast.Constant) and type(value_node.value) is float:
@@ -1278,7 +1673,18 @@ class _FunctionParser:
             fvalue = -value_node.operand.value
         if fvalue is None or not dtype.is_float:
             self.error(f"pl.const expects (value, dtype), got {self.mp.source(node)}", node)
-        return ir.ConstFloat(fvalue, dtype, span=self.span(node))
+        return ir.ConstFloat(self.finite(fvalue, value_node), dtype, span=self.span(node))
+
+    def finite(self, value: int | float, node: ast.AST) -> float:
+        """A float literal's value; an infinite one (`1e400`, an integer past the float range)
+        is an error, since it has no printed form."""
+        try:
+            result = float(value)
+        except OverflowError:
+            result = math.inf
+        if not math.isfinite(result):
+            self.error(f"float literal {self.mp.source(node)} is not finite", node)
+        return result
 
     def _cast(self, node: ast.Call) -> ir.Expr:
         if len(node.args) != 2 or node.keywords:
@@ -1293,6 +1699,24 @@ class _FunctionParser:
             self.error(f"pl.cast between signed and unsigned dtypes is outside the subset "
                        f"({_dtype_text(src)} to {_dtype_text(dtype)})", node)
         return ir.Cast(value, dtype, span=self.span(node))
+
+
+class _ExprParser(_FunctionParser):
+    """The expression half of a function parser, with names resolved by a callback."""
+
+    _NO_FUNCTION = ast.FunctionDef(name="<expression>", args=ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[], decorator_list=[], returns=None, type_comment=None)
+
+    def __init__(self, mp: _ModuleParser, resolve: Callable[[str], ir.Var | None]) -> None:
+        super().__init__(mp, self._NO_FUNCTION)
+        self.resolve = resolve
+
+    def lookup(self, name: str, node: ast.AST) -> ir.Var:
+        var = None if name in ("pl", "self") or keyword.iskeyword(name) else self.resolve(name)
+        if var is None:
+            self.error(f"'{name}' is not defined", node)
+        return var
 
 
 def _op_name(name: str | None) -> str | None:
@@ -1441,6 +1865,10 @@ class _OpCall:
         if len(offsets.items) != len(tensor.type.shape):
             self.fp.error(f"{self.name} has {len(offsets.items)} offsets but the tensor has rank "
                           f"{len(tensor.type.shape)}", self.node)
+        if len(shape.items) != len(tensor.type.shape):
+            self.fp.error(f"{self.name} loads a tile of rank {len(shape.items)} from a tensor of rank "
+                          f"{len(tensor.type.shape)}; the tile's shape needs one entry per tensor dimension",
+                          self.node)
         if len(args) == 3:
             args.append(shape)
         valid = args[3]
@@ -1483,6 +1911,15 @@ def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | No
     if rule is ops.TypeRule.STORE:
         tensor = args[2]
         assert isinstance(tensor, ir.Var)
+        assert isinstance(tensor.type, ir.TensorType)
+        offsets = args[1]
+        assert isinstance(offsets, ir.ExprList)
+        rank = len(tensor.type.shape)
+        if len(offsets.items) != rank:
+            oc.fp.error(f"{oc.name} has {len(offsets.items)} offsets but the tensor has rank {rank}", oc.node)
+        if len(_tile_arg(args, 0).shape) != rank:
+            oc.fp.error(f"{oc.name} stores a tile of rank {len(_tile_arg(args, 0).shape)} into a tensor of "
+                        f"rank {rank}; the ranks must agree", oc.node)
         return tensor.type
     t0 = _tile_arg(args, 0)
     if rule is ops.TypeRule.READ:

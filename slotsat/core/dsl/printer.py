@@ -10,10 +10,14 @@ and if result types match what the parser derives from the yielded values.
 Printing is total on that IR: a node outside the DSL (a yield in a non-final position, a
 non-`tile.` op name, a non-finite float, ...) raises `AssertionError` naming the node.
 
-Names (§9.4): binders print their hints; a later binder whose hint is already printed in
-the function gets `<hint>_<n>`, the smallest `n >= 1` not yet printed. `pl` and `self` are
-reserved. A loop variable hinted `_` prints as `_`. Allocation names of pinned MemRefs are
-disambiguated the same way in their own namespace.
+An integer literal that does not fit its dtype (a bit pattern, `pl.const(2147483648,
+pl.INT32)`) always prints as `pl.const`, and loop bounds print as written.
+
+Names (§9.4): binders print their hints (the parser gives later bindings of a name hints
+`NAME_<n>` that are unique in the function, so they print unchanged); a later binder whose
+hint is already printed in the function gets `<hint>_<n>`, the smallest `n >= 1` not yet
+printed. `pl` and `self` are reserved. A loop variable hinted `_` prints as `_`.
+Allocation names of pinned MemRefs are disambiguated the same way in their own namespace.
 """
 
 from __future__ import annotations
@@ -179,6 +183,8 @@ class FunctionPrinter:
         return text
 
     def int_literal(self, e: ir.ConstInt, sibling: ir.Expr | None, standalone: bool) -> str:
+        if e.dtype.is_int and not e.dtype.fits(e.value):
+            return f"pl.const({e.value}, {_dtype(e.dtype)})"  # a bit pattern (§7.2); bare would not parse
         if standalone or sibling is None:
             bare = e.dtype is ir.DType.INDEX
         elif isinstance(sibling, ir.ConstInt | ir.ConstFloat):
@@ -309,7 +315,7 @@ class FunctionPrinter:
             raise AssertionError(f"unprintable statement {s!r}")
 
     def for_stmt(self, s: ir.ForStmt, depth: int, out: list[str]) -> None:
-        start, step = ir.index_literal(s.start), ir.index_literal(s.step)
+        start, step = _written_index(s.start), _written_index(s.step)
         if start == 0 and step == 1:
             args = [self.expr(s.stop)]
         elif step == 1:
@@ -347,6 +353,12 @@ class FunctionPrinter:
         if s.else_body is not None:
             out.append(f"{pad}else:")
             self.body(s.else_body, s.return_vars, depth + 1, out)
+
+
+def _written_index(e: ir.Expr) -> int | None:
+    """The value an INDEX literal is written with (not its bit pattern's: `pl.const(2**64,
+    pl.INDEX)` denotes 0 but must print as written)."""
+    return e.value if isinstance(e, ir.ConstInt) and e.dtype is ir.DType.INDEX else None
 
 
 def _prec(e: ir.Expr) -> int:
