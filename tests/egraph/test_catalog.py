@@ -250,10 +250,24 @@ def test_interval_refuses_wrap_boundary() -> None:
         "arith.addi",
         "arith.remui",
     ]
-    assert lower(fmod(add(runtime[0], C(2)), C(2)), slots=2, loops=(runtime,))[0] == [
+    # i + 2 may wrap (i reaches INT64_MAX - 1): the interval analysis proves nothing of it, so a
+    # remainder by 3 keeps its correction ...
+    engine = IndexEngine()
+    engine.add_loop(LoopInfo(*runtime))
+    wrapping = engine.add_root(add(runtime[0], C(2)))
+    assert engine.proven(wrapping) is None
+    assert lower(fmod(add(runtime[0], C(2)), C(3)), slots=3, loops=(runtime,))[0] == [
         "arith.addi",
         *CORRECTION,
     ]
+    # ... while a remainder by a power of two does not depend on the wrap (pow2_mod_add:
+    # (i + 2) % 2 == ((i % 2) + 0) % 2 == i % 2 modulo 2**64), so it takes i's own proof
+    ops, chosen = lower(fmod(add(runtime[0], C(2)), C(2)), slots=2, loops=(runtime,))
+    assert ops == ["arith.remui"]
+    i = runtime[0]
+    for v in (0, 1, INT64_MAX - 2, INT64_MAX - 1):
+        expected = eval_expr(fmod(add(i, C(2)), C(2)), {i.id: v})
+        assert evaluate_term(chosen.term, {i.id: v}) == expected  # type: ignore[attr-defined]
 
 
 def test_accept_bare() -> None:

@@ -71,6 +71,15 @@ def _engine_corpus() -> Counter[str]:
             ],
         ),
         ((C(0), n, 1), [(fmod(add(i, C(1)), C(2)), 2)]),
+        (  # a runtime stop: sums that may wrap (pow2_mod_*), a quotient that may be negative
+            (C(0), n, 1),
+            [
+                (fmod(add(i, i), C(2)), 2),
+                (fmod(add(i, C(-1)), C(4)), 4),
+                (fmod(sub(i, C(1)), C(4)), 4),
+                (fmod(fdiv(sub(i, C(1)), C(4)), C(2)), 2),
+            ],
+        ),
         (
             (C(0), C(24), 4),
             [(fmod(fdiv(sub(i, C(1)), C(4)), C(2)), 2), (fmod(fdiv(add(i, C(-5)), C(4)), C(2)), 2)],

@@ -174,6 +174,91 @@ def _narrow_widen_int(w: int) -> Obligation:
     return Obligation([c > 0, *_range(n, a, c), *p], z3.And(*_range(n, q, r)))
 
 
+# Remainders by a power of two (`pow2_mod_*`). z3 is slow on a remainder by a symbolic
+# divisor, so the proof has two steps, each an obligation of its own: `_pow2_mask` shows that
+# the floor remainder by a power of two `f` is the low bits, `x & (f - 1)`, for every `w`-bit
+# `x`; the rules' obligations then state their two sides with every remainder replaced by
+# its low bits (exactly the lemma's instances), which is pure bit arithmetic. `_pow2_probe`
+# shows that the rules' query guard (`f > 0`, `2**62 % f == 0` on egglog's `i64`,
+# `f <= max(dt)`) selects powers of two.
+
+
+def _is_pow2(f: z3.BitVecRef) -> list[z3.BoolRef]:
+    return [f > 0, f & (f - 1) == 0]
+
+
+def _pow2_mask(w: int) -> Obligation:
+    x, f = bv("x", w), bv("f", w)
+    return Obligation(_is_pow2(f), fmod(x, f) == x & (f - 1))
+
+
+def _pow2_probe(w: int) -> Obligation:
+    f = bv("f", 64)  # the guard is computed on egglog's i64
+    return Obligation(
+        [f > 0, f <= K((1 << (w - 1)) - 1, 64), z3.SRem(K(1 << 62, 64), f) == 0], f & (f - 1) == 0
+    )
+
+
+def _pow2_mod(kind: str) -> Callable[[int], Obligation]:
+    """`(a + b) % f == ((a % f) + (b % f)) % f` (`add`), `(x + c) % f == ((x % f) + c mod f) % f`
+    (`shift_add`), `(x - c) % f == ((x % f) + (-c) mod f) % f` (`shift_sub`), for all `w`-bit
+    operands (no non-negativity or wrap premise: the rules' guards only choose where they
+    pay), each `y % f` written as `y & (f - 1)` (`_pow2_mask`)."""
+
+    def build(w: int) -> Obligation:
+        a, b, f = bv("a", w), bv("b", w), bv("f", w)
+        m = f - 1
+        lhs = {"add": a + b, "shift_add": a + b, "shift_sub": a - b}[kind]
+        part = b & m if kind != "shift_sub" else (-b) & m  # b % f, c mod f, (-c) mod f
+        return Obligation(_is_pow2(f), lhs & m == ((a & m) + part) & m)
+
+    return build
+
+
+def _unique(a: z3.ArithRef, n: z3.ArithRef, q: z3.ArithRef, r: z3.ArithRef,  # noqa: PLR0917
+            q2: z3.ArithRef, r2: z3.ArithRef) -> z3.BoolRef:
+    """Floor division by `a > 0` is unique: two quotient-remainder pairs of `n` are equal."""
+    return z3.Implies(
+        z3.And(a > 0, n == a * q + r, n == a * q2 + r2, r >= 0, r < a, r2 >= 0, r2 < a),
+        z3.And(q == q2, r == r2),
+    )
+
+
+def _below(a: z3.ArithRef, b: z3.ArithRef, n: z3.ArithRef, q: z3.ArithRef, r: z3.ArithRef) -> z3.BoolRef:
+    """The floor quotient by `a > 0` of an `n` in `[0, a*b)` lies in `[0, b)`."""
+    return z3.Implies(
+        z3.And(a > 0, n == a * q + r, r >= 0, r < a, n >= 0, n < a * b), z3.And(q >= 0, q < b)
+    )
+
+
+def _unique_lemma(w: int) -> Obligation:
+    a, n, q, r, q2, r2 = z3.Ints("a n q r q2 r2")
+    return Obligation([], _unique(a, n, q, r, q2, r2))
+
+
+def _below_lemma(w: int) -> Obligation:
+    a, b, n, q, r = z3.Ints("a b n q r")
+    return Obligation([], _below(a, b, n, q, r))
+
+
+def _floordiv_mod_split(w: int) -> Obligation:
+    """`(x // a) % b == (x % (a*b)) // a` in integers (no operation on either side wraps for
+    positive literals with `a*b` in range); z3's nonlinear arithmetic needs the instances of
+    `_unique` and `_below` it uses, each proven on its own."""
+    x, a, b = z3.Ints("x a b")
+    q1, r1, p1 = floor_qr(x, a)  # x // a, x % a
+    q2, r2, p2 = floor_qr(q1, b)  # (x // a) % b is r2
+    q3, r3, p3 = floor_qr(x, a * b)  # x % (a*b) is r3
+    q4, r4, p4 = floor_qr(r3, a)  # (x % (a*b)) // a is q4
+    lemmas = [
+        _unique(a, x, q1, r1, b * q3 + q4, r4),  # x == a * (b * q3 + q4) + r4
+        _below(a, b, r3, q4, r4),  # 0 <= q4 < b
+        _unique(b, q1, q2, r2, q3, q4),  # q1 == b * q3 + q4
+    ]
+    prem = [a > 0, b > 0, *_range(w, x, a, b, a * b), *p1, *p2, *p3, *p4, *lemmas]
+    return Obligation(prem, r2 == q4)
+
+
 def _mod_elim(w: int) -> Obligation:
     x, f = bv("x", w), bv("f", w)
     return Obligation([f > 0, x >= 0, x < f], fmod(x, f) == x)
@@ -393,6 +478,14 @@ OBLIGATIONS: dict[str, Callable[[int], Obligation]] = {
     "floordiv_residue_sub": _floordiv_residue(-1),
     "floormod_shift_add": _floormod_shift_add,
     "floormod_shift_sub": _floormod_shift_sub,
+    "pow2_mod_add": _pow2_mod("add"),
+    "pow2_mod_shift_add": _pow2_mod("shift_add"),
+    "pow2_mod_shift_sub": _pow2_mod("shift_sub"),
+    "pow2_mod_* (a remainder by a power of two is its low bits)": _pow2_mask,
+    "pow2_mod_* (the query guard selects powers of two)": _pow2_probe,
+    "floordiv_mod_split": _floordiv_mod_split,
+    "floordiv_mod_split (floor division is unique)": _unique_lemma,
+    "floordiv_mod_split (a quotient of a value below a*b is below b)": _below_lemma,
     "multiple_elim": _multiple_elim,
     "mod_elim": _mod_elim,
     "cast_elim": _cast_elim,
