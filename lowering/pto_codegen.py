@@ -583,6 +583,82 @@ def plain_sites(s: ir.Stmt, planner: Planner) -> list[Site3]:
     return [site for site in out if _is_scalar_expr(site[0])]
 
 
+def _slot_memref(v: ir.Var) -> ir.MemRef | None:
+    """The memref of a tile definition that is a slot of a multi-slot allocation (a get)."""
+    tile = v.type
+    m = tile.memref if isinstance(tile, ir.TileType) else None
+    if m is None or m.slot_index is None or m.slot_count < 2:
+        return None
+    return m
+
+
+def emission_order(s: ir.Stmt, planner: Planner) -> list[ir.Var | Site3]:
+    """What codegen lowers for statement `s` (not its children), in the order it lowers it: a
+    `Var` is the slot operand of that tile definition (its get), the rest are `plain_sites`.
+    A tile's definition (its get, or its valid extents and PYPTO address) comes first for a
+    `tile.load` (`_load` defines the tile, then builds the partition view), after the
+    statement's own operands otherwise (`call` lowers scalar operands first; `if_` lowers
+    the condition, then defines the results)."""
+    sites = plain_sites(s, planner)
+    definition: list[ir.Var | Site3] = [v for v in _tile_definitions(s) if _slot_memref(v) is not None]
+    definition += [site for site in sites if site[2] in ("extent", "address")]
+    rest: list[ir.Var | Site3] = [site for site in sites if site[2] not in ("extent", "address")]
+    if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op == "tile.load":
+        return [*definition, *rest]
+    return [*rest, *definition]
+
+
+@dataclass(frozen=True, slots=True)
+class EmissionSite:
+    """One item of `emission_order` with where codegen lowers it: the statement's line, the
+    enclosing loops (outermost first) and the enclosing blocks (`Emitter.block`: loop bodies
+    and `if` branches, each numbered once per function, outermost first)."""
+
+    line: int
+    loops: tuple[LoopInfo, ...]
+    blocks: tuple[int, ...]
+    item: ir.Var | Site3
+
+
+def emission_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[EmissionSite]:
+    """`emission_order` over the whole function, in codegen's emission order."""
+    out: list[EmissionSite] = []
+    count = 0
+
+    def visit(body: ir.SeqStmts, loops: tuple[LoopInfo, ...], blocks: tuple[int, ...]) -> None:
+        nonlocal count
+        for s in body.stmts:
+            line = _span(s).line
+            out.extend(EmissionSite(line, loops, blocks, item) for item in emission_order(s, planner))
+            if isinstance(s, ir.ForStmt):
+                info = LoopInfo(s.loop_var, _try_fold(s.start), _try_fold(s.stop), _try_fold(s.step))
+                count += 1
+                visit(s.body, (*loops, info), (*blocks, count))
+            elif isinstance(s, ir.IfStmt):
+                for branch in (s.then_body, s.else_body):
+                    if branch is not None:
+                        count += 1
+                        visit(branch, loops, (*blocks, count))
+
+    visit(fn.body, (), ())
+    return out
+
+
+def plain_root(e: ir.Expr, want: ir.DType | None) -> ir.Expr | None:
+    """The root codegen's index engine holds for a plain site (`e` converted to `want`), or
+    None when there is none: not an integer or comparison, or folding to a literal (a
+    constant), or a folding error (left for emission to report in order)."""
+    dtype = ir.expr_dtype(e)
+    if not (dtype.is_int or dtype is ir.DType.BOOL):
+        return None
+    try:
+        if isinstance(fold(e), ir.ConstInt | ir.ConstFloat):
+            return None
+    except PassError:
+        return None
+    return _converted(e, want)
+
+
 @dataclass(frozen=True, slots=True)
 class IndexSite:
     """One integer expression of a kernel function as codegen sees it (`slotsat explore FILE`):
@@ -598,33 +674,23 @@ class IndexSite:
 
 def index_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[IndexSite]:
     """Every slot operand and plain integer expression of `fn` codegen lowers, in emission
-    order, without the ones that fold to a literal (those are constants, not arithmetic)."""
+    order (`emission_sites`), without the ones that fold to a literal (those are constants,
+    not arithmetic) and without comparisons."""
     out: list[IndexSite] = []
-
-    def visit(body: ir.SeqStmts, loops: tuple[LoopInfo, ...]) -> None:
-        for s in body.stmts:
-            line = _span(s).line
-            for v in _tile_definitions(s):  # the get comes before the op that writes the tile
-                tile = v.type
-                m = tile.memref if isinstance(tile, ir.TileType) else None
-                if m is None or m.slot_index is None or m.slot_count < 2:
-                    continue
-                index = m.slot_index
-                if ir.expr_dtype(index).is_int and not isinstance(_try_fold(index), ir.ConstInt):
-                    kind = f"slot operand of '{v.name_hint}'"
-                    out.append(IndexSite(line, kind, index, m.slot_count, loops))
-            for e, want, kind in plain_sites(s, planner):
-                if ir.expr_dtype(e).is_int and not isinstance(_try_fold(e), ir.ConstInt):
-                    out.append(IndexSite(line, kind, _converted(e, want), None, loops))
-            if isinstance(s, ir.ForStmt):
-                info = LoopInfo(s.loop_var, _try_fold(s.start), _try_fold(s.stop), _try_fold(s.step))
-                visit(s.body, (*loops, info))
-            elif isinstance(s, ir.IfStmt):
-                visit(s.then_body, loops)
-                if s.else_body is not None:
-                    visit(s.else_body, loops)
-
-    visit(fn.body, ())
+    for site in emission_sites(fn, planner):
+        if isinstance(site.item, ir.Var):
+            v = site.item
+            m = _slot_memref(v)
+            assert m is not None
+            assert m.slot_index is not None
+            index = m.slot_index
+            if ir.expr_dtype(index).is_int and not isinstance(_try_fold(index), ir.ConstInt):
+                kind = f"slot operand of '{v.name_hint}'"
+                out.append(IndexSite(site.line, kind, index, m.slot_count, site.loops))
+        else:
+            e, want, kind = site.item
+            if ir.expr_dtype(e).is_int and not isinstance(_try_fold(e), ir.ConstInt):
+                out.append(IndexSite(site.line, kind, _converted(e, want), None, site.loops))
     return out
 
 
@@ -910,17 +976,12 @@ class FunctionEmitter(Emitter):
             return
 
     def _collect_plain(self, e: ir.Expr, want: ir.DType | None) -> None:
-        dtype = ir.expr_dtype(e)
         site = _site(e, want)
-        if site in self.plain_roots or not (dtype.is_int or dtype is ir.DType.BOOL):
+        if site in self.plain_roots:
             return
-        try:
-            folded = fold(e)
-            if isinstance(folded, ir.ConstInt | ir.ConstFloat):
-                return
-            self.plain_roots[site] = self.engine.add_root(_converted(e, want))
-        except PassError:
-            return
+        root = plain_root(e, want)
+        if root is not None:
+            self.plain_roots[site] = self.engine.add_root(root)
 
     def engine_stats(self) -> EngineStats:
         report = self.engine.saturate().report
