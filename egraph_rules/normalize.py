@@ -185,6 +185,19 @@ def _shifts(  # noqa: PLR0917
     # (x - c) // k -> (x + r) // k - q  with -c = r - q*k, 0 < r < k (so ((k - 1) // 4) gets a
     # dividend k + 3 that is non-negative wherever k is)
     yield rule(
+        e := (x // K(k, dt)) + K(q, dt),
+        *bounded(k > i64(0), q > i64(0), eq(c).to(q * k)),
+        *shifted_fits(BigInt(c)),
+        name=_nm(
+            "floordiv_unshift_add",
+            "x // k + q -> (x + q*k) // k  [k > 0, q > 0, q*k computed in the query, x + q*k does not wrap]",
+        ),
+    ).then(union(e).with_((x + K(c, dt)) // K(k, dt)))
+    # The converse of floordiv_shift_add: a literal added to a quotient moves into its dividend,
+    # so ((k + 3) // 4 + 1) % 2 (the residue shift's form of ((k - 1) // 4) % 2) also reads
+    # ((k + 7) // 4) % 2, one add fewer. It creates one dividend x + q*k per quotient-plus-literal
+    # term the other rules made, and floordiv_shift_add maps it straight back: no chain.
+    yield rule(
         e := (x + K(c, dt)) % K(f, dt),
         *bounded(f > i64(0), eq(r).to(floor_mod(c, f)), ne(r).to(c)),
         *shifted_fits(BigInt(c)),

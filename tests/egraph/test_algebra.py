@@ -45,16 +45,33 @@ def _agrees(term: object, e: ir.Expr, envs: list[dict[int, int]]) -> None:
 
 
 def test_the_residue_shift_gives_a_shifted_quotient_an_accepted_form() -> None:
+    """`((k - 1) // 4) % 2` over `k >= 0`: the residue shift gives `((k + 3) // 4 - 1) % 2`, the
+    floor-mod shift `((k + 3) // 4 + 1) % 2` (4 ops), and moving the literal back into the
+    dividend `((k + 7) // 4) % 2` (3 ops), every one a remainder of a proven value that peels."""
     engine, k = _engine(0, 24, 4)
     e = fmod(fdiv(sub(k, C(1)), C(4)), C(2))
     root = engine.add_root(e, slots=2)
     chosen = engine.choose(root, EmittedScope())
-    assert describe(chosen.term) == "remui((divui((i + 3), 4) + 1), 2)"
+    assert describe(chosen.term) == "remui(divui((i + 7), 4), 2)"
     assert chosen.accepted
-    assert chosen.cost == 4
+    assert chosen.cost == 3
+    forms = {f.form: f for f in engine.forms(root)}
+    assert forms["remui((divui((i + 3), 4) + 1), 2)"].ops == 4
+    assert forms["remui((divui((i + 3), 4) + 1), 2)"].matcher_accepts
     for v in range(0, 24, 4):
         assert evaluate_term(chosen.term, {k.id: v}) == eval_expr(e, {k.id: v})
-    assert engine.saturate().report.matches["floordiv_residue_sub"] >= 1
+    matches = engine.saturate().report.matches
+    assert matches["floordiv_residue_sub"] >= 1
+    assert matches["floordiv_unshift_add"] >= 1
+
+
+def test_the_unshift_does_not_fire_where_the_dividend_could_wrap() -> None:
+    """`(i // 4 + 1) % 2` with `i` up to `INT64_MAX - 1`: `i + 4` may wrap, so the quotient keeps
+    its literal outside."""
+    engine, i = _engine(0, None)
+    root = engine.add_root(fmod(add(fdiv(i, C(4)), C(1)), C(2)), slots=2)
+    assert "+ 4" not in describe(engine.choose(root, EmittedScope()).term)
+    assert engine.saturate().report.matches.get("floordiv_unshift_add", 0) == 0
 
 
 def test_the_residue_shift_of_an_added_literal() -> None:

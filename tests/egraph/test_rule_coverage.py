@@ -154,7 +154,7 @@ def test_iteration_counts_are_pinned() -> None:
     engine.add_root(fmod(fdiv(sub(i, C(8)), C(4)), C(4)), slots=4)
     engine.add_root(fmod(fdiv(sub(add(i, C(4)), C(8)), C(4)), C(4)), slots=4)
     report = engine.saturate().report
-    assert report.iterations == 5
+    assert report.iterations == 6  # floordiv_unshift_add unions (i - 8) // 4 + 1 with (i - 4) // 4
     assert report.limit_hit is None
     engine = IndexEngine()
     engine.add_loop(LoopInfo(i, C(0), C(4), C(1)))

@@ -474,6 +474,7 @@ OBLIGATIONS: dict[str, Callable[[int], Obligation]] = {
     "id_div_one": _ring(lambda x, c, d: (fdiv(x, K(1, x.size())), x)),
     "floordiv_shift_add": _floordiv_shift(1),
     "floordiv_shift_sub": _floordiv_shift(-1),
+    "floordiv_unshift_add": _floordiv_shift(1),  # the same equation, read right to left
     "floordiv_residue_add": _floordiv_residue(1),
     "floordiv_residue_sub": _floordiv_residue(-1),
     "floormod_shift_add": _floormod_shift_add,
