@@ -63,6 +63,7 @@ INT64_MAX = (1 << 63) - 1
 
 CODES: tuple[str, ...] = (
     "planner",
+    "cross-core",
     "under-declined",
     "stage-range",
     "runtime-step",
@@ -79,7 +80,10 @@ CODES: tuple[str, ...] = (
     "capacity-size",
     "capacity",
 )
-"""Decline codes in the check order of §10."""
+"""Decline codes in the check order of §10, with `cross-core` right after `planner`: the
+reference takes every pipeline loop that both pushes and pops across cores out of
+LowerPipelineToSlots's hands (its SkewCrossCorePipeline runs first), so that is the first
+question about a loop."""
 
 RANK: dict[str, int] = {code: k for k, code in enumerate(CODES)}
 
@@ -107,6 +111,10 @@ alias_edge = relation("alias_edge", Tile, Tile)
 """`alias_edge(v, s)`: `v` shares `s`'s buffer (a bare copy or an inheriting op)."""
 phi_read = relation("phi_read", Tile)
 inherit_read = relation("inherit_read", Tile)
+holds_tpush = relation("holds_tpush", Loop)
+"""A statement of the loop's own body (not a nested one) pushes a tile to the other core."""
+holds_tpop = relation("holds_tpop", Loop)
+"""A statement of the loop's own body pops a tile from the other core."""
 capacity_declined = relation("capacity_declined", Loop, String)
 """Set by Python's budget walk with the code `capacity` or `capacity-size`."""
 
@@ -165,6 +173,14 @@ def _seed(loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
 
 
 @gates.register
+def _cross_core(loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
+    """A body that both pushes and pops across cores is a cross-core pipeline (the reference's
+    `BodyHasCrossCorePair`): one direction alone is an ordinary op to the slots pass."""
+    yield rule(holds_tpush(loop), holds_tpop(loop), eq(stages(loop)).to(f), f > i64(1)).then(
+        *_decline(loop, "cross-core"))
+
+
+@gates.register
 def _loop_shape(loop: Loop, f: i64, s: i64, p: i64, m: i64) -> Iterable[RewriteOrRule]:
     """L1–L4 (§4.1)."""
     yield rule(eq(stages(loop)).to(f), f > i64(16)).then(*_decline(loop, "stage-range"))  # L1
@@ -216,6 +232,8 @@ SYMBOLS: dict[str, object] = {
     "alias_edge": alias_edge,
     "phi_read": phi_read,
     "inherit_read": inherit_read,
+    "holds_tpush": holds_tpush,
+    "holds_tpop": holds_tpop,
     "capacity_declined": capacity_declined,
     "ok": ok,
     "decline_rank": decline_rank,
@@ -256,6 +274,11 @@ class FactBatch:
 
     def alias_edge(self, v: int, s: int) -> None:
         self.actions.append(Call("alias_edge", (tile_ref(v), tile_ref(s))))
+
+    def cross_core(self, loop: int, name: str) -> None:
+        """A loop relation of the cross-core gate: `holds_tpush` or `holds_tpop`."""
+        assert name in ("holds_tpush", "holds_tpop"), name
+        self.actions.append(Call(name, (loop_ref(loop),)))
 
     def capacity_declined(self, loop: int, code: str) -> None:
         assert code in ("capacity", "capacity-size"), code

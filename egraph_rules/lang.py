@@ -87,7 +87,7 @@ SIGNED_DTYPES: tuple[ir.DType, ...] = (
     ir.DType.INT64,
 )
 """The dtypes whose arithmetic the rules see (`Idx` operations exist at these only)."""
-INT_DTYPES: tuple[ir.DType, ...] = tuple(d for d in ir.DType if d.is_int)
+INT_DTYPES: tuple[ir.DType, ...] = tuple(d for d in ir.DType if d.is_int_arith)
 
 DTYPE: dict[ir.DType, Dtype] = {d: getattr(Dtype, d.name) for d in INT_DTYPES}
 """The `Dtype` constant of every integer `ir.DType`."""

@@ -57,6 +57,9 @@ class LeafLowering:
             return e
         if isinstance(e, ir.ConstFloat):
             raise ValueError("float literals are not index expressions")
+        if isinstance(e, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            raise ValueError(f"{type(e).__name__} is not an index expression (codegen's preflight "
+                             "declines it)")
         if is_part(e):
             return self.part(e)
         if isinstance(e, ir.Cast):

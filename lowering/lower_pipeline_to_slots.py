@@ -36,6 +36,7 @@ Gates (§10 order; the first failing code is reported)
 | Gate | Why |
 | --- | --- |
 | planner is `PTOAS` | under `PYPTO` codegen emits no regions (§3) |
+| the body does not both push and pop across cores | the reference pipelines it across cores first |
 | not under a declined `F > 1` pipeline loop | its `F` clones would select two slots in one body (B9, §7) |
 | `2 <= F <= 16` | a ptoas region holds 2 to 16 slots (L1) |
 | step a literal `> 0` | the slot is a function of the iteration number (L2) |
@@ -102,7 +103,8 @@ import networkx as nx
 from slotsat.analysis.alias import AliasFacts, alias_facts, tile_definitions
 from slotsat.analysis.budget import Backend, Budget, CapacityDecline, region_bytes
 from slotsat.analysis.loops import LoopNode, loop_nodes, loop_tree, pipeline_ancestors
-from slotsat.core import ir
+from slotsat.core import ir, ops
+from slotsat.core.ops import CrossCore, cross_core_role
 from slotsat.core.options import Planner
 from slotsat.egraph_rules import gates as g
 from slotsat.egraph_rules.loops import LoopInfo, loop_facts
@@ -187,6 +189,19 @@ def _candidates(loop: ir.ForStmt) -> list[ir.AssignStmt]:
                 and t.memref is None:
             out.append(s)
     return out
+
+
+def _cross_core_ops(loop: ir.ForStmt) -> dict[CrossCore, str]:
+    """The first push and the first pop among the loop's own statements (the reference's
+    `BodyHasCrossCorePair` looks no deeper), by role."""
+    found: dict[CrossCore, str] = {}
+    for s in loop.body.stmts:
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call):
+            role = cross_core_role(call.op)
+            if role is not None:
+                found.setdefault(role, call.op)
+    return found
 
 
 def _space_bad(t: ir.TileType) -> bool:
@@ -284,6 +299,11 @@ class LowerPipelineToSlots:
             for anc in p.ancestors:
                 batch.encloses(anc, key)
             if p.stages > 1:
+                cross = _cross_core_ops(p.info.stmt)
+                if CrossCore.PUSH in cross:
+                    batch.cross_core(key, "holds_tpush")
+                if CrossCore.POP in cross:
+                    batch.cross_core(key, "holds_tpop")
                 batch.candidate_count(key, len(p.candidates))
                 for c in p.candidates:
                     tv = c.var.id
@@ -452,6 +472,11 @@ def _check_slot_term(term: ir.Expr, iv: ir.Var, stages: int) -> None:
 def _message(code: str, p: _Loop, ctx: _Context, reasons: _Reasons) -> str:
     """The sentence of a decline, from the facts that made it (`_Reasons`) and the loop."""
     loop = p.info.stmt
+    if code == "cross-core":
+        cross = _cross_core_ops(loop)
+        return (f"the body exchanges tiles with the other core ({cross[CrossCore.PUSH]}, "
+                f"{cross[CrossCore.POP]}); a cross-core loop is pipelined across the cores, "
+                "not rotated through slots")
     if code == "under-declined":
         declined = reasons.under.get(p.info.key, frozenset())
         for anc in p.ancestors:  # nearest first
@@ -504,6 +529,10 @@ def _tile_message(code: str, p: _Loop, ctx: _Context, reasons: _Reasons) -> str:
             via = _first(reasons.inherit_via.get(c.var.id, frozenset()),
                          [v.id for v, _ in ctx.facts.inherit_reads])
             op = next(op for v, op in ctx.facts.inherit_reads if v.id == via)
+            if not ops.effect_known(op):
+                callee = op if op.startswith("self.") else f"pl.{op}"
+                return (f"load '{name}' is passed to {callee}, whose effect on its arguments slotsat does "
+                        "not analyse")
             return f"load '{name}' is consumed by {op}, whose result shares its buffer"
     raise AssertionError(f"no candidate explains decline code {code}")
 

@@ -694,6 +694,142 @@ def index_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[Index
     return out
 
 
+_UNEMITTED_SPACES = frozenset(
+    {ir.MemorySpace.LeftScale, ir.MemorySpace.RightScale, ir.MemorySpace.ScalarLocal})
+_CODEGEN_EXTRAS: dict[str, tuple[str, ...]] = {
+    "tile.row_sum": ("tmp_tile",), "tile.row_max": ("tmp_tile",), "tile.row_min": ("tmp_tile",),
+}
+"""Extra positional arguments of the reference's forms that codegen emits (a scratch tile)."""
+
+
+def preflight(fn: ir.Function) -> None:
+    """Decline, with a located `PassError`, a function that uses a construct of the
+    reference's printed IR that the code generator does not emit: while loops, runtime
+    scopes, parallel / unroll loops, returns inside branches, scalar operations outside the
+    index language (`ir.is_index_expr`), calls of other functions, ops without a PTO
+    spelling or in a form the model does not cover, explicit tile layouts, tensors with
+    dynamic shapes or views. Never emits a guess."""
+    for p in fn.params:
+        t = p.type
+        if isinstance(t, ir.TensorType) and (t.static_shape is None or t.view is not None or t.distributed):
+            what = "a dynamic shape" if t.static_shape is None else (
+                "a distributed tensor" if t.distributed else "an explicit pl.TensorView")
+            raise PassError(f"parameter '{p.name_hint}' has {what}, which slotsat's code generator does not "
+                            "emit", p.span)
+    _preflight_body(fn.body, top=True)
+
+
+def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
+    for k, s in enumerate(body.stmts):
+        span = _span(s)
+        if isinstance(s, ir.WhileStmt | ir.ScopeStmt):
+            what = "while loops" if isinstance(s, ir.WhileStmt) else "runtime scopes (with pl.scope())"
+            raise PassError(f"slotsat's code generator does not emit {what}", span)
+        if isinstance(s, ir.ReturnStmt) and not (top and k == len(body.stmts) - 1):
+            raise PassError("slotsat's code generator does not emit a return inside a branch", span)
+        if isinstance(s, ir.ForStmt):
+            if s.kind in (ir.ForKind.PARALLEL, ir.ForKind.UNROLL):
+                raise PassError(f"slotsat's code generator does not emit pl.{s.kind.value.lower()} loops",
+                                span)
+            for e in (s.start, s.stop, s.step, *(it.init for it in s.iter_args)):
+                _preflight_expr(e, span)
+            _preflight_binders([it.var for it in s.iter_args] + list(s.return_vars), span)
+        elif isinstance(s, ir.IfStmt):
+            _preflight_expr(s.cond, span)
+            _preflight_binders(list(s.return_vars), span)
+        elif isinstance(s, ir.AssignStmt):
+            _preflight_binders([s.var], span)
+            if isinstance(s.value, ir.Call):
+                _preflight_call(s.value, span)
+            else:
+                _preflight_expr(s.value, span)
+        elif isinstance(s, ir.EvalStmt):
+            _preflight_call(s.call, span)
+        elif isinstance(s, ir.YieldStmt | ir.ReturnStmt):
+            for v in s.values:
+                _preflight_expr(v, span)
+        for child in ir.stmt_children_bodies(s):
+            _preflight_body(child, top=False)
+
+
+def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
+    for v in binders:
+        t = v.type
+        if isinstance(t, ir.TileType):
+            if t.layout is not None:
+                raise PassError(f"tile '{v.name_hint}' has an explicit pl.TileView layout, which slotsat's "
+                                "code generator does not emit", span)
+            if t.memory_space in _UNEMITTED_SPACES:
+                raise PassError(f"tile '{v.name_hint}' lives in {t.memory_space.value}, which slotsat's code "
+                                "generator does not emit", span)
+            for e in t.valid_shape or ():
+                _preflight_expr(e, span)
+        elif isinstance(t, ir.TupleType | ir.ArrayType | ir.OpaqueType):
+            kind = type(t).__name__.removesuffix("Type").lower()
+            raise PassError(f"'{v.name_hint}' has a {kind} type, which slotsat's code generator does not "
+                            "emit", span)
+        elif isinstance(t, ir.TensorType) and t.static_shape is None:
+            raise PassError(f"tensor '{v.name_hint}' has a dynamic shape, which slotsat's code generator "
+                            "does not emit", span)
+
+
+def _preflight_expr(e: ir.Expr, span: Span) -> None:
+    if isinstance(e, ir.Var) or ir.is_index_expr(e) or isinstance(e, ir.ConstFloat):
+        return
+    for sub in _all_subexprs(e):
+        if isinstance(sub, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            raise PassError(f"slotsat's code generator does not lower '{format_expr(sub)}'",
+                            sub.span if sub.span != NO_SPAN else span)
+        if isinstance(sub, ir.Cast):
+            src, dst = ir.expr_dtype(sub.a), sub.dtype
+            if not (src.is_int_arith and dst.is_int_arith) or (src.is_signed != dst.is_signed):
+                where = sub.span if sub.span != NO_SPAN else span
+                raise PassError(f"slotsat's code generator does not lower the cast '{format_expr(sub)}' "
+                                f"(pl.{src.value} to pl.{dst.value})", where)
+
+
+def _all_subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
+    yield e
+    for child in ir.expr_children(e):
+        yield from _all_subexprs(child)
+
+
+def _preflight_call(c: ir.Call, span: Span) -> None:
+    where = c.span if c.span != NO_SPAN else span
+    if c.op == "tile.alloc":
+        return
+    spec = ops.lookup(c.op)
+    if spec is None or (spec.pto is None and c.op not in ("tile.load", "tile.store")):
+        what = f"calls of other functions ({c.op})" if c.op.startswith("self.") else c.op
+        raise PassError(f"slotsat's code generator does not support {what}", where)
+    extras = _CODEGEN_EXTRAS.get(c.op, ())
+    nargs = len(c.args)
+    base = len({*spec.params, *spec.optional})
+    if nargs > base and spec.ref_extra[:nargs - base] == extras[:nargs - base]:
+        nargs = base
+    reason = ops.unmodelled(c.op, nargs, dict(c.kwargs))
+    if reason is not None:
+        raise PassError(f"slotsat's code generator does not support {reason}", where)
+    for arg in (*c.args, *(v for _, v in c.kwargs)):
+        if isinstance(arg, ir.StrArg | ir.EnumArg | ir.FuncRef | ir.ArgList):
+            raise PassError(f"slotsat's code generator does not support {c.op} with argument "
+                            f"{arg!r}", where)
+        if isinstance(arg, ir.ExprList):
+            for item in arg.items:
+                _preflight_expr(item, where)
+        elif not isinstance(arg, ir.SpaceArg | ir.DTypeArg):
+            _preflight_expr(arg, where)
+
+
+def _calls_tile_ops(fn: ir.Function) -> bool:
+    """Whether `fn` calls a `tile.` op (a plain `@pl.function` of orchestration code has none)."""
+    for s in ir.walk_stmts(fn.body):
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call) and call.op.startswith("tile.") and call.op != "tile.alloc":
+            return True
+    return False
+
+
 def _has_tile_ops(fn: ir.Function) -> bool:
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op != "tile.alloc":
@@ -751,6 +887,7 @@ class FunctionEmitter(Emitter):
 
     def emit(self) -> list[str]:
         fn = self.fn
+        preflight(fn)
         kind = _kernel_kind(fn)
         check_shared_buffers(fn, self.live)
         params: list[str] = []
@@ -795,10 +932,12 @@ class FunctionEmitter(Emitter):
     def _tensor_view(self, p: ir.Var, arg: str) -> None:
         t = p.type
         assert isinstance(t, ir.TensorType)
-        shape = [self.const(d, ir.DType.INDEX) for d in t.shape]
-        strides_v = [1] * len(t.shape)
-        for k in range(len(t.shape) - 2, -1, -1):
-            strides_v[k] = strides_v[k + 1] * t.shape[k + 1]
+        static = t.static_shape
+        assert static is not None  # preflight declined dynamic shapes
+        shape = [self.const(d, ir.DType.INDEX) for d in static]
+        strides_v = [1] * len(static)
+        for k in range(len(static) - 2, -1, -1):
+            strides_v[k] = strides_v[k + 1] * static[k + 1]
         strides = [self.const(s, ir.DType.INDEX) for s in strides_v]
         name = self.fresh_name(f"{p.name_hint}_view")
         dims = "x".join("?" for _ in t.shape)
@@ -1135,7 +1274,7 @@ class FunctionEmitter(Emitter):
             )
             return
         ins: list[tuple[str, str]] = []
-        for k, arg in enumerate(c.args):
+        for k, arg in enumerate(c.args[:len(spec.params)]):
             if isinstance(arg, ir.DTypeArg | ir.SpaceArg):
                 continue
             if spec.params[k] == "scalar":
@@ -1144,12 +1283,15 @@ class FunctionEmitter(Emitter):
                 ins.append(self._tile_arg(arg))
         dst = self.define_tile(target)
         if spec.rule is ops.TypeRule.ROW_REDUCE:
-            src = c.args[0]
-            assert isinstance(src, ir.Var)
-            assert isinstance(src.type, ir.TileType)
-            tmp = f"%{self.fresh_name(self.var_name(target) + '_tmp')}"
-            self._alloc_line(tmp, src, src.type, scratch_of=target)
-            ins.append((tmp, tile_type_string(src.type)))
+            if len(c.args) > 1:  # the reference's form names its scratch tile
+                ins.append(self._tile_arg(c.args[1]))
+            else:
+                src = c.args[0]
+                assert isinstance(src, ir.Var)
+                assert isinstance(src.type, ir.TileType)
+                tmp = f"%{self.fresh_name(self.var_name(target) + '_tmp')}"
+                self._alloc_line(tmp, src, src.type, scratch_of=target)
+                ins.append((tmp, tile_type_string(src.type)))
         names = ", ".join(n for n, _ in ins)
         types = ", ".join(t for _, t in ins)
         self.line(f"{spec.pto} ins({names} : {types}) outs({dst} : {dst_type})")
@@ -1340,7 +1482,10 @@ def kernel_functions(module: ir.Module) -> list[tuple[ir.Function, bool]]:
     out: list[tuple[ir.Function, bool]] = []
     for program in module.programs:
         for fn in program.functions:
-            if not _has_tile_ops(fn):
+            if fn.abstract or fn.role == "Orchestrator" or not (
+                    fn.type.is_kernel or fn.type is ir.FunctionType.OPAQUE):
+                continue  # orchestration, group, spmd, ... code is not compiled (only kernels are)
+            if not _has_tile_ops(fn) or (fn.type is ir.FunctionType.OPAQUE and not _calls_tile_ops(fn)):
                 continue
             out.append((fn, fn.type is ir.FunctionType.OPAQUE))
     return out

@@ -16,7 +16,7 @@ from slotsat.egraph_rules.costs import EmitTerm, describe, evaluate_term, signle
 from slotsat.egraph_rules.engine import EmittedScope, IndexEngine
 from tests.codegen.harness import compile_, kernel
 
-INTS = [d for d in ir.DType if d.is_int]
+INTS = [d for d in ir.DType if d.is_int_arith]
 PAIRS = [(s, d) for s, d in itertools.product(INTS, INTS) if s is not d]
 
 

@@ -81,7 +81,7 @@ def test_function_selects_one_function_and_an_unknown_one_is_a_usage_error(
     only = _explore(capsys, path, "--function", first)
     assert [fn["name"] for fn in only["functions"]] == [first]
     assert main(["explore", path, "--function", "nope"]) == 2
-    assert "slotsat: error: --function nope: no such function" in capsys.readouterr().err
+    assert "slotsat: error: --function nope: no kernel function of that name" in capsys.readouterr().err
 
 
 def test_dot_draws_the_classes_with_the_picked_nodes_highlighted(
@@ -174,3 +174,24 @@ def test_the_issue_examples_now_pick_the_cheap_forms(capsys: pytest.CaptureFixtu
     assert next(f for f in first["forms"] if f["picked"])["form"] == "remui((i + 3), 4)"
     second = _explore(capsys, "(i - 2) % 2", "--loop", "i=-2:10:1")
     assert next(f for f in second["forms"] if f["picked"])["ops"] == min(f["ops"] for f in second["forms"])
+
+
+def test_a_construct_codegen_declines_is_codegen_s_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scalar operation outside the index language (`n & 7`) is codegen's located error, in
+    explore as in codegen (exit 1), never a listing of what codegen would not emit."""
+    src = (ROOT / "examples" / "kernels" / "runtime_stop.py").read_text().replace(
+        "        for b, (dst,) in pl.pipeline(0, n, stage=3, init_values=(out,)):",
+        "        m: pl.Scalar[pl.INDEX] = n & 7\n"
+        "        for b, (dst,) in pl.pipeline(0, m, stage=3, init_values=(out,)):",
+    )
+    path = tmp_path / "bitop.py"
+    path.write_text(src)
+    assert main(["codegen", str(path)]) == 1
+    codegen_err = capsys.readouterr().err
+    assert main(["explore", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == codegen_err
+    assert err.startswith(f"{path}:16:")
+    assert "does not lower 'n & 7'" in err

@@ -40,6 +40,7 @@ from slotsat.app.commands import UsageError, add_backend, add_compat, add_mode, 
 from slotsat.core import ir
 from slotsat.core.dsl import parse_expression
 from slotsat.core.dsl.parser import fits_message
+from slotsat.core.dsl.printer import print_expr
 from slotsat.core.errors import EXIT_OK, SlotsatError, Span
 
 if TYPE_CHECKING:
@@ -128,6 +129,11 @@ def parse_expr(text: str, scope: _Scope) -> ir.Expr:
         if isinstance(node, ir.Cmp) or not ir.expr_dtype(node).is_int:
             what = "a comparison" if isinstance(node, ir.Cmp) else f"a {ir.expr_dtype(node).value} value"
             raise SlotsatError(f"EXPR must be an integer index expression, got {what}", Span(1, 1),
+                               file="<expr>")
+        if isinstance(node, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            # Kernels may hold these (the reference prints them); the index engine does not model them.
+            raise SlotsatError(f"EXPR must be an integer index expression (+ - * // % pl.cast pl.const), got "
+                               f"'{print_expr(node)}'", node.span if node.span.line else Span(1, 1),
                                file="<expr>")
     return expr
 

@@ -4,7 +4,9 @@ and integer expression of a kernel file with the forms the e-graph holds for it 
 
 The file goes through the DSL parser and the function passes codegen runs after it (the
 slots pass, replication, init-memref), so the expressions are the ones codegen lowers
-(`slotsat.lowering.pto_codegen.index_sites`). Each function's expressions share one
+(`slotsat.lowering.pto_codegen.index_sites`) for the functions it compiles (kernels;
+orchestration code is not listed), and a construct codegen declines is the same located
+error (`preflight`). Each function's expressions share one
 `IndexEngine`, saturated once; each is listed with every form of its e-class and the one
 extraction picks for it on its own (nothing emitted before it).
 
@@ -29,7 +31,7 @@ from slotsat.core.errors import EXIT_OK, SlotsatError
 from slotsat.core.options import Mode, Planner
 from slotsat.egraph_rules.engine import FormInfo, IndexEngine, RootId
 from slotsat.lowering.common import format_expr
-from slotsat.lowering.pto_codegen import IndexSite, index_sites
+from slotsat.lowering.pto_codegen import IndexSite, index_sites, kernel_functions, preflight
 
 
 @dataclass(frozen=True)
@@ -94,13 +96,15 @@ def explore_module(module: ir.Module, args: argparse.Namespace) -> list[Explored
         compat=args.compat == "pypto",
     )
     lowered, _ = run_passes(module, function_passes(options))
-    functions = [fn for program in lowered.programs for fn in program.functions]
+    functions = [fn for fn, _ in kernel_functions(lowered)]  # the functions codegen compiles
     if args.function is not None:
         functions = [fn for fn in functions if fn.name == args.function]
         if not functions:
-            raise UsageError(f"--function {args.function}: no such function in {args.expr}")
+            raise UsageError(f"--function {args.function}: no kernel function of that name in {args.expr} "
+                             "(explore lists the functions codegen compiles)")
     out: list[Explored] = []
     for fn in functions:
+        preflight(fn)  # what codegen declines (scalar ops outside the index language, ...) is its error
         sites = index_sites(fn, options.planner)
         engine = IndexEngine(options.mode)
         for site in sites:
