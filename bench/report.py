@@ -334,7 +334,7 @@ def _target_engine(data: Mapping[str, Any]) -> list[Target]:
                               str(point.get("error"))))
     elif sat is None:
         targets.append(Target("saturate-1000", goal_sat, "not reported", "not measured",
-                              "the engine reported no saturation time"))
+                              str(point.get("probe_error") or "the engine reported no saturation time")))
     else:
         sat = float(sat)
         status = "met" if sat <= SATURATE_AT_1000_TARGET else "missed"
@@ -469,7 +469,7 @@ def render_markdown(data: Mapping[str, Any]) -> str:
          _fmt_s(p.get("extract_seconds")), _fmt_mb(p["peak_mb"]), _fmt_mb(p.get("baseline_mb")),
          p.get("repeats", "-"),
          f"{ratios[int(p['loops'])]:.2f}x" if int(p["loops"]) in ratios else "-",
-         p.get("error") or ""]
+         p.get("error") or p.get("probe_error") or ""]
         for p in data.get("scaling", [])
     ]
     lines += _table(("loops", "functions", "seconds", "parse s", "compile s", "saturate s", "extract s",

@@ -426,3 +426,50 @@ def test_a_crash_inside_the_compiler_fails_the_run(
     assert main(["bench", "--corpus", str(corpus), "--out", str(out), "--scaling", ""]) == 1
     assert f"slotsat: kernel failure: {good.stem} ({corpus / good.name}): RuntimeError: boom" in \
         capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------
+# scaling points that run out of time
+
+
+def test_a_scaling_point_that_times_out_in_the_probe_keeps_its_timing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The child prints its timing and memory figures before the e-graph probe runs; a timeout
+    after them keeps those figures (the probe's are reported missing), one before them keeps
+    none."""
+    import subprocess
+
+    from slotsat.bench import scaling
+
+    timed = {"loops": 1000, "seconds": 28.5, "peak_mb": 190.0, "compile_seconds": 26.0}
+
+    def run(cmd: list[str], **kwargs: Any) -> Any:
+        raise subprocess.TimeoutExpired(cmd, kwargs["timeout"], output=json.dumps(timed) + "\n")
+
+    monkeypatch.setattr(scaling.subprocess, "run", run)
+    point = scaling.run_scaling_point(1000, 0, 34.0)
+    assert point["seconds"] == 28.5
+    assert point["peak_mb"] == 190.0
+    assert "saturate_seconds" not in point
+    assert point["probe_error"].startswith("the e-graph probe timed out")
+    targets = {t.name: t for t in evaluate_targets({"scaling": [point], "lowerings": {}, "kernels": []})}
+    assert targets["saturate-1000"].status == "not measured"
+    assert "probe timed out" in targets["saturate-1000"].detail
+    assert targets["memory-1000"].measured == "190 MB"
+
+    def silent(cmd: list[str], **kwargs: Any) -> Any:
+        raise subprocess.TimeoutExpired(cmd, kwargs["timeout"], output="")
+
+    monkeypatch.setattr(scaling.subprocess, "run", silent)
+    assert scaling.run_scaling_point(1000, 0, 34.0)["seconds"] is None
+
+
+def test_the_scaling_child_prints_its_timing_before_the_probe(capsys: pytest.CaptureFixture[str]) -> None:
+    from slotsat.bench import scaling
+
+    assert scaling._main(["--scaling-point", "1"]) == 0
+    first, last = capsys.readouterr().out.strip().splitlines()
+    assert "saturate_seconds" not in json.loads(first)
+    assert json.loads(first)["seconds"] == json.loads(last)["seconds"]
+    assert "saturate_seconds" in json.loads(last)
