@@ -112,9 +112,9 @@ def run_scaling_point(loops: int, seed: int, timeout: float, shape: str = DEFAUL
         out = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
         timed = [line for line in out.splitlines() if line.startswith("{")]
         if timed:
-            point: dict[str, Any] = json.loads(timed[-1])
-            point["probe_error"] = f"the e-graph probe timed out (the point's budget is {timeout:.0f} s)"
-            return point
+            partial: dict[str, Any] = json.loads(timed[-1])
+            partial["probe_error"] = f"the e-graph probe timed out (the point's budget is {timeout:.0f} s)"
+            return partial
         return {"loops": loops, "seconds": None, "peak_mb": None, "error": f"timed out after {timeout:.0f} s"}
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
