@@ -717,6 +717,27 @@ def preflight(fn: ir.Function) -> None:
             raise PassError(f"parameter '{p.name_hint}' has {what}, which slotsat's code generator does not "
                             "emit", p.span)
     _preflight_body(fn.body, top=True)
+    _preflight_widths(fn)
+
+
+def _preflight_widths(fn: ir.Function) -> None:
+    """An integer codegen lowers (an offset, a bound, an operand, a slot index, ...) computes at
+    INDEX or an 8- to 64-bit dtype (`DType.is_int_arith`): a packed 4-bit scalar has no
+    `arith` type of its own in the emitted module and no place in the index engine."""
+    for s in ir.walk_stmts(fn.body):
+        exprs = [site[0] for site in plain_sites(s, Planner.PTOAS)]
+        exprs += [m.slot_index for v in _tile_definitions(s) if (m := _slot_memref(v)) is not None
+                  and m.slot_index is not None]
+        for e in exprs:
+            for sub in _all_subexprs(e):
+                d = ir.expr_dtype(sub)
+                if d.is_int and not d.is_int_arith:
+                    where = getattr(sub, "span", NO_SPAN)
+                    raise PassError(
+                        f"slotsat's code generator does not compute with pl.{d.value} values "
+                        f"('{format_expr(sub)}'); index arithmetic is INDEX or an 8- to 64-bit integer",
+                        where if where != NO_SPAN else _span(s),
+                    )
 
 
 def _preflight_body(body: ir.SeqStmts, top: bool) -> None:

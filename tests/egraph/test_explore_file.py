@@ -195,3 +195,12 @@ def test_a_construct_codegen_declines_is_codegen_s_error(
     assert err == codegen_err
     assert err.startswith(f"{path}:16:")
     assert "does not lower 'n & 7'" in err
+
+
+def test_text_the_file_system_cannot_look_up_is_an_expression() -> None:
+    from slotsat.app.commands.explore import is_file_argument
+
+    assert not is_file_argument("k" + " + k" * 2000)  # longer than a file name may be
+    assert not is_file_argument("i\x00 + 1")
+    assert is_file_argument("missing_kernel.py")  # a .py path: its read error is reported
+    assert is_file_argument(str(ROOT / "examples" / "kernels" / "unaligned_start.py"))

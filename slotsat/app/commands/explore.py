@@ -34,17 +34,14 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from slotsat.app.commands import UsageError, add_backend, add_compat, add_mode, add_planner
+from slotsat.app.commands.explore_forms import form_json, form_lines
 from slotsat.core import ir
 from slotsat.core.dsl import parse_expression
 from slotsat.core.dsl.parser import fits_message
 from slotsat.core.dsl.printer import print_expr
 from slotsat.core.errors import EXIT_OK, SlotsatError, Span
-
-if TYPE_CHECKING:
-    from slotsat.egraph_rules.engine import FormInfo
 
 _DTYPES = {
     "index": ir.DType.INDEX,
@@ -193,8 +190,15 @@ def _check_casts(e: ir.Expr) -> None:
 
 
 def is_file_argument(text: str) -> bool:
-    """A FILE argument: an existing file, or a path ending in `.py` (read errors are reported)."""
-    return text.endswith(".py") or Path(text).is_file()
+    """A FILE argument: an existing file, or a path ending in `.py` (read errors are reported).
+    Text the file system cannot even look up (an expression longer than a file name may be, a
+    NUL byte) is no file: it is an EXPR."""
+    if text.endswith(".py"):
+        return True
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -255,19 +259,3 @@ def run_expr(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return EXIT_OK
-
-
-def form_json(f: FormInfo) -> dict[str, object]:
-    return {"form": f.form, "ops": f.ops, "nonneg": f.nonneg, "matcher_accepts": f.matcher_accepts,
-            "picked": f.picked}
-
-
-def form_lines(forms: list[FormInfo]) -> list[str]:
-    """One line per form, the picked one marked `*`."""
-    width = max(len(f.form) for f in forms)
-    out = []
-    for f in forms:
-        mark = "*" if f.picked else " "
-        matcher = f.matcher_class + (" (accepted)" if f.matcher_accepts else "")
-        out.append(f"{mark} {f.form:<{width}}  ops={f.ops:<2} nonneg={f.nonneg or '-':<9} matcher={matcher}")
-    return out

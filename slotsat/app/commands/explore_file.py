@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from slotsat.app.commands import UsageError, backend_option
+from slotsat.app.commands.explore_forms import form_json, form_lines
 from slotsat.core import ir
 from slotsat.core.errors import EXIT_OK, SlotsatError
 from slotsat.core.options import Mode, Planner
@@ -50,8 +51,6 @@ class Explored:
         return next(f for f in self.forms if f.picked)
 
     def to_json(self) -> dict[str, Any]:
-        from slotsat.app.commands.explore import form_json
-
         return {
             "id": self.id,
             "line": self.site.line,
@@ -128,8 +127,6 @@ def _loops_text(site: IndexSite) -> str:
 
 
 def run_file(args: argparse.Namespace) -> int:
-    from slotsat.app.commands.explore import form_lines
-
     try:
         explored = explore_module(read_module(args.expr), args)
     except SlotsatError as err:
