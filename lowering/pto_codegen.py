@@ -189,8 +189,10 @@ class EngineStats:
     saturate_seconds: float
     extract_seconds: float
     limit_hit: str | None
+    matches: dict[str, int] = field(default_factory=dict)
+    """Matches per rule name in the function's saturation (which rules fired)."""
 
-    def as_dict(self) -> dict[str, str | float | int]:
+    def as_dict(self) -> dict[str, str | float | int | dict[str, int]]:
         return {
             "function": self.function,
             "roots": self.roots,
@@ -199,6 +201,7 @@ class EngineStats:
             "iterations": self.iterations,
             "saturate_seconds": self.saturate_seconds,
             "extract_seconds": self.extract_seconds,
+            "matches": dict(self.matches),
         }
 
 
@@ -232,10 +235,12 @@ class Emitter:
         self.graph = mm.ValueGraph()
         self.engine = IndexEngine(mode)
         self.emitted = EmittedScope()
+        self.clamps: ScopedMemo[str] = ScopedMemo()
+        """Default mode: offsets already clamped in scope, by SSA name (see `_clamped`)."""
         self.namer = _Namer(self)
         self.recorder = _Recorder(self.graph, self.values)
-        self.plain_roots: dict[int, RootId] = {}
-        """Plain integer roots by the `id` of the (unfolded) IR expression codegen lowers."""
+        self.plain_roots: dict[Site, RootId] = {}
+        """Plain integer roots by their site (see `Site`)."""
         self.slot_roots: dict[int, RootId] = {}
         """Slot-operand roots by the tile variable's id."""
         self.extract_seconds = 0.0
@@ -352,6 +357,7 @@ class Emitter:
         self.blocks += 1
         self.block_ids.append(self.blocks)
         self.emitted.push()
+        self.clamps.push()
         self.namer.push()
         self.depth += 1
         try:
@@ -359,29 +365,30 @@ class Emitter:
         finally:
             self.depth -= 1
             self.namer.pop()
+            self.clamps.pop()
             self.emitted.pop()
             self.block_ids.pop()
 
     # -- integer expressions (§7): through the index engine --------------------------------
 
-    def lower(self, e: ir.Expr) -> str:
-        """Emit a plain (non-slot) expression `e` and return the SSA name of its value.
+    def lower(self, e: ir.Expr, want: ir.DType | None = None) -> str:
+        """Emit a plain (non-slot) expression `e` and return the SSA name of its value, converted
+        to `want` when given (an offset, a bound or an extent is an `index` value: a scalar of
+        another integer dtype gets `arith.index_cast`, or `arith.index_castui` when unsigned).
 
-        Integer expressions are lowered by the index engine as written (§7.1, §7.4: the
-        syntactic proof, never shared); a root registered by the pre-pass is chosen through
-        the engine, any other expression is lowered by the same engine function. Only
+        Every integer expression is a root of the function's index engine (registered by the
+        pre-pass, or here when the pre-pass missed it) and is chosen in emission order. Only
         floating-point expressions are lowered here.
         """
         folded = fold(e)
         if ir.expr_dtype(folded).is_float:
             return self._lower_float(folded)
         _reject_float_compare(folded)
-        root = self.plain_roots.get(id(e))
-        if root is not None:
-            term = self._choose(root).term
-        else:
-            term = self.engine.lower_as_written(folded)
-        name, _ = self.render(term)
+        site = _site(e, want)
+        root = self.plain_roots.get(site)
+        if root is None:  # not seen by the pre-pass (re-saturates once, batched)
+            root = self.plain_roots[site] = self.engine.add_root(_converted(e, want))
+        name, _ = self.render(self._choose(root).term)
         return name
 
     def _choose(self, root: RootId) -> Chosen:
@@ -427,11 +434,32 @@ class Emitter:
         return handle
 
     def index_value(self, e: ir.Expr) -> str:
-        """A non-slot `INDEX` value: folded, then lowered node by node (§7.4)."""
+        """A non-slot `INDEX` value (an offset, a bound, an extent): folded, then lowered (§7.4),
+        converted to `index` when `e` has another integer dtype."""
         folded = fold(e)
         if isinstance(folded, ir.ConstInt):
             return self.const(folded.value, ir.DType.INDEX)
-        return self.lower(e)
+        return self.lower(e, ir.DType.INDEX)
+
+
+Site = tuple[int, ir.DType | None]
+"""A plain root's key: the `id` of the (unfolded) IR expression and the dtype its consumer
+needs (None: its own). One expression object can be both a scalar operand and an offset."""
+
+
+def _site(e: ir.Expr, want: ir.DType | None) -> Site:
+    return (id(e), None if want is ir.expr_dtype(e) else want)
+
+
+def _converted(e: ir.Expr, want: ir.DType | None) -> ir.Expr:
+    """`e` as a value of `want`: an explicit `Cast` where the integer dtypes differ (the cast's
+    semantics: narrowing keeps the low bits, widening extends the value, `10-dsl.md` §7)."""
+    own = ir.expr_dtype(e)
+    if want is None or want is own or not (own.is_int and want.is_int):
+        return e
+    if isinstance(e, ir.ConstInt) and own.fits(e.value):
+        return ir.ConstInt(want.wrap(e.value), want)
+    return ir.Cast(e, want)
 
 
 class _Namer(MemoNamer):
@@ -505,14 +533,164 @@ def _tile_definitions(s: ir.Stmt) -> list[ir.Var]:
     return []
 
 
-def _call_exprs(c: ir.Call) -> list[ir.Expr]:
-    """A call's scalar arguments and list items (offsets), which codegen may lower."""
-    out: list[ir.Expr] = []
-    for arg in c.args:
+Site3 = tuple[ir.Expr, ir.DType | None, str]
+"""A plain integer expression codegen lowers: the expression, the dtype its consumer needs
+(None: its own) and what it is (`offset`, `shape`, `bound`, `extent`, `operand`, `value`,
+`init`, `condition`, `yield`, `address`)."""
+
+
+def _call_sites(c: ir.Call) -> list[Site3]:
+    """A call's scalar arguments (at their own dtype) and list items (offsets, at `INDEX`),
+    which codegen may lower."""
+    out: list[Site3] = []
+    offsets = {"tile.load": 1, "tile.store": 1, "tile.slice": 2}.get(c.op)
+    for k, arg in enumerate(c.args):
         if isinstance(arg, ir.ExprList):
-            out.extend(arg.items)
+            kind = "offset" if k == offsets else "shape"
+            out.extend((item, ir.DType.INDEX, kind) for item in arg.items)
         elif _is_scalar_expr(arg):
-            out.append(arg)  # type: ignore[arg-type]
+            out.append((arg, None, "operand"))  # type: ignore[arg-type]
+    return out
+
+
+def plain_sites(s: ir.Stmt, planner: Planner) -> list[Site3]:
+    """The integer expressions codegen lowers for statement `s` (not its children), each with
+    the dtype its consumer needs: `INDEX` for offsets, loop bounds, valid extents and PYPTO
+    byte offsets, None (its own) for scalar operands, values, conditions and yields."""
+    idx = ir.DType.INDEX
+    out: list[Site3] = []
+    if isinstance(s, ir.AssignStmt):
+        if isinstance(s.value, ir.Call):
+            out.extend(_call_sites(s.value))
+        elif not isinstance(s.var.type, ir.TileType | ir.TensorType):
+            out.append((s.value, None, "value"))
+    elif isinstance(s, ir.EvalStmt):
+        out.extend(_call_sites(s.call))
+    elif isinstance(s, ir.ForStmt):
+        out.extend(((s.start, idx, "bound"), (s.stop, idx, "bound")))
+        out.extend((it.init, None, "init") for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
+    elif isinstance(s, ir.IfStmt):
+        out.append((s.cond, None, "condition"))
+    elif isinstance(s, ir.YieldStmt):
+        out.extend((v, None, "yield") for v in s.values)
+    for v in _tile_definitions(s):
+        tile = v.type
+        if not isinstance(tile, ir.TileType):
+            continue
+        out.extend((x, idx, "extent") for x in valid_extents(tile))
+        if planner is Planner.PYPTO and tile.memref is not None:
+            out.append((tile.memref.byte_offset, idx, "address"))
+    return [site for site in out if _is_scalar_expr(site[0])]
+
+
+def _slot_memref(v: ir.Var) -> ir.MemRef | None:
+    """The memref of a tile definition that is a slot of a multi-slot allocation (a get)."""
+    tile = v.type
+    m = tile.memref if isinstance(tile, ir.TileType) else None
+    if m is None or m.slot_index is None or m.slot_count < 2:
+        return None
+    return m
+
+
+def emission_order(s: ir.Stmt, planner: Planner) -> list[ir.Var | Site3]:
+    """What codegen lowers for statement `s` (not its children), in the order it lowers it: a
+    `Var` is the slot operand of that tile definition (its get), the rest are `plain_sites`.
+    A tile's definition (its get, or its valid extents and PYPTO address) comes first for a
+    `tile.load` (`_load` defines the tile, then builds the partition view), after the
+    statement's own operands otherwise (`call` lowers scalar operands first; `if_` lowers
+    the condition, then defines the results)."""
+    sites = plain_sites(s, planner)
+    definition: list[ir.Var | Site3] = [v for v in _tile_definitions(s) if _slot_memref(v) is not None]
+    definition += [site for site in sites if site[2] in ("extent", "address")]
+    rest: list[ir.Var | Site3] = [site for site in sites if site[2] not in ("extent", "address")]
+    if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op == "tile.load":
+        return [*definition, *rest]
+    return [*rest, *definition]
+
+
+@dataclass(frozen=True, slots=True)
+class EmissionSite:
+    """One item of `emission_order` with where codegen lowers it: the statement's line, the
+    enclosing loops (outermost first) and the enclosing blocks (`Emitter.block`: loop bodies
+    and `if` branches, each numbered once per function, outermost first)."""
+
+    line: int
+    loops: tuple[LoopInfo, ...]
+    blocks: tuple[int, ...]
+    item: ir.Var | Site3
+
+
+def emission_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[EmissionSite]:
+    """`emission_order` over the whole function, in codegen's emission order."""
+    out: list[EmissionSite] = []
+    count = 0
+
+    def visit(body: ir.SeqStmts, loops: tuple[LoopInfo, ...], blocks: tuple[int, ...]) -> None:
+        nonlocal count
+        for s in body.stmts:
+            line = _span(s).line
+            out.extend(EmissionSite(line, loops, blocks, item) for item in emission_order(s, planner))
+            if isinstance(s, ir.ForStmt):
+                info = LoopInfo(s.loop_var, _try_fold(s.start), _try_fold(s.stop), _try_fold(s.step))
+                count += 1
+                visit(s.body, (*loops, info), (*blocks, count))
+            elif isinstance(s, ir.IfStmt):
+                for branch in (s.then_body, s.else_body):
+                    if branch is not None:
+                        count += 1
+                        visit(branch, loops, (*blocks, count))
+
+    visit(fn.body, (), ())
+    return out
+
+
+def plain_root(e: ir.Expr, want: ir.DType | None) -> ir.Expr | None:
+    """The root codegen's index engine holds for a plain site (`e` converted to `want`), or
+    None when there is none: not an integer or comparison, or folding to a literal (a
+    constant), or a folding error (left for emission to report in order)."""
+    dtype = ir.expr_dtype(e)
+    if not (dtype.is_int or dtype is ir.DType.BOOL):
+        return None
+    try:
+        if isinstance(fold(e), ir.ConstInt | ir.ConstFloat):
+            return None
+    except PassError:
+        return None
+    return _converted(e, want)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSite:
+    """One integer expression of a kernel function as codegen sees it (`slotsat explore FILE`):
+    the statement's line, what it is, the expression (converted to the dtype its consumer
+    needs), the slot count of a slot operand, and the enclosing loops, outermost first."""
+
+    line: int
+    kind: str
+    expr: ir.Expr
+    slots: int | None
+    loops: tuple[LoopInfo, ...]
+
+
+def index_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[IndexSite]:
+    """Every slot operand and plain integer expression of `fn` codegen lowers, in emission
+    order (`emission_sites`), without the ones that fold to a literal (those are constants,
+    not arithmetic) and without comparisons."""
+    out: list[IndexSite] = []
+    for site in emission_sites(fn, planner):
+        if isinstance(site.item, ir.Var):
+            v = site.item
+            m = _slot_memref(v)
+            assert m is not None
+            assert m.slot_index is not None
+            index = m.slot_index
+            if ir.expr_dtype(index).is_int and not isinstance(_try_fold(index), ir.ConstInt):
+                kind = f"slot operand of '{v.name_hint}'"
+                out.append(IndexSite(site.line, kind, index, m.slot_count, site.loops))
+        else:
+            e, want, kind = site.item
+            if ir.expr_dtype(e).is_int and not isinstance(_try_fold(e), ir.ConstInt):
+                out.append(IndexSite(site.line, kind, _converted(e, want), None, site.loops))
     return out
 
 
@@ -539,6 +717,27 @@ def preflight(fn: ir.Function) -> None:
             raise PassError(f"parameter '{p.name_hint}' has {what}, which slotsat's code generator does not "
                             "emit", p.span)
     _preflight_body(fn.body, top=True)
+    _preflight_widths(fn)
+
+
+def _preflight_widths(fn: ir.Function) -> None:
+    """An integer codegen lowers (an offset, a bound, an operand, a slot index, ...) computes at
+    INDEX or an 8- to 64-bit dtype (`DType.is_int_arith`): a packed 4-bit scalar has no
+    `arith` type of its own in the emitted module and no place in the index engine."""
+    for s in ir.walk_stmts(fn.body):
+        exprs = [site[0] for site in plain_sites(s, Planner.PTOAS)]
+        exprs += [m.slot_index for v in _tile_definitions(s) if (m := _slot_memref(v)) is not None
+                  and m.slot_index is not None]
+        for e in exprs:
+            for sub in _all_subexprs(e):
+                d = ir.expr_dtype(sub)
+                if d.is_int and not d.is_int_arith:
+                    where = getattr(sub, "span", NO_SPAN)
+                    raise PassError(
+                        f"slotsat's code generator does not compute with pl.{d.value} values "
+                        f"('{format_expr(sub)}'); index arithmetic is INDEX or an 8- to 64-bit integer",
+                        where if where != NO_SPAN else _span(s),
+                    )
 
 
 def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
@@ -782,7 +981,7 @@ class FunctionEmitter(Emitter):
             offset = fold(memref.byte_offset)
             if isinstance(offset, ir.ConstInt):
                 return self.const(base + offset.value, ir.DType.INT64)
-            value = self.lower(memref.byte_offset)
+            value = self.lower(memref.byte_offset, ir.DType.INDEX)
             as_i64 = self.arith("index_cast", [value], "i64", cast_from="index")
             return self.arith("addi", [self.const(base, ir.DType.INT64), as_i64], "i64")
         buffer = self.live.buffer(v)
@@ -917,8 +1116,8 @@ class FunctionEmitter(Emitter):
         for s in ir.walk_stmts(self.fn.body):
             for v in _tile_definitions(s):
                 self._collect_slot(v)
-            for e in self._plain_sites(s):
-                self._collect_plain(e)
+            for e, want, _ in plain_sites(s, self.planner):
+                self._collect_plain(e, want)
         self.engine.saturate()
 
     def _collect_slot(self, v: ir.Var) -> None:
@@ -936,39 +1135,13 @@ class FunctionEmitter(Emitter):
         except PassError:
             return
 
-    def _collect_plain(self, e: ir.Expr) -> None:
-        dtype = ir.expr_dtype(e)
-        if id(e) in self.plain_roots or not (dtype.is_int or dtype is ir.DType.BOOL):
+    def _collect_plain(self, e: ir.Expr, want: ir.DType | None) -> None:
+        site = _site(e, want)
+        if site in self.plain_roots:
             return
-        try:
-            if isinstance(fold(e), ir.ConstInt | ir.ConstFloat):
-                return
-            self.plain_roots[id(e)] = self.engine.add_root(e)
-        except PassError:
-            return
-
-    def _plain_sites(self, s: ir.Stmt) -> list[ir.Expr]:
-        """The integer expressions the emitter lowers for statement `s` (not its children)."""
-        out: list[ir.Expr] = []
-        if isinstance(s, ir.AssignStmt):
-            if isinstance(s.value, ir.Call):
-                out.extend(_call_exprs(s.value))
-            elif not isinstance(s.var.type, ir.TileType | ir.TensorType):
-                out.append(s.value)
-        elif isinstance(s, ir.EvalStmt):
-            out.extend(_call_exprs(s.call))
-        elif isinstance(s, ir.ForStmt):
-            out.extend((s.start, s.stop))
-            out.extend(it.init for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
-        elif isinstance(s, ir.IfStmt):
-            out.append(s.cond)
-        elif isinstance(s, ir.YieldStmt):
-            out.extend(s.values)
-        for v in _tile_definitions(s):
-            tile = v.type
-            if self.planner is Planner.PYPTO and isinstance(tile, ir.TileType) and tile.memref is not None:
-                out.append(tile.memref.byte_offset)
-        return [e for e in out if _is_scalar_expr(e)]
+        root = plain_root(e, want)
+        if root is not None:
+            self.plain_roots[site] = self.engine.add_root(root)
 
     def engine_stats(self) -> EngineStats:
         report = self.engine.saturate().report
@@ -981,6 +1154,7 @@ class FunctionEmitter(Emitter):
             report.seconds,
             self.extract_seconds,
             report.limit_hit,
+            dict(report.matches),
         )
 
     # -- statements --------------------------------------------------------------------------
@@ -1044,9 +1218,22 @@ class FunctionEmitter(Emitter):
             if isinstance(folded, ir.ConstInt):
                 out.append(self.const(folded.value, ir.DType.INDEX))
             else:
-                value = self.lower(e)
-                out.append(self.arith("maxsi", [value, self.const(0, ir.DType.INDEX)], "index"))
+                out.append(self._clamped(e))
         return out
+
+    def _clamped(self, e: ir.Expr) -> str:
+        """A runtime offset clamped at 0 (`arith.maxsi %x, %c0_index`), as the reference emits
+        it (`30-pto-codegen.md` §5.6); in the default mode once per value and block, like
+        every other value extraction shares."""
+        value = self.lower(e, ir.DType.INDEX)
+        if self.mode is Mode.SLOTSAT:
+            known = self.clamps.lookup(value)
+            if known is not None:
+                return known
+        clamped = self.arith("maxsi", [value, self.const(0, ir.DType.INDEX)], "index")
+        if self.mode is Mode.SLOTSAT:
+            self.clamps.add(value, clamped)
+        return clamped
 
     def _partition(self, tensor: ir.Var, offsets: ir.CallArg, shape: Sequence[int]) -> tuple[str, str]:
         view = self.tensor_view(tensor)

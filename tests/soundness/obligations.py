@@ -112,6 +112,22 @@ def _floordiv_shift(sign: int) -> Callable[[int], Obligation]:
     return build
 
 
+def _floordiv_residue(sign: int) -> Callable[[int], Obligation]:
+    """(x + c) // k -> (x + r) // k + q with c = q*k + r; (x - c) // k -> (x + r) // k - q with
+    -c = r - q*k; 0 <= r < k; no sum wraps."""
+
+    def build(w: int) -> Obligation:
+        x, r, q, k = z3.Ints("x r q k")
+        c = q * k + r if sign > 0 else q * k - r
+        shifted = x + c if sign > 0 else x - c
+        q1, _, p1 = floor_qr(shifted, k)
+        q0, _, p0 = floor_qr(x + r, k)
+        prem = [k > 0, r >= 0, r < k, *_range(w, x, c, k, r, q, shifted, x + r), *p1, *p0]
+        return Obligation(prem, q1 == (q0 + q if sign > 0 else q0 - q))
+
+    return build
+
+
 def _same_mod(w: int, a: z3.ArithRef, b: z3.ArithRef, f: z3.ArithRef, extra: list[z3.BoolRef]) -> Obligation:
     _, ra, pa = floor_qr(a, f)
     _, rb, pb = floor_qr(b, f)
@@ -156,6 +172,91 @@ def _narrow_widen_int(w: int) -> Obligation:
     a, c = z3.Ints("a c")
     q, r, p = floor_qr(a, c)
     return Obligation([c > 0, *_range(n, a, c), *p], z3.And(*_range(n, q, r)))
+
+
+# Remainders by a power of two (`pow2_mod_*`). z3 is slow on a remainder by a symbolic
+# divisor, so the proof has two steps, each an obligation of its own: `_pow2_mask` shows that
+# the floor remainder by a power of two `f` is the low bits, `x & (f - 1)`, for every `w`-bit
+# `x`; the rules' obligations then state their two sides with every remainder replaced by
+# its low bits (exactly the lemma's instances), which is pure bit arithmetic. `_pow2_probe`
+# shows that the rules' query guard (`f > 0`, `2**62 % f == 0` on egglog's `i64`,
+# `f <= max(dt)`) selects powers of two.
+
+
+def _is_pow2(f: z3.BitVecRef) -> list[z3.BoolRef]:
+    return [f > 0, f & (f - 1) == 0]
+
+
+def _pow2_mask(w: int) -> Obligation:
+    x, f = bv("x", w), bv("f", w)
+    return Obligation(_is_pow2(f), fmod(x, f) == x & (f - 1))
+
+
+def _pow2_probe(w: int) -> Obligation:
+    f = bv("f", 64)  # the guard is computed on egglog's i64
+    return Obligation(
+        [f > 0, f <= K((1 << (w - 1)) - 1, 64), z3.SRem(K(1 << 62, 64), f) == 0], f & (f - 1) == 0
+    )
+
+
+def _pow2_mod(kind: str) -> Callable[[int], Obligation]:
+    """`(a + b) % f == ((a % f) + (b % f)) % f` (`add`), `(x + c) % f == ((x % f) + c mod f) % f`
+    (`shift_add`), `(x - c) % f == ((x % f) + (-c) mod f) % f` (`shift_sub`), for all `w`-bit
+    operands (no non-negativity or wrap premise: the rules' guards only choose where they
+    pay), each `y % f` written as `y & (f - 1)` (`_pow2_mask`)."""
+
+    def build(w: int) -> Obligation:
+        a, b, f = bv("a", w), bv("b", w), bv("f", w)
+        m = f - 1
+        lhs = {"add": a + b, "shift_add": a + b, "shift_sub": a - b}[kind]
+        part = b & m if kind != "shift_sub" else (-b) & m  # b % f, c mod f, (-c) mod f
+        return Obligation(_is_pow2(f), lhs & m == ((a & m) + part) & m)
+
+    return build
+
+
+def _unique(a: z3.ArithRef, n: z3.ArithRef, q: z3.ArithRef, r: z3.ArithRef,  # noqa: PLR0917
+            q2: z3.ArithRef, r2: z3.ArithRef) -> z3.BoolRef:
+    """Floor division by `a > 0` is unique: two quotient-remainder pairs of `n` are equal."""
+    return z3.Implies(
+        z3.And(a > 0, n == a * q + r, n == a * q2 + r2, r >= 0, r < a, r2 >= 0, r2 < a),
+        z3.And(q == q2, r == r2),
+    )
+
+
+def _below(a: z3.ArithRef, b: z3.ArithRef, n: z3.ArithRef, q: z3.ArithRef, r: z3.ArithRef) -> z3.BoolRef:
+    """The floor quotient by `a > 0` of an `n` in `[0, a*b)` lies in `[0, b)`."""
+    return z3.Implies(
+        z3.And(a > 0, n == a * q + r, r >= 0, r < a, n >= 0, n < a * b), z3.And(q >= 0, q < b)
+    )
+
+
+def _unique_lemma(w: int) -> Obligation:
+    a, n, q, r, q2, r2 = z3.Ints("a n q r q2 r2")
+    return Obligation([], _unique(a, n, q, r, q2, r2))
+
+
+def _below_lemma(w: int) -> Obligation:
+    a, b, n, q, r = z3.Ints("a b n q r")
+    return Obligation([], _below(a, b, n, q, r))
+
+
+def _floordiv_mod_split(w: int) -> Obligation:
+    """`(x // a) % b == (x % (a*b)) // a` in integers (no operation on either side wraps for
+    positive literals with `a*b` in range); z3's nonlinear arithmetic needs the instances of
+    `_unique` and `_below` it uses, each proven on its own."""
+    x, a, b = z3.Ints("x a b")
+    q1, r1, p1 = floor_qr(x, a)  # x // a, x % a
+    q2, r2, p2 = floor_qr(q1, b)  # (x // a) % b is r2
+    q3, r3, p3 = floor_qr(x, a * b)  # x % (a*b) is r3
+    q4, r4, p4 = floor_qr(r3, a)  # (x % (a*b)) // a is q4
+    lemmas = [
+        _unique(a, x, q1, r1, b * q3 + q4, r4),  # x == a * (b * q3 + q4) + r4
+        _below(a, b, r3, q4, r4),  # 0 <= q4 < b
+        _unique(b, q1, q2, r2, q3, q4),  # q1 == b * q3 + q4
+    ]
+    prem = [a > 0, b > 0, *_range(w, x, a, b, a * b), *p1, *p2, *p3, *p4, *lemmas]
+    return Obligation(prem, r2 == q4)
 
 
 def _mod_elim(w: int) -> Obligation:
@@ -208,6 +309,18 @@ def _proven(div: bool) -> Callable[[int], Obligation]:
         if div:
             return Obligation([c > 0, a >= 0], fdiv(a, c) == z3.UDiv(a, c))
         return Obligation([c > 0, a >= 0], fmod(a, c) == z3.URem(a, c))
+
+    return build
+
+
+def _proven_signed(div: bool) -> Callable[[int], Obligation]:
+    """`a % c -> rems(a, c)`, `a // c -> divs(a, c)` under a >= 0 and c > 0 (truncation is floor)."""
+
+    def build(w: int) -> Obligation:
+        a, c = bv("a", w), bv("c", w)
+        if div:
+            return Obligation([c > 0, a >= 0], fdiv(a, c) == a / c)
+        return Obligation([c > 0, a >= 0], fmod(a, c) == z3.SRem(a, c))
 
     return build
 
@@ -361,8 +474,19 @@ OBLIGATIONS: dict[str, Callable[[int], Obligation]] = {
     "id_div_one": _ring(lambda x, c, d: (fdiv(x, K(1, x.size())), x)),
     "floordiv_shift_add": _floordiv_shift(1),
     "floordiv_shift_sub": _floordiv_shift(-1),
+    "floordiv_unshift_add": _floordiv_shift(1),  # the same equation, read right to left
+    "floordiv_residue_add": _floordiv_residue(1),
+    "floordiv_residue_sub": _floordiv_residue(-1),
     "floormod_shift_add": _floormod_shift_add,
     "floormod_shift_sub": _floormod_shift_sub,
+    "pow2_mod_add": _pow2_mod("add"),
+    "pow2_mod_shift_add": _pow2_mod("shift_add"),
+    "pow2_mod_shift_sub": _pow2_mod("shift_sub"),
+    "pow2_mod_* (a remainder by a power of two is its low bits)": _pow2_mask,
+    "pow2_mod_* (the query guard selects powers of two)": _pow2_probe,
+    "floordiv_mod_split": _floordiv_mod_split,
+    "floordiv_mod_split (floor division is unique)": _unique_lemma,
+    "floordiv_mod_split (a quotient of a value below a*b is below b)": _below_lemma,
     "multiple_elim": _multiple_elim,
     "mod_elim": _mod_elim,
     "cast_elim": _cast_elim,
@@ -378,9 +502,11 @@ OBLIGATIONS: dict[str, Callable[[int], Obligation]] = {
     "ir_sub_zero": _ring(lambda x, c, d: (x - 0, x)),
     "ir_mod_multiple": _ir_mod_multiple,
     "ir_mod_multiple (its guard excludes a wrap)": _ir_mod_multiple_no_wrap,
-    # lower_arith
+    # lower_arith, lower_syntactic
     "proven_remainder": _proven(div=False),
     "proven_quotient": _proven(div=True),
+    "syntactic_remainder": _proven_signed(div=False),
+    "syntactic_quotient": _proven_signed(div=True),
     # nonneg_syntactic
     "syn_const": _syn_const,
     "syn_iv": _syn_iv,
@@ -390,7 +516,9 @@ OBLIGATIONS: dict[str, Callable[[int], Obligation]] = {
     # intervals
     "iv_const": _trivial,
     "iv_lo": _iv_ints("lo"),
+    "iv_lo_runtime_stop": _iv_ints("lo"),
     "iv_hi_stop": _iv_ints("hi_stop"),
+    "iv_hi_stop_runtime_start": _iv_ints("hi_stop"),
     "iv_hi_runtime": _iv_ints("hi_runtime"),
     "iv_var": _iv_var,
     "iv_add": _interval_binop("add"),

@@ -16,7 +16,7 @@ from slotsat.egraph_rules.lang import RULES, widths
 from slotsat.egraph_rules.lower_arith import lower_arith
 from slotsat.egraph_rules.normalize import ir_forms, slot_forms
 from slotsat.egraph_rules.syntactic import nonneg_syntactic
-from tests.soundness.obligations import OBLIGATIONS, Obligation, bv, counterexample, fmod
+from tests.soundness.obligations import OBLIGATIONS, Obligation, bv, counterexample, fdiv, fmod
 
 for _rs in (widths, nonneg_syntactic, intervals, slot_forms, ir_forms, lower_arith):
     _rs.__egg_decls__  # noqa: B018 - registers the rules' names
@@ -43,3 +43,18 @@ def test_an_unguarded_floor_mod_shift_is_refuted() -> None:
 def test_an_unguarded_remui_is_refuted() -> None:
     a, c = bv("a", 32), bv("c", 32)
     assert counterexample(Obligation([c > 0], fmod(a, c) == z3.URem(a, c))) is not None
+
+
+def test_distributing_a_remainder_by_a_non_power_of_two_is_refuted() -> None:
+    """`pow2_mod_add` needs `f` to divide `2**w`: with `f = 3` a wrapped sum differs."""
+    a, b, f = bv("a", 32), bv("b", 32), z3.BitVecVal(3, 32)
+    wrong = Obligation([], fmod(a + b, f) == fmod(fmod(a, f) + fmod(b, f), f))
+    assert counterexample(wrong) is not None
+
+
+def test_a_split_by_the_wrong_modulus_is_refuted() -> None:
+    """`floordiv_mod_split` needs the modulus `a*b`: `(x // 4) % 2 == (x % 2) // 4` is false."""
+    x = bv("x", 32)
+    four, two = z3.BitVecVal(4, 32), z3.BitVecVal(2, 32)
+    wrong = Obligation([], fmod(fdiv(x, four), two) == fdiv(fmod(x, two), four))
+    assert counterexample(wrong) is not None
