@@ -10,7 +10,10 @@ One pre-order walk over the function body records:
   `if` branches, at any depth) or inside a loop's initial value;
 - **inherit reads**: every tile variable read by the inherited argument of a
   buffer-inheriting call (decision 2), or with `compat=True` by any argument of such a
-  call (the reference's rule).
+  call (the reference's rule); and every tile variable passed to a call whose effect on its
+  arguments slotsat does not know (a call of another function, `self.f(...)`, or a task
+  launch: `slotsat.core.ops.effect_known`), so that T4 declines such a loop rather than
+  slot a buffer it cannot see the use of.
 
 The walk covers the whole function rather than one loop body: the program is in SSA form,
 so every read of a candidate load lies inside the body of the loop that defines it, and a
@@ -94,6 +97,9 @@ def _add_var(g: nx.DiGraph, v: ir.Var) -> None:
 
 
 def _record_assign(facts: AliasFacts, target: ir.Var | None, value: ir.Expr | ir.Call, compat: bool) -> None:
+    if isinstance(value, ir.Call) and not ops.effect_known(value.op):
+        facts.inherit_reads.extend((v, value.op) for v in ir.expr_vars(value) if _is_tile(v))
+        return
     if isinstance(value, ir.Call):
         inherited = ops.inherited_arg(value.op)
         if inherited is not None:

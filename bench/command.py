@@ -106,10 +106,12 @@ def summary_table(data: dict[str, Any]) -> Table:
 
 def print_summary(console: Console, data: dict[str, Any]) -> None:
     """The summary table and, below it, one line per lowering and per column saying what it is."""
-    from slotsat.bench.report import SUMMARY_LEGEND
+    from slotsat.bench.report import SUMMARY_LEGEND, gain_lines
 
     console.print(summary_table(data))
     for line in SUMMARY_LEGEND:
+        console.print(f"  {line}", markup=False, highlight=False)
+    for line in gain_lines(data):
         console.print(f"  {line}", markup=False, highlight=False)
 
 

@@ -24,6 +24,8 @@ class Compiled:
     module: ir.Module
     seconds: float
     engine: dict[str, float | int] = field(default_factory=dict)
+    rules: dict[str, int] = field(default_factory=dict)
+    """Matches per rule over the compile's index-engine saturations."""
 
 
 def parse_kernel(text: str, path: str) -> ir.Module:
@@ -52,6 +54,16 @@ def engine_figures(result: Any) -> dict[str, float | int]:
     return figures
 
 
+def rule_matches(result: Any) -> dict[str, int]:
+    """Matches per rule name, summed over a compile result's engine reports."""
+    out: dict[str, int] = {}
+    for rep in getattr(result, "engine_reports", None) or []:
+        matches = rep.get("matches") if isinstance(rep, Mapping) else getattr(rep, "matches", None)
+        for name, count in (matches or {}).items():
+            out[name] = out.get(name, 0) + int(count)
+    return out
+
+
 def compile_kernel(module: ir.Module, mode: str) -> Compiled:
     """Compile a parsed module in `mode` ("pypto" or "slotsat") and time it."""
     from slotsat.app.pipeline import CompileOptions, compile_module
@@ -60,5 +72,5 @@ def compile_kernel(module: ir.Module, mode: str) -> Compiled:
     start = time.perf_counter()
     result = compile_module(module, CompileOptions(mode=Mode.parse(mode)))
     seconds = time.perf_counter() - start
-    return Compiled(result.pto_text, result.module, seconds, engine_figures(result))
+    return Compiled(result.pto_text, result.module, seconds, engine_figures(result), rule_matches(result))
 

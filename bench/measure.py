@@ -41,6 +41,8 @@ class KernelResult:
     egraph: dict[str, float | int] = field(default_factory=dict)
     engine: dict[str, float | int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    rules: dict[str, int] = field(default_factory=dict)
+    """Matches per rule in the default-mode compile (every function's index engine)."""
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -114,6 +116,7 @@ def measure_kernel(src: KernelSource, failures: list[Failure],
         "extract_seconds": sum(p.extract_seconds for p in sat),
     }
     result.engine = compiled["slotsat"].engine
+    result.rules = compiled["slotsat"].rules
     result.seconds = {name: c.seconds for name, c in compiled.items()}
     return result
 

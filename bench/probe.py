@@ -7,10 +7,12 @@ the operand the next iteration would use (for the rotation pairs). Both come fro
 
 - `ir_gets(fn)`: the slotted tile definitions in program order, which is the emission order
   of their gets; the benchmark checks the count against the emitted text.
-- `probe_function(fn, mode)`: one `IndexEngine` per function holding every slot index and,
-  for each enclosing loop its index reads, the index with `iv -> iv + step` substituted.
-  The real operands are chosen in emission order against an `EmittedScope` (block scopes
-  pushed and popped like codegen's); each rotation operand is chosen right after its real
+- `probe_function(fn, mode)`: one `IndexEngine` per function holding every root codegen's
+  engine holds (slot indices, offsets, bounds, scalar expressions: `pto_codegen.emission_sites`
+  and `plain_root`, so the two cannot drift) and, for each enclosing loop a slot index reads,
+  the index with `iv -> iv + step` substituted. Every root is chosen in codegen's emission
+  order against an `EmittedScope` (block scopes pushed and popped like codegen's), so a slot
+  operand shares exactly what codegen's did; each rotation operand is chosen right after its real
   operand against a throwaway copy of that scope, so it shares what the block already
   emitted but never makes a later real operand cheaper and never reaches the `.pto` output.
   The chosen terms become matcher values (`slotsat.egraph_rules.costs.to_value`) with one memo
@@ -36,6 +38,7 @@ from slotsat.core.semantics import eval_expr
 from slotsat.egraph_rules.costs import to_value
 from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, RootId
 from slotsat.egraph_rules.loops import LoopInfo
+from slotsat.lowering.pto_codegen import emission_sites, plain_root
 
 EXHAUSTIVE_POINTS = 4096
 EDGE_ITERATIONS = 64
@@ -142,51 +145,88 @@ def _scope_copy(scope: EmittedScope) -> EmittedScope:
     return copy
 
 
+_Event = tuple[tuple[int, ...], int, RootId, list[tuple[ir.ForStmt, RootId, ir.Expr]]]
+"""One root in codegen's emission order: its blocks, the get index (-1 for a plain root), the
+root and, for a get, its rotation roots (loop, root, next-iteration index)."""
+
+
+def _replay(fn: ir.Function, gets: list[IrGet], engine: IndexEngine) -> list[_Event]:
+    """Codegen's emission, replayed: every root its engine holds, in the order it chooses them
+    (`pto_codegen.emission_sites`, `plain_root`), so a slot operand shares what codegen's did."""
+    seen: set[int] = set()
+
+    def add_loop(info: LoopInfo) -> None:
+        if info.var.id not in seen:
+            seen.add(info.var.id)
+            engine.add_loop(info)
+
+    events: list[_Event] = []
+    k = 0
+    for site in emission_sites(fn):
+        for info in site.loops:
+            add_loop(info)
+        if isinstance(site.item, ir.Var):
+            if k >= len(gets) or gets[k].tile != site.item.name_hint:
+                continue
+            events.append((site.blocks, k, *_get_roots(gets[k], engine, add_loop)))
+            k += 1
+        else:
+            root = plain_root(site.item[0], site.item[1])
+            if root is not None:
+                events.append((site.blocks, -1, engine.add_root(root), []))
+    for index, g in enumerate(gets[k:], start=k):  # not in emission_sites (none in compiled IR)
+        events.append(((), index, *_get_roots(g, engine, add_loop)))
+    return events
+
+
+def _get_roots(
+    g: IrGet, engine: IndexEngine, add_loop: Callable[[LoopInfo], None]
+) -> tuple[RootId, list[tuple[ir.ForStmt, RootId, ir.Expr]]]:
+    """A get's root and its rotation roots (one per enclosing loop its index reads)."""
+    rotated = []
+    for loop in g.loops:
+        add_loop(LoopInfo(loop.loop_var, loop.start, loop.stop, loop.step))
+        if reads(g.index, loop.loop_var):
+            nxt = next_iteration(g.index, loop)
+            rotated.append((loop, engine.add_root(nxt, slots=g.count), nxt))
+    return engine.add_root(g.index, slots=g.count), rotated
+
+
 def probe_function(fn: ir.Function, mode: Mode) -> Probe:
-    """Choose every slot operand of `fn` and its rotation operands in one engine (see above)."""
+    """Choose every root of `fn` in codegen's order and each slot operand's rotation operands
+    in one engine (see above)."""
     gets = ir_gets(fn)
     probe = Probe()
     if not gets:
         return probe
     engine = IndexEngine(mode)
-    seen: set[int] = set()
-    roots: list[tuple[RootId, list[tuple[ir.ForStmt, RootId, ir.Expr]]]] = []
-    for g in gets:
-        for loop in g.loops:
-            if loop.loop_var.id not in seen:
-                seen.add(loop.loop_var.id)
-                engine.add_loop(LoopInfo(loop.loop_var, loop.start, loop.stop, loop.step))
-        real = engine.add_root(g.index, slots=g.count)
-        rotated = []
-        for loop in g.loops:
-            if reads(g.index, loop.loop_var):
-                nxt = next_iteration(g.index, loop)
-                rotated.append((loop, engine.add_root(nxt, slots=g.count), nxt))
-        roots.append((real, rotated))
+    events = _replay(fn, gets, engine)
     report = engine.saturate().report
     probe.nodes, probe.iterations, probe.saturate_seconds = report.nodes, report.iterations, report.seconds
     started = time.perf_counter()
     scope = EmittedScope()
-    open_loops: list[int] = []
+    open_blocks: list[int] = []
     graph = ValueGraph()
-    for k, (g, (real, rotated)) in enumerate(zip(gets, roots, strict=True)):
-        ids = [loop.loop_var.id for loop in g.loops]
+    for blocks, index, real, rotated in events:
         common = 0
-        while common < min(len(open_loops), len(ids)) and open_loops[common] == ids[common]:
+        while common < min(len(open_blocks), len(blocks)) and open_blocks[common] == blocks[common]:
             common += 1
-        while len(open_loops) > common:
+        while len(open_blocks) > common:
             scope.pop()
-            open_loops.pop()
-        for vid in ids[common:]:
+            open_blocks.pop()
+        for b in blocks[common:]:
             scope.push()
-            open_loops.append(vid)
+            open_blocks.append(b)
         chosen = engine.choose(real, scope)
+        if index < 0:
+            continue
         memo: dict[object, Value] = {}
         a = to_value(chosen.term, graph, memo)
         probe.operands.append(a)
-        for loop, root, nxt in rotated:
-            side = engine.choose(root, _scope_copy(scope))
-            probe.rotations.append(Rotation(k, loop, a, to_value(side.term, graph, dict(memo)), g.index, nxt))
+        for loop, side_root, nxt in rotated:
+            side = engine.choose(side_root, _scope_copy(scope))
+            b_value = to_value(side.term, graph, dict(memo))
+            probe.rotations.append(Rotation(index, loop, a, b_value, gets[index].index, nxt))
     probe.extract_seconds = time.perf_counter() - started
     return probe
 

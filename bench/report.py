@@ -9,8 +9,10 @@ miss says by how much.
 JSON layout (the keys the issue fixes first, then slotsat's additions):
 
 ```
-{"lowerings": {"naive" | "pypto" | "slotsat": {"index_ops", "corrections", "slot_operands",
+{"lowerings": {"naive" | "pypto" | "swap" | "slotsat": {"index_ops", "corrections", "slot_operands",
                "matcher_accepted", "pairs_resolved", "pairs_unknown", ...}},
+ "gains": {"pypto" | "swap" | "naive": {"index_ops_ratio", "matcher_accepted", ...}},
+ "rules": {"<rule>": matches, ...},
  "scaling": [{"loops", "seconds", "peak_mb", ...}],
  "kernels": [{"name", "source", "loops", "lowerings": {...}, "egraph": {...}, ...}],
  "targets": [...], "soundness_failures": [...],
@@ -43,6 +45,8 @@ EXTRA_METRICS: tuple[str, ...] = (
 )
 
 OPS_RATIO_TARGET = 0.85
+OPS_VS_PYPTO_TARGET = 0.80
+OPS_VS_SWAP_TARGET = 0.92
 SECONDS_AT_1000_TARGET = 2.0
 TENFOLD_RATIO_TARGET = 12.0
 SATURATE_AT_1000_TARGET = 0.5
@@ -135,6 +139,66 @@ def _target_total_ratio(data: Mapping[str, Any]) -> Target:
         f"ratio {ratio:.3f} is {ratio - OPS_RATIO_TARGET:.3f} above {OPS_RATIO_TARGET} "
         f"({over} op(s) too many)",
     )
+
+
+def _corpus_ratio(data: Mapping[str, Any], name: str, bound: float, base: str) -> Target:
+    """slotsat's total index ops against `base`'s over every measured kernel of the corpus."""
+    goal = f"total index ops: slotsat <= {bound} x {base} on the bench corpus"
+    totals = data.get("lowerings", {})
+    s, b = totals.get("slotsat"), totals.get(base)
+    if not isinstance(s, Mapping) or not isinstance(b, Mapping) or int(b.get("index_ops", 0)) == 0:
+        return Target(name, goal, f"no {base} ops", "not measured", "the corpus emitted no index ops")
+    s_total, b_total = int(s["index_ops"]), int(b["index_ops"])
+    ratio = s_total / b_total
+    measured = f"{s_total} / {b_total} = {ratio:.3f}"
+    if ratio <= bound:
+        return Target(name, goal, measured, "met", f"{bound - ratio:.3f} below the bound")
+    over = s_total - math.floor(bound * b_total)
+    return Target(name, goal, measured, "missed",
+                  f"ratio {ratio:.3f} is {ratio - bound:.3f} above {bound} ({over} op(s) too many)")
+
+
+def _target_vs_pypto(data: Mapping[str, Any]) -> Target:
+    return _corpus_ratio(data, "ops-vs-pypto", OPS_VS_PYPTO_TARGET, "pypto")
+
+
+def _target_vs_swap(data: Mapping[str, Any]) -> Target:
+    return _corpus_ratio(data, "ops-vs-swap", OPS_VS_SWAP_TARGET, "swap")
+
+
+def gains(data: Mapping[str, Any]) -> dict[str, dict[str, float | int]]:
+    """slotsat against each other lowering, over the corpus: its index ops as a fraction of
+    theirs, and the differences in correction chains, accepted operands and resolved pairs."""
+    totals = data.get("lowerings", {})
+    s = totals.get("slotsat")
+    out: dict[str, dict[str, float | int]] = {}
+    if not isinstance(s, Mapping):
+        return out
+    for name in LOWERINGS:
+        b = totals.get(name)
+        if name == "slotsat" or not isinstance(b, Mapping):
+            continue
+        ops = int(b.get("index_ops", 0))
+        out[name] = {
+            "index_ops_ratio": round(int(s["index_ops"]) / ops, 4) if ops else 0.0,
+            "index_ops_saved": ops - int(s["index_ops"]),
+            "corrections_saved": int(b.get("corrections", 0)) - int(s["corrections"]),
+            "matcher_accepted_gained": int(s["matcher_accepted"]) - int(b.get("matcher_accepted", 0)),
+            "pairs_resolved_gained": int(s["pairs_resolved"]) - int(b.get("pairs_resolved", 0)),
+        }
+    return out
+
+
+def gain_lines(data: Mapping[str, Any]) -> list[str]:
+    """One sentence per baseline: what slotsat gains over it (report.md and the console)."""
+    lines: list[str] = []
+    for name, g in gains(data).items():
+        lines.append(
+            f"slotsat over {name}: index ops x{g['index_ops_ratio']:.3f} ({g['index_ops_saved']} fewer), "
+            f"{g['corrections_saved']} fewer correction chains, {g['matcher_accepted_gained']} more "
+            f"accepted slot operands, {g['pairs_resolved_gained']} more resolved pairs"
+        )
+    return lines
 
 
 def _target_slot_ratio(data: Mapping[str, Any]) -> Target:
@@ -270,7 +334,7 @@ def _target_engine(data: Mapping[str, Any]) -> list[Target]:
                               str(point.get("error"))))
     elif sat is None:
         targets.append(Target("saturate-1000", goal_sat, "not reported", "not measured",
-                              "the engine reported no saturation time"))
+                              str(point.get("probe_error") or "the engine reported no saturation time")))
     else:
         sat = float(sat)
         status = "met" if sat <= SATURATE_AT_1000_TARGET else "missed"
@@ -293,6 +357,8 @@ def evaluate_targets(data: Mapping[str, Any]) -> list[Target]:
     """Every target, evaluated from the run's own figures."""
     return [
         _target_per_kernel_ops(data),
+        _target_vs_pypto(data),
+        _target_vs_swap(data),
         _target_total_ratio(data),
         _target_slot_ratio(data),
         _target_accepted(data),
@@ -341,6 +407,8 @@ SHORT_HEADER: tuple[str, ...] = ("lowering", "index ops", "corrections", "slot o
 SUMMARY_LEGEND: tuple[str, ...] = (
     "naive: no proof at all, every signed floor-mod / floor-div carries its correction (derived from pypto)",
     "pypto: the reference's lowering (--mode pypto: syntactic proof, remsi / divsi, node by node)",
+    "swap: pypto with remsi / divsi swapped for remui / divui wherever its syntactic proof held "
+    "(derived from pypto, no e-graph)",
     "slotsat: the default mode (interval proofs, remui / divui, e-graph extraction)",
     "index ops: arith ops in the emitted .pto except constants (arith.floordivsi counts 4)",
     "corrections: floor-mod / floor-div correction chains emitted (select or floordivsi ops)",
@@ -349,6 +417,11 @@ SUMMARY_LEGEND: tuple[str, ...] = (
     "resolved / unknown: pairs of slot operands the matcher proves equal or disjoint / cannot decide",
 )
 """One line per lowering (row) and per column of the summary table, for the console and report.md."""
+
+
+_COMPARED: tuple[str, ...] = ("pypto", "swap", "slotsat")
+"""The lowerings the per-kernel matcher columns compare (naive's classes equal pypto's)."""
+_INITIAL: dict[str, str] = {"naive": "n", "pypto": "p", "swap": "w", "slotsat": "s"}
 
 
 def render_markdown(data: Mapping[str, Any]) -> str:
@@ -365,6 +438,7 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     lines += ["", "## Totals per lowering", ""]
     lines += _table(SUMMARY_HEADER, summary_rows(data))
     lines += ["", *(f"- {line}" for line in SUMMARY_LEGEND)]
+    lines += ["", *(f"- {line}" for line in gain_lines(data))]
     extra_rows = [
         [name, *(str(data["lowerings"][name].get(m, "-")) for m in EXTRA_METRICS)]
         for name in LOWERINGS
@@ -395,7 +469,7 @@ def render_markdown(data: Mapping[str, Any]) -> str:
          _fmt_s(p.get("extract_seconds")), _fmt_mb(p["peak_mb"]), _fmt_mb(p.get("baseline_mb")),
          p.get("repeats", "-"),
          f"{ratios[int(p['loops'])]:.2f}x" if int(p["loops"]) in ratios else "-",
-         p.get("error") or ""]
+         p.get("error") or p.get("probe_error") or ""]
         for p in data.get("scaling", [])
     ]
     lines += _table(("loops", "functions", "seconds", "parse s", "compile s", "saturate s", "extract s",
@@ -407,25 +481,36 @@ def render_markdown(data: Mapping[str, Any]) -> str:
         if k.get("error") is not None:
             kernel_rows.append([k["name"], k["source"], k["loops"], f"error: {k['error']}", *["-"] * 9])
             continue
-        n, p, s = (_lowering(k, x) or {} for x in LOWERINGS)
+        low = {x: _lowering(k, x) or {} for x in LOWERINGS}
         eg = k.get("egraph", {})
+
+        def row(key: str, names: Sequence[str], low: dict[str, Mapping[str, Any]] = low) -> str:
+            return " / ".join(str(low[x].get(key, "-")) for x in names)
+
         kernel_rows.append([
             k["name"], k["source"], k["loops"],
-            f"{n.get('index_ops', '-')} / {p.get('index_ops', '-')} / {s.get('index_ops', '-')}",
-            f"{n.get('corrections', '-')} / {p.get('corrections', '-')} / {s.get('corrections', '-')}",
-            f"{p.get('matcher_accepted', '-')} / {s.get('matcher_accepted', '-')} "
-            f"of {s.get('slot_operands', '-')}",
-            f"{p.get('pairs_resolved', '-')} / {s.get('pairs_resolved', '-')}",
-            f"{p.get('pairs_unknown', '-')} / {s.get('pairs_unknown', '-')}",
+            row("index_ops", LOWERINGS), row("corrections", LOWERINGS),
+            f"{row('matcher_accepted', _COMPARED)} of {low['slotsat'].get('slot_operands', '-')}",
+            row("pairs_resolved", _COMPARED), row("pairs_unknown", _COMPARED),
             eg.get("nodes", "-"), eg.get("iterations", "-"),
             _fmt_s(eg.get("saturate_seconds")), _fmt_s(eg.get("extract_seconds")), _fmt_s(k.get("seconds")),
         ])
+    initials = "/".join(_INITIAL[x] for x in LOWERINGS)
     lines += _table(
-        ("kernel", "source", "loops", "index ops n/p/s", "corrections n/p/s", "accepted p/s of N",
-         "resolved p/s", "unknown p/s", "e-graph nodes", "iterations", "saturate s", "extract s",
-         "compile s"),
+        ("kernel", "source", "loops", f"index ops {initials}", f"corrections {initials}",
+         "accepted p/w/s of N", "resolved p/w/s", "unknown p/w/s", "e-graph nodes", "iterations",
+         "saturate s", "extract s", "compile s"),
         kernel_rows,
     )
+
+    rules = data.get("rules", {})
+    if rules:
+        lines += ["", "## Rules fired (default mode, every function of the corpus)", ""]
+        lines += _table(("rule", "ruleset", "matches"),
+                        [[name, r["ruleset"], r["matches"]] for name, r in rules.items()])
+        never = [name for name, r in rules.items() if int(r["matches"]) == 0]
+        lines += ["", f"{len(rules) - len(never)} of {len(rules)} rules fired"
+                  + (f"; never: {', '.join(never)}" if never else "") + "."]
 
     notes = data.get("notes", [])
     if notes:
@@ -453,20 +538,21 @@ def _plot_ops(data: Mapping[str, Any], path: Path) -> None:
         ("index ops", "index_ops", "#4c72b0"),
         ("slot-operand ops", "slot_ops", "#55a868"),
         ("correction chains", "corrections", "#dd8452"),
+        ("matcher-accepted slot operands", "matcher_accepted", "#8172b2"),  # where swap parts from pypto
     ]
-    fig, ax = plt.subplots(figsize=(6.4, 3.8), dpi=100)
+    fig, ax = plt.subplots(figsize=(7.2, 3.8), dpi=100)
     xs = range(len(names))
-    width = 0.27
+    width = 0.2
     for k, (label, key, color) in enumerate(series):
         values = [int(data["lowerings"][n].get(key, 0)) for n in names]
-        offsets = [x + (k - 1) * width for x in xs]
+        offsets = [x + (k - (len(series) - 1) / 2) * width for x in xs]
         ax.bar(offsets, values, width=width, label=label, color=color)
         for x, v in zip(offsets, values, strict=True):
             ax.annotate(str(v), (x, v), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(list(xs), names)
     ax.set_ylabel("count over the corpus")
-    ax.set_title("Emitted index arithmetic per lowering")
-    ax.legend()
+    ax.set_title("Emitted index arithmetic and accepted slot operands per lowering")
+    ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -515,6 +601,7 @@ def write_report(data: dict[str, Any], out: Path) -> None:
     """Evaluate the targets, then write report.json, report.md and the plots into `out`."""
     out.mkdir(parents=True, exist_ok=True)
     data["targets"] = [t.to_json() for t in evaluate_targets(data)]
+    data["gains"] = gains(data)
     data["plots"] = write_plots(data, out)
     (out / "report.json").write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
     (out / "report.md").write_text(render_markdown(data))

@@ -30,6 +30,25 @@ def _totals(kernels: Sequence[KernelResult]) -> dict[str, dict[str, int]]:
     return {name: m.to_json() for name, m in totals.items()}
 
 
+def rule_totals(kernels: Sequence[KernelResult]) -> dict[str, dict[str, object]]:
+    """Matches per registered rule of the default mode's schedule over the measured kernels,
+    every rule listed (zero: it never fired on this corpus)."""
+    from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, RULESETS, registered_rules
+
+    used = CODEGEN_SLOTS.rulesets()
+    rulesets = {name for name, rs in RULESETS.items() if any(rs is u for u in used)}
+    fired: dict[str, int] = {}
+    for k in kernels:
+        if k.error is None:
+            for name, count in k.rules.items():
+                fired[name] = fired.get(name, 0) + count
+    return {
+        name: {"ruleset": info.ruleset, "kind": info.kind, "matches": fired.get(name, 0)}
+        for name, info in sorted(registered_rules().items())
+        if info.ruleset in rulesets and info.kind != "typing"
+    }
+
+
 def _versions() -> dict[str, str]:
     try:
         from importlib.metadata import version
@@ -52,6 +71,13 @@ NOTES: tuple[str, ...] = (
     "constant not already corrected becomes `remsi, cmpi slt, addi, select`, every `divsi` becomes "
     "`floordivsi`; the rewritten ops are then measured (ops, corrections, matcher classes, pairs) by "
     "the same code as pypto and slotsat.",
+    "swap: the no-e-graph baseline, derived from pypto like naive: every bare `remsi` / `divsi` by a "
+    "positive constant (one the reference's syntactic proof made bare; a `remsi` a correction's "
+    "`cmpi` reads is not bare) becomes `remui` / `divui`. Same ops, same count as pypto, but "
+    "slot operands the matcher can peel: slotsat's gain over swap is what the e-graph adds beyond "
+    "that opcode choice. gains: slotsat against each lowering over the corpus.",
+    "rules: matches per registered rule of the default mode's schedule (CODEGEN_SLOTS) summed over "
+    "every function's index engine in the slotsat compile (egglog's run report); 0 = never fired.",
     "slot_operands / matcher_accepted: one per emitted `pto.multi_tile_get`; accepted = peelable or "
     "bare under analysis.matcher.classify (40 §7.1), a bare value's interval taken from constant "
     "`scf.for` bounds.",
@@ -129,6 +155,7 @@ def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] 
         progress("done", total_steps, total_steps)
     data: dict[str, Any] = {
         "lowerings": _totals([k for k in kernels if k.error is None]),
+        "rules": rule_totals(kernels),
         "scaling": scaling,
         "kernels": [k.to_json() for k in kernels],
         "soundness_failures": [f.to_json() for f in failures],

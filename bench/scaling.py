@@ -38,12 +38,19 @@ SCALING_MAX_FILE_BYTES = 64 * 1024 * 1024
 """`SLOTSAT_MAX_FILE_BYTES` for the scaling subprocesses (the parser's default is 4 MiB)."""
 
 
-def scaling_point(loops: int, seed: int, shape: str = DEFAULT_SHAPE) -> dict[str, Any]:
+def scaling_point(
+    loops: int,
+    seed: int,
+    shape: str = DEFAULT_SHAPE,
+    *,
+    timed: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
     """Time parse + compile (slotsat mode) of one generated file; run in a fresh process.
 
     A size whose first run takes under `MIN_TIMED_SECONDS` is repeated (at most
     `MAX_REPEATS` times, until that much time has passed) and the median run is reported,
-    so the small sizes' ratios are not clock noise.
+    so the small sizes' ratios are not clock noise. `timed` receives the timing and memory
+    figures as soon as they are measured, before the e-graph probe runs.
     """
     warm = generate_kernel(seed, 1, name="Warmup")
     compile_kernel(parse_kernel(warm.text, "warmup.py"), "slotsat")
@@ -62,30 +69,37 @@ def scaling_point(loops: int, seed: int, shape: str = DEFAULT_SHAPE) -> dict[str
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     runs.sort(key=lambda r: r[0])
     seconds, parse_seconds, compiled = runs[len(runs) // 2]
-    # The e-graph figures at this size, from the engine probe (after the timed runs and the
-    # memory reading, so neither includes it).
-    probes = [probe.probe_function(fn, Mode.SLOTSAT) for program in compiled.module.programs
-              for fn in program.functions]
-    return {
+    point: dict[str, Any] = {
         "loops": loops,
         "functions": len(scan.scan_module(compiled.pto)),
         "lines": kernel.text.count("\n"),
         "seconds": seconds,
         "parse_seconds": parse_seconds,
         "compile_seconds": seconds - parse_seconds,
-        "saturate_seconds": sum(p.saturate_seconds for p in probes),
-        "extract_seconds": sum(p.extract_seconds for p in probes),
-        "egraph_nodes": sum(p.nodes for p in probes),
-        "egraph_iterations": max((p.iterations for p in probes), default=0),
         "compiler_reported": compiled.engine,
         "repeats": len(runs),
         "peak_mb": peak_kb / 1024.0,
         "baseline_mb": baseline_kb / 1024.0,
     }
+    if timed is not None:
+        timed(dict(point))
+    # The e-graph figures at this size, from the engine probe (after the timed runs and the
+    # memory reading, so neither includes it).
+    probes = [probe.probe_function(fn, Mode.SLOTSAT) for program in compiled.module.programs
+              for fn in program.functions]
+    point.update({
+        "saturate_seconds": sum(p.saturate_seconds for p in probes),
+        "extract_seconds": sum(p.extract_seconds for p in probes),
+        "egraph_nodes": sum(p.nodes for p in probes),
+        "egraph_iterations": max((p.iterations for p in probes), default=0),
+    })
+    return point
 
 
 def run_scaling_point(loops: int, seed: int, timeout: float, shape: str = DEFAULT_SHAPE) -> dict[str, Any]:
-    """`scaling_point` in a fresh subprocess; a timeout or a crash is a point without figures."""
+    """`scaling_point` in a fresh subprocess; a crash is a point without figures, and so is a
+    timeout before the timed runs end (one after them keeps the timing and memory figures,
+    which the child prints first, and lacks only the e-graph probe's)."""
     cmd = [sys.executable, "-m", "slotsat.bench.scaling", "--scaling-point", str(loops), "--seed", str(seed),
            "--shape", shape]
     env = dict(os.environ)
@@ -94,7 +108,13 @@ def run_scaling_point(loops: int, seed: int, timeout: float, shape: str = DEFAUL
     env["SLOTSAT_MAX_FILE_BYTES"] = str(limit)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as err:
+        out = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
+        timed = [line for line in out.splitlines() if line.startswith("{")]
+        if timed:
+            partial: dict[str, Any] = json.loads(timed[-1])
+            partial["probe_error"] = f"the e-graph probe timed out (the point's budget is {timeout:.0f} s)"
+            return partial
         return {"loops": loops, "seconds": None, "peak_mb": None, "error": f"timed out after {timeout:.0f} s"}
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
@@ -110,7 +130,11 @@ def _main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shape", choices=sorted(SHAPES), default=DEFAULT_SHAPE)
     args = parser.parse_args(argv)
-    print(json.dumps(scaling_point(args.scaling_point, args.seed, args.shape)))
+
+    def timed(point: dict[str, Any]) -> None:
+        print(json.dumps(point), flush=True)  # kept by the parent if the probe runs out of time
+
+    print(json.dumps(scaling_point(args.scaling_point, args.seed, args.shape, timed=timed)))
     return 0
 
 

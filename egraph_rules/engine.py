@@ -1,6 +1,7 @@
-"""The index engine: the e-graph of a kernel's slot operands and index expressions, and the
-choice of their emitted forms (`60-egraph-engine.md`, `30-pto-codegen.md` §6–§8,
-`40-ptoas-slot-matcher.md` §7).
+"""The index engine: the e-graph of a kernel function's integer expressions (slot operands,
+offsets, bounds, scalar index expressions) and the choice of their emitted forms
+(`60-egraph-engine.md`, `30-pto-codegen.md` §6–§8, `40-ptoas-slot-matcher.md` §7,
+`05-decisions.md` item 15).
 
 Usage (codegen, `slotsat explore`, the benchmark's probe):
 
@@ -14,14 +15,19 @@ What goes where:
 
 - Every root is constant-folded first (`slotsat.core.semantics.fold`, §7.5; its errors are
   `PassError`s at the expression's position).
-- Plain (non-slot) roots in both modes, and slot roots in `Mode.PYPTO`, lower node by node
-  as written (`slotsat.egraph_rules.written`) and are never shared.
-- Slot roots in `Mode.SLOTSAT` (every integer root with `insert_plain`) become index-language
-  terms (`slotsat.egraph_rules.ir_terms`); `saturate` inserts them in one batch with the loop
-  facts (`slotsat.egraph_rules.loops`) into one session (`slotsat.egraph_rules.session`),
-  runs `CODEGEN_SLOTS` (`CODEGEN_SYNTACTIC` in `Mode.PYPTO`), exports once and parses the
-  export (`slotsat.egraph_rules.view`); `choose` runs the matcher-filtered, CSE-aware
-  extraction (`slotsat.egraph_rules.extract`) against the `EmittedScope`.
+- Every integer root, in both modes, becomes an index-language term
+  (`slotsat.egraph_rules.ir_terms`), and so does every signed subexpression of a leaf (a
+  comparison's operands, say); `saturate` inserts them in one batch with the loop facts
+  (`slotsat.egraph_rules.loops`) into one session (`slotsat.egraph_rules.session`), runs
+  `CODEGEN_SLOTS` (`CODEGEN_SYNTACTIC` in `Mode.PYPTO`), exports once and parses the export
+  (`slotsat.egraph_rules.view`).
+- `choose` picks the form. Default mode: the CSE-aware extraction
+  (`slotsat.egraph_rules.extract`) against the `EmittedScope` for every root, restricted to
+  matcher-accepted forms (searched at every depth) for a slot operand. `Mode.PYPTO`: the
+  written-form extraction, the inserted term node by node, where a floor node becomes its
+  `rems` / `divs` alternative exactly when the syntactic rules unioned one in; never shared,
+  as the reference emits it. Op selection happens there and only there; the proof a form
+  reports is read from the e-graph's facts.
 
 The result of a saturation is a `Saturated` graph, immutable, with its own generation; the
 engine keeps the latest and builds a new one when roots or loops were added since (a late
@@ -41,17 +47,17 @@ from slotsat.analysis.matcher import MatcherClass, ValueGraph, accepted, classif
 from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.core.semantics import fold
-from slotsat.egraph_rules.calls import Action
-from slotsat.egraph_rules.costs import EmitConst, EmitNode, EmitTerm, describe, op_count, to_value
-from slotsat.egraph_rules.extract import Completion, Extractor, is_remui
+from slotsat.egraph_rules.calls import Action, Call
+from slotsat.egraph_rules.costs import CASTS, EmitConst, EmitNode, EmitTerm, describe, op_count, to_value
+from slotsat.egraph_rules.extract import Completion, Extractor, emission_op, is_remui
 from slotsat.egraph_rules.ir_terms import TermBuilder
-from slotsat.egraph_rules.lang import SIGNED_DTYPES
-from slotsat.egraph_rules.loops import LoopInfo, ascends, literal, loop_facts
+from slotsat.egraph_rules.lang import SIGNED_DTYPES, dtype_of
+from slotsat.egraph_rules.loops import LoopInfo, loop_facts
 from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, CODEGEN_SYNTACTIC, INDEX_ENGINE, NamedSchedule
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.egraph_rules.session import Limits, session
 from slotsat.egraph_rules.view import EGraphView, ENode, NodeKey
-from slotsat.egraph_rules.written import WrittenLowering
+from slotsat.egraph_rules.written import LeafLowering, cast_op
 
 RootId = NewType("RootId", int)
 
@@ -112,7 +118,8 @@ class Root:
 @dataclass(frozen=True)
 class Saturated:
     """One saturation of the engine's roots: the parsed export, the run's report, and per root
-    its e-class (None: not in the e-graph) and the nodes of its written term.
+    its inserted term (None: a comparison, which has parts but no term), its e-class and the
+    nodes of its written term; likewise per part (by the part's `id`).
 
     E-class ids are only meaningful within one e-graph: a later saturation numbers its
     classes afresh. Every key derived from a class therefore carries the graph's
@@ -124,31 +131,30 @@ class Saturated:
     generation: int
     report: SaturationReport
     view: EGraphView | None
+    terms: tuple[Call | None, ...]
     classes: tuple[str | None, ...]
     written: tuple[frozenset[NodeKey], ...]
+    parts: dict[int, tuple[Call, str, frozenset[NodeKey]]] = field(default_factory=dict)
 
 
 _generations = itertools.count(1)
 
 
 class IndexEngine:
-    """The index expressions of one kernel (see the module docstring)."""
+    """The integer expressions of one kernel function (see the module docstring)."""
 
-    def __init__(
-        self, mode: Mode = Mode.SLOTSAT, limits: Limits | None = None, *, insert_plain: bool = False
-    ) -> None:
+    def __init__(self, mode: Mode = Mode.SLOTSAT, limits: Limits | None = None) -> None:
         self.mode = mode
         self.limits = limits if limits is not None else Limits.from_env()
-        self.insert_plain = insert_plain
         self.loops: dict[int, LoopInfo] = {}
         """Induction variable id -> its loop."""
         self.loop_keys: dict[int, int] = {}
         """Induction variable id -> the loop's key in the e-graph (the order of `add_loop`)."""
         self._loop_vars: dict[int, ir.Var] = {}
         self.roots: list[Root] = []
-        self.written = WrittenLowering(mode, self.start_of)
-        self.terms = TermBuilder(self.loop_keys, self.written)
+        self.terms = TermBuilder(self.loop_keys)
         self._graph: Saturated | None = None
+        self._leaf_terms: dict[tuple[int, str], tuple[EmitTerm, int]] = {}
 
     # -- building ------------------------------------------------------------------
 
@@ -167,25 +173,6 @@ class IndexEngine:
         self._graph = None
         return RootId(len(self.roots) - 1)
 
-    def _in_egraph(self, root: Root) -> bool:
-        if not ir.expr_dtype(root.expr).is_int:
-            return False
-        if self.insert_plain:
-            return True
-        return root.slots is not None and self.mode is Mode.SLOTSAT
-
-    def start_of(self, v: ir.Var) -> int | None:
-        """The literal start of `v`'s loop when `v` is a registered `INDEX` induction variable
-        of an ascending loop (what the syntactic proof may use, `syntactic.python_nonneg_syn`)."""
-        loop = self.loops.get(v.id)
-        if loop is None or v.dtype is not ir.DType.INDEX or not ascends(loop):
-            return None
-        return literal(loop.start)
-
-    def lower_as_written(self, e: ir.Expr, want: ir.DType | None = None) -> EmitTerm:
-        """`e` lowered node by node (`slotsat.egraph_rules.written`); never shared."""
-        return self.written.lower(e, want)
-
     # -- saturation -------------------------------------------------------------------
 
     @property
@@ -198,17 +185,16 @@ class IndexEngine:
         if self._graph is not None:
             return self._graph
         t0 = time.perf_counter()
-        terms = [
-            self.terms.root(r.expr, slot=r.slots is not None) if self._in_egraph(r) else None
-            for r in self.roots
-        ]
-        inserted = [t for t in terms if t is not None]
+        terms = [self._root_term(r) for r in self.roots]
+        parts = dict(self.terms.parts)
+        inserted = [t for t in terms if t is not None] + [t for _, t in parts.values()]
         if not inserted:
             report = SaturationReport(0, 0, time.perf_counter() - t0, None, self.schedule.name)
             self._graph = Saturated(
                 next(_generations),
                 report,
                 None,
+                tuple(terms),
                 tuple(None for _ in terms),
                 tuple(frozenset() for _ in terms),
             )
@@ -227,6 +213,10 @@ class IndexEngine:
             nodes: set[NodeKey] = set()
             classes.append(view.resolve(t, nodes) if t is not None else None)
             written.append(frozenset(nodes))
+        part_info: dict[int, tuple[Call, str, frozenset[NodeKey]]] = {}
+        for pid, (_, t) in parts.items():
+            nodes = set()
+            part_info[pid] = (t, view.resolve(t, nodes), frozenset(nodes))
         report = SaturationReport(
             iterations=run.rounds,
             nodes=rows,
@@ -235,24 +225,29 @@ class IndexEngine:
             schedule=run.schedule,
             matches=dict(run.matches),
         )
-        self._graph = Saturated(next(_generations), report, view, tuple(classes), tuple(written))
+        self._graph = Saturated(
+            next(_generations), report, view, tuple(terms), tuple(classes), tuple(written), part_info
+        )
         return self._graph
+
+    def _root_term(self, root: Root) -> Call | None:
+        if not (ir.expr_dtype(root.expr).is_int or root.slots is None):
+            return None  # a float slot index is rejected by codegen before it is chosen
+        return self.terms.root(root.expr, slot=root.slots is not None)
 
     # -- choosing -----------------------------------------------------------------------
 
-    def _tag(self, graph: Saturated) -> int:
-        """What ties an e-class id to its e-graph: the graph's generation (see `Saturated`)."""
-        return graph.generation
-
     def _key(self, graph: Saturated, cls: str) -> Hashable:
-        """The sharing key of e-class `cls`: emitted values and rendered names are keyed by it."""
-        return (self._tag(graph), cls)
+        """The sharing key of e-class `cls`: emitted values and rendered names are keyed by it
+        (with the graph's generation, see `Saturated`)."""
+        return (graph.generation, cls)
 
     def _extractor(self, graph: Saturated) -> Extractor:
         assert graph.view is not None
-        return Extractor(graph.view, self._leaf, lambda cls: self._key(graph, cls))
+        return Extractor(graph.view, lambda node, cls: self._leaf(graph, node), lambda c: self._key(graph, c))
 
-    def _leaf(self, node: ENode, cls: str) -> tuple[EmitTerm, int]:
+    def _leaf(self, graph: Saturated, node: ENode) -> tuple[EmitTerm, int]:
+        """The term of a leaf node and the ops it costs (nonzero only for an opaque leaf)."""
         if node.kind == "const":
             value, dtype = node.payload
             assert isinstance(value, int)
@@ -262,7 +257,26 @@ class IndexEngine:
             (key,) = node.payload
             assert isinstance(key, int)
             return self._loop_vars[key], 0
-        return self.terms.leaves[str(node.payload[0])]
+        name = str(node.payload[0])
+        expr = self.terms.leaves[name]
+        if isinstance(expr, ir.Var):
+            return expr, 0
+        cached = self._leaf_terms.get((graph.generation, name))
+        if cached is None:
+            # An opaque leaf inside a term: its parts chosen on their own (nothing recorded).
+            term = self._lowering(graph, EmittedScope()).lower(expr)
+            cached = self._leaf_terms[(graph.generation, name)] = (term, op_count(term))
+        return cached
+
+    def _lowering(self, graph: Saturated, scope: EmittedScope) -> LeafLowering:
+        """The leaf lowering whose parts are chosen like roots, against `scope`."""
+        return LeafLowering(self.mode, lambda e: self._part(graph, e, scope))
+
+    def _part(self, graph: Saturated, e: ir.Expr, scope: EmittedScope) -> EmitTerm:
+        term, cls, written = graph.parts[id(e)]
+        if self.mode is Mode.PYPTO:
+            return self._written_form(graph, term)
+        return self._cheapest(graph, cls, written, scope).term
 
     def _emitted(self, graph: Saturated, scope: EmittedScope) -> Callable[[str], EmitTerm | None]:
         return lambda cls: scope.lookup(self._key(graph, cls))
@@ -280,26 +294,54 @@ class IndexEngine:
                 interval = None
         return classify(to_value(term, ValueGraph()), slots, interval)
 
+    def _cheapest(
+        self, graph: Saturated, cls: str, written: frozenset[NodeKey], scope: EmittedScope
+    ) -> Completion:
+        """The cheapest form of a plain e-class (default mode); records what it materializes."""
+        emitted = self._emitted(graph, scope)
+        cands = self._extractor(graph).root_candidates(cls, emitted, set(written))
+        comp = min((c for _, c in cands), key=_root_order)
+        _record(scope, comp.term)
+        return comp
+
     def choose(self, root_id: RootId, scope: EmittedScope) -> Chosen:
         """The form of one root; call in emission order. Records what it materializes in `scope`."""
         graph = self.saturate()
         root = self.roots[root_id]
         cls = graph.classes[root_id]
-        if root.slots is None or self.mode is Mode.PYPTO or cls is None:
-            return self._choose_written(root)
+        term = graph.terms[root_id]
+        if cls is None or term is None:  # a comparison: a leaf whose parts are chosen
+            leaf = self._lowering(graph, scope).lower(root.expr)
+            return Chosen(leaf, op_count(leaf), None, NOT_A_SLOT, False)
+        if self.mode is Mode.PYPTO:
+            return self._choose_written(graph, root_id, term)
         emitted = self._emitted(graph, scope)
-        cands = self._extractor(graph).root_candidates(cls, emitted, set(graph.written[root_id]))
+        if root.slots is None:
+            comp = self._cheapest(graph, cls, graph.written[root_id], scope)
+            reused = self._reused(graph, comp.term, emitted)
+            return Chosen(comp.term, comp.cost, self._proof(graph, comp.term), NOT_A_SLOT, False, reused)
+        extractor = self._extractor(graph)
+        original = set(graph.written[root_id])
+        cands = [
+            *extractor.root_candidates(cls, emitted, original),
+            *extractor.peel_candidates(cls, root.slots, emitted, original),
+        ]
         scored = [(node, comp, self._classify(graph, root_id, node, comp.term)) for node, comp in cands]
         pool = [c for c in scored if accepted(c[2])] or scored
         _node, comp, mclass = min(pool, key=lambda c: _root_order(c[1]))
-        reused = tuple(
-            self._key(graph, c)
-            for c in sorted(_term_classes(comp.term, self._tag(graph)))
-            if emitted(c) is not None
-        )
+        reused = self._reused(graph, comp.term, emitted)
         _record(scope, comp.term)
         return Chosen(
             comp.term, comp.cost, self._proof(graph, comp.term), mclass.value, accepted(mclass), reused
+        )
+
+    def _reused(
+        self, graph: Saturated, term: EmitTerm, emitted: Callable[[str], EmitTerm | None]
+    ) -> tuple[Hashable, ...]:
+        return tuple(
+            self._key(graph, c)
+            for c in sorted(_term_classes(term, graph.generation))
+            if emitted(c) is not None
         )
 
     def _proof(self, graph: Saturated, term: EmitTerm) -> str | None:
@@ -327,18 +369,53 @@ class IndexEngine:
                 return view.find(("const", (t.value, dtype), ()))
         return None
 
-    def _choose_written(self, root: Root) -> Chosen:
-        term = self.written.lower(root.expr)
-        dtype = ir.expr_dtype(root.expr)
-        if root.slots is not None and dtype is not ir.DType.INDEX and dtype.is_int:
-            term = self.written.lower(ir.Cast(root.expr, ir.DType.INDEX))
+    # -- the written form (`--mode pypto`) ------------------------------------------------
+
+    def _choose_written(self, graph: Saturated, root_id: RootId, term: Call) -> Chosen:
+        """`Mode.PYPTO`: the inserted term node by node (see the module docstring)."""
+        root = self.roots[root_id]
+        emitted = self._written_form(graph, term)
+        assert graph.view is not None
+        top = term.args[0] if term.fn in ("floordiv", "floormod") else term
+        assert isinstance(top, Call)
+        proof = graph.view.proof(graph.view.resolve(top, set()))
         if root.slots is None:
-            return Chosen(term, op_count(term), self.written.nonneg(root.expr), NOT_A_SLOT, False)
-        mclass = classify(to_value(term, ValueGraph()), root.slots, None)
-        return Chosen(term, op_count(term), self.written.nonneg(root.expr), mclass.value, accepted(mclass))
+            return Chosen(emitted, op_count(emitted), proof, NOT_A_SLOT, False)
+        mclass = classify(to_value(emitted, ValueGraph()), root.slots, None)
+        return Chosen(emitted, op_count(emitted), proof, mclass.value, accepted(mclass))
+
+    def _written_form(self, graph: Saturated, term: Call) -> EmitTerm:
+        """The written term with each floor node lowered by the alternative the rules unioned
+        into its e-class (`rems` / `divs`), or else its correction; never shared."""
+        view = graph.view
+        assert view is not None
+        cls = view.resolve(term, set())
+        kind = term.fn
+        if kind in ("const", "iv", "var"):
+            return self._leaf(graph, view.classes[cls][0] if kind == "iv" else _leaf_node(term))[0]
+        children = [a for a in term.args if isinstance(a, Call) and not a.fn.startswith("Dtype.")]
+        kids = [self._written_form(graph, c) for c in children]
+        width = view.width.get(cls, ir.DType.INDEX)
+        if kind == "cast":
+            target = term.args[1]
+            assert isinstance(target, Call)
+            src = view.width.get(view.resolve(children[0], set()), ir.DType.INDEX)
+            return EmitNode(cast_op(src, dtype_of(target.fn)), tuple(kids), dtype_of(target.fn).mlir)
+        node = ENode(kind, (), tuple(view.resolve(c, set()) for c in children))
+        op = emission_op(view, node)
+        alternative = {"floormod": "rems", "floordiv": "divs"}.get(kind)
+        if alternative is not None and any(
+            n.kind == alternative and n.children == node.children for n in view.classes.get(cls, ())
+        ):
+            op = "arith.remsi" if kind == "floormod" else "arith.divsi"
+        assert op is not None
+        return EmitNode(op, tuple(kids), width.mlir)
+
+    # -- explore ----------------------------------------------------------------------------
 
     def forms(self, root_id: RootId) -> list[FormInfo]:
-        """Every form the rules reached for a root (one per node of its e-class), for `explore`."""
+        """Every form the rules reached for a root (one per node of its e-class, each also with
+        every node of its first operand's class), for `explore`; the picked one is among them."""
         graph = self.saturate()
         root = self.roots[root_id]
         picked = self.choose(root_id, EmittedScope())
@@ -347,7 +424,11 @@ class IndexEngine:
         seen: set[str] = set()
         cls = graph.classes[root_id]
         if cls is not None and graph.view is not None:
-            cands = self._extractor(graph).variants(cls, set(graph.written[root_id]))
+            extractor = self._extractor(graph)
+            original = set(graph.written[root_id])
+            cands: list[tuple[ENode | None, Completion]] = list(extractor.variants(cls, original))
+            if root.slots is not None:
+                cands += extractor.peel_candidates(cls, root.slots, lambda _c: None, original)
             for node, comp in sorted(cands, key=lambda c: _root_order(c[1])):
                 if comp.text in seen:
                     continue
@@ -382,6 +463,51 @@ class IndexEngine:
             )
         return out
 
+    def picked_nodes(self, root_id: RootId) -> set[NodeKey]:
+        """The e-nodes of the form `forms` marks picked (for `explore --dot`)."""
+        graph = self.saturate()
+        view = graph.view
+        term = graph.terms[root_id]
+        if view is None or term is None:
+            return set()
+        if self.mode is Mode.PYPTO:
+            return self._written_nodes(graph, term)
+        out: set[NodeKey] = set()
+
+        def walk(t: EmitTerm) -> str | None:
+            cls = self._class_of_term(graph, t)
+            if isinstance(t, EmitNode) and cls is not None:
+                kids = tuple(walk(o) for o in t.operands)
+                kind = _OP_KIND.get(t.op, "cast" if t.op in CASTS else "floormod")
+                for n in view.classes.get(cls, ()):
+                    if n.kind == kind and n.children == kids:
+                        out.add(n.key)
+                        break
+            elif cls is not None:
+                out.update(n.key for n in view.classes.get(cls, ()) if n.kind in ("iv", "var", "const"))
+            return cls
+
+        walk(self.choose(root_id, EmittedScope()).term)
+        return out
+
+    def _written_nodes(self, graph: Saturated, term: Call) -> set[NodeKey]:
+        """The nodes of the written form: the inserted term, a floor node replaced by the
+        `rems` / `divs` node the written-form extraction took."""
+        view = graph.view
+        assert view is not None
+        nodes: set[NodeKey] = set()
+        view.resolve(term, nodes)
+        out: set[NodeKey] = set()
+        for key in nodes:
+            alternative = {"floormod": "rems", "floordiv": "divs"}.get(key[0])
+            cls = view.lookup[key]
+            swap = next(
+                (n.key for n in view.classes.get(cls, ()) if n.kind == alternative and n.children == key[2]),
+                None,
+            )
+            out.add(swap if swap is not None else key)
+        return out
+
     def slot_interval(self, root_id: RootId) -> tuple[int, int] | None:
         """The proven interval of a slot operand (default mode), for the out-of-range warning."""
         graph = self.saturate()
@@ -399,6 +525,13 @@ class IndexEngine:
         return graph.view.proof(cls)
 
 
+def _leaf_node(term: Call) -> ENode:
+    """The view's node of an inserted `const` / `var` leaf term."""
+    value, dt = term.args
+    assert isinstance(dt, Call)
+    return ENode(term.fn, (value, dtype_of(dt.fn)), ())
+
+
 # --------------------------------------------------------------------------------------
 # helpers
 
@@ -414,7 +547,17 @@ _DIVISION_OPS = frozenset(
         "floormod.corrected.runtime",
     }
 )
-_BARE_KINDS = frozenset({"iv", "var", "add", "sub", "mul", "divu", "floordiv"})
+_OP_KIND: dict[str, str] = {
+    "arith.addi": "add",
+    "arith.subi": "sub",
+    "arith.muli": "mul",
+    "arith.floordivsi": "floordiv",
+    "arith.divui": "divu",
+    "arith.remui": "remu",
+    "arith.divsi": "divs",
+    "arith.remsi": "rems",
+}
+_BARE_KINDS = frozenset({"iv", "var", "add", "sub", "mul", "divu", "divs", "floordiv"})
 _BARE_OPS = frozenset({"arith.addi", "arith.subi", "arith.muli", "arith.divui", "arith.floordivsi"})
 
 

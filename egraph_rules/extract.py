@@ -20,14 +20,24 @@ than the equal-cost `(i + 1) % 2`). Ties therefore never depend on egglog's e-cl
 numbering. Costs are non-negative and every op costs at least 1, so a cycle in the
 e-graph (`x % f` unioned with `x`) never improves a completion and the fixpoint
 terminates.
+
+**The matcher filter at every depth** (`Extractor.peel_candidates`): whether a `remui(X, N)`
+is peelable depends on more than its root: peeling stops at the first node of `X` that is
+not a constant `addi` / `subi` layer, and cuts off after 4 layers (`40-ptoas-slot-matcher.md`
+§3). So beside the cheapest completion of each root node, a `remu` root node is also
+completed with the cheapest completion of `X` whose layer chain ends within 4 layers
+(`peeled(c, d)`: a class's non-layer nodes at their best, or a layer node over the peeled
+completion of its operand with one layer less; a value already emitted counts with the
+chain it was emitted with). Each candidate is then classified by the matcher model itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
+from slotsat.analysis import matcher
 from slotsat.core import ir
-from slotsat.egraph_rules.costs import EmitNode, EmitTerm, describe, op_cost, op_count
+from slotsat.egraph_rules.costs import EmitConst, EmitNode, EmitTerm, describe, op_cost, op_count
 from slotsat.egraph_rules.view import LEAF_KINDS, EGraphView, ENode, NodeKey
 from slotsat.egraph_rules.written import cast_op
 
@@ -56,6 +66,8 @@ def emission_op(view: EGraphView, node: ENode) -> str | None:
         "floordiv": "arith.floordivsi",
         "divu": "arith.divui",
         "remu": "arith.remui",
+        "divs": "arith.divsi",
+        "rems": "arith.remsi",
     }
     if kind in simple:
         return simple[kind]
@@ -72,6 +84,7 @@ def emission_op(view: EGraphView, node: ENode) -> str | None:
 
 # --------------------------------------------------------------------------------------
 # the per-root extraction
+
 
 
 class Completion:
@@ -207,6 +220,71 @@ class Extractor:
             out.append((None, Completion(0, op_count(t), 0, t, frozenset())))
         return out
 
+    def peel_candidates(
+        self, root: str, slots: int, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]
+    ) -> list[tuple[ENode | None, Completion]]:
+        """Completions of the root's `remu(X, slots)` nodes whose `X` peels within the matcher's
+        limit (see the module docstring)."""
+        best = self.completions(root, lambda c: None if c == root else emitted(c), original)
+        memo: dict[tuple[str, int], Completion | None] = {}
+        out: list[tuple[ENode | None, Completion]] = []
+        for node in self.view.classes.get(root, ()):
+            if node.kind != "remu" or divisor_literal(self.view, node.children[1]) != slots:
+                continue
+            x = node.children[0]
+            peeled = self._peeled(x, matcher.PEEL_LIMIT, best, emitted, original, memo)
+            if peeled is None:
+                continue
+            cand = self.complete(root, node, {**best, x: peeled}, original)
+            if cand is not None:
+                out.append((node, cand))
+        return out
+
+    def _peeled(  # noqa: PLR0917
+        self,
+        cls: str,
+        depth: int,
+        best: dict[str, Completion],
+        emitted: Callable[[str], EmitTerm | None],
+        original: set[NodeKey],
+        memo: dict[tuple[str, int], Completion | None],
+    ) -> Completion | None:
+        """The cheapest completion of `cls` whose constant layers end within `depth` layers."""
+        key = (cls, depth)
+        if key in memo:
+            return memo[key]
+        memo[key] = None  # a class reached again through its own layers adds nothing
+        found: Completion | None = None
+        t = emitted(cls)
+        if t is not None and _layer_depth(t) <= depth:
+            found = Completion(0, op_count(t), 0, t, frozenset())
+        for node in self.view.classes.get(cls, ()):
+            operand = self._layer_operand(node)
+            cand: Completion | None
+            if operand is None:
+                cand = self.complete(cls, node, best, original)
+            elif depth == 0:
+                continue
+            else:
+                child = node.children[operand]
+                inner = self._peeled(child, depth - 1, best, emitted, original, memo)
+                cand = None if inner is None else self.complete(cls, node, {**best, child: inner}, original)
+            if cand is not None and (found is None or cand.better_than(found)):
+                found = cand
+        memo[key] = found
+        return found
+
+    def _layer_operand(self, node: ENode) -> int | None:
+        """For a constant layer (`x + c`, `c + x`, `x - c`), the position of `x`; else None."""
+        if node.kind not in ("add", "sub") or len(node.children) != 2:
+            return None
+        a, b = node.children
+        if divisor_literal(self.view, b) is not None:
+            return 0
+        if node.kind == "add" and divisor_literal(self.view, a) is not None:
+            return 1
+        return None
+
     def variants(self, root: str, original: set[NodeKey]) -> list[tuple[ENode, Completion]]:
         """Forms for `explore`: every node of the root e-class combined with every node of its
         first operand's e-class (other operands at their best), with no value materialized."""
@@ -230,6 +308,21 @@ class Extractor:
                 if cand is not None:
                     out.append((node, cand))
         return out
+
+
+def _layer_depth(t: EmitTerm) -> int:
+    """The constant `addi` / `subi` layers at the top of an emitted term (the matcher's peel)."""
+    depth = 0
+    while isinstance(t, EmitNode) and t.op in ("arith.addi", "arith.subi"):
+        a, b = t.operands
+        if isinstance(b, EmitConst):
+            t = a
+        elif isinstance(a, EmitConst) and t.op == "arith.addi":
+            t = b
+        else:
+            break
+        depth += 1
+    return depth
 
 
 def is_remui(term: EmitTerm) -> bool:

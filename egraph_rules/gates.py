@@ -12,6 +12,9 @@ one verdict per pipeline loop:
   the reported code is the first in that order among the loop's `declined_by` facts.
 - egglog has no negation, so absence is stated: `*_runtime(l)` for non-literal bounds,
   `candidate_count(l) = 0` for a loop without candidates.
+- The message of a decline is read from the facts that made it: `declined_tile(l, code, t)`
+  names the candidate a tile gate blocked, `declined_under(l, m)` the declined enclosing
+  loop, `phi_via` / `inherit_via` the read that carries a root into a phi or an inheriting op.
 - A cap hit while `gates` saturates leaves verdicts that may still flip, so the pass
   declines the whole function instead (`slotsat.egraph_rules.session`'s failure rule).
 - Derived constants are computed in the query (`INT64_MAX - (step - 1)` under `step > 1`,
@@ -60,6 +63,7 @@ INT64_MAX = (1 << 63) - 1
 
 CODES: tuple[str, ...] = (
     "planner",
+    "cross-core",
     "under-declined",
     "stage-range",
     "runtime-step",
@@ -76,7 +80,10 @@ CODES: tuple[str, ...] = (
     "capacity-size",
     "capacity",
 )
-"""Decline codes in the check order of §10."""
+"""Decline codes in the check order of §10, with `cross-core` right after `planner`: the
+reference takes every pipeline loop that both pushes and pops across cores out of
+LowerPipelineToSlots's hands (its SkewCrossCorePipeline runs first), so that is the first
+question about a loop."""
 
 RANK: dict[str, int] = {code: k for k, code in enumerate(CODES)}
 
@@ -104,6 +111,10 @@ alias_edge = relation("alias_edge", Tile, Tile)
 """`alias_edge(v, s)`: `v` shares `s`'s buffer (a bare copy or an inheriting op)."""
 phi_read = relation("phi_read", Tile)
 inherit_read = relation("inherit_read", Tile)
+holds_tpush = relation("holds_tpush", Loop)
+"""A statement of the loop's own body (not a nested one) pushes a tile to the other core."""
+holds_tpop = relation("holds_tpop", Loop)
+"""A statement of the loop's own body pops a tile from the other core."""
 capacity_declined = relation("capacity_declined", Loop, String)
 """Set by Python's budget walk with the code `capacity` or `capacity-size`."""
 
@@ -112,7 +123,15 @@ capacity_declined = relation("capacity_declined", Loop, String)
 reaches = relation("reaches", Tile, Tile)
 phi_root = relation("phi_root", Tile)
 inherit_root = relation("inherit_root", Tile)
+phi_via = relation("phi_via", Tile, Tile)
+"""`phi_via(r, v)`: the phi read `v` reaches root `r` (the tile-phi message names `v`)."""
+inherit_via = relation("inherit_via", Tile, Tile)
+"""`inherit_via(r, v)`: the inheriting read `v` reaches root `r` (the tile-view message)."""
 declined_by = relation("declined_by", Loop, String)
+declined_tile = relation("declined_tile", Loop, String, Tile)
+"""`declined_tile(l, code, t)`: candidate `t` is a reason gate `code` declined `l`."""
+declined_under = relation("declined_under", Loop, Loop)
+"""`declined_under(l, m)`: `l` is under the declined pipeline loop `m`."""
 
 
 @function(merge=lambda old, new: old & new)
@@ -134,19 +153,31 @@ def _decline(loop: Loop, code: str) -> tuple[ActionLike, ...]:
     )
 
 
+def _decline_tile(loop: Loop, code: str, t: Tile) -> tuple[ActionLike, ...]:
+    return (*_decline(loop, code), declined_tile(loop, String(code), t))
+
+
 @gates.register
 def _alias_closure(v: Tile, s: Tile, r: Tile) -> Iterable[RewriteOrRule]:
     """reaches = reflexive-transitive closure of alias_edge; roots of phi / inherit reads."""
     yield rule(tile_var(v)).then(reaches(v, v))
     yield rule(alias_edge(v, s), reaches(s, r)).then(reaches(v, r))
-    yield rule(phi_read(v), reaches(v, r)).then(phi_root(r))
-    yield rule(inherit_read(v), reaches(v, r)).then(inherit_root(r))
+    yield rule(phi_read(v), reaches(v, r)).then(phi_root(r), phi_via(r, v))
+    yield rule(inherit_read(v), reaches(v, r)).then(inherit_root(r), inherit_via(r, v))
 
 
 @gates.register
 def _seed(loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
     """ok(l) = True for every pipeline loop asking for F > 1 stages."""
     yield rule(eq(stages(loop)).to(f), f > i64(1)).then(set_(ok(loop)).to(Bool(True)))
+
+
+@gates.register
+def _cross_core(loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
+    """A body that both pushes and pops across cores is a cross-core pipeline (the reference's
+    `BodyHasCrossCorePair`): one direction alone is an ordinary op to the slots pass."""
+    yield rule(holds_tpush(loop), holds_tpop(loop), eq(stages(loop)).to(f), f > i64(1)).then(
+        *_decline(loop, "cross-core"))
 
 
 @gates.register
@@ -172,10 +203,10 @@ def _loop_shape(loop: Loop, f: i64, s: i64, p: i64, m: i64) -> Iterable[RewriteO
 @gates.register
 def _tiles(loop: Loop, t: Tile, n: i64) -> Iterable[RewriteOrRule]:
     """T1–T4 on candidates (§6), the empty candidate set (§5), capacity (§8)."""
-    yield rule(candidate(t, loop), tile_space_bad(t)).then(*_decline(loop, "tile-space"))  # T1
-    yield rule(candidate(t, loop), tile_shape_bad(t)).then(*_decline(loop, "tile-valid-shape"))  # T2
-    yield rule(candidate(t, loop), phi_root(t)).then(*_decline(loop, "tile-phi"))  # T3
-    yield rule(candidate(t, loop), inherit_root(t)).then(*_decline(loop, "tile-view"))  # T4
+    yield rule(candidate(t, loop), tile_space_bad(t)).then(*_decline_tile(loop, "tile-space", t))  # T1
+    yield rule(candidate(t, loop), tile_shape_bad(t)).then(*_decline_tile(loop, "tile-valid-shape", t))  # T2
+    yield rule(candidate(t, loop), phi_root(t)).then(*_decline_tile(loop, "tile-phi", t))  # T3
+    yield rule(candidate(t, loop), inherit_root(t)).then(*_decline_tile(loop, "tile-view", t))  # T4
     yield rule(eq(candidate_count(loop)).to(n), eq(n).to(i64(0))).then(*_decline(loop, "no-candidates"))
     for code in ("capacity-size", "capacity"):
         yield rule(capacity_declined(loop, String(code))).then(*_decline(loop, code))
@@ -185,7 +216,7 @@ def _tiles(loop: Loop, t: Tile, n: i64) -> Iterable[RewriteOrRule]:
 def _enclosing(m: Loop, loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
     """§7: a declined F > 1 pipeline loop disqualifies every F > 1 pipeline loop below it."""
     yield rule(eq(ok(m)).to(Bool(False)), encloses(m, loop), eq(stages(loop)).to(f), f > i64(1)).then(
-        *_decline(loop, "under-declined"))
+        *_decline(loop, "under-declined"), declined_under(loop, m))
 
 
 # -- facts, as calls ------------------------------------------------------------------
@@ -201,9 +232,15 @@ SYMBOLS: dict[str, object] = {
     "alias_edge": alias_edge,
     "phi_read": phi_read,
     "inherit_read": inherit_read,
+    "holds_tpush": holds_tpush,
+    "holds_tpop": holds_tpop,
     "capacity_declined": capacity_declined,
     "ok": ok,
     "decline_rank": decline_rank,
+    "declined_tile": declined_tile,
+    "declined_under": declined_under,
+    "phi_via": phi_via,
+    "inherit_via": inherit_via,
 }
 """The gates' symbols Python inserts or reads, by name (`slotsat.egraph_rules.calls`)."""
 
@@ -237,6 +274,11 @@ class FactBatch:
 
     def alias_edge(self, v: int, s: int) -> None:
         self.actions.append(Call("alias_edge", (tile_ref(v), tile_ref(s))))
+
+    def cross_core(self, loop: int, name: str) -> None:
+        """A loop relation of the cross-core gate: `holds_tpush` or `holds_tpop`."""
+        assert name in ("holds_tpush", "holds_tpop"), name
+        self.actions.append(Call(name, (loop_ref(loop),)))
 
     def capacity_declined(self, loop: int, code: str) -> None:
         assert code in ("capacity", "capacity-size"), code

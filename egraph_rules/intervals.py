@@ -20,7 +20,12 @@ only tighten lattices over a finite term set, so the ruleset cannot cycle.
 Bounds of an induction variable hold inside its loop, which is the only place it occurs,
 and only for an ascending loop (`ascending(l)`: a positive literal step): `lo = start` for
 a literal start, `hi = stop - 1` for a literal stop, else `hi = INT64_MAX - 1` (`iv < stop
-<= INT64_MAX`). A loop that does not ascend gets no bounds.
+<= INT64_MAX`). A loop that does not ascend gets no bounds, and neither does a loop whose
+literal bounds leave it empty (`start >= stop`, or a literal start of `INT64_MAX` under a
+runtime stop): its body never runs, so any bound would hold, but contradictory ones
+(`lo > hi`) would let sound rules union unequal values (`x` with `x - 2`), and an e-class
+equal to its own shift keeps tightening `hi` forever. Every interval therefore has
+`lo <= hi`.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from collections.abc import Iterable
 from egglog import BigInt, Fact, RewriteOrRule, String, eq, function, i64, relation, rule, ruleset, set_
 
 from slotsat.egraph_rules.lang import Dtype, Idx, rname, width, wmax, wmin
-from slotsat.egraph_rules.loops import Loop, ascending, loop_start, loop_stop, stop_runtime
+from slotsat.egraph_rules.loops import Loop, ascending, loop_start, loop_stop, start_runtime, stop_runtime
 from slotsat.egraph_rules.syntactic import nonneg_syn
 
 INT64_MAX = (1 << 63) - 1
@@ -70,13 +75,36 @@ def _leaves(  # noqa: PLR0917
         e := Idx.iv(lp),
         ascending(lp),
         eq(s).to(loop_start(lp)),
-        name=_nm("iv_lo", "iv(l) >= start  [ascending(l), literal start]"),
+        eq(t).to(loop_stop(lp)),
+        s < t,
+        name=_nm("iv_lo", "iv(l) >= start  [ascending(l), literal start < literal stop]"),
+    ).then(set_(lo(e)).to(BigInt(s)))
+    yield rule(
+        e := Idx.iv(lp),
+        ascending(lp),
+        eq(s).to(loop_start(lp)),
+        stop_runtime(lp),
+        s < i64(INT64_MAX),
+        name=_nm(
+            "iv_lo_runtime_stop", "iv(l) >= start  [ascending(l), literal start < INT64_MAX, runtime stop]"
+        ),
     ).then(set_(lo(e)).to(BigInt(s)))
     yield rule(
         e := Idx.iv(lp),
         ascending(lp),
         eq(t).to(loop_stop(lp)),
-        name=_nm("iv_hi_stop", "iv(l) <= stop - 1  [ascending(l), literal stop]"),
+        eq(s).to(loop_start(lp)),
+        s < t,
+        name=_nm("iv_hi_stop", "iv(l) <= stop - 1  [ascending(l), literal start < literal stop]"),
+    ).then(set_(hi(e)).to(BigInt(t) - BigInt(1)))
+    yield rule(
+        e := Idx.iv(lp),
+        ascending(lp),
+        eq(t).to(loop_stop(lp)),
+        start_runtime(lp),
+        name=_nm(
+            "iv_hi_stop_runtime_start", "iv(l) <= stop - 1  [ascending(l), runtime start, literal stop]"
+        ),
     ).then(set_(hi(e)).to(BigInt(t) - BigInt(1)))
     yield rule(
         e := Idx.iv(lp),

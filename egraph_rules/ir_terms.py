@@ -10,10 +10,16 @@ Encoding:
   another dtype gets an explicit `Idx.cast`, and a slot operand (`slot=True`) of a dtype
   other than `INDEX` gets a final cast to `INDEX` (`30-pto-codegen.md` §6);
 - everything else is an opaque `Idx.var` leaf: other variables (`v<id>`), and unsigned,
-  comparison and float subexpressions and literals outside their dtype (`u<n>`, lowered as
-  written, `slotsat.egraph_rules.written`, with their op count). No rule looks inside a
-  leaf; a literal stored outside its dtype is never folded or proven and is emitted as
-  its bit pattern.
+  comparison and float subexpressions and literals outside their dtype (`u<n>`). No rule
+  looks inside a leaf; a literal stored outside its dtype is never folded or proven and is
+  emitted as its bit pattern.
+
+A leaf's own nodes (unsigned ops, comparisons, casts) are lowered node by node
+(`slotsat.egraph_rules.written`), but every signed integer subexpression inside it (the
+operands of `i % 2 == 0`, say) is a **part**: a term inserted into the same e-graph as an
+extra root, so that its proofs and its lowering come from the rules like every other
+integer expression's. A comparison root (a `BOOL` value, which the language has no dtype
+for) is a leaf with parts and no term of its own.
 """
 
 from __future__ import annotations
@@ -22,10 +28,8 @@ from collections.abc import Mapping
 
 from slotsat.core import ir
 from slotsat.egraph_rules.calls import Call
-from slotsat.egraph_rules.costs import EmitTerm, op_count
-from slotsat.egraph_rules.lang import SIGNED_DTYPES, dtype_ref
+from slotsat.egraph_rules.lang import DTYPE, SIGNED_DTYPES, dtype_ref
 from slotsat.egraph_rules.loops import loop_ref
-from slotsat.egraph_rules.written import WrittenLowering
 
 _SIGNED = frozenset(SIGNED_DTYPES)
 _BIN_KIND: dict[type, str] = {
@@ -37,31 +41,51 @@ _BIN_KIND: dict[type, str] = {
 }
 
 
-class TermBuilder:
-    """Builds the terms of one engine's roots; remembers every opaque leaf it made."""
+def is_part(e: ir.Expr) -> bool:
+    """A signed integer subexpression the index language models (not a bare leaf)."""
+    return ir.expr_dtype(e) in _SIGNED and isinstance(
+        e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cast
+    )
 
-    def __init__(self, loop_keys: Mapping[int, int], written: WrittenLowering) -> None:
+
+class TermBuilder:
+    """Builds the terms of one engine's roots; remembers every opaque leaf and every part."""
+
+    def __init__(self, loop_keys: Mapping[int, int]) -> None:
         self.loop_keys = loop_keys
         """Induction variable id -> loop key (read when a term is built)."""
-        self.written = written
-        self.leaves: dict[str, tuple[EmitTerm, int]] = {}
-        """Opaque leaf name -> (its emitted term, the ops that term costs)."""
+        self.leaves: dict[str, ir.Expr] = {}
+        """Opaque leaf name -> the expression it stands for (a `Var`, or a subexpression)."""
+        self.parts: dict[int, tuple[ir.Expr, Call]] = {}
+        """`id` of a part (a signed subexpression inside a leaf) -> (the part, its term)."""
         self._by_expr: dict[int, tuple[str, ir.Expr]] = {}
 
-    def root(self, e: ir.Expr, *, slot: bool) -> Call:
-        """The term of a root; a slot operand ends at `INDEX`."""
+    def root(self, e: ir.Expr, *, slot: bool) -> Call | None:
+        """The term of a root (a slot operand ends at `INDEX`); None for a root of a dtype the
+        language has none for (a comparison), whose parts are registered instead."""
+        if ir.expr_dtype(e) not in DTYPE:
+            self._register_parts(e)
+            return None
         return self._term(e, None, top_slot=slot)
+
+    def _register_parts(self, e: ir.Expr) -> None:
+        """Every maximal part below the leaf expression `e` (see the module docstring)."""
+        for child in ir.expr_children(e):
+            if is_part(child):
+                if id(child) not in self.parts:
+                    self.parts[id(child)] = (child, self._term(child, None))
+            else:
+                self._register_parts(child)
 
     def _leaf(self, e: ir.Expr, dtype: ir.DType) -> Call:
         if isinstance(e, ir.Var):
             name = f"v{e.id}"
-            self.leaves[name] = (e, 0)
         else:
             known = self._by_expr.get(id(e))
-            name = known[0] if known is not None else f"u{len(self.leaves)}"
+            name = known[0] if known is not None else f"u{len(self._by_expr)}"
             self._by_expr[id(e)] = (name, e)  # keeps `e` alive, so its id stays its own
-            term = self.written.lower(e)
-            self.leaves[name] = (term, op_count(term))
+            self._register_parts(e)
+        self.leaves[name] = e
         return Call("var", (name, dtype_ref(dtype)))
 
     def _term(self, e: ir.Expr, want: ir.DType | None, *, top_slot: bool = False) -> Call:

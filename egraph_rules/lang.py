@@ -7,10 +7,11 @@ Sorts:
   Constructors are classmethods: `Idx.const(v, dt)`, `Idx.iv(loop)`, `Idx.var(name, dt)`,
   `Idx.cast(a, dt)` (narrowing keeps the low bits, widening extends the operand's value:
   a signed operand is sign-extended, an unsigned one, always an opaque leaf, zero-extended), and
-  `Idx.divu` / `Idx.remu` (`arith.divui` / `arith.remui`, unioned in only under a proof,
-  `slotsat.egraph_rules.lower_arith`). `+ - *` wrap at the operands' dtype; `//` and `%` are
-  **floor** division and remainder (Python semantics), distinct from the truncating ops
-  that are emitted for them.
+  `Idx.divu` / `Idx.remu` (`arith.divui` / `arith.remui`) and `Idx.divs` / `Idx.rems`
+  (`arith.divsi` / `arith.remsi`), the lowering alternatives a rule unions in only under a
+  proof (`slotsat.egraph_rules.lower_arith`). `+ - *` wrap at the operands' dtype; `//` and
+  `%` are **floor** division and remainder (Python semantics), distinct from the truncating
+  ops that are emitted for them.
 
 Dtypes are the sort `Dtype`, one nullary constant per integer `ir.DType` of the same name
 (`Dtype.INDEX`, `Dtype.INT32`, `Dtype.UINT8`, ...; `DTYPE` / `dtype_of` translate). `INDEX`
@@ -86,7 +87,7 @@ SIGNED_DTYPES: tuple[ir.DType, ...] = (
     ir.DType.INT64,
 )
 """The dtypes whose arithmetic the rules see (`Idx` operations exist at these only)."""
-INT_DTYPES: tuple[ir.DType, ...] = tuple(d for d in ir.DType if d.is_int)
+INT_DTYPES: tuple[ir.DType, ...] = tuple(d for d in ir.DType if d.is_int_arith)
 
 DTYPE: dict[ir.DType, Dtype] = {d: getattr(Dtype, d.name) for d in INT_DTYPES}
 """The `Dtype` constant of every integer `ir.DType`."""
@@ -142,6 +143,14 @@ class Idx(Expr):
     @classmethod
     def remu(cls, a: Idx, b: Idx) -> Idx: ...
 
+    @method(cost=1)
+    @classmethod
+    def divs(cls, a: Idx, b: Idx) -> Idx: ...
+
+    @method(cost=1)
+    @classmethod
+    def rems(cls, a: Idx, b: Idx) -> Idx: ...
+
 
 SYMBOLS: dict[str, object] = {
     "const": Idx.const,
@@ -155,6 +164,8 @@ SYMBOLS: dict[str, object] = {
     "cast": Idx.cast,
     "divu": Idx.divu,
     "remu": Idx.remu,
+    "divs": Idx.divs,
+    "rems": Idx.rems,
     **{f"Dtype.{d.name}": c for d, c in DTYPE.items()},
 }
 """The index language's constructors by symbol (`slotsat.egraph_rules.calls`): `Idx` ones by
@@ -259,6 +270,8 @@ def _binary_ops() -> tuple[tuple[str, Callable[[Idx, Idx], Idx]], ...]:
         ("floormod", lambda a, b: a % b),
         ("divu", Idx.divu),
         ("remu", Idx.remu),
+        ("divs", Idx.divs),
+        ("rems", Idx.rems),
     )
 
 

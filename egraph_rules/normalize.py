@@ -2,11 +2,18 @@
 
 Two rulesets:
 
-- `slot_forms` (alias `normalize`): the emission normalization of §6.2, which reaches the
+- `slot_forms` (alias `normalize`): the emission normalization of §6.2 (with the floor-div
+  residue shift, which moves a literal of a floor-div's dividend into `[0, k)` so that
+  `(i - 1) // 4` over `i >= 0` becomes `(i + 3) // 4 - 1`, a quotient of a non-negative
+  dividend), which reaches the
   equal forms of the rotation counter `((iv - start) // step) % F` — `iv % F`,
   `(iv - start) % F`, `(iv + k) % F` with `k = (-start) mod F`, `iv // step % F` — and
   rewrites next- and previous-iteration slots (`((iv + step) - start) // step % F`) onto the
-  same symbol `(iv - start) // step` plus a constant.
+  same symbol `(iv - start) // step` plus a constant. Two families go beyond §6.2: remainders
+  by a power of two distribute over a sum that may wrap (`(i + j) % 2` with `i` under a
+  runtime stop becomes `((i % 2) + (j % 2)) % 2`, every remainder proven), and a remainder
+  of a floor quotient splits into a quotient of a remainder (`((k - 1) // 4) % 2` ==
+  `((k - 1) % 8) // 4`) where the dividend may be negative.
 - `ir_forms`: the three IR rewrites of the slots pass (`20-lower-pipeline-to-slots.md` §11
   step 4).
 
@@ -22,9 +29,12 @@ query is a silent non-match (the conservative outcome). egglog's `/` and `%` tru
 a floor remainder is spelled `((c % f) + f) % f`.
 
 Why this cannot cycle: reassociation and the sign normal form strictly reduce the number of
-literal operands or make a negative literal positive; the exchange only permutes two
+literal operands or make a negative literal positive; the residue shifts leave a literal in
+`[0, k)` (or `[0, f)`), where they do not match again; the exchange only permutes two
 literal offsets and only onto a symbol `x - d` that already exists (it creates no e-class,
-so it cannot build an `i - 1, i - 2, ...` chain); the shifts move a literal
+so it cannot build an `i - 1, i - 2, ...` chain); the power-of-two rules fire only on a
+dividend whose exact range exceeds the width, and their own dividends are below `2f`; the
+split builds a quotient, which no rule turns back into a remainder; the shifts move a literal
 out of a division or into `[0, f)`; eliminations and unions are idempotent. No
 commutativity or associativity of non-literal operands. The iteration cap of the schedules
 (`slotsat.egraph_rules.schedules`) backs this up.
@@ -36,7 +46,7 @@ from collections.abc import Iterable
 
 from egglog import BigInt, Fact, RewriteOrRule, Unit, eq, i64, ne, rule, ruleset, union
 
-from slotsat.egraph_rules.intervals import hi, lo
+from slotsat.egraph_rules.intervals import hi, lo, nonneg
 from slotsat.egraph_rules.lang import Dtype, Idx, bits, imax, imin, rname, width, wmax, wmin
 from slotsat.egraph_rules.syntactic import nonneg_syn
 
@@ -148,6 +158,46 @@ def _shifts(  # noqa: PLR0917
         name=_nm("floordiv_shift_sub", "(x - c) // k -> x // k - c / k  [k > 0, k | c, x - c does not wrap]"),
     ).then(union(e).with_((x // K(k, dt)) - K(q, dt)))
     yield rule(
+        e := (x + K(c, dt)) // K(k, dt),
+        *bounded(k > i64(0), eq(r).to(floor_mod(c, k)), ne(r).to(c), ne(r).to(i64(0))),
+        eq(q).to((c - r) / k),
+        *shifted_fits(BigInt(c)),
+        *shifted_fits(BigInt(r)),
+        name=_nm(
+            "floordiv_residue_add",
+            "(x + c) // k -> (x + c mod k) // k + (c - c mod k) / k  "
+            "[k > 0, c outside [0, k), k does not divide c, neither sum wraps]",
+        ),
+    ).then(union(e).with_((x + K(r, dt)) // K(k, dt) + K(q, dt)))
+    # (x + c) // k -> (x + r) // k + q  with c = q*k + r, 0 <= r < k: floor((x + r + q*k) / k)
+    yield rule(
+        e := (x - K(c, dt)) // K(k, dt),
+        *bounded(k > i64(0), c > i64(0), eq(r).to(floor_mod(i64(0) - c, k)), ne(r).to(i64(0))),
+        eq(q).to((c + r) / k),
+        *shifted_fits(BigInt(0) - BigInt(c)),
+        *shifted_fits(BigInt(r)),
+        name=_nm(
+            "floordiv_residue_sub",
+            "(x - c) // k -> (x + (-c) mod k) // k - (c + (-c) mod k) / k  "
+            "[k > 0, c > 0, k does not divide c, neither x - c nor x + (-c) mod k wraps]",
+        ),
+    ).then(union(e).with_((x + K(r, dt)) // K(k, dt) - K(q, dt)))
+    # (x - c) // k -> (x + r) // k - q  with -c = r - q*k, 0 < r < k (so ((k - 1) // 4) gets a
+    # dividend k + 3 that is non-negative wherever k is)
+    yield rule(
+        e := (x // K(k, dt)) + K(q, dt),
+        *bounded(k > i64(0), q > i64(0), eq(c).to(q * k)),
+        *shifted_fits(BigInt(c)),
+        name=_nm(
+            "floordiv_unshift_add",
+            "x // k + q -> (x + q*k) // k  [k > 0, q > 0, q*k computed in the query, x + q*k does not wrap]",
+        ),
+    ).then(union(e).with_((x + K(c, dt)) // K(k, dt)))
+    # The converse of floordiv_shift_add: a literal added to a quotient moves into its dividend,
+    # so ((k + 3) // 4 + 1) % 2 (the residue shift's form of ((k - 1) // 4) % 2) also reads
+    # ((k + 7) // 4) % 2, one add fewer. It creates one dividend x + q*k per quotient-plus-literal
+    # term the other rules made, and floordiv_shift_add maps it straight back: no chain.
+    yield rule(
         e := (x + K(c, dt)) % K(f, dt),
         *bounded(f > i64(0), eq(r).to(floor_mod(c, f)), ne(r).to(c)),
         *shifted_fits(BigInt(c)),
@@ -167,6 +217,104 @@ def _shifts(  # noqa: PLR0917
             "(x - c) % f -> (x + (-c) mod f) % f  [f > 0, c > 0, neither x - c nor x + (-c mod f) wraps]",
         ),
     ).then(union(e).with_((x + K(r, dt)) % K(f, dt)))
+
+
+POW2_PROBE = 1 << 62
+"""`f > 0` divides `2**62` exactly when `f` is a power of two of at most `2**62`; with
+`f <= imax(dt)` such an `f` also divides `2**w` for the dtype's width `w` (the only query
+spelling of "a power of two" that needs nothing beyond `i64`'s `%`)."""
+
+
+@slot_forms.register
+def _power_of_two(  # noqa: PLR0917
+    a: Idx, b: Idx, x: Idx, c: i64, f: i64, r: i64, dt: Dtype, ha: BigInt, hb: BigInt, mx: BigInt
+) -> Iterable[RewriteOrRule]:
+    """Remainders by a power of two `f` where a sum may wrap.
+
+    A `w`-bit sum is the exact sum minus a multiple of `2**w`, and `f` divides `2**w`, so its
+    floor remainder by `f` is the exact sum's: `(a + b) % f == ((a % f) + (b % f)) % f` for
+    all `a` and `b`, wrapped or not (exact modulo `2**w`, the only remainders that survive
+    wrap-around). The interval rules prove nothing of a sum that may wrap (`i + j` with `i`
+    under a runtime stop), so the written form keeps its correction; the distributed form has
+    a dividend in `[0, 2f - 2]` whose parts are proven remainders, so it lowers to `remui`s
+    the matcher accepts. Guards: `f` a power of two within the dtype (`POW2_PROBE`), both
+    parts proven non-negative (otherwise `a % f` is itself a correction and nothing is won),
+    and the sum's exact range over the width (only where the intervals cannot do it, which
+    also keeps the rule from firing again on its own output, whose dividend is small).
+    """
+
+    def pow2(*facts: FactLike) -> tuple[FactLike, ...]:
+        return (f > i64(0), eq(i64(POW2_PROBE) % f).to(i64(0)), f <= imax(dt), eq(mx).to(wmax(dt)), *facts)
+
+    yield rule(
+        e := (a + b) % K(f, dt),
+        *pow2(eq(width(a)).to(dt), nonneg(a), nonneg(b), eq(ha).to(hi(a)), eq(hb).to(hi(b))),
+        ha + hb > mx,
+        name=_nm(
+            "pow2_mod_add",
+            "(a + b) % f -> ((a % f) + (b % f)) % f  [f = 2**k <= max(dt), a, b >= 0, a + b may wrap]",
+        ),
+    ).then(union(e).with_((a % K(f, dt) + b % K(f, dt)) % K(f, dt)))
+    yield rule(
+        e := (x + K(c, dt)) % K(f, dt),
+        *pow2(c < i64(0), eq(r).to(floor_mod(c, f)), nonneg(x), eq(ha).to(hi(x))),
+        ha + BigInt(r) > mx,
+        name=_nm(
+            "pow2_mod_shift_add",
+            "(x + c) % f -> ((x % f) + c mod f) % f  "
+            "[f = 2**k <= max(dt), c < 0, x >= 0, x + c mod f may wrap]",
+        ),
+    ).then(union(e).with_((x % K(f, dt) + K(r, dt)) % K(f, dt)))
+    yield rule(
+        e := (x - K(c, dt)) % K(f, dt),
+        *pow2(c > i64(0), eq(r).to(floor_mod(i64(0) - c, f)), nonneg(x), eq(ha).to(hi(x))),
+        ha + BigInt(r) > mx,
+        name=_nm(
+            "pow2_mod_shift_sub",
+            "(x - c) % f -> ((x % f) + (-c) mod f) % f  [f = 2**k <= max(dt), c > 0, x >= 0, "
+            "x + (-c) mod f may wrap]",
+        ),
+    ).then(union(e).with_((x % K(f, dt) + K(r, dt)) % K(f, dt)))
+    # The shifts: x + c == x + (c mod f) - m*f for an integer m, and x == (x % f) + n*f, so
+    # both sides are congruent modulo f (hence modulo 2**w's divisor f after wrapping); the new
+    # dividend (x % f) + (c mod f) lies in [0, 2f - 2] and cannot wrap for f <= max(dt) / 2,
+    # and for larger f wrapping still preserves the remainder by f (f divides 2**w).
+
+
+@slot_forms.register
+def _split(  # noqa: PLR0917
+    x: Idx, a: i64, b: i64, ab: i64, dt: Dtype, lx: BigInt, hx: BigInt, mx: BigInt
+) -> Iterable[RewriteOrRule]:
+    """`(x // a) % b -> (x % (a*b)) // a` for literals `a, b > 0` with `a*b` within the dtype.
+
+    Exact for every integer `x` (write `x = q*a*b + s*a + t` with `0 <= s < b`, `0 <= t < a`:
+    both sides are `s`), and no operation on either side can wrap (a floor quotient by a
+    positive literal and a floor remainder never leave the range of `x`'s dtype), so it holds
+    for every `w`-bit `x`. It pays where `x` may be negative: the written form is a
+    `floordivsi` and a correction chain, the split form one correction (or, when `x % (a*b)`
+    has a proven form, none) and a `divui` of a proven remainder, whose value the interval
+    rules bound to `[0, b)`. Guards (where it pays, not soundness): `lo(x) < 0` (elsewhere
+    `divu` / `remu` already apply, and the rotation counters `((iv - s) // step) % F` keep
+    their one form), and `hi(x) + a*b > max(dt)`: `x` reaches the top of its width (a
+    runtime stop, a parameter), so no literal can be moved out of it without a wrap. Where
+    `x` is bounded the residue shifts give a `remui` the matcher peels, which compares
+    across iterations (`40-ptoas-slot-matcher.md` §7.3), where this form is a bare value."""
+    yield rule(
+        e := (x // K(a, dt)) % K(b, dt),
+        a > i64(0),
+        b > i64(0),
+        eq(ab).to(a * b),
+        ab <= imax(dt),
+        eq(lx).to(lo(x)),
+        lx < BigInt(0),
+        eq(hx).to(hi(x)),
+        eq(mx).to(wmax(dt)),
+        hx + BigInt(ab) > mx,
+        name=_nm(
+            "floordiv_mod_split",
+            "(x // a) % b -> (x % (a*b)) // a  [a, b > 0, a*b fits, lo(x) < 0, hi(x) + a*b > max(dt)]",
+        ),
+    ).then(union(e).with_((x % K(ab, dt)) // K(a, dt)))
 
 
 @slot_forms.register

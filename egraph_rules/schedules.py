@@ -1,20 +1,26 @@
 """Named schedules (`60-egraph-engine.md` §8): what each e-graph runs, in one place.
 
-A schedule is a name and a sequence of phases; the session's bounded runner
-(`slotsat.egraph_rules.session.Session.run`) repeats each phase in Python until one of its
-rounds changes nothing, at most `Limits.rounds_for(name)` rounds (the schedule's cap,
-`SLOTSAT_CAP_<NAME>`), so a cap never depends on egglog's `until` handling (§10). Analyses
-saturate before the rewrites of the same round run once.
+A schedule is a name and a sequence of phases. Every phase is a `Fix`: a sequence of steps
+repeated until one round of them changes nothing, where a step is one iteration of one
+ruleset (egglog's `run(ruleset)` once) or a nested `Fix`. The session's bounded runner
+(`slotsat.egraph_rules.session.Session.run`) drives every loop in Python, one egglog
+iteration per call, and checks the time and row limits after each call; a top-level phase
+runs at most `Limits.rounds_for(name)` rounds (the schedule's cap, `SLOTSAT_CAP_<NAME>`). No
+schedule hands egglog an unbounded loop (`.saturate()` or `until`): one iteration of a
+ruleset over a finite e-graph always returns, so every limit is checked within one
+iteration's work, even when a ruleset would never saturate (a lattice that keeps tightening,
+a rule that keeps building terms). Analyses reach their fixpoint before the rewrites of the
+same round run once.
 
-With `A = (widths + nonneg_syntactic).saturate()` (the analyses, saturated first):
+With `A = Fix(widths, nonneg_syntactic)` (the analyses) and `I = Fix(intervals)`:
 
-| Schedule | Phases (each repeated to a fixpoint) | Used by |
+| Schedule | Phases (each a `Fix`) | Used by |
 | --- | --- | --- |
-| `SLOTS_GATES` | `gates` | slots pass: eligibility (run again after the capacity facts) |
-| `SLOTS_FORMS` | `slotize`; then `A`, `ir_forms` | slots pass: the slot terms |
-| `CODEGEN_SYNTACTIC` | `A` | index engine, `--mode pypto` |
-| `CODEGEN_SLOTS` | `A`, `intervals.saturate()`, `slot_forms + lower_arith` | index engine, default mode |
-| `INTERVALS_ONLY` | `A`, `intervals.saturate()` | proof comparisons |
+| `SLOTS_GATES` | `Fix(gates)` | slots pass: eligibility (run again after the capacity facts) |
+| `SLOTS_FORMS` | `Fix(slotize)`; then `Fix(A, ir_forms)` | slots pass: the slot terms |
+| `CODEGEN_SYNTACTIC` | `Fix(A, lower_syntactic)` | index engine, `--mode pypto` |
+| `CODEGEN_SLOTS` | `Fix(A, I, slot_forms, lower_arith)` | index engine, default mode |
+| `INTERVALS_ONLY` | `Fix(A, I)` | proof comparisons |
 
 `RULESETS` lists every ruleset, by name, and `registered_rules()` every named rule
 (`lang.RuleInfo`: name, ruleset, kind, algebra); `SCHEDULES` every schedule.
@@ -31,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from egglog import Ruleset, Schedule
+from egglog import Ruleset
 
 from slotsat.egraph_rules import gates as gates_mod
 from slotsat.egraph_rules import lang, loops
@@ -39,16 +45,40 @@ from slotsat.egraph_rules import slotize as slotize_mod
 from slotsat.egraph_rules.gates import gates
 from slotsat.egraph_rules.intervals import intervals
 from slotsat.egraph_rules.lang import RULES, RuleInfo, widths
-from slotsat.egraph_rules.lower_arith import lower_arith
+from slotsat.egraph_rules.lower_arith import lower_arith, lower_syntactic
 from slotsat.egraph_rules.normalize import ir_forms, slot_forms
 from slotsat.egraph_rules.slotize import slotize
 from slotsat.egraph_rules.syntactic import nonneg_syntactic
 
 
 @dataclass(frozen=True)
+class Fix:
+    """Repeat `steps` in order until a round of them changes nothing (see the module
+    docstring). A `Ruleset` step is one iteration of that ruleset."""
+
+    steps: tuple[Ruleset | Fix, ...]
+
+    def rulesets(self) -> list[Ruleset]:
+        """Every ruleset this loop runs, in order of first appearance."""
+        out: list[Ruleset] = []
+        for step in self.steps:
+            for rs in step.rulesets() if isinstance(step, Fix) else [step]:
+                if all(rs is not seen for seen in out):
+                    out.append(rs)
+        return out
+
+
+@dataclass(frozen=True)
 class NamedSchedule:
     name: str
-    phases: tuple[Schedule, ...]
+    phases: tuple[Fix, ...]
+
+    def rulesets(self) -> list[Ruleset]:
+        """Every ruleset of the schedule, in order of first appearance."""
+        out: list[Ruleset] = []
+        for phase in self.phases:
+            out.extend(rs for rs in phase.rulesets() if all(rs is not seen for seen in out))
+        return out
 
 
 RULESETS: dict[str, Ruleset] = {
@@ -58,6 +88,7 @@ RULESETS: dict[str, Ruleset] = {
     "slot_forms": slot_forms,
     "ir_forms": ir_forms,
     "lower_arith": lower_arith,
+    "lower_syntactic": lower_syntactic,
     "gates": gates,
     "slotize": slotize,
 }
@@ -72,15 +103,14 @@ def registered_rules() -> dict[str, RuleInfo]:
     return RULES
 
 
-_ANALYSIS = (widths + nonneg_syntactic).saturate()
+_ANALYSIS = Fix((widths, nonneg_syntactic))
+_INTERVALS = Fix((intervals,))
 
-SLOTS_GATES = NamedSchedule("SLOTS_GATES", (gates,))
-SLOTS_FORMS = NamedSchedule("SLOTS_FORMS", (slotize, _ANALYSIS + ir_forms))
-CODEGEN_SYNTACTIC = NamedSchedule("CODEGEN_SYNTACTIC", (_ANALYSIS,))
-CODEGEN_SLOTS = NamedSchedule(
-    "CODEGEN_SLOTS", (_ANALYSIS + intervals.saturate() + (slot_forms + lower_arith),)
-)
-INTERVALS_ONLY = NamedSchedule("INTERVALS_ONLY", (_ANALYSIS + intervals.saturate(),))
+SLOTS_GATES = NamedSchedule("SLOTS_GATES", (Fix((gates,)),))
+SLOTS_FORMS = NamedSchedule("SLOTS_FORMS", (Fix((slotize,)), Fix((_ANALYSIS, ir_forms))))
+CODEGEN_SYNTACTIC = NamedSchedule("CODEGEN_SYNTACTIC", (Fix((_ANALYSIS, lower_syntactic)),))
+CODEGEN_SLOTS = NamedSchedule("CODEGEN_SLOTS", (Fix((_ANALYSIS, _INTERVALS, slot_forms, lower_arith)),))
+INTERVALS_ONLY = NamedSchedule("INTERVALS_ONLY", (Fix((_ANALYSIS, _INTERVALS)),))
 
 SCHEDULES: dict[str, NamedSchedule] = {
     s.name: s for s in (SLOTS_GATES, SLOTS_FORMS, CODEGEN_SYNTACTIC, CODEGEN_SLOTS, INTERVALS_ONLY)
@@ -94,6 +124,13 @@ class ProgramSpec:
     name: str
     schedules: tuple[NamedSchedule, ...]
     symbols: dict[str, Any]
+
+    def rulesets(self) -> list[Ruleset]:
+        """Every ruleset of the spec's schedules, in order of first appearance."""
+        out: list[Ruleset] = []
+        for schedule in self.schedules:
+            out.extend(rs for rs in schedule.rulesets() if all(rs is not seen for seen in out))
+        return out
 
 
 SLOTS_PASS = ProgramSpec(

@@ -26,10 +26,13 @@ of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
   tests check they decide identically. The export (egraph-serialize JSON) uses egglog's
   `_serialize` on both paths (there is no public one), with the op-name mapping computed
   once per template on the command path.
-- **Bounded runner.** `Session.run(schedule, limits)` repeats each phase of the schedule
-  until a round reports no update, at most `limits.rounds_for(name)` rounds in all, and
-  stops early when the tables hold more than `limits.rows` rows or `limits.seconds` have
-  passed since `started`.
+- **Bounded runner.** `Session.run(schedule, limits)` drives every loop of the schedule
+  (`schedules.Fix`) in Python, one egglog iteration of one ruleset per call: a loop repeats
+  its steps until a round reports no update, a top-level phase at most
+  `limits.rounds_for(name)` rounds in all (`rounds` counts those), and after every call the
+  runner stops when the tables hold more than `limits.rows` rows or `limits.seconds` have
+  passed since `started`. One iteration over a finite e-graph always returns, so the limits
+  hold even for a ruleset that would never saturate.
 - **Failure rule.** Hitting a limit is never an exception: the returned `ScheduleRun`
   names the limit (`limit_hit`, with the environment variable that raises it), and the
   caller declines safely. The slots pass declines every pipeline loop of the function
@@ -58,7 +61,7 @@ from egglog import (
     BaseExpr,
     Bool,
     EGraph,
-    Schedule,
+    Ruleset,
     String,
     Vec,
     get_callable_args,
@@ -71,7 +74,7 @@ from egglog import get_literal_value as _get_literal_value
 from slotsat.core import limits as env
 from slotsat.egraph_rules.calls import Action, Arg, Call, Set
 from slotsat.egraph_rules.lang import Idx, dtype_facts
-from slotsat.egraph_rules.schedules import NamedSchedule, ProgramSpec
+from slotsat.egraph_rules.schedules import Fix, NamedSchedule, ProgramSpec
 
 LOW_LEVEL = True
 """Use egglog's command objects when available (tests switch it off to run the public path)."""
@@ -130,7 +133,7 @@ class _Path(Protocol):
 
     def insert(self, actions: Sequence[Action]) -> None: ...
 
-    def run_round(self, phase: Schedule) -> tuple[bool, dict[str, int]]: ...
+    def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int]]: ...
 
     def rows(self) -> int: ...
 
@@ -161,10 +164,9 @@ class _Commands:
         vec: Any = Vec[Idx]()
         egraph._add_decls(vec)
         state.type_ref_to_egg(vec.__egg_typed_expr__.tp)  # declares the Vec sort
-        self.phases: dict[int, Any] = {}
-        for schedule in spec.schedules:
-            for phase in schedule.phases:
-                self.phases[id(phase)] = state.run_schedule_to_egg(phase.schedule)
+        self.runs: dict[int, Any] = {}
+        for ruleset in spec.rulesets():
+            self.runs[id(ruleset)] = state.run_schedule_to_egg(ruleset.schedule)
         self._op_mapping: dict[str, str] | None = None
 
     def _run(self, *cmds: Any) -> list[Any]:
@@ -210,8 +212,8 @@ class _Commands:
         for k in range(0, len(cmds), INSERT_CHUNK):
             self._run(*cmds[k : k + INSERT_CHUNK])
 
-    def run_round(self, phase: Schedule) -> tuple[bool, dict[str, int]]:
-        (out,) = self._run(self.phases[id(phase)])
+    def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int]]:
+        (out,) = self._run(self.runs[id(ruleset)])
         raw = out.report
         return bool(raw.updated), {str(k): int(v) for k, v in raw.num_matches_per_rule.items()}
 
@@ -323,8 +325,8 @@ class _Public:
         if high:
             self.egraph.register(*high)
 
-    def run_round(self, phase: Schedule) -> tuple[bool, dict[str, int]]:
-        report = self.egraph.run(phase)
+    def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int]]:
+        report = self.egraph.run(ruleset)
         matches: dict[str, int] = {}
         for rule_decl, count in report.num_matches_per_rule.items():
             name = getattr(rule_decl, "name", None)
@@ -386,9 +388,8 @@ class Program:
     def __init__(self, spec: ProgramSpec, low: bool) -> None:
         egraph = EGraph()
         egraph.register(*dtype_facts())
-        for schedule in spec.schedules:
-            for phase in schedule.phases:
-                egraph.run(phase)  # declares and lowers; the e-graph holds no term, nothing fires
+        for ruleset in spec.rulesets():
+            egraph.run(ruleset)  # declares and lowers; the e-graph holds no term, nothing fires
         path: _Path = _Public(egraph, spec)
         if low:
             try:
@@ -454,21 +455,35 @@ class Session:
                         f"(SLOTSAT_CAP_{schedule.name} or SLOTSAT_EGRAPH_ITERATIONS raises it)"
                     )
                     break
-                updated, matches = self._path.run_round(phase)
                 result.rounds += 1
-                result.matches.update(matches)
-                if not updated:
+                if not self._round(phase, result, limits, t0):
                     break
-                result.limit_hit = self._over(schedule.name, limits, t0)
         result.saturated = result.limit_hit is None
         result.seconds = time.perf_counter() - t0
         return result
 
-    def _over(self, name: str, limits: Limits, t0: float) -> str | None:
-        """The time or row limit this e-graph is over, if any."""
+    def _round(self, fix: Fix, result: ScheduleRun, limits: Limits, t0: float) -> bool:
+        """One round of `fix`'s steps (a nested `Fix` to its own fixpoint); True when anything
+        changed. Stops at the first limit, which it records in `result`."""
+        changed = False
+        for step in fix.steps:
+            if isinstance(step, Fix):
+                while result.limit_hit is None and self._round(step, result, limits, t0):
+                    changed = True
+            else:
+                updated, matches = self._path.run_once(step)
+                result.matches.update(matches)
+                changed = changed or updated
+                result.limit_hit = self._over(result.schedule, limits, t0, grew=updated)
+            if result.limit_hit is not None:
+                return False
+        return changed
+
+    def _over(self, name: str, limits: Limits, t0: float, *, grew: bool = True) -> str | None:
+        """The time or row limit this e-graph is over, if any (rows only counted when it `grew`)."""
         if time.perf_counter() - t0 > limits.seconds:
             return f"{name}: time limit of {limits.seconds:g} s (SLOTSAT_EGRAPH_SECONDS raises it)"
-        if self.rows() > limits.rows:
+        if grew and self.rows() > limits.rows:
             return f"{name}: row limit of {limits.rows} (SLOTSAT_EGRAPH_NODES raises it)"
         return None
 

@@ -17,8 +17,9 @@ cycle.
 
 One batched extraction (a single `Vec` root of every `slot_of(t)`,
 `slotsat.egraph_rules.session.Session.extract`) with the IR costs (induction variables and
-literals 0; `-`, `//`, `%` 1 each) then yields exactly one of the forms of §4.2, which
-`slot_form` states and the pass checks.
+literals 0; `-`, `//`, `%` 1 each) then yields exactly one of the forms of §4.2, and the pass
+writes it (`slot_expr` turns it into IR); `tests/slots/oracles.py` states the forms in
+Python and the tests compare.
 """
 
 from __future__ import annotations
@@ -87,15 +88,3 @@ def slot_expr(term: Call, loop_vars: dict[int, ir.Var]) -> ir.Expr:
     if term.fn == "floordiv":
         return ir.FloorDiv(lhs, rhs, idx)
     return ir.FloorMod(lhs, rhs, idx)
-
-
-def slot_form(iv: ir.Var, start: int, step: int, stages_: int) -> ir.Expr:
-    """The §4.2 form for a loop shape (the reference the extraction is checked against)."""
-    idx = ir.DType.INDEX
-    f = ir.ConstInt(stages_, idx)
-    if step == 1:
-        if start % stages_ == 0:
-            return ir.FloorMod(iv, f, idx)
-        return ir.FloorMod(ir.Sub(iv, ir.ConstInt(start, idx), idx), f, idx)
-    base: ir.Expr = iv if start == 0 else ir.Sub(iv, ir.ConstInt(start, idx), idx)
-    return ir.FloorMod(ir.FloorDiv(base, ir.ConstInt(step, idx), idx), f, idx)

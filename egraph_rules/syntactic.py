@@ -17,18 +17,17 @@ operation against its operand (`width(a) == dt`), `INDEX` and `INT64` are distin
 and no clause accepts a `Cast`, an `Add` or a `Mul`, whose emitted arithmetic may wrap.
 Division semantics: `//` and `%` are floor operations; with `a >= 0` and `c > 0` they
 equal the truncating `divsi` / `remsi` bit for bit. The rules only add facts, so the
-ruleset cannot cycle. `python_nonneg_syn` is the plain-Python statement of the same
-clauses on IR expressions (its `start_of` answers only for ascending loops), used for plain
-roots and tested against the ruleset.
+ruleset cannot cycle. This ruleset is the only statement of the proof outside the tests
+(`tests/egraph/oracles.py` holds a plain-Python oracle of the same clauses); `--mode pypto`
+reads it through `lower_arith.lower_syntactic`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from egglog import RewriteOrRule, eq, i64, relation, rule, ruleset
 
-from slotsat.core import ir
 from slotsat.egraph_rules.lang import Dtype, Idx, rname, width
 from slotsat.egraph_rules.loops import Loop, ascending, loop_start
 
@@ -76,34 +75,3 @@ def _clauses(a: Idx, lp: Loop, v: i64, s: i64, c: i64, dt: Dtype) -> Iterable[Re
         c > i64(0),
         name=_nm("syn_floormod", "a % c >= 0  [a >= 0 proven at dt, 0 < c literal of dt]"),
     ).then(nonneg_syn(e))
-
-
-def python_nonneg_syn(e: ir.Expr, at: ir.DType, start_of: Callable[[ir.Var], int | None]) -> bool:
-    """§7.2 on an IR expression: is `e` proven non-negative at dtype `at`?
-
-    `start_of(v)` is the literal start of the ascending loop whose induction variable is `v`
-    (None for anything that is not such a variable, whose loop does not ascend, or whose
-    start is not a literal).
-    """
-    if isinstance(e, ir.ConstInt):
-        # A literal operand is emitted at its operation's dtype (`30-pto-codegen.md` §5.3).
-        return e.dtype.is_int and e.dtype.fits(e.value) and at.fits(e.value) and e.value >= 0
-    if ir.expr_dtype(e) is not at:
-        return False
-    if isinstance(e, ir.Var):
-        start = start_of(e)
-        return start is not None and start >= 0
-    if isinstance(e, ir.Sub) and isinstance(e.a, ir.Var) and isinstance(e.b, ir.ConstInt):
-        start = start_of(e.a)
-        return (
-            start is not None
-            and start >= 0
-            and e.b.value == start
-            and at is ir.DType.INDEX
-            and e.a.dtype is at
-            and e.b.dtype.fits(e.b.value)
-        )
-    if isinstance(e, ir.FloorDiv | ir.FloorMod) and isinstance(e.b, ir.ConstInt):
-        c = e.b.value
-        return 0 < c and at.fits(c) and e.b.dtype.fits(c) and python_nonneg_syn(e.a, at, start_of)
-    return False

@@ -33,6 +33,8 @@ OP_KIND: dict[str, str] = {
     "Idx.cast": "cast",
     "Idx.divu": "divu",
     "Idx.remu": "remu",
+    "Idx.divs": "divs",
+    "Idx.rems": "rems",
 }
 LEAF_KINDS = frozenset({"const", "iv", "var"})
 IDX_KINDS = frozenset(OP_KIND.values())
@@ -61,6 +63,8 @@ class EGraphView:
         nodes: dict[str, dict[str, object]] = data["nodes"]
         self.classes: dict[str, list[ENode]] = {}
         self.lookup: dict[NodeKey, str] = {}
+        self.node_ids: dict[NodeKey, str] = {}
+        """The export's id of each `Idx` e-node (the drawing's node names)."""
         self.width: dict[str, ir.DType] = {}
         self.lo: dict[str, int] = {}
         self.hi: dict[str, int] = {}
@@ -88,7 +92,7 @@ class EGraphView:
         def dtype(node_id: str) -> ir.DType:
             return dtypes[eclass(node_id)]
 
-        for node in nodes.values():
+        for node_id, node in nodes.items():
             op = str(node["op"])
             children = [str(c) for c in node["children"]]  # type: ignore[attr-defined]
             kind = OP_KIND.get(op)
@@ -97,6 +101,7 @@ class EGraphView:
                 cls = eclass_of = str(node["eclass"])
                 self.classes.setdefault(cls, []).append(en)
                 self.lookup[en.key] = eclass_of
+                self.node_ids[en.key] = node_id
             elif op == "width":
                 self.width[eclass(children[0])] = dtypes[str(node["eclass"])]
             elif op in ("lo", "hi"):
@@ -160,6 +165,42 @@ class EGraphView:
             return "interval"
         return None
 
+    def draw(self, root: str, picked: set[NodeKey], title: str) -> str:
+        """The e-classes reachable from `root` as Graphviz DOT source: one dashed cluster per
+        e-class (labelled with its interval and proof), one box per e-node, an edge from each
+        node to each child's cluster; the `picked` nodes are filled and bold."""
+        import graphviz  # type: ignore[import-untyped]  # no stubs; egglog depends on it
+
+        attrs = {"compound": "true", "label": title, "fontsize": "10"}
+        dot = graphviz.Digraph(name="egraph", graph_attr=attrs)
+        dot.attr("node", shape="box", fontname="helvetica", fontsize="9")
+        order = self.reachable(root)
+        anchor: dict[str, str] = {}
+        for cls in order:
+            members = self.classes.get(cls, [])
+            if not members:
+                continue
+            with dot.subgraph(name=f"cluster_{_safe(cls)}") as sub:
+                interval = self.interval(cls)
+                facts = [self.width[cls].value if cls in self.width else ""]
+                if interval is not None:
+                    facts.append(f"[{interval[0]}, {interval[1]}]")
+                proof = self.proof(cls)
+                if proof is not None:
+                    facts.append(f">= 0 ({proof})")
+                sub.attr(label=" ".join(f for f in facts if f), style="dashed,rounded", fontsize="8")
+                for en in members:
+                    name = _safe(self.node_ids[en.key])
+                    anchor.setdefault(cls, name)
+                    extra = {"style": "filled,bold", "fillcolor": "gold"} if en.key in picked else {}
+                    sub.node(name, _label(en), **extra)
+        for cls in order:
+            for en in self.classes.get(cls, []):
+                for child in en.children:
+                    if child in anchor:
+                        dot.edge(_safe(self.node_ids[en.key]), anchor[child], lhead=f"cluster_{_safe(child)}")
+        return str(dot.source)
+
     def reachable(self, root: str) -> list[str]:
         """E-classes reachable from `root`, children before parents where acyclic."""
         order: list[str] = []
@@ -179,6 +220,38 @@ class EGraphView:
                     if child not in seen:
                         stack.append((child, False))
         return order
+
+
+def _safe(name: str) -> str:
+    """A DOT identifier for an export id (`slotsat.egraph_rules.lang.Idx-12` -> `Idx_12`)."""
+    tail = name.rpartition(".")[2]
+    return "".join(c if c.isalnum() else "_" for c in tail)
+
+
+_SYMBOL = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "floordiv": "//",
+    "floormod": "%",
+    "remu": "remui",
+    "divu": "divui",
+    "rems": "remsi",
+    "divs": "divsi",
+}
+
+
+def _label(node: ENode) -> str:
+    if node.kind == "const":
+        value, dtype = node.payload
+        return f"{value} : {getattr(dtype, 'value', dtype)}"
+    if node.kind == "iv":
+        return f"iv(loop {node.payload[0]})"
+    if node.kind == "var":
+        return f"var {node.payload[0]}"
+    if node.kind == "cast":
+        return f"cast to {getattr(node.payload[0], 'value', node.payload[0])}"
+    return _SYMBOL.get(node.kind, node.kind)
 
 
 def _node_key(term: Call, child_classes: tuple[str, ...]) -> NodeKey:

@@ -1,19 +1,20 @@
-"""The as-written lowering: an integer expression node by node, exactly as the reference
-lowers it (`30-pto-codegen.md` §7.1, §7.4), with the syntactic proof of §7.2 deciding
-where the floor correction can be skipped.
+"""The node-by-node lowering of what the index language does not model: unsigned arithmetic,
+comparisons, casts to and from unsigned dtypes, and float operands (`30-pto-codegen.md`
+§7.1, `05-decisions.md` item 5), plus the cast and comparison op names every emitter uses.
 
-Used for every root the e-graph does not see (plain roots outside `explore`, every root in
-`--mode pypto`'s codegen, the subexpressions inserted as opaque leaves) and as the
-always-correct fallback. Never shared between roots.
+Every signed integer subexpression inside such a leaf is a part of the e-graph
+(`slotsat.egraph_rules.ir_terms`): its term comes from the index engine's extraction through
+the `part` callback, so no proof and no op choice is made here.
 
 | Node | Emitted |
 | --- | --- |
 | literal | a typed constant, at its operation's dtype when it fits its own (§5.3) |
-| `a // c`, `a % c` with `a` proven, `c > 0` | `arith.divsi` / `arith.remsi` |
-| other `a // b` | `arith.floordivsi` |
-| other `a % b` | the correction chain (`floormod.corrected.pos` / `.neg` / `.runtime`) |
+| variable | itself |
+| signed `+ - * // %`, signed `Cast` | `part(e)`: the engine's term |
+| unsigned `+ - *` | `arith.addi` / `subi` / `muli` |
 | unsigned `//` / `%` | `arith.divui` / `arith.remui` (`--mode pypto`: `divsi` / `remsi`, decision 5) |
-| `Cast` | `cast_op` |
+| float `+ - * // %` | `arith.addf` / `subf` / `mulf` / `divf` / `remf` |
+| other `Cast` | `cast_op` |
 | comparison | `arith.cmpi` / `arith.cmpf` with the predicate |
 """
 
@@ -24,18 +25,18 @@ from collections.abc import Callable
 from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.egraph_rules.costs import EmitConst, EmitNode, EmitTerm
-from slotsat.egraph_rules.syntactic import python_nonneg_syn
+from slotsat.egraph_rules.ir_terms import is_part
 
-StartOf = Callable[[ir.Var], int | None]
-"""The literal start of the ascending loop whose induction variable is the argument, else None."""
+Part = Callable[[ir.Expr], EmitTerm]
+"""The engine's term for a part (a signed integer subexpression of a leaf)."""
 
 
-class WrittenLowering:
-    """The as-written lowering under one mode and one set of loops (`start_of`)."""
+class LeafLowering:
+    """The node-by-node lowering of leaves under one mode (see the module docstring)."""
 
-    def __init__(self, mode: Mode, start_of: StartOf) -> None:
+    def __init__(self, mode: Mode, part: Part) -> None:
         self.mode = mode
-        self.start_of = start_of
+        self.part = part
 
     def lower(self, e: ir.Expr, want: ir.DType | None = None) -> EmitTerm:
         """`e` lowered node by node, converted to `want` when given and different."""
@@ -56,6 +57,11 @@ class WrittenLowering:
             return e
         if isinstance(e, ir.ConstFloat):
             raise ValueError("float literals are not index expressions")
+        if isinstance(e, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            raise ValueError(f"{type(e).__name__} is not an index expression (codegen's preflight "
+                             "declines it)")
+        if is_part(e):
+            return self.part(e)
         if isinstance(e, ir.Cast):
             inner = self.lower(e.a)
             src = ir.expr_dtype(e.a)
@@ -66,6 +72,7 @@ class WrittenLowering:
             at = ir.expr_dtype(e.a)
             a, b = self.lower(e.a, at), self.lower(e.b, at)
             return EmitNode(cmp_op(e.op, at), (a, b), "i1")
+        assert isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod), e
         a = self.lower(e.a, own)
         b = self.lower(e.b, own)
         return EmitNode(self._binop(e, own), (a, b), own.mlir)
@@ -77,27 +84,10 @@ class WrittenLowering:
         is_div = isinstance(e, ir.FloorDiv)
         if d.is_float:
             return "arith.divf" if is_div else "arith.remf"
-        if d.is_unsigned:
-            if self.mode is Mode.PYPTO:
-                return "arith.divsi" if is_div else "arith.remsi"
-            return "arith.divui" if is_div else "arith.remui"
-        divisor = e.b.value if isinstance(e.b, ir.ConstInt) and e.b.dtype.fits(e.b.value) else None
-        proven = divisor is not None and divisor > 0 and python_nonneg_syn(e.a, d, self.start_of)
-        if is_div:
-            return "arith.divsi" if proven else "arith.floordivsi"
-        if proven:
-            return "arith.remsi"
-        if divisor is None or divisor == 0:
-            return "floormod.corrected.runtime"
-        return "floormod.corrected.pos" if divisor > 0 else "floormod.corrected.neg"
-
-    def nonneg(self, e: ir.Expr) -> str | None:
-        """ "syntactic" when the syntactic proof covers the dividend of a top `//` / `%` (else
-        the value itself), None otherwise."""
-        if isinstance(e, ir.FloorDiv | ir.FloorMod):
-            return "syntactic" if python_nonneg_syn(e.a, e.dtype, self.start_of) else None
-        d = ir.expr_dtype(e)
-        return "syntactic" if d.is_int and python_nonneg_syn(e, d, self.start_of) else None
+        assert d.is_unsigned, f"a signed {d.value} floor operation is a part, not a leaf"
+        if self.mode is Mode.PYPTO:
+            return "arith.divsi" if is_div else "arith.remsi"
+        return "arith.divui" if is_div else "arith.remui"
 
 
 def _term_dtype(term: EmitTerm, default: ir.DType) -> ir.DType:

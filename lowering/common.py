@@ -5,7 +5,7 @@ records, and an identity-preserving IR rewriter (substitution and fresh-binder c
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from slotsat.core import ir
 from slotsat.core.errors import NO_SPAN, Span
@@ -66,7 +66,8 @@ def loop_header(loop: ir.ForStmt) -> str:
         parts.append("init_values=(" + ", ".join(format_expr(it.init) for it in loop.iter_args) + one + ")")
         names = ", ".join(it.var.name_hint for it in loop.iter_args)
         target += f", ({names}{one})"
-    kind = "pipeline" if loop.kind is ir.ForKind.PIPELINE else "range"
+    kind = {ir.ForKind.PIPELINE: "pipeline", ir.ForKind.PARALLEL: "parallel",
+            ir.ForKind.UNROLL: "unroll"}.get(loop.kind, "range")
     return f"for {target} in pl.{kind}({', '.join(parts)})"
 
 
@@ -101,6 +102,15 @@ class Rewriter:
         if isinstance(e, ir.Cmp):
             a, b = self.expr(e.a), self.expr(e.b)
             return e if a is e.a and b is e.b else ir.Cmp(e.op, a, b, e.dtype, e.span)
+        if isinstance(e, ir.ScalarBinary):
+            a, b = self.expr(e.a), self.expr(e.b)
+            return e if a is e.a and b is e.b else ir.ScalarBinary(e.op, a, b, e.dtype, e.span)
+        if isinstance(e, ir.ScalarUnary):
+            a = self.expr(e.a)
+            return e if a is e.a else ir.ScalarUnary(e.op, a, e.dtype, e.span)
+        if isinstance(e, ir.TupleGetItem):
+            a = self.expr(e.tuple_value)
+            return e if a is e.tuple_value else ir.TupleGetItem(a, e.index, e.span)
         a, b = self.expr(e.a), self.expr(e.b)
         if a is e.a and b is e.b:
             return e
@@ -112,21 +122,57 @@ class Rewriter:
             if all(x is y for x, y in zip(items, a.items, strict=True)):
                 return a
             return ir.ExprList(items, a.span)
-        if isinstance(a, ir.SpaceArg | ir.DTypeArg):
+        if isinstance(a, ir.ArgList):
+            args = tuple(self.arg(x) for x in a.items)
+            if all(x is y for x, y in zip(args, a.items, strict=True)):
+                return a
+            return ir.ArgList(args, a.span)
+        if isinstance(a, ir.SpaceArg | ir.DTypeArg | ir.StrArg | ir.EnumArg | ir.FuncRef):
             return a
         return self.expr(a)
+
+    def attr_value(self, v: ir.AttrValue) -> ir.AttrValue:
+        """A call attribute: literals unchanged, variables and expressions substituted."""
+        if isinstance(v, bool | int | str | float):
+            return v
+        return self.arg(v)
 
     def call(self, c: ir.Call) -> ir.Call:
         args = tuple(self.arg(a) for a in c.args)
         kwargs = tuple((k, self.arg(v)) for k, v in c.kwargs)
+        attrs = tuple((k, self.attr_value(v)) for k, v in c.attrs)
         if all(x is y for x, y in zip(args, c.args, strict=True)) and all(
-                x[1] is y[1] for x, y in zip(kwargs, c.kwargs, strict=True)):
+                x[1] is y[1] for x, y in zip(kwargs, c.kwargs, strict=True)) and all(
+                x[1] is y[1] for x, y in zip(attrs, c.attrs, strict=True)):
             return c
-        return ir.Call(c.op, args, kwargs, c.attrs, c.span)
+        return ir.Call(c.op, args, kwargs, attrs, c.span)
+
+    def _dims(self, dims: tuple[int | ir.Expr, ...]) -> tuple[int | ir.Expr, ...]:
+        out = tuple(d if isinstance(d, int) else self.expr(d) for d in dims)
+        return dims if all(x is y for x, y in zip(out, dims, strict=True)) else out
 
     def type_(self, t: ir.Type) -> ir.Type:
+        """`t` with the variables of its dimensions, valid shape, layout view and MemRef
+        substituted (the identical object when nothing changes)."""
+        if isinstance(t, ir.TensorType):
+            shape = self._dims(t.shape)
+            return t if shape is t.shape else replace(t, shape=shape)
+        if isinstance(t, ir.TupleType):
+            types = tuple(self.type_(x) for x in t.types)
+            return t if all(x is y for x, y in zip(types, t.types, strict=True)) else ir.TupleType(types)
+        if isinstance(t, ir.ArrayType):
+            size = t.size if isinstance(t.size, int) else self.expr(t.size)
+            return t if size is t.size else ir.ArrayType(size, t.dtype)
         if not isinstance(t, ir.TileType):
             return t
+        lay = t.layout
+        new_lay = lay
+        if lay is not None:
+            stride = tuple(self.expr(x) for x in lay.stride)
+            off = None if lay.start_offset is None else self.expr(lay.start_offset)
+            same_stride = all(x is y for x, y in zip(stride, lay.stride, strict=True))
+            if off is not lay.start_offset or not same_stride:
+                new_lay = replace(lay, stride=stride, start_offset=off)
         vs = t.valid_shape
         new_vs = None if vs is None else tuple(self.expr(x) for x in vs)
         mr = t.memref
@@ -137,9 +183,9 @@ class Rewriter:
             if off is not mr.byte_offset or idx is not mr.slot_index:
                 new_mr = ir.MemRef(mr.base, off, mr.size, mr.is_pinned, mr.slot_count, idx)
         vs_same = vs is None or all(x is y for x, y in zip(new_vs or (), vs, strict=True))
-        if vs_same and new_mr is mr:
+        if vs_same and new_mr is mr and new_lay is lay:
             return t
-        return ir.TileType(t.shape, t.dtype, t.memory_space, new_mr, new_vs)
+        return ir.TileType(t.shape, t.dtype, t.memory_space, new_mr, new_vs, new_lay)
 
     def binder(self, v: ir.Var) -> ir.Var:
         if self.fresh:
@@ -178,7 +224,26 @@ class Rewriter:
             return type(s)(vals, s.span)
         if isinstance(s, ir.ForStmt):
             return self.for_(s)
+        if isinstance(s, ir.WhileStmt):
+            return self.while_(s)
+        if isinstance(s, ir.ScopeStmt):
+            body = self.body(s.body)
+            return s if body is s.body else ir.ScopeStmt(s.manual, body, s.span)
         return self.if_(s)
+
+    def while_(self, s: ir.WhileStmt) -> ir.WhileStmt:
+        inits = [self.expr(it.init) for it in s.iter_args]
+        ivars = [self.binder(it.var) for it in s.iter_args]
+        cond = self.expr(s.cond)
+        body = self.body(s.body)
+        rvars = tuple(self.binder(v) for v in s.return_vars)
+        iter_args = tuple(
+            it if it.var is v and it.init is i else ir.IterArg(v, i)
+            for it, v, i in zip(s.iter_args, ivars, inits, strict=True))
+        same = (cond is s.cond and body is s.body
+                and all(x is y for x, y in zip(iter_args, s.iter_args, strict=True))
+                and all(x is y for x, y in zip(rvars, s.return_vars, strict=True)))
+        return s if same else ir.WhileStmt(cond, iter_args, rvars, body, s.span)
 
     def for_(self, s: ir.ForStmt) -> ir.ForStmt:
         start, stop, step = self.expr(s.start), self.expr(s.stop), self.expr(s.step)

@@ -178,6 +178,9 @@ class _State:
             if then is s.then_body and other is s.else_body:
                 return [s]
             return [replace(s, then_body=then, else_body=other)]
+        if isinstance(s, ir.WhileStmt | ir.ScopeStmt):
+            inner = self.body(s.body)
+            return [s if inner is s.body else replace(s, body=inner)]
         if not isinstance(s, ir.ForStmt):
             return [s]
         body = self.body(s.body)

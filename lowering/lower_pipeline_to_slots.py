@@ -36,6 +36,7 @@ Gates (§10 order; the first failing code is reported)
 | Gate | Why |
 | --- | --- |
 | planner is `PTOAS` | under `PYPTO` codegen emits no regions (§3) |
+| the body does not both push and pop across cores | the reference pipelines it across cores first |
 | not under a declined `F > 1` pipeline loop | its `F` clones would select two slots in one body (B9, §7) |
 | `2 <= F <= 16` | a ptoas region holds 2 to 16 slots (L1) |
 | step a literal `> 0` | the slot is a function of the iteration number (L2) |
@@ -63,7 +64,9 @@ How it runs
 -----------
 Graph analyses (`slotsat.analysis.loops`, `slotsat.analysis.alias`) become facts; `slotsat.egraph_rules.gates`
 decides; Python applies the budget (`slotsat.analysis.budget`) and re-saturates;
-`slotsat.egraph_rules.slotize` builds and normalizes the slot terms, extracted in one batch (§11).
+`slotsat.egraph_rules.slotize` builds and normalizes the slot terms, extracted in one batch (§11);
+the pass writes the extracted term (checked to be a remainder by `F` of the loop's variable)
+and reads each decline's sentence from the facts that made it.
 
 Cost: a function without a pipeline loop of `F > 1` never builds an e-graph. Otherwise its
 e-graph is one session (`slotsat.egraph_rules.session`): a fresh copy of a per-thread
@@ -100,13 +103,14 @@ import networkx as nx
 from slotsat.analysis.alias import AliasFacts, alias_facts, tile_definitions
 from slotsat.analysis.budget import Backend, Budget, CapacityDecline, region_bytes
 from slotsat.analysis.loops import LoopNode, loop_nodes, loop_tree, pipeline_ancestors
-from slotsat.core import ir
+from slotsat.core import ir, ops
+from slotsat.core.ops import CrossCore, cross_core_role
 from slotsat.core.options import Planner
 from slotsat.egraph_rules import gates as g
 from slotsat.egraph_rules.loops import LoopInfo, loop_facts
 from slotsat.egraph_rules.schedules import SLOTS_FORMS, SLOTS_GATES, SLOTS_PASS
 from slotsat.egraph_rules.session import Limits, ScheduleRun, Session, session
-from slotsat.egraph_rules.slotize import slot_expr, slot_form, slot_root
+from slotsat.egraph_rules.slotize import slot_expr, slot_root
 from slotsat.lowering.common import Decline, PassResult, Rewriter
 
 INT64_MAX = (1 << 63) - 1
@@ -185,6 +189,19 @@ def _candidates(loop: ir.ForStmt) -> list[ir.AssignStmt]:
                 and t.memref is None:
             out.append(s)
     return out
+
+
+def _cross_core_ops(loop: ir.ForStmt) -> dict[CrossCore, str]:
+    """The first push and the first pop among the loop's own statements (the reference's
+    `BodyHasCrossCorePair` looks no deeper), by role."""
+    found: dict[CrossCore, str] = {}
+    for s in loop.body.stmts:
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call):
+            role = cross_core_role(call.op)
+            if role is not None:
+                found.setdefault(role, call.op)
+    return found
 
 
 def _space_bad(t: ir.TileType) -> bool:
@@ -268,7 +285,7 @@ class LowerPipelineToSlots:
             terms = {t: slot_expr(term, loop_vars)
                      for t, term in zip(tile_ids, s.extract([slot_root(t) for t in tile_ids]), strict=True)}
             ranks = {k: v for k, v in g.loop_rows(s.table("decline_rank")).items() if isinstance(v, int)}
-            return self._finish(ctx, terms, ranks)
+            return self._finish(ctx, terms, ranks, _Reasons.read(s))
 
     # ----------------------------------------------------------------------------------
 
@@ -282,6 +299,11 @@ class LowerPipelineToSlots:
             for anc in p.ancestors:
                 batch.encloses(anc, key)
             if p.stages > 1:
+                cross = _cross_core_ops(p.info.stmt)
+                if CrossCore.PUSH in cross:
+                    batch.cross_core(key, "holds_tpush")
+                if CrossCore.POP in cross:
+                    batch.cross_core(key, "holds_tpop")
                 batch.candidate_count(key, len(p.candidates))
                 for c in p.candidates:
                     tv = c.var.id
@@ -330,7 +352,9 @@ class LowerPipelineToSlots:
         s.insert(batch.actions)
         return declined
 
-    def _finish(self, ctx: _Context, terms: dict[int, ir.Expr], ranks: dict[int, int]) -> FunctionPlan:
+    def _finish(
+        self, ctx: _Context, terms: dict[int, ir.Expr], ranks: dict[int, int], reasons: _Reasons
+    ) -> FunctionPlan:
         fn, pipes, ok = ctx.fn, ctx.pipes, ctx.ok
         env: dict[int, ir.Expr] = {}
         decisions: list[LoopDecision] = []
@@ -342,26 +366,26 @@ class LowerPipelineToSlots:
                 continue
             if not ok.get(key, False):
                 code = g.CODES[ranks[key]]
-                rec = Decline(loop, code, _message(code, p, ctx), fn.name, key)
+                rec = Decline(loop, code, _message(code, p, ctx, reasons), fn.name, key)
                 declines.append(rec)
                 decisions.append(LoopDecision(key, loop, p.stages, Decision.DECLINED, rec))
                 continue
-            start, step = ir.index_literal(loop.start), ir.index_literal(loop.step)
-            assert start is not None
-            assert step is not None
-            expected = slot_form(loop.loop_var, start, step, p.stages)
             tiles: list[SlottedTile] = []
+            index: ir.Expr | None = None
             for c in p.candidates:
                 term = terms[c.var.id]
-                if term != expected:
-                    raise AssertionError(f"slot term {term!r} is not the §4.2 form {expected!r}")
+                _check_slot_term(term, loop.loop_var, p.stages)
+                if index is None:
+                    index = term
+                elif term != index:  # one e-class: every candidate of a loop rotates alike
+                    raise AssertionError(f"slot terms {term!r} and {index!r} of one loop differ")
                 base = ir.Var("pipe_" + c.var.name_hint, ir.PtrType())
-                memref = ir.MemRef(base, ir.ConstInt(0, ir.DType.INDEX), 0, True, p.stages, expected)
+                memref = ir.MemRef(base, ir.ConstInt(0, ir.DType.INDEX), 0, True, p.stages, index)
                 new = c.var.retyped(replace(_tile(c.var), memref=memref))
                 env[c.var.id] = new
                 tiles.append(SlottedTile(c.var, new))
             decisions.append(
-                LoopDecision(key, loop, p.stages, Decision.SLOTTED, None, expected, tuple(tiles)))
+                LoopDecision(key, loop, p.stages, Decision.SLOTTED, None, index, tuple(tiles)))
         demote = {d.key for d in decisions if d.decision is Decision.SLOTTED}
         result = fn
         if demote:
@@ -391,13 +415,73 @@ def _limit_hit(fn: ir.Function, pipes: list[_Loop], run: ScheduleRun) -> Functio
     return FunctionPlan(fn, tuple(loops), tuple(declines), fn)
 
 
-def _message(code: str, p: _Loop, ctx: _Context) -> str:
+@dataclass(frozen=True)
+class _Reasons:
+    """The facts that made each decline (`slotsat.egraph_rules.gates`), read back once: the
+    candidates a tile gate blocked, the declined enclosing loops, and the reads that carry a
+    root into a phi or an inheriting op."""
+
+    tiles: dict[tuple[int, str], frozenset[int]]
+    under: dict[int, frozenset[int]]
+    phi_via: dict[int, frozenset[int]]
+    inherit_via: dict[int, frozenset[int]]
+
+    @classmethod
+    def read(cls, s: Session) -> _Reasons:
+        tiles: dict[tuple[int, str], set[int]] = {}
+        for (lp, code, t), _ in s.table("declined_tile"):
+            assert isinstance(code, str)
+            tiles.setdefault((_key(lp), code), set()).add(_key(t))
+        under: dict[int, set[int]] = {}
+        for (lp, m), _ in s.table("declined_under"):
+            under.setdefault(_key(lp), set()).add(_key(m))
+        via: list[dict[int, set[int]]] = [{}, {}]
+        for k, name in enumerate(("phi_via", "inherit_via")):
+            for (r, v), _ in s.table(name):
+                via[k].setdefault(_key(r), set()).add(_key(v))
+
+        def frozen(d: dict[object, set[int]]) -> dict[object, frozenset[int]]:
+            return {k: frozenset(v) for k, v in d.items()}
+
+        return cls(
+            frozen(tiles),  # type: ignore[arg-type]
+            frozen(under),  # type: ignore[arg-type]
+            frozen(via[0]),  # type: ignore[arg-type]
+            frozen(via[1]),  # type: ignore[arg-type]
+        )
+
+
+def _key(arg: object) -> int:
+    """The key of a `Loop(k)` / `Tile(k)` call read from a table."""
+    assert isinstance(arg, tuple)
+    (k,) = arg[1]
+    assert isinstance(k, int)
+    return k
+
+
+def _check_slot_term(term: ir.Expr, iv: ir.Var, stages: int) -> None:
+    """The extracted slot term is a remainder by the loop's `F` that reads only its induction
+    variable (the vocabulary itself is checked by `slotize.slot_expr`); anything else is an
+    internal error, never a wrong program."""
+    if not (isinstance(term, ir.FloorMod) and term.b == ir.ConstInt(stages, ir.DType.INDEX)):
+        raise AssertionError(f"slot term {term!r} is not a remainder by {stages}")
+    if any(v is not iv for v in ir.expr_vars(term)):
+        raise AssertionError(f"slot term {term!r} reads a variable other than {iv.name_hint}")
+
+
+def _message(code: str, p: _Loop, ctx: _Context, reasons: _Reasons) -> str:
+    """The sentence of a decline, from the facts that made it (`_Reasons`) and the loop."""
     loop = p.info.stmt
+    if code == "cross-core":
+        cross = _cross_core_ops(loop)
+        return (f"the body exchanges tiles with the other core ({cross[CrossCore.PUSH]}, "
+                f"{cross[CrossCore.POP]}); a cross-core loop is pipelined across the cores, "
+                "not rotated through slots")
     if code == "under-declined":
-        for anc in p.ancestors:
-            a = ctx.by_key[anc]
-            if a.stages > 1 and not ctx.ok.get(anc, False):
-                sp = a.info.stmt.span
+        declined = reasons.under.get(p.info.key, frozenset())
+        for anc in p.ancestors:  # nearest first
+            if anc in declined:
+                sp = ctx.by_key[anc].info.stmt.span
                 return (f"an enclosing pipeline loop at {sp.line}:{sp.col} was declined "
                         "and will be replicated")
         raise AssertionError("under-declined without a declined ancestor")
@@ -422,25 +506,40 @@ def _message(code: str, p: _Loop, ctx: _Context) -> str:
         return "no top-level tile.load without a declared allocation"
     if code in ("capacity", "capacity-size"):
         return ctx.capacity[p.info.key][1]
-    return _tile_message(code, p, ctx.facts)
+    return _tile_message(code, p, ctx, reasons)
 
-def _tile_message(code: str, p: _Loop, facts: AliasFacts) -> str:
-    phi = facts.phi_carried()
-    inherit = facts.inherit_consumed()
-    for c in p.candidates:
+
+def _tile_message(code: str, p: _Loop, ctx: _Context, reasons: _Reasons) -> str:
+    blocked = reasons.tiles.get((p.info.key, code), frozenset())
+    names = {v.id: v for v in tile_definitions(ctx.fn.body)}
+    for c in p.candidates:  # the first blocked candidate in program order
+        if c.var.id not in blocked:
+            continue
         t = _tile(c.var)
         name = c.var.name_hint
-        if code == "tile-space" and _space_bad(t):
+        if code == "tile-space":
             space = "unset" if t.memory_space is None else t.memory_space.value
             return f"load '{name}' lives in {space}; ptoas regions cover Vec, Mat and Acc only"
-        if code == "tile-valid-shape" and _shape_bad(t):
+        if code == "tile-valid-shape":
             return f"load '{name}' has a runtime valid shape"
-        root = facts.root(c.var)
-        if code == "tile-phi" and root in phi:
-            return f"load '{name}' is carried into a phi through '{phi[root].name_hint}'"
-        if code == "tile-view" and root in inherit:
-            return f"load '{name}' is consumed by {inherit[root]}, whose result shares its buffer"
+        if code == "tile-phi":
+            via = _first(reasons.phi_via.get(c.var.id, frozenset()), [v.id for v in ctx.facts.phi_reads])
+            return f"load '{name}' is carried into a phi through '{names[via].name_hint}'"
+        if code == "tile-view":
+            via = _first(reasons.inherit_via.get(c.var.id, frozenset()),
+                         [v.id for v, _ in ctx.facts.inherit_reads])
+            op = next(op for v, op in ctx.facts.inherit_reads if v.id == via)
+            if not ops.effect_known(op):
+                callee = op if op.startswith("self.") else f"pl.{op}"
+                return (f"load '{name}' is passed to {callee}, whose effect on its arguments slotsat does "
+                        "not analyse")
+            return f"load '{name}' is consumed by {op}, whose result shares its buffer"
     raise AssertionError(f"no candidate explains decline code {code}")
+
+
+def _first(keys: frozenset[int], order: list[int]) -> int:
+    """The first of `keys` in `order` (the program order of the reads)."""
+    return next(k for k in order if k in keys)
 
 
 @dataclass

@@ -435,10 +435,10 @@ def _items(fn: ir.Function, live: Liveness, backend: Backend, declared: set[int]
     for s in ir.walk_stmts(fn.body):
         if not (isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call)):
             continue
-        spec = ops.lookup(s.value.op)
-        src = s.value.args[0] if s.value.args else None
-        if spec is None or spec.rule is not ops.TypeRule.ROW_REDUCE or not isinstance(src, ir.Var):
+        if not synthesizes_scratch(s.value):
             continue
+        src = s.value.args[0]
+        assert isinstance(src, ir.Var)
         if not isinstance(src.type, ir.TileType):
             continue
         size = tile_bytes(src.type, backend)
@@ -475,8 +475,7 @@ def _forbidden(fn: ir.Function, live: Liveness) -> dict[int, set[int]]:
         picked = args if ALL_OPERANDS in marks else [args[k] for k in marks if k < len(args)]
         if call.op == "tile.cast" and args and _widens(s.var, args[0]):
             picked = [args[0]]
-        spec = ops.lookup(call.op)
-        if spec is not None and spec.rule is ops.TypeRule.ROW_REDUCE:
+        if synthesizes_scratch(call):
             scratch = -1 - live.positions[id(s)]
             for k in (result, key(args[0]) if args else None):
                 if k is not None:
@@ -486,6 +485,15 @@ def _forbidden(fn: ir.Function, live: Liveness) -> dict[int, set[int]]:
             if k is not None and k != result:
                 forbid(result, k)
     return out
+
+
+def synthesizes_scratch(call: ir.Call) -> bool:
+    """A row reduction written without its scratch tile (`pl.row_sum(t)`): codegen makes the
+    scratch, so the plan places it. The reference's printed form names the scratch tile as its
+    second argument (`pl.tile.row_sum(t, tmp)`), an ordinary tile placed with the others."""
+    spec = ops.lookup(call.op)
+    return (spec is not None and spec.rule is ops.TypeRule.ROW_REDUCE and len(call.args) == 1
+            and isinstance(call.args[0], ir.Var))
 
 
 def _widens(result: ir.Var, operand: object) -> bool:

@@ -189,8 +189,10 @@ class EngineStats:
     saturate_seconds: float
     extract_seconds: float
     limit_hit: str | None
+    matches: dict[str, int] = field(default_factory=dict)
+    """Matches per rule name in the function's saturation (which rules fired)."""
 
-    def as_dict(self) -> dict[str, str | float | int]:
+    def as_dict(self) -> dict[str, str | float | int | dict[str, int]]:
         return {
             "function": self.function,
             "roots": self.roots,
@@ -199,6 +201,7 @@ class EngineStats:
             "iterations": self.iterations,
             "saturate_seconds": self.saturate_seconds,
             "extract_seconds": self.extract_seconds,
+            "matches": dict(self.matches),
         }
 
 
@@ -232,10 +235,12 @@ class Emitter:
         self.graph = mm.ValueGraph()
         self.engine = IndexEngine(mode)
         self.emitted = EmittedScope()
+        self.clamps: ScopedMemo[str] = ScopedMemo()
+        """Default mode: offsets already clamped in scope, by SSA name (see `_clamped`)."""
         self.namer = _Namer(self)
         self.recorder = _Recorder(self.graph, self.values)
-        self.plain_roots: dict[int, RootId] = {}
-        """Plain integer roots by the `id` of the (unfolded) IR expression codegen lowers."""
+        self.plain_roots: dict[Site, RootId] = {}
+        """Plain integer roots by their site (see `Site`)."""
         self.slot_roots: dict[int, RootId] = {}
         """Slot-operand roots by the tile variable's id."""
         self.extract_seconds = 0.0
@@ -352,6 +357,7 @@ class Emitter:
         self.blocks += 1
         self.block_ids.append(self.blocks)
         self.emitted.push()
+        self.clamps.push()
         self.namer.push()
         self.depth += 1
         try:
@@ -359,29 +365,30 @@ class Emitter:
         finally:
             self.depth -= 1
             self.namer.pop()
+            self.clamps.pop()
             self.emitted.pop()
             self.block_ids.pop()
 
     # -- integer expressions (§7): through the index engine --------------------------------
 
-    def lower(self, e: ir.Expr) -> str:
-        """Emit a plain (non-slot) expression `e` and return the SSA name of its value.
+    def lower(self, e: ir.Expr, want: ir.DType | None = None) -> str:
+        """Emit a plain (non-slot) expression `e` and return the SSA name of its value, converted
+        to `want` when given (an offset, a bound or an extent is an `index` value: a scalar of
+        another integer dtype gets `arith.index_cast`, or `arith.index_castui` when unsigned).
 
-        Integer expressions are lowered by the index engine as written (§7.1, §7.4: the
-        syntactic proof, never shared); a root registered by the pre-pass is chosen through
-        the engine, any other expression is lowered by the same engine function. Only
+        Every integer expression is a root of the function's index engine (registered by the
+        pre-pass, or here when the pre-pass missed it) and is chosen in emission order. Only
         floating-point expressions are lowered here.
         """
         folded = fold(e)
         if ir.expr_dtype(folded).is_float:
             return self._lower_float(folded)
         _reject_float_compare(folded)
-        root = self.plain_roots.get(id(e))
-        if root is not None:
-            term = self._choose(root).term
-        else:
-            term = self.engine.lower_as_written(folded)
-        name, _ = self.render(term)
+        site = _site(e, want)
+        root = self.plain_roots.get(site)
+        if root is None:  # not seen by the pre-pass (re-saturates once, batched)
+            root = self.plain_roots[site] = self.engine.add_root(_converted(e, want))
+        name, _ = self.render(self._choose(root).term)
         return name
 
     def _choose(self, root: RootId) -> Chosen:
@@ -427,11 +434,32 @@ class Emitter:
         return handle
 
     def index_value(self, e: ir.Expr) -> str:
-        """A non-slot `INDEX` value: folded, then lowered node by node (§7.4)."""
+        """A non-slot `INDEX` value (an offset, a bound, an extent): folded, then lowered (§7.4),
+        converted to `index` when `e` has another integer dtype."""
         folded = fold(e)
         if isinstance(folded, ir.ConstInt):
             return self.const(folded.value, ir.DType.INDEX)
-        return self.lower(e)
+        return self.lower(e, ir.DType.INDEX)
+
+
+Site = tuple[int, ir.DType | None]
+"""A plain root's key: the `id` of the (unfolded) IR expression and the dtype its consumer
+needs (None: its own). One expression object can be both a scalar operand and an offset."""
+
+
+def _site(e: ir.Expr, want: ir.DType | None) -> Site:
+    return (id(e), None if want is ir.expr_dtype(e) else want)
+
+
+def _converted(e: ir.Expr, want: ir.DType | None) -> ir.Expr:
+    """`e` as a value of `want`: an explicit `Cast` where the integer dtypes differ (the cast's
+    semantics: narrowing keeps the low bits, widening extends the value, `10-dsl.md` §7)."""
+    own = ir.expr_dtype(e)
+    if want is None or want is own or not (own.is_int and want.is_int):
+        return e
+    if isinstance(e, ir.ConstInt) and own.fits(e.value):
+        return ir.ConstInt(want.wrap(e.value), want)
+    return ir.Cast(e, want)
 
 
 class _Namer(MemoNamer):
@@ -505,15 +533,322 @@ def _tile_definitions(s: ir.Stmt) -> list[ir.Var]:
     return []
 
 
-def _call_exprs(c: ir.Call) -> list[ir.Expr]:
-    """A call's scalar arguments and list items (offsets), which codegen may lower."""
-    out: list[ir.Expr] = []
-    for arg in c.args:
+Site3 = tuple[ir.Expr, ir.DType | None, str]
+"""A plain integer expression codegen lowers: the expression, the dtype its consumer needs
+(None: its own) and what it is (`offset`, `shape`, `bound`, `extent`, `operand`, `value`,
+`init`, `condition`, `yield`, `address`)."""
+
+
+def _call_sites(c: ir.Call) -> list[Site3]:
+    """A call's scalar arguments (at their own dtype) and list items (offsets, at `INDEX`),
+    which codegen may lower."""
+    out: list[Site3] = []
+    offsets = {"tile.load": 1, "tile.store": 1, "tile.slice": 2}.get(c.op)
+    for k, arg in enumerate(c.args):
         if isinstance(arg, ir.ExprList):
-            out.extend(arg.items)
+            kind = "offset" if k == offsets else "shape"
+            out.extend((item, ir.DType.INDEX, kind) for item in arg.items)
         elif _is_scalar_expr(arg):
-            out.append(arg)  # type: ignore[arg-type]
+            out.append((arg, None, "operand"))  # type: ignore[arg-type]
     return out
+
+
+def plain_sites(s: ir.Stmt, planner: Planner) -> list[Site3]:
+    """The integer expressions codegen lowers for statement `s` (not its children), each with
+    the dtype its consumer needs: `INDEX` for offsets, loop bounds, valid extents and PYPTO
+    byte offsets, None (its own) for scalar operands, values, conditions and yields."""
+    idx = ir.DType.INDEX
+    out: list[Site3] = []
+    if isinstance(s, ir.AssignStmt):
+        if isinstance(s.value, ir.Call):
+            out.extend(_call_sites(s.value))
+        elif not isinstance(s.var.type, ir.TileType | ir.TensorType):
+            out.append((s.value, None, "value"))
+    elif isinstance(s, ir.EvalStmt):
+        out.extend(_call_sites(s.call))
+    elif isinstance(s, ir.ForStmt):
+        out.extend(((s.start, idx, "bound"), (s.stop, idx, "bound")))
+        out.extend((it.init, None, "init") for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
+    elif isinstance(s, ir.IfStmt):
+        out.append((s.cond, None, "condition"))
+    elif isinstance(s, ir.YieldStmt):
+        out.extend((v, None, "yield") for v in s.values)
+    for v in _tile_definitions(s):
+        tile = v.type
+        if not isinstance(tile, ir.TileType):
+            continue
+        out.extend((x, idx, "extent") for x in valid_extents(tile))
+        if planner is Planner.PYPTO and tile.memref is not None:
+            out.append((tile.memref.byte_offset, idx, "address"))
+    return [site for site in out if _is_scalar_expr(site[0])]
+
+
+def _slot_memref(v: ir.Var) -> ir.MemRef | None:
+    """The memref of a tile definition that is a slot of a multi-slot allocation (a get)."""
+    tile = v.type
+    m = tile.memref if isinstance(tile, ir.TileType) else None
+    if m is None or m.slot_index is None or m.slot_count < 2:
+        return None
+    return m
+
+
+def emission_order(s: ir.Stmt, planner: Planner) -> list[ir.Var | Site3]:
+    """What codegen lowers for statement `s` (not its children), in the order it lowers it: a
+    `Var` is the slot operand of that tile definition (its get), the rest are `plain_sites`.
+    A tile's definition (its get, or its valid extents and PYPTO address) comes first for a
+    `tile.load` (`_load` defines the tile, then builds the partition view), after the
+    statement's own operands otherwise (`call` lowers scalar operands first; `if_` lowers
+    the condition, then defines the results)."""
+    sites = plain_sites(s, planner)
+    definition: list[ir.Var | Site3] = [v for v in _tile_definitions(s) if _slot_memref(v) is not None]
+    definition += [site for site in sites if site[2] in ("extent", "address")]
+    rest: list[ir.Var | Site3] = [site for site in sites if site[2] not in ("extent", "address")]
+    if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op == "tile.load":
+        return [*definition, *rest]
+    return [*rest, *definition]
+
+
+@dataclass(frozen=True, slots=True)
+class EmissionSite:
+    """One item of `emission_order` with where codegen lowers it: the statement's line, the
+    enclosing loops (outermost first) and the enclosing blocks (`Emitter.block`: loop bodies
+    and `if` branches, each numbered once per function, outermost first)."""
+
+    line: int
+    loops: tuple[LoopInfo, ...]
+    blocks: tuple[int, ...]
+    item: ir.Var | Site3
+
+
+def emission_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[EmissionSite]:
+    """`emission_order` over the whole function, in codegen's emission order."""
+    out: list[EmissionSite] = []
+    count = 0
+
+    def visit(body: ir.SeqStmts, loops: tuple[LoopInfo, ...], blocks: tuple[int, ...]) -> None:
+        nonlocal count
+        for s in body.stmts:
+            line = _span(s).line
+            out.extend(EmissionSite(line, loops, blocks, item) for item in emission_order(s, planner))
+            if isinstance(s, ir.ForStmt):
+                info = LoopInfo(s.loop_var, _try_fold(s.start), _try_fold(s.stop), _try_fold(s.step))
+                count += 1
+                visit(s.body, (*loops, info), (*blocks, count))
+            elif isinstance(s, ir.IfStmt):
+                for branch in (s.then_body, s.else_body):
+                    if branch is not None:
+                        count += 1
+                        visit(branch, loops, (*blocks, count))
+
+    visit(fn.body, (), ())
+    return out
+
+
+def plain_root(e: ir.Expr, want: ir.DType | None) -> ir.Expr | None:
+    """The root codegen's index engine holds for a plain site (`e` converted to `want`), or
+    None when there is none: not an integer or comparison, or folding to a literal (a
+    constant), or a folding error (left for emission to report in order)."""
+    dtype = ir.expr_dtype(e)
+    if not (dtype.is_int or dtype is ir.DType.BOOL):
+        return None
+    try:
+        if isinstance(fold(e), ir.ConstInt | ir.ConstFloat):
+            return None
+    except PassError:
+        return None
+    return _converted(e, want)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSite:
+    """One integer expression of a kernel function as codegen sees it (`slotsat explore FILE`):
+    the statement's line, what it is, the expression (converted to the dtype its consumer
+    needs), the slot count of a slot operand, and the enclosing loops, outermost first."""
+
+    line: int
+    kind: str
+    expr: ir.Expr
+    slots: int | None
+    loops: tuple[LoopInfo, ...]
+
+
+def index_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[IndexSite]:
+    """Every slot operand and plain integer expression of `fn` codegen lowers, in emission
+    order (`emission_sites`), without the ones that fold to a literal (those are constants,
+    not arithmetic) and without comparisons."""
+    out: list[IndexSite] = []
+    for site in emission_sites(fn, planner):
+        if isinstance(site.item, ir.Var):
+            v = site.item
+            m = _slot_memref(v)
+            assert m is not None
+            assert m.slot_index is not None
+            index = m.slot_index
+            if ir.expr_dtype(index).is_int and not isinstance(_try_fold(index), ir.ConstInt):
+                kind = f"slot operand of '{v.name_hint}'"
+                out.append(IndexSite(site.line, kind, index, m.slot_count, site.loops))
+        else:
+            e, want, kind = site.item
+            if ir.expr_dtype(e).is_int and not isinstance(_try_fold(e), ir.ConstInt):
+                out.append(IndexSite(site.line, kind, _converted(e, want), None, site.loops))
+    return out
+
+
+_UNEMITTED_SPACES = frozenset(
+    {ir.MemorySpace.LeftScale, ir.MemorySpace.RightScale, ir.MemorySpace.ScalarLocal})
+_CODEGEN_EXTRAS: dict[str, tuple[str, ...]] = {
+    "tile.row_sum": ("tmp_tile",), "tile.row_max": ("tmp_tile",), "tile.row_min": ("tmp_tile",),
+}
+"""Extra positional arguments of the reference's forms that codegen emits (a scratch tile)."""
+
+
+def preflight(fn: ir.Function) -> None:
+    """Decline, with a located `PassError`, a function that uses a construct of the
+    reference's printed IR that the code generator does not emit: while loops, runtime
+    scopes, parallel / unroll loops, returns inside branches, scalar operations outside the
+    index language (`ir.is_index_expr`), calls of other functions, ops without a PTO
+    spelling or in a form the model does not cover, explicit tile layouts, tensors with
+    dynamic shapes or views. Never emits a guess."""
+    for p in fn.params:
+        t = p.type
+        if isinstance(t, ir.TensorType) and (t.static_shape is None or t.view is not None or t.distributed):
+            what = "a dynamic shape" if t.static_shape is None else (
+                "a distributed tensor" if t.distributed else "an explicit pl.TensorView")
+            raise PassError(f"parameter '{p.name_hint}' has {what}, which slotsat's code generator does not "
+                            "emit", p.span)
+    _preflight_body(fn.body, top=True)
+    _preflight_widths(fn)
+
+
+def _preflight_widths(fn: ir.Function) -> None:
+    """An integer codegen lowers (an offset, a bound, an operand, a slot index, ...) computes at
+    INDEX or an 8- to 64-bit dtype (`DType.is_int_arith`): a packed 4-bit scalar has no
+    `arith` type of its own in the emitted module and no place in the index engine."""
+    for s in ir.walk_stmts(fn.body):
+        exprs = [site[0] for site in plain_sites(s, Planner.PTOAS)]
+        exprs += [m.slot_index for v in _tile_definitions(s) if (m := _slot_memref(v)) is not None
+                  and m.slot_index is not None]
+        for e in exprs:
+            for sub in _all_subexprs(e):
+                d = ir.expr_dtype(sub)
+                if d.is_int and not d.is_int_arith:
+                    where = getattr(sub, "span", NO_SPAN)
+                    raise PassError(
+                        f"slotsat's code generator does not compute with pl.{d.value} values "
+                        f"('{format_expr(sub)}'); index arithmetic is INDEX or an 8- to 64-bit integer",
+                        where if where != NO_SPAN else _span(s),
+                    )
+
+
+def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
+    for k, s in enumerate(body.stmts):
+        span = _span(s)
+        if isinstance(s, ir.WhileStmt | ir.ScopeStmt):
+            what = "while loops" if isinstance(s, ir.WhileStmt) else "runtime scopes (with pl.scope())"
+            raise PassError(f"slotsat's code generator does not emit {what}", span)
+        if isinstance(s, ir.ReturnStmt) and not (top and k == len(body.stmts) - 1):
+            raise PassError("slotsat's code generator does not emit a return inside a branch", span)
+        if isinstance(s, ir.ForStmt):
+            if s.kind in (ir.ForKind.PARALLEL, ir.ForKind.UNROLL):
+                raise PassError(f"slotsat's code generator does not emit pl.{s.kind.value.lower()} loops",
+                                span)
+            for e in (s.start, s.stop, s.step, *(it.init for it in s.iter_args)):
+                _preflight_expr(e, span)
+            _preflight_binders([it.var for it in s.iter_args] + list(s.return_vars), span)
+        elif isinstance(s, ir.IfStmt):
+            _preflight_expr(s.cond, span)
+            _preflight_binders(list(s.return_vars), span)
+        elif isinstance(s, ir.AssignStmt):
+            _preflight_binders([s.var], span)
+            if isinstance(s.value, ir.Call):
+                _preflight_call(s.value, span)
+            else:
+                _preflight_expr(s.value, span)
+        elif isinstance(s, ir.EvalStmt):
+            _preflight_call(s.call, span)
+        elif isinstance(s, ir.YieldStmt | ir.ReturnStmt):
+            for v in s.values:
+                _preflight_expr(v, span)
+        for child in ir.stmt_children_bodies(s):
+            _preflight_body(child, top=False)
+
+
+def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
+    for v in binders:
+        t = v.type
+        if isinstance(t, ir.TileType):
+            if t.layout is not None:
+                raise PassError(f"tile '{v.name_hint}' has an explicit pl.TileView layout, which slotsat's "
+                                "code generator does not emit", span)
+            if t.memory_space in _UNEMITTED_SPACES:
+                raise PassError(f"tile '{v.name_hint}' lives in {t.memory_space.value}, which slotsat's code "
+                                "generator does not emit", span)
+            for e in t.valid_shape or ():
+                _preflight_expr(e, span)
+        elif isinstance(t, ir.TupleType | ir.ArrayType | ir.OpaqueType):
+            kind = type(t).__name__.removesuffix("Type").lower()
+            raise PassError(f"'{v.name_hint}' has a {kind} type, which slotsat's code generator does not "
+                            "emit", span)
+        elif isinstance(t, ir.TensorType) and t.static_shape is None:
+            raise PassError(f"tensor '{v.name_hint}' has a dynamic shape, which slotsat's code generator "
+                            "does not emit", span)
+
+
+def _preflight_expr(e: ir.Expr, span: Span) -> None:
+    if isinstance(e, ir.Var) or ir.is_index_expr(e) or isinstance(e, ir.ConstFloat):
+        return
+    for sub in _all_subexprs(e):
+        if isinstance(sub, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            raise PassError(f"slotsat's code generator does not lower '{format_expr(sub)}'",
+                            sub.span if sub.span != NO_SPAN else span)
+        if isinstance(sub, ir.Cast):
+            src, dst = ir.expr_dtype(sub.a), sub.dtype
+            if not (src.is_int_arith and dst.is_int_arith) or (src.is_signed != dst.is_signed):
+                where = sub.span if sub.span != NO_SPAN else span
+                raise PassError(f"slotsat's code generator does not lower the cast '{format_expr(sub)}' "
+                                f"(pl.{src.value} to pl.{dst.value})", where)
+
+
+def _all_subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
+    yield e
+    for child in ir.expr_children(e):
+        yield from _all_subexprs(child)
+
+
+def _preflight_call(c: ir.Call, span: Span) -> None:
+    where = c.span if c.span != NO_SPAN else span
+    if c.op == "tile.alloc":
+        return
+    spec = ops.lookup(c.op)
+    if spec is None or (spec.pto is None and c.op not in ("tile.load", "tile.store")):
+        what = f"calls of other functions ({c.op})" if c.op.startswith("self.") else c.op
+        raise PassError(f"slotsat's code generator does not support {what}", where)
+    extras = _CODEGEN_EXTRAS.get(c.op, ())
+    nargs = len(c.args)
+    base = len({*spec.params, *spec.optional})
+    if nargs > base and spec.ref_extra[:nargs - base] == extras[:nargs - base]:
+        nargs = base
+    reason = ops.unmodelled(c.op, nargs, dict(c.kwargs))
+    if reason is not None:
+        raise PassError(f"slotsat's code generator does not support {reason}", where)
+    for arg in (*c.args, *(v for _, v in c.kwargs)):
+        if isinstance(arg, ir.StrArg | ir.EnumArg | ir.FuncRef | ir.ArgList):
+            raise PassError(f"slotsat's code generator does not support {c.op} with argument "
+                            f"{arg!r}", where)
+        if isinstance(arg, ir.ExprList):
+            for item in arg.items:
+                _preflight_expr(item, where)
+        elif not isinstance(arg, ir.SpaceArg | ir.DTypeArg):
+            _preflight_expr(arg, where)
+
+
+def _calls_tile_ops(fn: ir.Function) -> bool:
+    """Whether `fn` calls a `tile.` op (a plain `@pl.function` of orchestration code has none)."""
+    for s in ir.walk_stmts(fn.body):
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call) and call.op.startswith("tile.") and call.op != "tile.alloc":
+            return True
+    return False
 
 
 def _has_tile_ops(fn: ir.Function) -> bool:
@@ -573,6 +908,7 @@ class FunctionEmitter(Emitter):
 
     def emit(self) -> list[str]:
         fn = self.fn
+        preflight(fn)
         kind = _kernel_kind(fn)
         check_shared_buffers(fn, self.live)
         params: list[str] = []
@@ -617,10 +953,12 @@ class FunctionEmitter(Emitter):
     def _tensor_view(self, p: ir.Var, arg: str) -> None:
         t = p.type
         assert isinstance(t, ir.TensorType)
-        shape = [self.const(d, ir.DType.INDEX) for d in t.shape]
-        strides_v = [1] * len(t.shape)
-        for k in range(len(t.shape) - 2, -1, -1):
-            strides_v[k] = strides_v[k + 1] * t.shape[k + 1]
+        static = t.static_shape
+        assert static is not None  # preflight declined dynamic shapes
+        shape = [self.const(d, ir.DType.INDEX) for d in static]
+        strides_v = [1] * len(static)
+        for k in range(len(static) - 2, -1, -1):
+            strides_v[k] = strides_v[k + 1] * static[k + 1]
         strides = [self.const(s, ir.DType.INDEX) for s in strides_v]
         name = self.fresh_name(f"{p.name_hint}_view")
         dims = "x".join("?" for _ in t.shape)
@@ -643,7 +981,7 @@ class FunctionEmitter(Emitter):
             offset = fold(memref.byte_offset)
             if isinstance(offset, ir.ConstInt):
                 return self.const(base + offset.value, ir.DType.INT64)
-            value = self.lower(memref.byte_offset)
+            value = self.lower(memref.byte_offset, ir.DType.INDEX)
             as_i64 = self.arith("index_cast", [value], "i64", cast_from="index")
             return self.arith("addi", [self.const(base, ir.DType.INT64), as_i64], "i64")
         buffer = self.live.buffer(v)
@@ -778,8 +1116,8 @@ class FunctionEmitter(Emitter):
         for s in ir.walk_stmts(self.fn.body):
             for v in _tile_definitions(s):
                 self._collect_slot(v)
-            for e in self._plain_sites(s):
-                self._collect_plain(e)
+            for e, want, _ in plain_sites(s, self.planner):
+                self._collect_plain(e, want)
         self.engine.saturate()
 
     def _collect_slot(self, v: ir.Var) -> None:
@@ -797,39 +1135,13 @@ class FunctionEmitter(Emitter):
         except PassError:
             return
 
-    def _collect_plain(self, e: ir.Expr) -> None:
-        dtype = ir.expr_dtype(e)
-        if id(e) in self.plain_roots or not (dtype.is_int or dtype is ir.DType.BOOL):
+    def _collect_plain(self, e: ir.Expr, want: ir.DType | None) -> None:
+        site = _site(e, want)
+        if site in self.plain_roots:
             return
-        try:
-            if isinstance(fold(e), ir.ConstInt | ir.ConstFloat):
-                return
-            self.plain_roots[id(e)] = self.engine.add_root(e)
-        except PassError:
-            return
-
-    def _plain_sites(self, s: ir.Stmt) -> list[ir.Expr]:
-        """The integer expressions the emitter lowers for statement `s` (not its children)."""
-        out: list[ir.Expr] = []
-        if isinstance(s, ir.AssignStmt):
-            if isinstance(s.value, ir.Call):
-                out.extend(_call_exprs(s.value))
-            elif not isinstance(s.var.type, ir.TileType | ir.TensorType):
-                out.append(s.value)
-        elif isinstance(s, ir.EvalStmt):
-            out.extend(_call_exprs(s.call))
-        elif isinstance(s, ir.ForStmt):
-            out.extend((s.start, s.stop))
-            out.extend(it.init for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
-        elif isinstance(s, ir.IfStmt):
-            out.append(s.cond)
-        elif isinstance(s, ir.YieldStmt):
-            out.extend(s.values)
-        for v in _tile_definitions(s):
-            tile = v.type
-            if self.planner is Planner.PYPTO and isinstance(tile, ir.TileType) and tile.memref is not None:
-                out.append(tile.memref.byte_offset)
-        return [e for e in out if _is_scalar_expr(e)]
+        root = plain_root(e, want)
+        if root is not None:
+            self.plain_roots[site] = self.engine.add_root(root)
 
     def engine_stats(self) -> EngineStats:
         report = self.engine.saturate().report
@@ -842,6 +1154,7 @@ class FunctionEmitter(Emitter):
             report.seconds,
             self.extract_seconds,
             report.limit_hit,
+            dict(report.matches),
         )
 
     # -- statements --------------------------------------------------------------------------
@@ -905,9 +1218,22 @@ class FunctionEmitter(Emitter):
             if isinstance(folded, ir.ConstInt):
                 out.append(self.const(folded.value, ir.DType.INDEX))
             else:
-                value = self.lower(e)
-                out.append(self.arith("maxsi", [value, self.const(0, ir.DType.INDEX)], "index"))
+                out.append(self._clamped(e))
         return out
+
+    def _clamped(self, e: ir.Expr) -> str:
+        """A runtime offset clamped at 0 (`arith.maxsi %x, %c0_index`), as the reference emits
+        it (`30-pto-codegen.md` §5.6); in the default mode once per value and block, like
+        every other value extraction shares."""
+        value = self.lower(e, ir.DType.INDEX)
+        if self.mode is Mode.SLOTSAT:
+            known = self.clamps.lookup(value)
+            if known is not None:
+                return known
+        clamped = self.arith("maxsi", [value, self.const(0, ir.DType.INDEX)], "index")
+        if self.mode is Mode.SLOTSAT:
+            self.clamps.add(value, clamped)
+        return clamped
 
     def _partition(self, tensor: ir.Var, offsets: ir.CallArg, shape: Sequence[int]) -> tuple[str, str]:
         view = self.tensor_view(tensor)
@@ -969,7 +1295,7 @@ class FunctionEmitter(Emitter):
             )
             return
         ins: list[tuple[str, str]] = []
-        for k, arg in enumerate(c.args):
+        for k, arg in enumerate(c.args[:len(spec.params)]):
             if isinstance(arg, ir.DTypeArg | ir.SpaceArg):
                 continue
             if spec.params[k] == "scalar":
@@ -978,12 +1304,15 @@ class FunctionEmitter(Emitter):
                 ins.append(self._tile_arg(arg))
         dst = self.define_tile(target)
         if spec.rule is ops.TypeRule.ROW_REDUCE:
-            src = c.args[0]
-            assert isinstance(src, ir.Var)
-            assert isinstance(src.type, ir.TileType)
-            tmp = f"%{self.fresh_name(self.var_name(target) + '_tmp')}"
-            self._alloc_line(tmp, src, src.type, scratch_of=target)
-            ins.append((tmp, tile_type_string(src.type)))
+            if len(c.args) > 1:  # the reference's form names its scratch tile
+                ins.append(self._tile_arg(c.args[1]))
+            else:
+                src = c.args[0]
+                assert isinstance(src, ir.Var)
+                assert isinstance(src.type, ir.TileType)
+                tmp = f"%{self.fresh_name(self.var_name(target) + '_tmp')}"
+                self._alloc_line(tmp, src, src.type, scratch_of=target)
+                ins.append((tmp, tile_type_string(src.type)))
         names = ", ".join(n for n, _ in ins)
         types = ", ".join(t for _, t in ins)
         self.line(f"{spec.pto} ins({names} : {types}) outs({dst} : {dst_type})")
@@ -1174,7 +1503,10 @@ def kernel_functions(module: ir.Module) -> list[tuple[ir.Function, bool]]:
     out: list[tuple[ir.Function, bool]] = []
     for program in module.programs:
         for fn in program.functions:
-            if not _has_tile_ops(fn):
+            if fn.abstract or fn.role == "Orchestrator" or not (
+                    fn.type.is_kernel or fn.type is ir.FunctionType.OPAQUE):
+                continue  # orchestration, group, spmd, ... code is not compiled (only kernels are)
+            if not _has_tile_ops(fn) or (fn.type is ir.FunctionType.OPAQUE and not _calls_tile_ops(fn)):
                 continue
             out.append((fn, fn.type is ir.FunctionType.OPAQUE))
     return out

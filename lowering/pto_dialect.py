@@ -30,6 +30,9 @@ parameter directives):
 - the destination-style ops `pto.tload`, `pto.tstore`, `pto.tmov`, `pto.tmatmul`,
   `pto.tmatmul.acc`, and every `pto.t*` compute op of `slotsat/ops.py`:
   `ins(%a, %b : A, B) outs(%c : C)`.
+
+Beside the dialect, `make_context()` loads `arith.index_castui` (`IndexCastUIOp`), which MLIR's
+`arith` has and xdsl's does not: codegen widens an unsigned scalar to `index` with it.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from xdsl.irdl import (
     IRDLOperation,
     ParamAttrConstraint,
     VarConstraint,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -463,9 +467,30 @@ PTO = Dialect(
 )
 
 
+@irdl_op_definition
+class IndexCastUIOp(IRDLOperation):
+    """`arith.index_castui %x : T1 to T2`: between `index` and an integer type, zero-extending
+    (or truncating) as MLIR's op does; exactly one side is `index`."""
+
+    name = "arith.index_castui"
+
+    input = operand_def(base(IntegerType) | base(IndexType))
+    result = result_def(base(IntegerType) | base(IndexType))
+
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def verify_(self) -> None:
+        if isinstance(self.input.type, IndexType) == isinstance(self.result.type, IndexType):
+            raise VerifyException(
+                f"'arith.index_castui' op operand type '{self.input.type}' and result type "
+                f"'{self.result.type}' are cast incompatible"
+            )
+
+
 def make_context() -> Context:
-    """A context that knows builtin, func, arith, scf and this `pto` dialect (and nothing
-    unregistered, so an op or type slotsat does not model is a parse error)."""
+    """A context that knows builtin, func, arith (with `arith.index_castui`), scf and this
+    `pto` dialect (and nothing unregistered, so an op or type slotsat does not model is a parse
+    error)."""
     from xdsl.dialects.arith import Arith
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.func import Func
@@ -474,6 +499,8 @@ def make_context() -> Context:
     ctx = Context()
     for dialect in (Builtin, Func, Arith, Scf, PTO):
         ctx.load_dialect(dialect)
+    if IndexCastUIOp.name not in {op.name for op in Arith.operations}:
+        ctx.load_op(IndexCastUIOp)
     return ctx
 
 

@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": (f"{_APP}.check",
               "run the slots pass and check it with the interpreter and the slot-privacy checker"),
     "demo": ("slotsat.bench.demo", "run the main job on the bundled kernels"),
+    "import": (f"{_APP}.import_kernel",
+               "write the IR PyPTO prints for a kernel file at the hand-off point (runs FILE under PyPTO)"),
 }
 """Command name -> (module, one-line help)."""
 

@@ -19,8 +19,12 @@ part), unary / binary / tile-with-scalar elementwise ops, row reductions and row
 broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the valid `K`,
 `tile.move`, `tile.cast` (float to int truncates toward zero), `tile.reshape`, `tile.slice`
 (both snapshot their source), `tile.read`; `pl.yield_`, loop-carried values, `if`.
-`tile.alloc` statements (after init-memref) are no-ops. Anything else is an
-`InterpreterError` naming the op.
+`tile.alloc` statements (after init-memref) are no-ops; `while` loops (bounded by
+`max_iterations`), runtime scopes (transparent) and returns at the end of `if` branches run as
+written; the scalar operations of `ir.ScalarUnary` / `ir.ScalarBinary` compute exactly. Any
+other op, a call of another function, a modelled op in a form of the reference the model
+does not cover (`slotsat.core.ops.unmodelled`), a tuple or array value, or a tensor
+parameter with a dynamic dimension is an `InterpreterError` naming it.
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
@@ -87,6 +91,11 @@ class InterpreterError(SlotsatError):
         super().__init__(message, span, exit_status=EXIT_REJECTED)
 
 
+class Unmodelled(InterpreterError):
+    """The program uses something the interpreter does not model: a property of the program
+    (and the path taken), not of the input values, so another random input rarely helps."""
+
+
 # --------------------------------------------------------------------------------------
 # dtypes
 
@@ -109,15 +118,20 @@ _NP_DTYPE: dict[DType, Any] = {
 
 def numpy_dtype(dtype: DType) -> Any:
     """The numpy dtype that stores `dtype` (BF16 is float32 rounded to bfloat16)."""
-    return _NP_DTYPE[dtype]
+    np_dtype = _NP_DTYPE.get(dtype)
+    if np_dtype is None:
+        raise Unmodelled(f"the interpreter does not model values of dtype pl.{dtype.value}")
+    return np_dtype
 
 
 def round_bf16(a: Array) -> Array:
     """Round float32 values to the nearest bfloat16 (ties to even); NaN and inf are kept."""
     f = np.asarray(a, dtype=np.float32)
-    bits = f.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
-    out = rounded.view(np.float32).copy()
+    bits = f.view(np.uint32)
+    # In 32-bit arithmetic: only NaN bit patterns (>= 0xFFFF8000) can wrap, and every
+    # non-finite value is restored below.
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    out = rounded.view(np.float32)
     nonfinite = ~np.isfinite(f)
     out[nonfinite] = f[nonfinite]
     return out
@@ -208,6 +222,12 @@ def eval_scalar(e: ir.Expr, lookup: Callable[[ir.Var], Scalar]) -> Scalar:
         if a is None or b is None:
             return None
         return int(COMPARE[e.op](a, b))
+    if isinstance(e, ir.ScalarUnary):
+        return _eval_unary(e, eval_scalar(e.a, lookup))
+    if isinstance(e, ir.ScalarBinary):
+        return _eval_binary(e, eval_scalar(e.a, lookup), eval_scalar(e.b, lookup))
+    if isinstance(e, ir.TupleGetItem):
+        raise Unmodelled("the interpreter does not model tuple values", e.span)
     a, b = eval_scalar(e.a, lookup), eval_scalar(e.b, lookup)
     if a is None or b is None:
         return None
@@ -219,6 +239,59 @@ def eval_scalar(e: ir.Expr, lookup: Callable[[ir.Var], Scalar]) -> Scalar:
         # outside the valid inputs (`10-dsl.md` §7.2), as `slotsat.core.semantics.eval_expr` says too
         raise InterpreterError(f"{d.value} minimum {ir.BINOP_SYMBOL[type(e)]} -1 overflows", e.span)
     return d.wrap(_int_binop(e, a, b))
+
+
+def _eval_unary(e: ir.ScalarUnary, a: Scalar) -> Scalar:
+    if a is None:
+        return None
+    if e.op == "not":
+        return int(not a)
+    if e.dtype.is_float:
+        return float(-a if e.op == "neg" else abs(a))
+    v = int(a)
+    out = {"neg": -v, "abs": abs(v), "bitnot": ~v}.get(e.op)
+    if out is None:
+        raise InterpreterError(f"unknown scalar operation '{e.op}'", e.span)
+    return e.dtype.wrap(out)
+
+
+def _eval_binary(e: ir.ScalarBinary, a: Scalar, b: Scalar) -> Scalar:
+    """`ir.ScalarBinary`: exact, then wrapped to the dtype (`/` of integers is floating point
+    in Python, and the reference's FloatDiv of integers is outside what slotsat models)."""
+    if a is None or b is None:
+        return None
+    if e.op in ("and", "or"):
+        return int(bool(a) and bool(b)) if e.op == "and" else int(bool(a) or bool(b))
+    if e.op in ("min", "max"):
+        v: int | float = min(a, b) if e.op == "min" else max(a, b)
+        return _canon(v, e.dtype)
+    if e.dtype.is_float or isinstance(a, float) or isinstance(b, float):
+        if e.op == "truediv":
+            if b == 0:
+                raise InterpreterError("division by zero in '/'", e.span)
+            return float(a) / float(b)
+        if e.op == "pow":
+            try:
+                power: float = float(a) ** float(b)
+                return power
+            except (OverflowError, ZeroDivisionError) as err:
+                raise InterpreterError(f"'**' overflows: {err}", e.span) from None
+        raise InterpreterError(f"'{ir.BINARY_OPS[e.op]}' needs integer operands", e.span)
+    x, y = e.dtype.wrap(int(a)), e.dtype.wrap(int(b))
+    if e.op == "truediv":
+        raise Unmodelled("the interpreter does not model '/' of integers", e.span)
+    if e.op == "pow":
+        if y < 0 or y > e.dtype.bits:
+            raise InterpreterError(f"'**' with exponent {y} is outside what the interpreter models", e.span)
+        return e.dtype.wrap(x ** y)
+    if e.op in ("shl", "shr"):
+        if not 0 <= y < e.dtype.bits:
+            raise InterpreterError(f"a shift by {y} is outside [0, {e.dtype.bits})", e.span)
+        return e.dtype.wrap(x << y if e.op == "shl" else x >> y)
+    ops = {"bitand": x & y, "bitor": x | y, "bitxor": x ^ y}
+    if e.op not in ops:
+        raise InterpreterError(f"unknown scalar operation '{e.op}'", e.span)
+    return e.dtype.wrap(ops[e.op])
 
 
 # --------------------------------------------------------------------------------------
@@ -386,10 +459,15 @@ class Interpreter:
     def _param_value(self, p: ir.Var, v: Any) -> Value:
         t = p.type
         if isinstance(t, ir.TensorType):
+            if t.static_shape is None:
+                if not self.compute:
+                    return TensorSym(tuple(d if isinstance(d, int) else -1 for d in t.shape))
+                raise InterpreterError(f"parameter '{p.name_hint}' has a dynamic shape; the interpreter "
+                                       "needs static shapes", p.span)
             if not self.compute:
-                return TensorSym(t.shape)
+                return TensorSym(t.static_shape)
             arr = np.asarray(v)
-            if tuple(arr.shape) != t.shape:
+            if tuple(arr.shape) != t.static_shape:
                 raise InterpreterError(f"parameter '{p.name_hint}' expects shape {list(t.shape)}, "
                                        f"got {list(arr.shape)}", p.span)
             return as_dtype(arr, t.dtype)
@@ -489,7 +567,11 @@ class Interpreter:
         elif isinstance(s, ir.ForStmt):
             self._for(s)
         elif isinstance(s, ir.IfStmt):
-            self._if(s)
+            return self._if(s)
+        elif isinstance(s, ir.WhileStmt):
+            self._while(s)
+        elif isinstance(s, ir.ScopeStmt):
+            return self._body(s.body)
         elif isinstance(s, ir.YieldStmt):
             for v in s.values:
                 self._trace_uses(v)
@@ -548,7 +630,31 @@ class Interpreter:
                                    f"'{m.base.name_hint}', which has {m.slot_count} slot(s)", span)
         return SlotRef(m.base.id, k, next(self._gens), m.base.name_hint, m.slot_count)
 
-    def _if(self, s: ir.IfStmt) -> None:
+    def _while(self, s: ir.WhileStmt) -> None:
+        carried = [self._value(ia.init) for ia in s.iter_args]
+        for n in itertools.count():
+            for ia, val in zip(s.iter_args, carried, strict=True):
+                self._env[ia.var.id] = val
+            self._trace_uses(s.cond)
+            c = self.scalar(s.cond)
+            if c is None:
+                raise InterpreterError("a while condition depends on tile data", s.span)
+            if not c:
+                break
+            if n >= self.max_iterations:
+                raise InterpreterError(f"a while loop ran {n} iterations; the interpreter's limit is "
+                                       f"{self.max_iterations}", s.span)
+            out = self._body(s.body)
+            if isinstance(out, _Return):
+                raise InterpreterError("return inside a loop body", s.span)
+            if s.iter_args:
+                if out is None or len(out.values) != len(s.iter_args):
+                    raise InterpreterError("a while body did not yield its carried values", s.span)
+                carried = list(out.values)
+        for v, val in zip(s.return_vars, carried, strict=True):
+            self._env[v.id] = val
+
+    def _if(self, s: ir.IfStmt) -> _Return | None:
         self._trace_uses(s.cond)
         c = self.scalar(s.cond)
         if c is None:
@@ -558,15 +664,16 @@ class Interpreter:
             c = 1
         branch = s.then_body if c else s.else_body
         if branch is None:
-            return
+            return None
         out = self._body(branch)
         if isinstance(out, _Return):
-            raise InterpreterError("return inside an if branch", s.span)
+            return out  # a return ending a branch (the reference prints such functions)
         if s.return_vars:
             if out is None or len(out.values) != len(s.return_vars):
                 raise InterpreterError("an if branch did not yield its results", s.span)
             for v, val in zip(s.return_vars, out.values, strict=True):
                 self._env[v.id] = val
+        return None
 
     def _bounds(self, s: ir.ForStmt) -> tuple[int, int, int] | None:
         for e in (s.start, s.stop, s.step):
@@ -652,6 +759,8 @@ class Interpreter:
                                  *(v.id for v in st.return_vars)}
             elif isinstance(st, ir.IfStmt):
                 body_defined |= {v.id for v in st.return_vars}
+            elif isinstance(st, ir.WhileStmt):
+                body_defined |= {*(ia.var.id for ia in st.iter_args), *(v.id for v in st.return_vars)}
 
         def free(node: Any) -> bool:
             return all(v.id in ok or v.id not in body_defined for v in ir.expr_vars(node))
@@ -712,7 +821,13 @@ class Interpreter:
             return self._symbolic_call(c, target)
         handler = _HANDLERS.get(c.op)
         if handler is None:
-            raise InterpreterError(f"the interpreter does not model '{c.op}'", c.span)
+            what = f"a call of {c.op}" if c.op.startswith("self.") else f"'{c.op}'"
+            raise Unmodelled(f"the interpreter does not model {what}", c.span)
+        from slotsat.core import ops
+
+        reason = ops.unmodelled(c.op, len(c.args), dict(c.kwargs), numerics_ok=True)
+        if reason is not None:
+            raise Unmodelled(f"the interpreter does not model {reason}", c.span)
         return handler(self, c)
 
     def _symbolic_call(self, c: ir.Call, target: ir.Var | None) -> Value:
@@ -731,7 +846,7 @@ class Interpreter:
                     ref = src.backing
             return TileVal(None, vrc, t.dtype, rc, ref)
         if isinstance(t, ir.TensorType):
-            return TensorSym(t.shape)
+            return TensorSym(tuple(d if isinstance(d, int) else -1 for d in t.shape))
         return None
 
 
@@ -989,11 +1104,13 @@ def _op_move(it: Interpreter, c: ir.Call) -> Value:
 
 
 def _op_cast(it: Interpreter, c: ir.Call) -> Value:
+    from slotsat.core import ops
+
     t = it._tile(c.args[0], c.span)
-    arg = c.args[1]
-    if not isinstance(arg, ir.DTypeArg):
+    dtype = ops.cast_dtype(c)
+    if dtype is None:
         raise InterpreterError("tile.cast needs a dtype", c.span)
-    return TileVal(as_dtype(_need_data(t), arg.dtype), t.valid, arg.dtype, t.shape)
+    return TileVal(as_dtype(_need_data(t), dtype), t.valid, dtype, t.shape)
 
 
 def _op_reshape(it: Interpreter, c: ir.Call) -> Value:
@@ -1066,14 +1183,7 @@ def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMEN
     """Raise `InterpreterError` ("too large to interpret") when the tensor parameters of `fn`
     together, or any one of its tiles, hold more than `max_elements` elements: the arrays a
     run would make do not fit a bounded memory."""
-    tensors = [p for p in fn.params if isinstance(p.type, ir.TensorType)]
-    total = sum(_elements(cast_tensor(p).shape) for p in tensors)
-    if total > max_elements:
-        big = max(tensors, key=lambda p: _elements(cast_tensor(p).shape))
-        raise InterpreterError(
-            f"too large to interpret: the tensor parameters hold {total:,} elements ('{big.name_hint}' "
-            f"is {list(cast_tensor(big).shape)}); the interpreter's limit is {max_elements:,} "
-            "(SLOTSAT_INTERP_MAX_ELEMENTS)", big.span)
+    _ensure_tensor_parameters(fn, max_elements)
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
             n = _elements(s.var.type.shape)
@@ -1084,26 +1194,50 @@ def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMEN
                     "(SLOTSAT_INTERP_MAX_ELEMENTS)", s.span)
 
 
-def cast_tensor(p: ir.Var) -> ir.TensorType:
-    assert isinstance(p.type, ir.TensorType)
-    return p.type
+def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
+    """The tensor-parameter half of `ensure_interpretable`: every shape static, and all of them
+    together at most `max_elements` elements (checked before any array is made)."""
+    shapes: list[tuple[ir.Var, tuple[int, ...]]] = []
+    for p in fn.params:
+        if isinstance(p.type, ir.TensorType):
+            shape = p.type.static_shape
+            if shape is None:
+                raise InterpreterError(f"parameter '{p.name_hint}' has a dynamic shape; the interpreter "
+                                       "needs static shapes", p.span)
+            shapes.append((p, shape))
+    total = sum(_elements(shape) for _, shape in shapes)
+    if total > max_elements:
+        big, big_shape = max(shapes, key=lambda ps: _elements(ps[1]))
+        raise InterpreterError(
+            f"too large to interpret: the tensor parameters hold {total:,} elements ('{big.name_hint}' "
+            f"is {list(big_shape)}); the interpreter's limit is {max_elements:,} "
+            "(SLOTSAT_INTERP_MAX_ELEMENTS)", big.span)
 
 
 def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
                   ) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
-    small integers for integer tensors, and integers in `scalar_range` for scalars."""
+    small integers for integer tensors, and integers in `scalar_range` for scalars. A tensor
+    parameter with a dynamic shape, or tensor parameters holding more than
+    `SLOTSAT_INTERP_MAX_ELEMENTS` elements together, is an `InterpreterError` before any array
+    is made."""
+    from slotsat.core.limits import interp_max_elements
+
+    _ensure_tensor_parameters(fn, interp_max_elements())
     out: dict[str, Any] = {}
     for p in fn.params:
         t = p.type
         if isinstance(t, ir.TensorType):
+            shape = t.static_shape
+            assert shape is not None  # _ensure_tensor_parameters
+            numpy_dtype(t.dtype)  # an unmodelled dtype is an InterpreterError
             if t.dtype.is_float:
-                out[p.name_hint] = as_dtype(rng.uniform(0.25, 2.0, size=t.shape), t.dtype)
+                out[p.name_hint] = as_dtype(rng.uniform(0.25, 2.0, size=shape), t.dtype)
             elif t.dtype is DType.BOOL:
-                out[p.name_hint] = rng.integers(0, 2, size=t.shape).astype(np.bool_)
+                out[p.name_hint] = rng.integers(0, 2, size=shape).astype(np.bool_)
             else:
                 lo = 0 if t.dtype.is_unsigned else -8
-                out[p.name_hint] = rng.integers(lo, 9, size=t.shape).astype(numpy_dtype(t.dtype))
+                out[p.name_hint] = rng.integers(lo, 9, size=shape).astype(numpy_dtype(t.dtype))
         elif isinstance(t, ir.ScalarType):
             if t.dtype.is_float:
                 out[p.name_hint] = float(rng.uniform(0.25, 2.0))

@@ -41,14 +41,28 @@ class DType(enum.Enum):
     FP16 = "FP16"
     BF16 = "BF16"
     FP32 = "FP32"
+    INT4 = "INT4"
+    UINT4 = "UINT4"
+    FP4 = "FP4"
+    FP8E4M3FN = "FP8E4M3FN"
+    FP8E5M2 = "FP8E5M2"
+    FP8E8M0 = "FP8E8M0"
+    HF4 = "HF4"
+    HF8 = "HF8"
+    TASK_ID = "TASK_ID"
+    """The reference's task handle (a scalar of orchestration code, never an index)."""
 
     @property
     def nbytes(self) -> int:
+        """Bytes per element, rounded up (a 4-bit element takes a byte of its own here; tile
+        sizes of packed 4-bit types are computed by `tile_bits`)."""
         return _DTYPE_FACTS[self][0]
 
     @property
     def bits(self) -> int:
-        return 1 if self is DType.BOOL else 8 * self.nbytes
+        if self is DType.BOOL:
+            return 1
+        return _SUB_BYTE_BITS.get(self, 8 * self.nbytes)
 
     @property
     def mlir(self) -> str:
@@ -69,7 +83,13 @@ class DType(enum.Enum):
 
     @property
     def is_float(self) -> bool:
-        return self in (DType.FP16, DType.BF16, DType.FP32)
+        return self in _FLOATS
+
+    @property
+    def is_int_arith(self) -> bool:
+        """An integer dtype slotsat's index engine and evaluator compute with (INDEX and the
+        8- to 64-bit integers; not the packed 4-bit ones, not BOOL, not TASK_ID)."""
+        return (self in _SIGNED or self in _UNSIGNED) and self not in _SUB_BYTE_BITS
 
     @property
     def min_value(self) -> int:
@@ -101,8 +121,11 @@ class DType(enum.Enum):
         return self.min_value <= value <= self.max_value
 
 
-_SIGNED = frozenset({DType.INDEX, DType.INT8, DType.INT16, DType.INT32, DType.INT64})
-_UNSIGNED = frozenset({DType.UINT8, DType.UINT16, DType.UINT32, DType.UINT64})
+_SIGNED = frozenset({DType.INDEX, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.INT4})
+_UNSIGNED = frozenset({DType.UINT8, DType.UINT16, DType.UINT32, DType.UINT64, DType.UINT4})
+_FLOATS = frozenset({DType.FP16, DType.BF16, DType.FP32, DType.FP4, DType.FP8E4M3FN, DType.FP8E5M2,
+                     DType.FP8E8M0, DType.HF4, DType.HF8})
+_SUB_BYTE_BITS: dict[DType, int] = {DType.INT4: 4, DType.UINT4: 4, DType.FP4: 4, DType.HF4: 4}
 _DTYPE_FACTS: dict[DType, tuple[int, str]] = {
     DType.INDEX: (8, "index"),
     DType.INT8: (1, "i8"),
@@ -117,6 +140,15 @@ _DTYPE_FACTS: dict[DType, tuple[int, str]] = {
     DType.FP16: (2, "f16"),
     DType.BF16: (2, "bf16"),
     DType.FP32: (4, "f32"),
+    DType.INT4: (1, "i4"),
+    DType.UINT4: (1, "ui4"),
+    DType.FP4: (1, "f4E2M1FN"),
+    DType.FP8E4M3FN: (1, "f8E4M3FN"),
+    DType.FP8E5M2: (1, "f8E5M2"),
+    DType.FP8E8M0: (1, "f8E8M0FNU"),
+    DType.HF4: (1, "hf4"),
+    DType.HF8: (1, "hf8"),
+    DType.TASK_ID: (8, "i64"),
 }
 
 
@@ -130,6 +162,9 @@ class MemorySpace(enum.Enum):
     Right = "Right"
     Acc = "Acc"
     Bias = "Bias"
+    LeftScale = "LeftScale"
+    RightScale = "RightScale"
+    ScalarLocal = "ScalarLocal"
 
     @property
     def loc(self) -> str:
@@ -141,13 +176,38 @@ REGION_SPACES = frozenset({MemorySpace.Vec, MemorySpace.Mat, MemorySpace.Acc})
 
 
 class FunctionType(enum.Enum):
+    """The reference's function types (`pl.FunctionType.X`)."""
+
     OPAQUE = "Opaque"
     INCORE = "InCore"
+    ORCHESTRATION = "Orchestration"
+    AIC = "AIC"
+    AIV = "AIV"
+    GROUP = "Group"
+    SPMD = "Spmd"
+    INLINE = "Inline"
+    GRAPH = "Graph"
+
+    @property
+    def is_kernel(self) -> bool:
+        """A device kernel: its tile code is what the passes transform and codegen emits."""
+        return self in (FunctionType.INCORE, FunctionType.AIC, FunctionType.AIV)
+
+
+LEVELS: tuple[str, ...] = (
+    "AIV", "AIC", "CORE_GROUP", "CHIP_DIE", "CHIP", "HOST", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "GLOBAL",
+    "L2CACHE", "PROCESSOR", "UMA", "NODE", "POD", "CLOS1", "CLOS2",
+)
+"""`pl.Level.X` members (the reference's hierarchy levels)."""
+ROLES: tuple[str, ...] = ("Orchestrator", "SubWorker")
+"""`pl.Role.X` members."""
 
 
 class ForKind(enum.Enum):
     SEQUENTIAL = "Sequential"
     PIPELINE = "Pipeline"
+    PARALLEL = "Parallel"
+    UNROLL = "Unroll"
 
 
 PIPELINE_STAGES = "pipeline_stages"
@@ -163,10 +223,35 @@ class ScalarType:
 
 
 @dataclass(frozen=True, slots=True)
+class TensorView:
+    """`pl.TensorView(stride=[...], layout=pl.TensorLayout.X[, valid_shape=[...]][, pad=...])`."""
+
+    stride: tuple[Expr, ...] = ()
+    layout: str = "ND"
+    valid_shape: tuple[Expr, ...] = ()
+    pad: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TensorType:
-    shape: tuple[int, ...]
+    """A tensor in DDR. A dimension is an int or, when dynamic, an INDEX expression over
+    symbolic dimensions (`pl.dynamic`) and the function's scalars. `is_out` / `is_inout` are
+    the parameter directions `pl.Out[...]` / `pl.InOut[...]` (parameters only);
+    `distributed` is `pld.DistributedTensor[...]`."""
+
+    shape: tuple[int | Expr, ...]
     dtype: DType
     is_out: bool = False
+    view: TensorView | None = None
+    is_inout: bool = False
+    distributed: bool = False
+
+    @property
+    def static_shape(self) -> tuple[int, ...] | None:
+        """The shape when every dimension is an int, else None."""
+        if all(isinstance(d, int) for d in self.shape):
+            return tuple(d for d in self.shape if isinstance(d, int))
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,12 +288,36 @@ class MemRef:
 
 
 @dataclass(frozen=True, slots=True)
+class TileLayoutView:
+    """The `pl.TileView(...)` fields other than `valid_shape`: strides and start offset, the
+    block / scatter layouts (`pl.TileLayout.X`), the fractal size, the pad value
+    (`pl.PadValue.X`) and the compact mode (`pl.CompactMode.X`). A field left `None` is the
+    implicit one for the tile's shape and memory space."""
+
+    stride: tuple[Expr, ...] = ()
+    start_offset: Expr | None = None
+    blayout: str | None = None
+    slayout: str | None = None
+    fractal: int | None = None
+    pad: str | None = None
+    compact: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return (not self.stride and self.start_offset is None and self.blayout is None
+                and self.slayout is None and self.fractal is None and self.pad is None
+                and self.compact is None)
+
+
+@dataclass(frozen=True, slots=True)
 class TileType:
     shape: tuple[int, ...]
     dtype: DType
     memory_space: MemorySpace | None = None
     memref: MemRef | None = None
     valid_shape: tuple[Expr, ...] | None = None
+    layout: TileLayoutView | None = None
+    """Explicit `pl.TileView` fields besides `valid_shape` (None: all implicit)."""
 
     @property
     def effective_valid_shape(self) -> tuple[Expr, ...]:
@@ -224,7 +333,30 @@ class TileType:
         return self.shape[-2], self.shape[-1]
 
 
-Type: TypeAlias = ScalarType | TensorType | TileType | PtrType
+@dataclass(frozen=True, slots=True)
+class TupleType:
+    """`pl.Tuple[T1, T2, ...]` (the result of a call returning several values)."""
+
+    types: tuple[Type, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayType:
+    """`pl.Array[N, DTYPE]`: a small on-chip scalar array of orchestration code."""
+
+    size: int | Expr
+    dtype: DType
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueType:
+    """A type the reference prints as a bare name (`pl.MemRefType`, `pl.AsyncEvent`,
+    `pld.CommCtxType`, ...): passed through, never computed with."""
+
+    spelling: str
+
+
+Type: TypeAlias = ScalarType | TensorType | TileType | PtrType | TupleType | ArrayType | OpaqueType
 
 # --------------------------------------------------------------------------------------
 # expressions
@@ -356,17 +488,94 @@ class Cast:
     span: Span = field(default=NO_SPAN, compare=False)
 
 
+UNARY_OPS: tuple[str, ...] = ("neg", "not", "bitnot", "abs")
+"""`ScalarUnary.op`: `-x`, `not x`, `~x`, `abs(x)`."""
+BINARY_OPS: dict[str, str] = {
+    "truediv": "/", "pow": "**", "and": "and", "or": "or", "bitand": "&", "bitor": "|",
+    "bitxor": "^", "shl": "<<", "shr": ">>", "min": "pl.min", "max": "pl.max",
+}
+"""`ScalarBinary.op` -> its printed spelling (`pl.min` / `pl.max` print as calls)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarUnary:
+    """A scalar unary operation the reference prints (`-x`, `not x`, `~x`, `abs(x)`). The
+    index engine does not reason about these: codegen declines them, the evaluator computes
+    them exactly (wrapping at `dtype`)."""
+
+    op: str
+    a: Expr
+    dtype: DType
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarBinary:
+    """A scalar binary operation beyond `+ - * // %` and comparisons: true division, power,
+    logical and / or, bitwise and / or / xor / shifts, and `pl.min` / `pl.max`."""
+
+    op: str
+    a: Expr
+    b: Expr
+    dtype: DType
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TupleGetItem:
+    """`t[k]` of a tuple-typed value (a call's results)."""
+
+    tuple_value: Expr
+    index: int
+    span: Span = field(default=NO_SPAN, compare=False)
+
+    @property
+    def type(self) -> Type:
+        t = self.tuple_value.type if isinstance(self.tuple_value, Var) else None
+        assert isinstance(t, TupleType)
+        assert 0 <= self.index < len(t.types)
+        return t.types[self.index]
+
+    @property
+    def dtype(self) -> DType:
+        t = self.type
+        if isinstance(t, ScalarType | TensorType | TileType | ArrayType):
+            return t.dtype
+        return DType.INT64
+
+
 BinOp: TypeAlias = Add | Sub | Mul | FloorDiv | FloorMod
 BINOPS: tuple[type, ...] = (Add, Sub, Mul, FloorDiv, FloorMod)
 BINOP_SYMBOL: dict[type, str] = {Add: "+", Sub: "-", Mul: "*", FloorDiv: "//", FloorMod: "%"}
-Expr: TypeAlias = Var | ConstInt | ConstFloat | Add | Sub | Mul | FloorDiv | FloorMod | Cmp | Cast
-SCALAR_EXPRS: tuple[type, ...] = (Var, ConstInt, ConstFloat, Add, Sub, Mul, FloorDiv, FloorMod, Cmp, Cast)
+Expr: TypeAlias = (Var | ConstInt | ConstFloat | Add | Sub | Mul | FloorDiv | FloorMod | Cmp | Cast
+                   | ScalarUnary | ScalarBinary | TupleGetItem)
+SCALAR_EXPRS: tuple[type, ...] = (Var, ConstInt, ConstFloat, Add, Sub, Mul, FloorDiv, FloorMod, Cmp, Cast,
+                                  ScalarUnary, ScalarBinary, TupleGetItem)
+INDEX_EXPRS: tuple[type, ...] = (Var, ConstInt, Add, Sub, Mul, FloorDiv, FloorMod, Cmp, Cast)
+"""The expression nodes slotsat's index engine, proofs and codegen reason about."""
 
 
 def expr_dtype(e: Expr) -> DType:
     if isinstance(e, Var):
         return e.dtype
     return e.dtype
+
+
+def is_index_expr(e: Expr) -> bool:
+    """True when every node of `e` is one the index engine handles (`INDEX_EXPRS`) and
+    every dtype is one it computes with: a float literal, a bool literal, a cast to or from
+    a float, a min / max, ... make it False."""
+    if not isinstance(e, INDEX_EXPRS):
+        return False
+    if isinstance(e, Var):
+        return isinstance(e.type, ScalarType) and (e.dtype.is_int_arith or e.dtype is DType.BOOL)
+    if isinstance(e, ConstInt):
+        return e.dtype.is_int_arith or e.dtype is DType.BOOL
+    if isinstance(e, Cast) and not (e.dtype.is_int_arith and expr_dtype(e.a).is_int_arith):
+        return False
+    if isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod) and not e.dtype.is_int_arith:
+        return False
+    return all(is_index_expr(c) for c in expr_children(e))
 
 
 # --------------------------------------------------------------------------------------
@@ -395,14 +604,52 @@ class DTypeArg:
     dtype: DType
 
 
-CallArg: TypeAlias = Expr | ExprList | SpaceArg | DTypeArg
-AttrValue: TypeAlias = int | bool | str
+@dataclass(frozen=True, slots=True)
+class StrArg:
+    """A string literal argument (`mode='round'`, `name='buf'`)."""
+
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class EnumArg:
+    """A member of one of the reference's enums: `pl.TileLayout.row_major` is
+    `EnumArg("pl.TileLayout", "row_major")`; also `pl.PadValue`, `pl.AtomicType`,
+    `pl.PipeType`, `pl.adir`, `pld.NotifyOp`, ... (`SpaceArg` and `DTypeArg` cover memory
+    spaces and dtypes)."""
+
+    enum: str
+    member: str
+
+
+@dataclass(frozen=True, slots=True)
+class FuncRef:
+    """`self.NAME`: a reference to another function of the program (`pl.submit`'s callee)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArgList:
+    """A list literal whose items are not all index expressions (enums, nested lists)."""
+
+    items: tuple[CallArg, ...]
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+CallArg: TypeAlias = Expr | ExprList | SpaceArg | DTypeArg | StrArg | EnumArg | FuncRef | ArgList
+AttrValue: TypeAlias = int | bool | str | float | CallArg
+"""Loop attributes are int / bool / str / float; call and function attributes may also hold
+the reference's other attribute values (dtypes, enums, lists, variables, expressions)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """An operation call. `op` is the canonical name (`tile.load`). `attrs` are call
-    attributes such as `pipeline_membership`, printed last as `attrs={...}`."""
+    """An operation call. `op` is the canonical name of a registered op (`tile.load`,
+    `tensor.create`, `system.fence`, `pld.system.notify`; `slotsat.core.ops`), `self.NAME` for
+    a call of another function of the program, or `submit` / `spmd_submit` for the
+    reference's task launches (`pl.submit(self.f, ...)`). `attrs` are call attributes such as
+    `pipeline_membership`, printed last as `attrs={...}`."""
 
     op: str
     args: tuple[CallArg, ...]
@@ -421,6 +668,11 @@ class Call:
             if k == name:
                 return v
         return None
+
+    @property
+    def callee(self) -> str | None:
+        """The function a `self.NAME(...)` call calls, else None."""
+        return self.op[5:] if self.op.startswith("self.") else None
 
     def with_attr(self, name: str, value: AttrValue) -> Call:
         attrs = tuple((k, v) for k, v in self.attrs if k != name)
@@ -520,6 +772,30 @@ class IfStmt:
 
 
 @dataclass(frozen=True, slots=True)
+class WhileStmt:
+    """A while loop: `while COND:` (no carried values) or the SSA form
+    `for (a,) in pl.while_(init_values=(A0,)):` whose body starts with `pl.cond(COND)` (the
+    condition reads the carried values) and ends with a yield. Passes treat it as a loop
+    with an unknown trip count: nothing is rotated or replicated through it."""
+
+    cond: Expr
+    iter_args: tuple[IterArg, ...]
+    return_vars: tuple[Var, ...]
+    body: SeqStmts
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeStmt:
+    """`with pl.scope():` / `with pl.scope(mode=pl.ScopeMode.MANUAL):`, the reference's
+    runtime scope of orchestration code. Transparent for every pass."""
+
+    manual: bool
+    body: SeqStmts
+    span: Span = field(default=NO_SPAN, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class YieldStmt:
     values: tuple[Expr, ...]
     span: Span = field(default=NO_SPAN, compare=False)
@@ -531,24 +807,41 @@ class ReturnStmt:
     span: Span = field(default=NO_SPAN, compare=False)
 
 
-Stmt: TypeAlias = AssignStmt | EvalStmt | ForStmt | IfStmt | YieldStmt | ReturnStmt
+Stmt: TypeAlias = AssignStmt | EvalStmt | ForStmt | IfStmt | YieldStmt | ReturnStmt | WhileStmt | ScopeStmt
 
 
 @dataclass(frozen=True, slots=True)
 class Function:
+    """A function of a program. `level` / `role` are `pl.Level.X` / `pl.Role.X` member names
+    (a `SubWorker` prints without `self`); `attrs` is the `pl.func_attr({...})` prologue;
+    `auto_scope` is False for `@pl.function(auto_scope=False)`; `external_source` is the
+    decorator's `external_source=` path; `abstract` marks a body spelled `...` (a kernel
+    bound at run time or backed by an external source)."""
+
     name: str
     type: FunctionType
     params: tuple[Var, ...]
     return_types: tuple[Type, ...]
     body: SeqStmts
     span: Span = field(default=NO_SPAN, compare=False)
+    level: str | None = None
+    role: str | None = None
+    attrs: tuple[tuple[str, AttrValue], ...] = ()
+    auto_scope: bool = True
+    external_source: str | None = None
+    abstract: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Program:
+    """A `@pl.program` class. `dynamic_vars` are the symbolic dimensions its types use
+    (`N = pl.dynamic("N")` at module level, or a name the reference printed without a
+    definition), sorted by name."""
+
     name: str
     functions: tuple[Function, ...]
     span: Span = field(default=NO_SPAN, compare=False)
+    dynamic_vars: tuple[Var, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -636,10 +929,12 @@ def index_literal(e: Expr) -> int | None:
 
 
 def expr_children(e: Expr) -> tuple[Expr, ...]:
-    if isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Cmp):
+    if isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Cmp | ScalarBinary):
         return (e.a, e.b)
-    if isinstance(e, Cast):
+    if isinstance(e, Cast | ScalarUnary):
         return (e.a,)
+    if isinstance(e, TupleGetItem):
+        return (e.tuple_value,)
     return ()
 
 
@@ -647,7 +942,7 @@ def expr_vars(e: Expr | ExprList | CallArg | Call) -> Iterator[Var]:
     """Every variable read by an expression, call argument or call, in order."""
     if isinstance(e, Var):
         yield e
-    elif isinstance(e, ExprList):
+    elif isinstance(e, ExprList | ArgList):
         for item in e.items:
             yield from expr_vars(item)
     elif isinstance(e, Call):
@@ -655,7 +950,10 @@ def expr_vars(e: Expr | ExprList | CallArg | Call) -> Iterator[Var]:
             yield from expr_vars(arg)
         for _, kv in e.kwargs:
             yield from expr_vars(kv)
-    elif isinstance(e, SpaceArg | DTypeArg | ConstInt | ConstFloat):
+        for _, av in e.attrs:
+            if not isinstance(av, int | bool | str | float):
+                yield from expr_vars(av)
+    elif isinstance(e, SpaceArg | DTypeArg | ConstInt | ConstFloat | StrArg | EnumArg | FuncRef):
         return
     else:
         for child in expr_children(e):
@@ -663,7 +961,7 @@ def expr_vars(e: Expr | ExprList | CallArg | Call) -> Iterator[Var]:
 
 
 def stmt_children_bodies(s: Stmt) -> tuple[SeqStmts, ...]:
-    if isinstance(s, ForStmt):
+    if isinstance(s, ForStmt | WhileStmt | ScopeStmt):
         return (s.body,)
     if isinstance(s, IfStmt):
         return (s.then_body,) if s.else_body is None else (s.then_body, s.else_body)

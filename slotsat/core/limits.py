@@ -21,6 +21,7 @@ limit is consulted: an unset, empty, malformed or non-positive value means the d
 | privacy statements per run | 2,000,000 | `SLOTSAT_PRIVACY_MAX_STEPS` | (e) |
 | statements replication makes per function | 100,000 | `SLOTSAT_MAX_REPLICATED_STMTS` | (g) exit 1 |
 | `check` random trials per function | 3 | `--trials N` | |
+| PyPTO worker time per request, start-up included | 120 s | `SLOTSAT_PYPTO_SECONDS` | (i) exit 2 |
 
 (a) `FILE:1:1: error: the file is N bytes; the limit is M bytes ...` before anything is read.
 (b) `deep_recursion()` raises Python's recursion limit for the duration of a walk (never
@@ -44,9 +45,11 @@ limit is consulted: an unset, empty, malformed or non-positive value means the d
 (h) `FILE:LINE:COL: error: the expression is nested too deeply: more than N levels ...` at
     the node past the limit; one parser reads kernels and `explore`'s EXPR, so both stop at
     the same depth (a flat 300-term sum is 299 levels).
+(i) `FILE:1:1: error: PyPTO did not finish within N s ...`; the worker's process group is
+    killed and the next request starts a fresh one (`slotsat/bridge/session.py`).
 
 The e-graph limits are applied by `slotsat.egraph_rules.session.Limits.from_env()`, which
-reads them here.
+reads them here; the PyPTO worker's limit is applied in `slotsat/bridge/session.py`.
 """
 
 from __future__ import annotations
@@ -154,6 +157,8 @@ def interp_max_iterations() -> int:
 
 
 def interp_max_elements() -> int:
+    """Elements of tensor data a computing run holds: the tensor parameters together (also the
+    random inputs `check` draws), and any one tile."""
     return env_int("SLOTSAT_INTERP_MAX_ELEMENTS", DEFAULT_INTERP_MAX_ELEMENTS)
 
 

@@ -1,16 +1,189 @@
-"""The op registry, as data (`10-dsl.md` §6, `20-lower-pipeline-to-slots.md` §6).
+"""The op registry, as data (`10-dsl.md` §6, `20-lower-pipeline-to-slots.md` §6, issue 16
+item 3).
 
-Every tile operation slotsat knows, with its argument signature, its buffer behaviour
-(fresh result, view of an argument, in place on an argument, output reuses an argument, or
-no buffer), the kind of its result, the rule for its result type and memory space, and its
-PTO spelling. The slots pass (T4), codegen (aliasing) and the front end all read this one
-table. An op that is not listed parses as an opaque call with a fresh result.
+Two tables, one source of truth each:
+
+- `REFERENCE`: every op the reference compiler registers (tile, tensor, system, array,
+  distributed, ...), read off the installed reference and its registration sites by
+  `tools/gen_op_registry.py` into `op_registry.json` (package data). Per op: the positional
+  argument names and how many are required, the keyword names and value types, the result
+  kind, the buffer behaviour (`fresh`, `view` of argument k, `in_place` on k, `reuses`
+  destination tensor k, `pipe` for a cross-core pop, `none`), the memory-space rules, the
+  per-argument effects, the cross-core role. The parser accepts exactly these names
+  (a name outside the set is an error with a did-you-mean), T4 of the slots pass and
+  codegen aliasing read the buffer behaviour from here (`inherited_arg`).
+- `REGISTRY`: the ops slotsat models (types, evaluates and emits): the subset of
+  `10-dsl.md` §6.1 with its argument signature as written in the DSL, its result-type rule
+  and its PTO spelling. `unmodelled(call)` says when a call of such an op uses a form of the
+  reference (an extra argument or keyword) that the model does not cover; the interpreter
+  and codegen decline those, they never guess.
 """
 
 from __future__ import annotations
 
+import difflib
 import enum
+import json
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+# --------------------------------------------------------------------------------------
+# the reference's op set
+
+
+@dataclass(frozen=True, slots=True)
+class RefOp:
+    """One op of the reference (`op_registry.json`)."""
+
+    name: str
+    category: str | None
+    args: tuple[str, ...]
+    required_args: int
+    keywords: tuple[str, ...]
+    result: str
+    """`tile`, `tensor`, `scalar`, `tuple`, `array`, `ptr`, `unknown` (typed by the
+    assignment), `varies`."""
+    buffer: str
+    """`fresh`, `view`, `in_place`, `reuses`, `pipe`, `none`."""
+    buffer_arg: int | None
+    cross_core_role: str | None
+    arg_effects: tuple[str, ...] | None
+    """Per positional argument `Read` / `Write` / `ReadWrite`, or None if never classified."""
+    memory_inputs: tuple[tuple[str, ...], ...]
+    memory_output: str | None
+    scalar_dtype: str | None = None
+    """For a scalar result of one fixed dtype (`tensor.dim` -> `INDEX`), its name."""
+
+    @property
+    def inherits(self) -> bool:
+        return self.buffer in ("view", "in_place", "reuses")
+
+
+def _ref_op(name: str, e: dict[str, Any]) -> RefOp:
+    memory = e.get("memory") or {}
+    effects = e.get("arg_effects")
+    return RefOp(
+        name=name,
+        category=e.get("category"),
+        args=tuple(e["args"]),
+        required_args=int(e["required_args"]),
+        keywords=tuple(e["keywords"]),
+        result=e["result"],
+        buffer=e["buffer"],
+        buffer_arg=e["buffer_arg"],
+        cross_core_role=e.get("cross_core_role"),
+        arg_effects=None if effects is None else tuple(x["effect"] for x in effects),
+        memory_inputs=tuple(tuple(a) for a in memory.get("inputs", ())),
+        memory_output=memory.get("output"),
+        scalar_dtype=e.get("scalar_dtype"),
+    )
+
+
+@cache
+def _data() -> dict[str, Any]:
+    text = resources.files("slotsat.core").joinpath("op_registry.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@cache
+def _reference() -> dict[str, RefOp]:
+    return {name: _ref_op(name, e) for name, e in _data()["ops"].items()}
+
+
+@cache
+def enums() -> dict[str, tuple[str, ...]]:
+    """The reference DSL's enums (`pl.TileLayout`, `pl.PadValue`, `pld.NotifyOp`, `pl.adir`,
+    ...) and their member names."""
+    return {name: tuple(members) for name, members in _data()["enums"].items()}
+
+
+def reference(op: str) -> RefOp | None:
+    """The reference's facts about `op` (a canonical name such as `tile.load`), or None."""
+    return _reference().get(op)
+
+
+def reference_names() -> tuple[str, ...]:
+    return tuple(_reference())
+
+
+NAMESPACES: tuple[str, ...] = ("tile", "tensor", "system", "array", "pld.tile", "pld.tensor", "pld.system",
+                               "prefetch", "dist", "builtin.tensor")
+"""Prefixes of canonical op names (`pl.<ns>.NAME` prints `<ns>.NAME`; `pld.` ones print as is)."""
+
+PRINTED_KEYWORDS: dict[str, frozenset[str]] = {
+    "tile.full": frozenset({"value"}),
+    "tensor.full": frozenset({"value"}),
+    "tile.reinterpret_view": frozenset({"shape"}),
+    "tensor.reinterpret_view": frozenset({"shape"}),
+    "tile.gather_row": frozenset({"valid_shape"}),
+    "tensor.gather_row": frozenset({"valid_shape"}),
+    "tile.mgather": frozenset({"scratch", "valid_shape"}),
+    "system.syncall": frozenset({"mode", "core_type", "gm_workspace", "used_cores"}),
+    "system.task_dummy": frozenset({"deps"}),
+}
+"""Keywords the reference's printer writes for positional arguments or attributes of these
+ops (`python_printer.cpp`: `tile.full(shape, dtype=, value=)`, `reinterpret_view(x, dtype=,
+shape=)`, `gather_row(..., valid_shape=)`, `mgather(mem, idx, scratch=, valid_shape=)`, the
+soft `system.syncall(mode=, core_type=, gm_workspace=, used_cores=)`,
+`system.task_dummy(deps=[...])`). slotsat keeps such a call exactly as printed."""
+
+PRINTED_ALIASES: dict[str, tuple[str, str]] = {
+    "pld.tile._remote_load_with_physical_tail_padding": (
+        "pld.tile.remote_load", "allow_physical_tail_padding"),
+}
+"""Private op names the reference's printer writes for an op with a flag set: the alias is
+read as the op with that keyword `True` (and printed back in that plain form)."""
+
+SPECIAL_CALLS: dict[str, frozenset[str]] = {
+    "submit": frozenset({"deps", "dumps", "allow_early_resolve", "predicate"}),
+    "spmd_submit": frozenset({"deps", "dumps", "core_num", "sync_start", "allow_early_resolve", "predicate"}),
+}
+"""`pl.submit(self.f, ...)` / `pl.spmd_submit(self.f, ...)`: task launches of orchestration
+code (the reference's `Submit` node), with their keywords."""
+
+FUNCTION_CALL_KEYWORDS = frozenset({"device"})
+"""Keywords of a `self.f(...)` call besides `attrs=`."""
+
+
+def suggest(name: str) -> str | None:
+    """The closest registered op to an unknown canonical name (`tile.lod` -> `tile.load`):
+    the op names of the same namespace compared by their last component, else an op of
+    another namespace with exactly that last component (`tile.dim` -> `tensor.dim`)."""
+    ns, _, leaf = name.rpartition(".")
+    names = reference_names()
+    leaves = {n.rpartition(".")[2]: n for n in names if n.rpartition(".")[0] == ns}
+    close = difflib.get_close_matches(leaf, list(leaves), n=1, cutoff=0.7)
+    if close:
+        return leaves[close[0]]
+    elsewhere = sorted(n for n in names if n.rpartition(".")[2] == leaf)
+    return elsewhere[0] if elsewhere else None
+
+
+def inherited_arg(op: str) -> int | None:
+    """The argument whose buffer the result inherits (a view of it, in place on it, or the
+    destination tensor it reuses), or None for a fresh result. From the reference's table."""
+    ref = reference(op)
+    if ref is None or not ref.inherits:
+        return None
+    return ref.buffer_arg
+
+
+def effect_known(op: str) -> bool:
+    """Whether slotsat knows what the call does to the buffers of its arguments: true for
+    every registered op (its buffer behaviour is in the table), false for a call of another
+    function (`self.f(...)`) or a task launch, whose body is not analysed here."""
+    return reference(op) is not None
+
+
+def is_matmul_family(op: str) -> bool:
+    return op.startswith("tile.matmul")
+
+
+# --------------------------------------------------------------------------------------
+# the modelled subset
 
 
 class Buffer(enum.Enum):
@@ -19,6 +192,10 @@ class Buffer(enum.Enum):
     IN_PLACE = "in-place"  # the result is `inherited`, updated in place
     REUSES = "reuses"  # the result reuses `inherited` (stores: the destination tensor)
     NONE = "none"  # no buffer (a scalar result)
+
+
+_BUFFER_OF = {"fresh": Buffer.FRESH, "view": Buffer.VIEW, "in_place": Buffer.IN_PLACE,
+              "reuses": Buffer.REUSES, "none": Buffer.NONE, "pipe": Buffer.FRESH}
 
 
 class Result(enum.Enum):
@@ -40,33 +217,53 @@ class TypeRule(enum.Enum):
     SLICE = "slice"  # argument 0's dtype and space, shape argument 1
     READ = "read"  # a scalar of argument 0's dtype
     ROW_REDUCE = "row-reduce"  # [M, 1] from [M, N]
-    CAST = "cast"  # argument 0's shape in dtype argument 1
-    OPAQUE = "opaque"  # unknown result kind; only in the extended registry
+    CAST = "cast"  # argument 0's shape in dtype argument 1 (or `target_type=`)
 
 
 @dataclass(frozen=True, slots=True)
 class OpSpec:
+    """An op slotsat models. `params` is the DSL signature (`10-dsl.md` §6.1); trailing
+    names in `optional` may be omitted. `ref_extra` are further positional parameters of the
+    reference's signature the parser accepts (`row_sum(t, tmp_tile)`); `modelled_keywords`
+    the keywords the model covers (any other registered keyword is accepted by the parser
+    and makes the call `unmodelled`)."""
+
     name: str
     params: tuple[str, ...]
-    """Positional parameter names; trailing names in `optional` may be omitted."""
     optional: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
-    buffer: Buffer = Buffer.FRESH
-    inherited: int | None = None
-    result: Result = Result.TILE
     rule: TypeRule = TypeRule.LIKE_ARG0
     pto: str | None = None
     """The ptoas operation codegen emits, or None when codegen does not support the op."""
-    in_subset: bool = True
-    """False for ops only listed so the buffer rules stay right (`10-dsl.md` §6.2)."""
+    ref_extra: tuple[str, ...] = ()
+    modelled_extra: tuple[str, ...] = ()
+    """The `ref_extra` parameters the model covers (scratch tiles)."""
+    modelled_keywords: tuple[str, ...] = ()
+
+    @property
+    def buffer(self) -> Buffer:
+        ref = reference(self.name)
+        return Buffer.FRESH if ref is None else _BUFFER_OF[ref.buffer]
+
+    @property
+    def inherited(self) -> int | None:
+        return inherited_arg(self.name)
 
     @property
     def inherits(self) -> bool:
-        return self.buffer in (Buffer.VIEW, Buffer.IN_PLACE, Buffer.REUSES)
+        return self.inherited is not None
+
+    @property
+    def result(self) -> Result:
+        if self.rule is TypeRule.STORE:
+            return Result.TENSOR
+        if self.rule is TypeRule.READ:
+            return Result.SCALAR
+        return Result.TILE
 
 
-def _spec(name: str, params: tuple[str, ...], **kw: object) -> OpSpec:
-    return OpSpec(name, params, **kw)  # type: ignore[arg-type]
+def _spec(name: str, params: tuple[str, ...], **kw: Any) -> OpSpec:
+    return OpSpec(name, params, **kw)
 
 
 _UNARY = ("exp", "log", "sqrt", "rsqrt", "abs", "neg", "relu", "recip")
@@ -84,55 +281,105 @@ _ROW_EXPAND = {
 def _build() -> dict[str, OpSpec]:
     ops: list[OpSpec] = [
         _spec("tile.load", ("tensor", "offsets", "shape"), optional=("valid_shape",),
-              keywords=("target_memory", "valid_shape"), rule=TypeRule.LOAD, pto="pto.tload"),
-        _spec("tile.store", ("tile", "offsets", "tensor"), buffer=Buffer.REUSES, inherited=2,
-              result=Result.TENSOR, rule=TypeRule.STORE, pto="pto.tstore"),
-        _spec("tile.move", ("tile",), keywords=("target_memory",), rule=TypeRule.MOVE, pto="pto.tmov"),
+              keywords=("target_memory", "valid_shape"), rule=TypeRule.LOAD, pto="pto.tload",
+              modelled_keywords=("target_memory",)),
+        _spec("tile.store", ("tile", "offsets", "tensor"), rule=TypeRule.STORE, pto="pto.tstore",
+              ref_extra=("shapes",)),
+        _spec("tile.move", ("tile",), keywords=("target_memory",), rule=TypeRule.MOVE, pto="pto.tmov",
+              modelled_keywords=("target_memory",)),
         _spec("tile.matmul", ("lhs", "rhs"), rule=TypeRule.MATMUL, pto="pto.tmatmul"),
-        _spec("tile.matmul_acc", ("acc", "lhs", "rhs"), buffer=Buffer.IN_PLACE, inherited=0,
-              rule=TypeRule.MATMUL_ACC, pto="pto.tmatmul.acc"),
-        _spec("tile.reshape", ("tile", "shape"), buffer=Buffer.VIEW, inherited=0,
-              rule=TypeRule.RESHAPE, pto="pto.treshape"),
-        _spec("tile.slice", ("tile", "shape", "offsets"), buffer=Buffer.VIEW, inherited=0,
-              rule=TypeRule.SLICE, pto="pto.subview"),
-        _spec("tile.read", ("tile", "indices"), buffer=Buffer.NONE, result=Result.SCALAR,
-              rule=TypeRule.READ),
-        _spec("tile.cast", ("tile", "dtype"), rule=TypeRule.CAST, pto="pto.tcvt"),
+        _spec("tile.matmul_acc", ("acc", "lhs", "rhs"), rule=TypeRule.MATMUL_ACC, pto="pto.tmatmul.acc",
+              ref_extra=("init_cond",)),
+        _spec("tile.reshape", ("tile", "shape"), rule=TypeRule.RESHAPE, pto="pto.treshape"),
+        _spec("tile.slice", ("tile", "shape", "offsets"), rule=TypeRule.SLICE, pto="pto.subview",
+              ref_extra=("valid_shape", "drop_dims")),
+        _spec("tile.read", ("tile", "indices"), rule=TypeRule.READ),
+        _spec("tile.cast", ("tile", "dtype"), optional=("dtype",), rule=TypeRule.CAST, pto="pto.tcvt",
+              modelled_keywords=("target_type",)),
     ]
     ops += [_spec(f"tile.{n}", ("tile",), pto=f"pto.t{n}") for n in _UNARY]
     ops += [_spec(f"tile.{n}", ("lhs", "rhs"), pto=f"pto.{p}") for n, p in _BINARY.items()]
     ops += [_spec(f"tile.{n}", ("tile", "scalar"), pto=f"pto.{p}") for n, p in _SCALAR.items()]
-    ops += [_spec(f"tile.{n}", ("tile",), rule=TypeRule.ROW_REDUCE, pto=f"pto.{p}")
-            for n, p in _ROW_REDUCE.items()]
+    ops += [_spec(f"tile.{n}", ("tile",), rule=TypeRule.ROW_REDUCE, pto=f"pto.{p}", ref_extra=("tmp_tile",),
+                  modelled_extra=("tmp_tile",)) for n, p in _ROW_REDUCE.items()]
     ops += [_spec(f"tile.{n}", ("tile", "row"), pto=f"pto.{p}") for n, p in _ROW_EXPAND.items()]
-    # The reference's complete buffer-inheriting set, so that T4 and codegen aliasing stay
-    # right when an op joins the subset later (`10-dsl.md` §6.2).
-    views = ("reinterpret_view", "transpose_view", "assemble", "set_validshape", "tget_scale_addr")
-    in_place = ("gemv_acc", "batch_matmul_acc", "matmul_mx_acc", "fillpad_inplace", "gather_row",
-                "scatter", "scatter_mask", "scatter_update")
-    ops += [_spec(f"tile.{n}", (), buffer=Buffer.VIEW, inherited=0, rule=TypeRule.OPAQUE, in_subset=False)
-            for n in views]
-    ops += [_spec(f"tile.{n}", (), buffer=Buffer.IN_PLACE, inherited=0, rule=TypeRule.OPAQUE,
-                  in_subset=False) for n in in_place]
-    ops.append(_spec("tile.mscatter", (), buffer=Buffer.REUSES, inherited=2, result=Result.TENSOR,
-                     rule=TypeRule.OPAQUE, in_subset=False))
-    return {op.name: op for op in ops}
+    out: dict[str, OpSpec] = {}
+    for spec in ops:
+        ref = reference(spec.name)
+        if ref is not None and not spec.ref_extra and len(ref.args) > len(spec.params):
+            spec = OpSpec(spec.name, spec.params, spec.optional, spec.keywords, spec.rule, spec.pto,  # noqa: PLW2901
+                          ref_extra=ref.args[len(spec.params):], modelled_extra=spec.modelled_extra,
+                          modelled_keywords=spec.modelled_keywords)
+        out[spec.name] = spec
+    return out
 
 
 REGISTRY: dict[str, OpSpec] = _build()
+"""The modelled ops (`10-dsl.md` §6.1), by canonical name."""
 
 
 def lookup(op: str) -> OpSpec | None:
+    """The modelled op `op`, or None (an op only the reference knows, or a function call)."""
     return REGISTRY.get(op)
 
 
-def inherited_arg(op: str) -> int | None:
-    """The argument whose buffer the result inherits, or None for a fresh result."""
-    spec = REGISTRY.get(op)
-    if spec is None or not spec.inherits:
-        return None
-    return spec.inherited
+def cast_dtype(call: Any) -> Any:
+    """The target dtype of a `tile.cast` call (`ir.DType`): the DSL's positional
+    `tile.cast(t, pl.FP16)` or the reference's `tile.cast(t, target_type=pl.FP16, mode=...)`."""
+    if len(call.args) > 1 and hasattr(call.args[1], "dtype") and type(call.args[1]).__name__ == "DTypeArg":
+        return call.args[1].dtype
+    value = call.kwarg("target_type")
+    return getattr(value, "dtype", None) if type(value).__name__ == "DTypeArg" else None
 
 
-def is_matmul_family(op: str) -> bool:
-    return op.startswith("tile.matmul")
+NUMERIC_KEYWORDS = frozenset({"mode", "high_precision"})
+"""Keywords that change only how a value is rounded or how precisely it is computed."""
+
+
+def unmodelled(call_op: str, nargs: int, kwargs: dict[str, Any], *, numerics_ok: bool = False) -> str | None:
+    """Why a call of a modelled op falls outside slotsat's model (an extra positional argument
+    or a keyword the model does not cover), or None. `kwargs` maps keyword names to values
+    (`ir.CallArg`); a keyword whose value is the reference's default is covered. With
+    `numerics_ok` (the interpreter, which compares two programs computed the same way) the
+    rounding and precision keywords are covered too."""
+    spec = REGISTRY.get(call_op)
+    if spec is None:
+        return f"slotsat does not model {call_op}"
+    extra = nargs - len({*spec.params, *spec.optional})
+    if extra > 0:
+        names = spec.ref_extra[:extra]
+        uncovered = [n for n in names if n not in spec.modelled_extra]
+        if uncovered or len(names) < extra:
+            return f"{call_op} with argument '{uncovered[0] if uncovered else extra}'"
+    for key, value in kwargs.items():
+        if key in spec.modelled_keywords or key in spec.keywords:
+            continue
+        if _is_default(key, value) or (numerics_ok and key in NUMERIC_KEYWORDS):
+            continue
+        return f"{call_op} with keyword '{key}'"
+    return None
+
+
+def _is_default(key: str, value: Any) -> bool:
+    """A keyword whose value changes nothing: `clamp=False`, `atomic=pl.AtomicType.None_`,
+    `high_precision=False`."""
+    member = getattr(value, "member", None)
+    if key == "atomic" and member == "None_":
+        return True
+    flag = getattr(value, "value", None)
+    return key in ("clamp", "high_precision") and flag in (False, 0) and not isinstance(flag, float)
+
+
+class CrossCore(enum.Enum):
+    """The role of a cross-core transfer op (the reference's `CrossCoreRole` TPush / TPop)."""
+
+    PUSH = "TPush"  # sends a tile to the peer core's pipe
+    POP = "TPop"  # receives a tile from the peer core's pipe
+
+
+def cross_core_role(op: str) -> CrossCore | None:
+    """PUSH or POP for a cross-core transfer op, read off the reference's registry; None for
+    every other op (a pipe's initialisation or `tfree` has a role, but neither pushes nor pops)."""
+    ref = reference(op)
+    role = None if ref is None else ref.cross_core_role
+    return CrossCore(role) if role in ("TPush", "TPop") else None

@@ -65,6 +65,8 @@ def eval_expr(e: ir.Expr, env: Env) -> int:
     if isinstance(e, ir.Cmp):
         a, b = eval_expr(e.a, env), eval_expr(e.b, env)
         return int(COMPARE[e.op](a, b))
+    if isinstance(e, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+        raise EvalError(f"eval_expr evaluates index expressions only, not {type(e).__name__}")
     d = e.dtype
     a = _coerce(eval_expr(e.a, env), d)
     b = _coerce(eval_expr(e.b, env), d)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from slotsat.analysis.matcher import Relation, ValueGraph, compare
+from slotsat.analysis.matcher import MatcherClass, Relation, ValueGraph, classify, compare
 from slotsat.app.cli import main
 from slotsat.bench import config, harness, lowerings, measure, metrics, scan, truth
 from slotsat.bench.generate import count_loops, generate_corpus, generate_kernel
@@ -114,6 +114,38 @@ def test_naive_corrects_every_proven_floor_op() -> None:
     assert "arith.floordivsi" in names
     assert "arith.divsi" not in names
     assert sum(scan.op_weight(op) for op in naive.ops) == 4 + 4 + 1
+
+
+_CORRECTED = """\
+module attributes {pto.target_arch = "a2a3"} {
+  func.func @kernel(%arg0: !pto.ptr<f32>, %arg1: index) attributes {pto.kernel_kind = KIND} {
+  %c0_index = arith.constant 0 : index
+  %c2_index = arith.constant 2 : index
+  %c8_index = arith.constant 8 : index
+  %PP_mb = pto.alloc_multi_tile valid_row = %c8_index valid_col = %c8_index : !pto.multi_tile_buf<TT, count=2>
+  scf.for %i = %c0_index to %c8_index step %c2_index {
+    %0 = arith.remsi %arg1, %c2_index : index
+    %1 = arith.cmpi slt, %0, %c0_index : index
+    %2 = arith.addi %0, %c2_index : index
+    %3 = arith.select %1, %2, %0 : index
+    %t = pto.multi_tile_get %PP_mb[%3] : !pto.multi_tile_buf<TT, count=2> -> TT
+  }
+  return
+  }
+}
+"""
+
+
+def test_swap_turns_exactly_the_bare_proven_ops_unsigned() -> None:
+    (fn,) = scan.scan_module(_PTO.replace("REM", "remsi"))
+    (swapped,) = lowerings.swap_functions([fn])
+    assert [op.name for op in swapped.ops] == ["arith.remui", "arith.divui", "arith.muli"]
+    assert sum(scan.op_weight(op) for op in swapped.ops) == sum(scan.op_weight(op) for op in fn.ops)
+    assert compare(swapped.gets[2].operand, swapped.gets[2].operand, 2) is Relation.EQUAL
+    assert classify(swapped.gets[2].operand, 2, None) is MatcherClass.PEELABLE
+    (corrected,) = scan.scan_module(_CORRECTED)
+    (kept,) = lowerings.swap_functions([corrected])
+    assert [op.name for op in kept.ops] == [op.name for op in corrected.ops]  # a correction stays
 
 
 def _unit(text: str) -> metrics.Unit:
@@ -293,6 +325,21 @@ def test_report_md_has_every_section(tiny_report: TinyReport) -> None:
         assert f"| {name} | {data['lowerings'][name]['index_ops']} |" in md
     for k in data["kernels"]:
         assert f"| {k['name']} |" in md
+    for base in ("naive", "pypto", "swap"):
+        assert f"slotsat over {base}: index ops x" in md
+    assert "## Rules fired" in md
+
+
+def test_the_report_states_gains_and_rules(tiny_report: TinyReport) -> None:
+    _, _, data, _ = tiny_report
+    assert set(data["gains"]) == {"naive", "pypto", "swap"}
+    s, w = data["lowerings"]["slotsat"], data["lowerings"]["swap"]
+    assert data["gains"]["swap"]["index_ops_saved"] == w["index_ops"] - s["index_ops"]
+    assert data["lowerings"]["swap"]["index_ops"] == data["lowerings"]["pypto"]["index_ops"]
+    assert data["lowerings"]["swap"]["matcher_accepted"] >= data["lowerings"]["pypto"]["matcher_accepted"]
+    assert "proven_remainder" in data["rules"]
+    assert data["rules"]["proven_remainder"]["matches"] > 0
+    assert {t["name"] for t in data["targets"]} >= {"ops-vs-pypto", "ops-vs-swap"}
 
 
 def test_the_plots_are_valid_pngs(tiny_report: TinyReport) -> None:
@@ -379,3 +426,50 @@ def test_a_crash_inside_the_compiler_fails_the_run(
     assert main(["bench", "--corpus", str(corpus), "--out", str(out), "--scaling", ""]) == 1
     assert f"slotsat: kernel failure: {good.stem} ({corpus / good.name}): RuntimeError: boom" in \
         capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------
+# scaling points that run out of time
+
+
+def test_a_scaling_point_that_times_out_in_the_probe_keeps_its_timing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The child prints its timing and memory figures before the e-graph probe runs; a timeout
+    after them keeps those figures (the probe's are reported missing), one before them keeps
+    none."""
+    import subprocess
+
+    from slotsat.bench import scaling
+
+    timed = {"loops": 1000, "seconds": 28.5, "peak_mb": 190.0, "compile_seconds": 26.0}
+
+    def run(cmd: list[str], **kwargs: Any) -> Any:
+        raise subprocess.TimeoutExpired(cmd, kwargs["timeout"], output=json.dumps(timed) + "\n")
+
+    monkeypatch.setattr(scaling.subprocess, "run", run)
+    point = scaling.run_scaling_point(1000, 0, 34.0)
+    assert point["seconds"] == 28.5
+    assert point["peak_mb"] == 190.0
+    assert "saturate_seconds" not in point
+    assert point["probe_error"].startswith("the e-graph probe timed out")
+    targets = {t.name: t for t in evaluate_targets({"scaling": [point], "lowerings": {}, "kernels": []})}
+    assert targets["saturate-1000"].status == "not measured"
+    assert "probe timed out" in targets["saturate-1000"].detail
+    assert targets["memory-1000"].measured == "190 MB"
+
+    def silent(cmd: list[str], **kwargs: Any) -> Any:
+        raise subprocess.TimeoutExpired(cmd, kwargs["timeout"], output="")
+
+    monkeypatch.setattr(scaling.subprocess, "run", silent)
+    assert scaling.run_scaling_point(1000, 0, 34.0)["seconds"] is None
+
+
+def test_the_scaling_child_prints_its_timing_before_the_probe(capsys: pytest.CaptureFixture[str]) -> None:
+    from slotsat.bench import scaling
+
+    assert scaling._main(["--scaling-point", "1"]) == 0
+    first, last = capsys.readouterr().out.strip().splitlines()
+    assert "saturate_seconds" not in json.loads(first)
+    assert json.loads(first)["seconds"] == json.loads(last)["seconds"]
+    assert "saturate_seconds" in json.loads(last)

@@ -22,7 +22,7 @@ from slotsat.egraph_rules.costs import evaluate_term
 from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.lowering.pto_codegen import GetRecord
 
-from .harness import compile_, kernel
+from .harness import compile_, kernel, lines
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = sorted((ROOT / "examples" / "kernels").glob("*.py"))
@@ -99,7 +99,10 @@ def test_width_nested() -> None:
     ]
 
 
-def test_width_nested_as_a_non_slot_scalar_keeps_the_correction() -> None:
+def test_width_nested_as_a_non_slot_scalar_keeps_the_correction_only_in_pypto_mode() -> None:
+    """A plain expression is extracted in the default mode (`05-decisions.md` item 15): the
+    INT32 floor-div of a non-negative variable widens to `divui` / `remui`; `--mode pypto`
+    lowers it as the reference does, node by node with its corrections."""
     src = kernel(
         """
 for i in pl.range(64):
@@ -109,12 +112,16 @@ for i in pl.range(64):
 return out
 """
     )
-    for mode in Mode:
-        text = compile_(src, mode=mode).pto_text
-        assert "arith.floordivsi" in text
-        assert "arith.select" in text
-        assert "remui" not in text
-        assert "divui" not in text
+    text = compile_(src, mode=Mode.PYPTO).pto_text
+    assert "arith.floordivsi" in text
+    assert "arith.select" in text
+    assert "remui" not in text
+    assert "divui" not in text
+    default = compile_(src).pto_text
+    assert "arith.floordivsi" not in default
+    assert "arith.select" not in default
+    assert "arith.divui %i, %c4_index : index" in default
+    assert "arith.remui" in default
 
 
 # -- catalog K ---------------------------------------------------------------------------
@@ -257,7 +264,11 @@ return res
         assert ": i32 to index" in text
 
 
-def test_plain_expressions_are_identical_in_both_modes() -> None:
+def test_plain_expressions_are_extracted_in_the_default_mode_only() -> None:
+    """`--mode pypto` lowers plain expressions as the reference does (`remsi` / `divsi` where
+    the syntactic proof holds, corrections elsewhere, never shared); the default mode extracts
+    them like slot operands (`05-decisions.md` item 15): proven remainders and quotients
+    become `remui` / `divui`, and fewer ops are emitted."""
     src = kernel(
         """
 for i in pl.range(1, 9):
@@ -269,11 +280,17 @@ return out
 """,
         params=K_PARAMS,
     )
-    default = compile_(src).pto_text
-    assert default == compile_(src, mode=Mode.PYPTO).pto_text
-    assert "remui" not in default
-    assert "divui" not in default
-    assert "arith.divsi" in default  # the counter form is proven syntactically
+    pypto = compile_(src, mode=Mode.PYPTO)
+    assert "remui" not in pypto.pto_text
+    assert "divui" not in pypto.pto_text
+    assert "arith.divsi" in pypto.pto_text  # the counter form is proven syntactically
+    default = compile_(src)
+    assert "arith.remui" in default.pto_text  # (i + 1) % 2, proven by the intervals
+    assert "arith.divui" in default.pto_text
+    assert "arith.divsi" not in default.pto_text
+    assert len(lines(pypto.pto_text, "arith.select")) == 2  # (i + 1) % 2 and k % 3
+    assert len(lines(default.pto_text, "arith.select")) == 1  # k % 3 only
+    assert default.function_ops["kernel"] < pypto.function_ops["kernel"]
 
 
 def test_engine_reports_are_exposed() -> None:

@@ -193,6 +193,29 @@ return n
     assert check_module(text) == []
 
 
+def test_a_row_reduction_that_names_its_scratch_tile_gets_no_second_scratch() -> None:
+    """The reference's printed form `pl.tile.row_sum(t, tmp)` names its scratch tile: that
+    tile is placed like any other, and no scratch of codegen's own is placed for it: `tmp`
+    stays live past the reduction, so such a scratch could share with none of `t`, `tmp`,
+    `s`, and two 64 KiB tiles and the row vector fit 910B's 184 KiB Vec, a third would not."""
+    wide = "pl.Tile[[64, 256], pl.FP32, pl.Mem.Vec]"
+    text = pypto(kernel(f"""
+t: {wide} = pl.load(a, [0, 0], [64, 256])
+tmp: {wide} = pl.load(a, [64, 0], [64, 256])
+s: pl.Tile[[64, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(t, tmp)
+y: {wide} = pl.row_expand_mul(tmp, s)
+n: pl.Tensor[[256, 256], pl.FP32] = pl.store(y, [0, 0], out)
+return n
+""", params="a: pl.Tensor[[256, 256], pl.FP32], out: pl.Out[pl.Tensor[[256, 256], pl.FP32]]",
+        ret="pl.Tensor[[256, 256], pl.FP32]"))
+    addr = addresses(text)
+    assert set(addr) == {"t", "tmp", "s", "y"}
+    assert len({addr["t"], addr["tmp"], addr["s"]}) == 3
+    assert addr["y"] != addr["s"]
+    assert "ins(%t, %tmp :" in text
+    assert check_module(text) == []
+
+
 REPLICATED = """
 for i, (dst,) in pl.pipeline(0, 4, 1, stage=2, init_values=(out,)):
     t: pl.Tile[[ROWS, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [ROWS, 64])

@@ -161,14 +161,16 @@ def test_two_loads_compat_has_one_remsi_per_get() -> None:
     assert len(lines(text, "arith.remsi")) == 2
 
 
-def test_pypto_keeps_addresses_of_the_rotating_slot() -> None:
-    text = compile_(_accumulate(), planner=Planner.PYPTO).pto_text
+@pytest.mark.parametrize(("mode", "rem"), [(Mode.PYPTO, "remsi"), (Mode.SLOTSAT, "remui")])
+def test_pypto_keeps_addresses_of_the_rotating_slot(mode: Mode, rem: str) -> None:
+    """The address is plain arithmetic: as written under `--mode pypto`, extracted otherwise."""
+    text = compile_(_accumulate(), planner=Planner.PYPTO, mode=mode).pto_text
     assert "alloc_multi_tile" not in text
     assert "multi_tile_get" not in text
     loop = text[text.index("scf.for") :]
     chain = [line.strip() for line in loop.splitlines()[1:7]]
     assert chain[0] == "%1 = arith.subi %i, %c1_index : index"
-    assert chain[1] == "%2 = arith.remsi %1, %c2_index : index"
+    assert chain[1] == f"%2 = arith.{rem} %1, %c2_index : index"
     assert chain[2] == "%3 = arith.muli %2, %c16384_index : index"
     assert chain[3] == "%4 = arith.index_cast %3 : index to i64"
     assert chain[4] == "%5 = arith.addi %c0_i64, %4 : i64"

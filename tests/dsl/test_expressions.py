@@ -40,11 +40,8 @@ def _explore_error(capsys: pytest.CaptureFixture[str], expr: str, *extra: str) -
     "expr",
     [
         "k + n",  # mixed dtypes
-        "pl.cast(k, pl.UINT32)",  # signed to unsigned: outside the subset (explore accepted it)
         "k + 1180591620717411303424",  # a literal outside its dtype
         "k + 2147483648",
-        "(-k)",
-        "k ** 2",
         "pl.const(4294967296, pl.INT32)",
     ],
 )
@@ -52,6 +49,32 @@ def test_explore_and_the_dsl_give_the_same_error(
     kernel: Callable[..., str], capsys: pytest.CaptureFixture[str], expr: str
 ) -> None:
     assert _explore_error(capsys, expr) == _kernel_error(kernel, expr)
+
+
+@pytest.mark.parametrize(
+    ("expr", "node", "message"),
+    [
+        # signed to unsigned: explore accepted it and emitted a sign-extending index_cast
+        ("pl.cast(k, pl.UINT32)", ir.Cast,
+         "pl.cast between signed and unsigned dtypes is outside the subset (pl.INT32 to pl.UINT32)"),
+        ("(-k)", ir.ScalarUnary,
+         "EXPR must be an integer index expression (+ - * // % pl.cast pl.const), got '-k'"),
+        ("k ** 2", ir.ScalarBinary,
+         "EXPR must be an integer index expression (+ - * // % pl.cast pl.const), got 'k ** 2'"),
+    ],
+)
+def test_what_kernels_read_beyond_the_index_language_is_an_explore_error(
+    kernel: Callable[..., str], capsys: pytest.CaptureFixture[str], expr: str, node: type, message: str
+) -> None:
+    """Kernels read the reference's printed scalar operations (decision 12: unary minus, `**`,
+    casts between any scalar dtypes); the index engine explore drives does not model them, so
+    explore refuses them with one located line (exit 2), never an internal error."""
+    fn = parse_source(kernel(f"k: pl.Scalar[pl.INT32] = pl.cast(n, pl.INT32)\nx = {expr}\nreturn out"),
+                      "k.py").programs[0].functions[0]
+    x = fn.body.stmts[1]
+    assert isinstance(x, ir.AssignStmt)
+    assert isinstance(x.value, node)
+    assert _explore_error(capsys, expr) == message
 
 
 def test_one_depth_limit_for_both(kernel: Callable[..., str], capsys: pytest.CaptureFixture[str]) -> None:

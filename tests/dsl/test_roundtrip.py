@@ -255,6 +255,8 @@ class Gen:
         return self.opaque(t)
 
     def opaque(self, t: ir.Var) -> ir.Stmt:
+        """A call of an op the reference registers but slotsat does not model: its arguments
+        are kept as written (every kind of call argument)."""
         args: tuple[ir.CallArg, ...] = (
             t,
             ir.ExprList((self.index(1),)),
@@ -262,12 +264,18 @@ class Gen:
             ir.DTypeArg(D.BF16),
             ir.ConstInt(1, D.BOOL),
             self.expr(D.INT32, 1),
+            ir.StrArg("round"),
+            ir.ArgList((ir.EnumArg("pl.TileLayout", "row_major"), ir.ExprList((self.index(1),)))),
         )
+        op = self.pick(["tile.random", "pld.tensor.get"])
         kwargs: tuple[tuple[str, ir.CallArg], ...] = (
-            ("mode", ir.ConstInt(0, D.BOOL)),
-            ("scale", ir.ConstFloat(0.25, D.FP32)),
+            ("rounds", ir.ConstInt(0, D.BOOL)),
+            ("dtype", ir.DTypeArg(D.FP16)),
+        ) if op == "tile.random" else (
+            ("chunk_cols", ir.ConstFloat(0.25, D.FP32)),
+            ("pipeline", ir.EnumArg("pl.PipeType", "MTE2")),
         )
-        call = ir.Call(self.pick(["tile.fancy", "tile.custom_op"]), args, kwargs, self.call_attrs())
+        call = ir.Call(op, args[:6] if op == "pld.tensor.get" else args, kwargs, self.call_attrs())
         if self.flag(30):
             return ir.EvalStmt(call)
         out = ir.TileType((16, 16), D.FP16, ir.MemorySpace.Vec, None, None)

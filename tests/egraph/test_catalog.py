@@ -109,9 +109,14 @@ def test_stepped_counter(mode: Mode, expected: list[str]) -> None:
 
 
 def test_sum_not_syntactic_as_a_scalar() -> None:
+    """The reference lowers a plain expression as written; the default mode extracts it too
+    (`05-decisions.md` item 15, superseding `30-pto-codegen.md` §7.4 there)."""
     lp = loop("i", 0, 4)
-    for mode in Mode:
-        assert lower(fmod(add(lp[0], C(1)), C(2)), mode, loops=(lp,))[0] == ["arith.addi", *CORRECTION]
+    e = fmod(add(lp[0], C(1)), C(2))
+    assert lower(e, Mode.PYPTO, loops=(lp,))[0] == ["arith.addi", *CORRECTION]
+    ops, chosen = lower(e, loops=(lp,))
+    assert ops == ["arith.addi", "arith.remui"]
+    assert chosen.nonneg == "interval"  # type: ignore[attr-defined]
 
 
 def test_sum_slot_interval() -> None:
@@ -148,7 +153,8 @@ def test_width_nested() -> None:
     inner = fdiv(ir.Cast(lp[0], ir.DType.INT32), C(4, ir.DType.INT32))
     e = fmod(ir.Cast(inner, ir.DType.INDEX), C(2))
     assert lower(e, slots=2, loops=(lp,))[0] == ["arith.divui", "arith.remui"]
-    assert lower(e, loops=(lp,))[0] == [
+    assert lower(e, loops=(lp,))[0] == ["arith.divui", "arith.remui"]  # item 15: extracted too
+    assert lower(e, Mode.PYPTO, loops=(lp,))[0] == [
         "arith.index_cast",
         "arith.floordivsi",
         "arith.index_cast",
@@ -166,8 +172,10 @@ def test_floordiv_forms() -> None:
     x, y = var("x"), var("y")
     assert lower(fdiv(x, y))[0] == ["arith.floordivsi"]
     lp = loop("i", 0, 256)
-    assert lower(fdiv(lp[0], C(64)), loops=(lp,))[0] == ["arith.divsi"]
-    assert lower(fdiv(lp[0], C(-4)), loops=(lp,))[0] == ["arith.floordivsi"]
+    assert lower(fdiv(lp[0], C(64)), Mode.PYPTO, loops=(lp,))[0] == ["arith.divsi"]
+    assert lower(fdiv(lp[0], C(64)), loops=(lp,))[0] == ["arith.divui"]
+    for mode in Mode:
+        assert lower(fdiv(lp[0], C(-4)), mode, loops=(lp,))[0] == ["arith.floordivsi"]
 
 
 def test_float_and_unsigned_ops() -> None:
@@ -242,10 +250,24 @@ def test_interval_refuses_wrap_boundary() -> None:
         "arith.addi",
         "arith.remui",
     ]
-    assert lower(fmod(add(runtime[0], C(2)), C(2)), slots=2, loops=(runtime,))[0] == [
+    # i + 2 may wrap (i reaches INT64_MAX - 1): the interval analysis proves nothing of it, so a
+    # remainder by 3 keeps its correction ...
+    engine = IndexEngine()
+    engine.add_loop(LoopInfo(*runtime))
+    wrapping = engine.add_root(add(runtime[0], C(2)))
+    assert engine.proven(wrapping) is None
+    assert lower(fmod(add(runtime[0], C(2)), C(3)), slots=3, loops=(runtime,))[0] == [
         "arith.addi",
         *CORRECTION,
     ]
+    # ... while a remainder by a power of two does not depend on the wrap (pow2_mod_add:
+    # (i + 2) % 2 == ((i % 2) + 0) % 2 == i % 2 modulo 2**64), so it takes i's own proof
+    ops, chosen = lower(fmod(add(runtime[0], C(2)), C(2)), slots=2, loops=(runtime,))
+    assert ops == ["arith.remui"]
+    i = runtime[0]
+    for v in (0, 1, INT64_MAX - 2, INT64_MAX - 1):
+        expected = eval_expr(fmod(add(i, C(2)), C(2)), {i.id: v})
+        assert evaluate_term(chosen.term, {i.id: v}) == expected  # type: ignore[attr-defined]
 
 
 def test_accept_bare() -> None:

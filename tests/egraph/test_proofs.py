@@ -12,8 +12,8 @@ from slotsat.core.options import Mode
 from slotsat.core.semantics import fold
 from slotsat.egraph_rules.engine import IndexEngine
 from slotsat.egraph_rules.loops import LoopInfo
-from slotsat.egraph_rules.syntactic import python_nonneg_syn
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
+from tests.egraph.oracles import python_nonneg_syn
 
 D = ir.DType.INDEX
 
@@ -48,7 +48,7 @@ def _corpus(seed: int, count: int) -> list[tuple[tuple[int, int, int], ir.Var, i
 
 
 def _proofs(mode: Mode, corpus: list[tuple[tuple[int, int, int], ir.Var, ir.Expr]]) -> list[str | None]:
-    engine = IndexEngine(mode, insert_plain=True)
+    engine = IndexEngine(mode)
     ids = []
     for (start, stop, step), i, e in corpus:
         engine.add_loop(LoopInfo(i, C(start), C(stop), C(step)))
@@ -113,7 +113,7 @@ def test_a_loop_that_does_not_ascend_proves_nothing_from_its_start() -> None:
     for mode in Mode:
         for step in (C(-1), C(-3), var("s")):
             i = var("i")
-            engine = IndexEngine(mode, insert_plain=True)
+            engine = IndexEngine(mode)
             engine.add_loop(LoopInfo(i, C(0), C(-10), step))
             unproven = [i, sub(i, C(0)), fdiv(i, C(4)), add(i, C(3))]
             exprs = [*unproven, fmod(i, C(3)), fmod(sub(i, C(0)), C(2))]

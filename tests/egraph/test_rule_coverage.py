@@ -71,6 +71,20 @@ def _engine_corpus() -> Counter[str]:
             ],
         ),
         ((C(0), n, 1), [(fmod(add(i, C(1)), C(2)), 2)]),
+        (  # a runtime stop: sums that may wrap (pow2_mod_*), a quotient that may be negative
+            (C(0), n, 1),
+            [
+                (fmod(add(i, i), C(2)), 2),
+                (fmod(add(i, C(-1)), C(4)), 4),
+                (fmod(sub(i, C(1)), C(4)), 4),
+                (fmod(fdiv(sub(i, C(1)), C(4)), C(2)), 2),
+            ],
+        ),
+        (
+            (C(0), C(24), 4),
+            [(fmod(fdiv(sub(i, C(1)), C(4)), C(2)), 2), (fmod(fdiv(add(i, C(-5)), C(4)), C(2)), 2)],
+        ),
+        ((n, C(64), 1), [(fmod(add(i, C(1)), C(2)), 2)]),
         ((C(0), C(2), 1), [(fmod(i, C(2)), 2)]),
         (
             (C(0), C(64), 1),
@@ -81,14 +95,15 @@ def _engine_corpus() -> Counter[str]:
             ],
         ),
     ]
-    for (start, stop, step), roots in cases:
-        engine = IndexEngine(Mode.SLOTSAT)
-        engine.add_loop(LoopInfo(i, start, stop, C(step)))
-        ids = [engine.add_root(e, slots=s) for e, s in roots]
-        fired.update(engine.saturate().report.matches)
-        scope = EmittedScope()
-        for r in ids:
-            engine.choose(r, scope)
+    for mode in Mode:
+        for (start, stop, step), roots in cases:
+            engine = IndexEngine(mode)
+            engine.add_loop(LoopInfo(i, start, stop, C(step)))
+            ids = [engine.add_root(e, slots=s) for e, s in roots]
+            fired.update(engine.saturate().report.matches)
+            scope = EmittedScope()
+            for r in ids:
+                engine.choose(r, scope)
     return fired
 
 
@@ -139,7 +154,7 @@ def test_iteration_counts_are_pinned() -> None:
     engine.add_root(fmod(fdiv(sub(i, C(8)), C(4)), C(4)), slots=4)
     engine.add_root(fmod(fdiv(sub(add(i, C(4)), C(8)), C(4)), C(4)), slots=4)
     report = engine.saturate().report
-    assert report.iterations == 5
+    assert report.iterations == 6  # floordiv_unshift_add unions (i - 8) // 4 + 1 with (i - 4) // 4
     assert report.limit_hit is None
     engine = IndexEngine()
     engine.add_loop(LoopInfo(i, C(0), C(4), C(1)))

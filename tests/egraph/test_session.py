@@ -21,7 +21,7 @@ from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
 def _choices(mode: Mode) -> list[tuple[str, int, str | None, str]]:
     i, x = var("i"), var("x")
-    engine = IndexEngine(mode, insert_plain=True)
+    engine = IndexEngine(mode)
     engine.add_loop(LoopInfo(i, C(8), C(40), C(4)))
     roots = [
         engine.add_root(fmod(fdiv(sub(i, C(8)), C(4)), C(4)), slots=4),

@@ -1,5 +1,8 @@
 """Imports flow one way: core <- analysis <- egraph_rules <- lowering <- app <- bench.
 
+The bridge to PyPTO (`slotsat.bridge`) sits on core alone: it is the floor right above core,
+and only the commands (app and above) may import it.
+
 Every module of the `slotsat` package is parsed (never imported); each `import` and
 `from ... import` statement, at any depth (function-level and `TYPE_CHECKING` imports
 included: they are dependencies all the same), is an edge. The test fails on an edge from a
@@ -18,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 FLOORS: tuple[tuple[str, Path], ...] = (
     ("slotsat.core", ROOT / "slotsat" / "core"),
+    ("slotsat.bridge", ROOT / "slotsat" / "bridge"),
     ("slotsat.analysis", ROOT / "analysis"),
     ("slotsat.egraph_rules", ROOT / "egraph_rules"),
     ("slotsat.lowering", ROOT / "lowering"),
@@ -102,6 +106,15 @@ def test_no_module_imports_from_a_higher_floor() -> None:
         if fs is not None and fd is not None and fd > fs:
             upward.append(f"{MODULES[src].relative_to(ROOT)}:{line}: {src} imports {dst}")
     assert upward == [], "upward imports:\n" + "\n".join(upward)
+
+
+def test_only_the_commands_import_the_bridge() -> None:
+    bridge, app = _floor("slotsat.bridge"), _floor("slotsat.app")
+    assert bridge is not None
+    assert app is not None
+    users = [f"{MODULES[src].relative_to(ROOT)}:{line}: {src}" for src, dst, line in EDGES
+             if _floor(dst) == bridge and _floor(src) not in (bridge, *range(app, len(FLOORS)))]
+    assert users == []
 
 
 def test_the_root_package_imports_nothing_but_its_version() -> None:

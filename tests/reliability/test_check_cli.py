@@ -183,3 +183,30 @@ def test_a_zero_divisor_leaves_the_outputs_unverified(tmp_path: Path, capsys: py
     assert out[-1] == (f"check: {path}: 1 function(s), 1 loop(s): unverified: RowScale.kernel: the original "
                        "program faults on every random input: division by zero in '//'")
     assert "outputs not verified" in out[0]
+
+
+def test_an_unmodelled_construct_ends_the_trials_at_the_first_input(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """What the interpreter does not model is a property of the program: `check` says so after
+    one input instead of drawing (large) random inputs for every retry."""
+    from slotsat.app.commands import check
+    from slotsat.core.interpreter import Unmodelled
+
+    drawn: list[int] = []
+    real = check.random_inputs
+
+    def counting(fn: ir.Function, rng: np.random.Generator) -> dict[str, object]:
+        drawn.append(1)
+        return real(fn, rng)
+
+    def unmodelled(fn: ir.Function, args: dict[str, object], *, physical: bool) -> tuple[object, ...]:
+        raise Unmodelled("the interpreter does not model 'tile.example'")
+
+    monkeypatch.setattr(check, "random_inputs", counting)
+    monkeypatch.setattr(check, "_run", unmodelled)
+    row_scale = ROOT / "examples" / "kernels" / "row_scale.py"  # one function
+    status, out, _ = _check(capsys, str(row_scale))
+    assert status == 1
+    assert "the interpreter cannot run the original program: the interpreter does not model 'tile.example'" \
+        in out[-1], out
+    assert len(drawn) == 1

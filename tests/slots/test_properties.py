@@ -220,8 +220,9 @@ class Gen:
         loads: list[str] = []
         phi: set[str] = set()
         view: set[str] = set()
-        items = d(st.lists(st.sampled_from(["load", "load", "bound", "exp", "view", "alias", "read", "loop"]),
-                           max_size=5))
+        items = d(st.lists(st.sampled_from(["load", "load", "bound", "exp", "view", "alias", "read", "loop",
+                                            "push", "pop"]), max_size=5))
+        cross: set[str] = set()
         for item in items:
             b = depth + 1
             tiles = list(roots)
@@ -248,6 +249,14 @@ class Gen:
                     roots[v] = roots[src]
                 else:
                     self.emit(b, f"{v}: pl.Scalar[pl.FP32] = pl.tile.read({src}, [0, 0])")
+            elif item == "push" and tiles:
+                self.emit(b, f"pl.tile.tpush_to_aiv({d(st.sampled_from(tiles))}, split=0)")
+                cross.add("push")
+            elif item == "pop":
+                v = self.fresh("p")
+                self.emit(b, f"{v}: {TILE} = pl.tile.tpop_from_aiv(split=0)")
+                roots[v] = v
+                cross.add("pop")
             elif item == "loop" and depth < 2:
                 init = d(st.sampled_from([acc, *tiles]))
                 if init in roots:
@@ -260,12 +269,15 @@ class Gen:
         res = self.fresh("r")
         self.emit(depth + 1, f"{res} = pl.yield_({yielded})")
         if stage > 1:
-            self.expected[slot] = self._code(declined_above, stage, start, step, stop, loads=loads, phi=phi, view=view)
+            self.expected[slot] = self._code(declined_above, stage, start, step, stop, loads=loads, phi=phi,
+                                             view=view, cross=cross)
         return res
 
     @staticmethod
     def _code(above: bool, stage: int, start: str, step: str, stop: str, *, loads: list[str],
-              phi: set[str], view: set[str]) -> str | None:
+              phi: set[str], view: set[str], cross: set[str]) -> str | None:
+        if cross == {"push", "pop"}:
+            return "cross-core"
         if above:
             return "under-declined"
         if stage > 16:
@@ -308,7 +320,8 @@ def kernels(draw: st.DrawFn) -> tuple[str, list[str | None]]:
 
 
 def _resolve_under(plan: FunctionPlan, expected: list[str | None]) -> list[str | None]:
-    """Apply §7 to the oracle: a loop below a declined F > 1 loop is under-declined."""
+    """Apply §7 to the oracle: a loop below a declined F > 1 loop is under-declined, unless it is
+    cross-core itself (checked first)."""
     from slotsat.analysis.loops import loop_tree, pipeline_ancestors
 
     tree = loop_tree(plan.function)
@@ -316,7 +329,8 @@ def _resolve_under(plan: FunctionPlan, expected: list[str | None]) -> list[str |
     codes = dict(zip([d.key for d in multi], expected, strict=True))
     out: list[str | None] = []
     for d in multi:
-        if any(codes.get(a) is not None for a in pipeline_ancestors(tree, d.key)):
+        if codes[d.key] != "cross-core" and any(codes.get(a) is not None
+                                                for a in pipeline_ancestors(tree, d.key)):
             codes[d.key] = "under-declined"
         out.append(codes[d.key])
     return out

@@ -261,8 +261,9 @@ class Obligation:
     static_failure: str | None = None
     """A claim that fails without any solving (an ill-typed union, a width mismatch)."""
     restricted: bool = False
-    """Derived in a restricted encoding (`Domain.exact` is False): a model is a counterexample,
-    `unsat` proves nothing."""
+    """Derived in a restricted encoding: a model is a counterexample, `unsat` proves nothing."""
+    relaxed: bool = False
+    """Derived in a relaxed encoding: `unsat` is a proof, a model proves nothing."""
 
 
 class Translator:
@@ -469,9 +470,16 @@ class Translator:
             return IdxV(self.dom.sub(a.v, b.v, w), code, both)
         if kind == "mul":
             return IdxV(self.dom.mul(a.v, b.v, w), code, both)
-        if kind in ("floordiv", "floormod"):
+        if kind in ("floordiv", "floormod", "divs", "rems"):
+            # no value for a zero divisor or MIN by -1 (the floor operations of
+            # `slotsat.core.semantics`; `arith.divsi` / `arith.remsi` are undefined there)
             ok = z3.And(both, b.v != zero, z3.Not(z3.And(self.dom.is_min(a.v, w), b.v == minus_one)))
-            op = self.dom.floordiv if kind == "floordiv" else self.dom.floormod
+            op = {
+                "floordiv": self.dom.floordiv,
+                "floormod": self.dom.floormod,
+                "divs": self.dom.sdiv,
+                "rems": self.dom.srem,
+            }[kind]
             return IdxV(op(a.v, b.v, w), code, ok)
         ok = z3.And(both, b.v != zero)
         op = self.dom.udiv if kind == "divu" else self.dom.urem
@@ -595,6 +603,11 @@ class Translator:
         if kind == "read_root":
             (r,) = self.args(e, mode)
             return self.read_root(meaning.arg, r)  # type: ignore[arg-type]
+        if kind == "read_via":
+            r, v = self.args(e, mode)
+            buf = self.fn("tile.buffer", TileSort, BufferSort)
+            read = self.fn(f"opaque.{meaning.arg}", TileSort, z3.BoolSort())
+            return z3.And(read(v), buf(v) == buf(r))
         if kind == "opaque":
             args = self.args(e, mode)
             sorts = [self.z3_sort(_sort(a.tp)) for a in e.args]
@@ -846,7 +859,8 @@ class Translator:
             claim,
             self.uses_eligibility,
             failure,
-            not self.dom.exact,
+            not self.dom.exact and not self.dom.relaxed,
+            self.dom.relaxed,
         )
 
 

@@ -15,12 +15,19 @@ per encoding:
   a genuine counterexample (every value in it is exact, and no `i64` in it comes near
   egglog's overflow), `unsat` proves nothing. The mutation test finds most counterexamples this way
   (bit-blasting narrow values is fast; the integer encoding's nonlinear search is not).
+- `BitVec(relaxed=True)`, for *proofs only*: every `BigInt` (a bound, `wmin`, `wmax`) is an
+  unknown and every comparison involving one is a fresh Boolean, so every fact about bounds
+  is dropped. Fewer premises: `unsat` is a proof (of a stronger statement), a model proves
+  nothing. It proves the rewrites whose bound guards only choose where a rule pays (a
+  power-of-two remainder, the split of a quotient's remainder) on bit-vectors, which the
+  integer encoding's nonlinear arithmetic cannot.
 - `Integer`: a `w`-bit value is the z3 integer of its signed reading, within
   `[-2**(w-1), 2**(w-1) - 1]`. Wrapping is exact: a sum or difference leaves the range by at
   most `2**w` and is brought back by one `If`; a product or a narrowing cast is
   `v - 2**w * k` for a fresh integer `k` that puts it in range. Division and remainder
   (floor, truncating, unsigned) are given by their definition, `a == b * q + r` with `r` in
-  the remainder's range, for fresh `q`, `r`. Bit-blasting a symbolic 32- or 64-bit divisor
+  the remainder's range, for fresh `q`, `r` (truncating `divs` / `rems`: the remainder
+  takes the dividend's sign). Bit-blasting a symbolic 32- or 64-bit divisor
   times out; this encoding keeps the same two's complement meaning and lets z3 reason
   arithmetically (`tests/soundness/prover.py` splits its cases).
 
@@ -66,9 +73,12 @@ class Domain(Protocol):
     name: str
     side: list[z3.BoolRef]
 
+    relaxed: bool
+    """A relaxed encoding: fewer premises, so `unsat` proves and a model proves nothing."""
+
     @property
     def exact(self) -> bool:
-        """False for a restricted encoding (its `unsat` proves nothing)."""
+        """False for a restricted encoding (its `unsat` proves nothing) or a relaxed one."""
         ...
 
     def nested(self, prefix: str) -> Domain:
@@ -88,6 +98,8 @@ class Domain(Protocol):
     def floormod(self, a: Expr, b: Expr, w: int) -> Expr: ...
     def udiv(self, a: Expr, b: Expr, w: int) -> Expr: ...
     def urem(self, a: Expr, b: Expr, w: int) -> Expr: ...
+    def sdiv(self, a: Expr, b: Expr, w: int) -> Expr: ...
+    def srem(self, a: Expr, b: Expr, w: int) -> Expr: ...
     def cast(self, a: Expr, src: int, dst: int) -> Expr: ...
     def slt(self, a: Expr, b: Expr) -> z3.BoolRef: ...
     def sle(self, a: Expr, b: Expr) -> z3.BoolRef: ...
@@ -127,10 +139,17 @@ class BitVec:
     small: int | None = None
     """Restricted encoding: every `i64` variable, loop field and iteration number lies in
     `[-small, small]` (the vectors stay 64 bits wide, so 64-bit literals still fit)."""
+    relaxed: bool = False
+    """Relaxed encoding: every `BigInt` is an unknown (`HAVOC`) and every comparison with one a
+    fresh Boolean, so the facts about bounds constrain nothing (see the module docstring)."""
 
     @property
     def exact(self) -> bool:
-        return self.big_bits is None and self.int_bits == 64 and self.small is None
+        return self.big_bits is None and self.int_bits == 64 and self.small is None and not self.relaxed
+
+    def _havoc(self, sort: z3.SortRef) -> Expr:
+        self._count = getattr(self, "_count", 0) + 1
+        return z3.Const(f"{self.prefix}havoc!{self._count}", sort)
 
     def nested(self, prefix: str) -> Domain:
         if self.int_bits != 64:
@@ -191,6 +210,12 @@ class BitVec:
     def urem(self, a: Expr, b: Expr, w: int) -> Expr:
         return z3.URem(_bv(a), _bv(b))
 
+    def sdiv(self, a: Expr, b: Expr, w: int) -> Expr:
+        return _bv(a) / _bv(b)  # bvsdiv: truncating
+
+    def srem(self, a: Expr, b: Expr, w: int) -> Expr:
+        return z3.SRem(_bv(a), _bv(b))  # the sign of the dividend
+
     def cast(self, a: Expr, src: int, dst: int) -> Expr:
         x = _bv(a)
         if dst < src:
@@ -209,15 +234,21 @@ class BitVec:
         return _bv(a) == z3.BitVecVal(smin(w), w)
 
     def int_var(self, name: str, big: bool) -> Expr:
+        if big and self.relaxed:
+            return self._havoc(HAVOC)
         return z3.BitVec(name, self._width(big))
 
     def int_const(self, v: int, big: bool) -> Expr:
+        if big and self.relaxed:
+            return self._havoc(HAVOC)
         n = self._width(big)
         if not smin(n) <= v <= smax(n):
             raise Unsupported(f"literal {v} outside {n} bits")
         return z3.BitVecVal(v, n)
 
     def int_sort(self, big: bool) -> z3.SortRef:
+        if big and self.relaxed:
+            return HAVOC
         return z3.BitVecSort(self._width(big))
 
     def int_range(self, v: Expr, big: bool) -> z3.BoolRef:
@@ -227,6 +258,8 @@ class BitVec:
         return z3.And(x >= -self.small, x <= self.small)
 
     def iop(self, op: str, a: Expr, b: Expr, big: bool) -> tuple[Expr, z3.BoolRef]:
+        if big and self.relaxed:
+            return self._havoc(HAVOC), self._havoc(z3.BoolSort())  # type: ignore[return-value]
         x, y = _bv(a), _bv(b)
         if big or self.int_bits != 64:
             return self._restricted_op(op, x, y)
@@ -271,12 +304,20 @@ class BitVec:
         raise Unsupported(f"integer {op}")
 
     def icmp(self, op: str, a: Expr, b: Expr) -> z3.BoolRef:
+        if a.sort() == HAVOC or b.sort() == HAVOC:
+            out = self._havoc(z3.BoolSort())
+            assert isinstance(out, z3.BoolRef)
+            return out
         return _cmp(op, _bv(a), _bv(b))
 
     def big_of_i64(self, a: Expr) -> Expr:
+        if self.relaxed:
+            return self._havoc(HAVOC)
         return self._narrow(_bv(a), self._big())
 
     def int_of_fixed(self, a: Expr, w: int, big: bool) -> Expr:
+        if big and self.relaxed:
+            return self._havoc(HAVOC)
         return self._narrow(_bv(a), self._width(big))
 
     def fixed_of_int(self, a: Expr, w: int) -> Expr:
@@ -306,6 +347,10 @@ class BitVec:
 
     def iteration_mod(self, j: Expr, f: Expr) -> tuple[Expr, z3.BoolRef]:
         return z3.URem(_bv(j), _bv(f)), z3.BoolVal(True)
+
+
+HAVOC = z3.DeclareSort("BigIntUnknown")
+"""The sort of the relaxed encoding's unknown `BigInt`s."""
 
 
 def _bv(x: Expr) -> z3.BitVecRef:
@@ -341,6 +386,7 @@ class Integer:
     name: str = "integer"
     side: list[z3.BoolRef] = field(default_factory=list)
     _names: Iterator[int] = field(default_factory=itertools.count)
+    relaxed: bool = False
 
     @property
     def exact(self) -> bool:
@@ -438,6 +484,14 @@ class Integer:
     def urem(self, a: Expr, b: Expr, w: int) -> Expr:
         _, r = self._floor_qr(self._unsigned(a, w), self._unsigned(b, w))
         return self._signed(r, w)
+
+    def sdiv(self, a: Expr, b: Expr, w: int) -> Expr:
+        q, _ = self._trunc_qr(_int(a), _int(b))
+        return z3.If(q > smax(w), q - (1 << w), q)  # MIN / -1 wraps to MIN, as bvsdiv does
+
+    def srem(self, a: Expr, b: Expr, w: int) -> Expr:
+        _, r = self._trunc_qr(_int(a), _int(b))
+        return r
 
     def cast(self, a: Expr, src: int, dst: int) -> Expr:
         if dst < src:

@@ -14,7 +14,8 @@ Index language (`slotsat.egraph_rules.lang`):
   valid inputs (division by zero, `MIN // -1`: `slotsat.core.semantics`). Binary operations
   take and give their operands' dtype (the insertion contract of `lang`, which only builds
   well-typed terms); `cast` truncates or sign-extends; `//` and `%` are floor operations;
-  `divu` / `remu` read the bit patterns unsigned;
+  `divu` / `remu` read the bit patterns unsigned; `divs` / `rems` truncate (`arith.divsi` /
+  `arith.remsi`: the remainder takes the dividend's sign, no value by 0 or for MIN by -1);
 - `Idx.const(v, dt)` denotes `v`, which fits `dt` (an invariant: inserted literals are
   reduced to their dtype, and every rule that builds a literal must show it fits);
 - `Idx.var(n, dt)` is an arbitrary value of `dt`; `Idx.iv(l)` is loop `l`'s induction
@@ -41,9 +42,12 @@ Analyses and facts:
   `:= False` claims the loop is not eligible;
 - `alias_edge(v, s)`, `reaches(v, s)`: `v` and `s` share one buffer; `phi_root(r)`,
   `inherit_root(r)`: some tile sharing `r`'s buffer is read by a phi / an inheriting op;
+  `phi_via(r, v)`, `inherit_via(r, v)`: tile `v`, sharing `r`'s buffer, is that read;
 - `tile_var`, `tile_space_bad`, `tile_shape_bad`, `phi_read`, `inherit_read`, `encloses`,
-  `capacity_declined`, `candidate_count`: structural facts inserted by Python, uninterpreted;
-- `declined_by`, `decline_rank`: reports, no content.
+  `capacity_declined`, `candidate_count`, `holds_tpush`, `holds_tpop`: structural facts
+  inserted by Python, uninterpreted;
+- `declined_by`, `decline_rank`, `declined_tile`, `declined_under`: reports (what the pass's
+  message names), no content.
 
 `Tile(k)` is the tile binder keyed `k`.
 """
@@ -138,8 +142,10 @@ CONSTRUCTORS: dict[Ref, str] = {
     ref(lang.Idx.cast): "cast",
     ref(lang.Idx.divu): "divu",
     ref(lang.Idx.remu): "remu",
+    ref(lang.Idx.divs): "divs",
+    ref(lang.Idx.rems): "rems",
 }
-BINARY = frozenset({"add", "sub", "mul", "floordiv", "floormod", "divu", "remu"})
+BINARY = frozenset({"add", "sub", "mul", "floordiv", "floormod", "divu", "remu", "divs", "rems"})
 DTYPE_ARG = {"const": 1, "var": 1, "cast": 1}
 """Constructors with an explicit dtype argument, and its position."""
 IV_CODE = code_of(DType.INDEX)
@@ -180,6 +186,10 @@ FUNCTIONS: dict[Ref, Meaning] = {
     ref(gates.reaches): Meaning("same_buffer"),
     ref(gates.phi_root): Meaning("read_root", "phi_read"),
     ref(gates.inherit_root): Meaning("read_root", "inherit_read"),
+    ref(gates.phi_via): Meaning("read_via", "phi_read"),
+    ref(gates.inherit_via): Meaning("read_via", "inherit_read"),
+    ref(gates.holds_tpush): Meaning("opaque", "holds_tpush"),
+    ref(gates.holds_tpop): Meaning("opaque", "holds_tpop"),
     ref(gates.candidate_count): Meaning("opaque_value", "candidate_count"),
     ref(gates.tile_var): Meaning("opaque", "tile_var"),
     ref(gates.tile_space_bad): Meaning("opaque", "tile_space_bad"),
@@ -189,6 +199,8 @@ FUNCTIONS: dict[Ref, Meaning] = {
     ref(gates.encloses): Meaning("opaque", "encloses"),
     ref(gates.capacity_declined): Meaning("opaque", "capacity_declined"),
     ref(gates.declined_by): Meaning("report"),
+    ref(gates.declined_tile): Meaning("report"),
+    ref(gates.declined_under): Meaning("report"),
     ref(gates.decline_rank): Meaning("report"),
 }
 SLOT_CODE = code_of(DType.INDEX)

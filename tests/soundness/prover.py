@@ -284,25 +284,31 @@ def _check(rule: Rule, inst: Instance, world: World | None, refute: bool = False
     iob = derive(rule, inst, Integer(), world)
     if iob.static_failure is not None:
         return verdict("refuted", "typing", iob.static_failure)
-    domains: list[BitVec | None] = [None, _bounded(inst), BitVec()] if refute else [BitVec(), None]
+    domains: list[BitVec | None] = (
+        [None, _bounded(inst), BitVec()] if refute else [BitVec(), None, BitVec(relaxed=True)]
+    )
     for dom in domains:
         ob = iob if dom is None else _derive_in(rule, inst, world, dom)
         if ob is None:
             continue
         pipelines = PIPELINES if refute and dom is None else PIPELINES[:1]
         r, model = _solve(_goal(ob), ATTEMPT_MS * len(pipelines), pipelines)
-        encoding = (
-            "integer" if dom is None else "bit-vector" if not ob.restricted else "bit-vector, restricted"
-        )
+        encoding = _encoding(ob)
         if r == z3.unsat and not ob.restricted:
             return verdict("proven", encoding)
-        if r == z3.sat:
+        if r == z3.sat and not ob.relaxed:
             return verdict("refuted", encoding, _show(model))
     r, model = split_solve(
         _goal(iob), time.perf_counter() + RULE_BUDGET_S, focus=z3.simplify(z3.Not(iob.claim))
     )
     status = "proven" if r == z3.unsat else "refuted" if r == z3.sat else "timeout"
     return verdict(status, "integer", _show(model))
+
+
+def _encoding(ob: Obligation) -> str:
+    if ob.domain != "bit-vector":
+        return ob.domain
+    return "bit-vector, restricted" if ob.restricted else "bit-vector, relaxed" if ob.relaxed else "bit-vector"
 
 
 def _match(rule: Rule, inst: Instance, world: World | None) -> Verdict:
@@ -324,7 +330,7 @@ def _match(rule: Rule, inst: Instance, world: World | None) -> Verdict:
             continue
         r, _ = _solve(ob.premises, ATTEMPT_MS)
         if r == z3.sat or (r == z3.unsat and not ob.restricted):
-            return verdict(r, "bit-vector" if not ob.restricted else "bit-vector, restricted")
+            return verdict(r, _encoding(ob))
     r, _ = split_solve(iob.premises, time.perf_counter() + RULE_BUDGET_S)
     return verdict(r, "integer")
 

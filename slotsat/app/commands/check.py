@@ -36,12 +36,20 @@ import numpy as np
 
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.privacy import PrivacyReport, check_privacy
-from slotsat.app.commands import UsageError, add_backend, add_compat, backend_option
+from slotsat.app.commands import (
+    UsageError,
+    add_backend,
+    add_compat,
+    add_pypto_options,
+    backend_option,
+    kernel_source,
+)
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
 from slotsat.core.interpreter import (
     Interpreter,
     InterpreterError,
+    Unmodelled,
     Value,
     ensure_interpretable,
     outputs_equal,
@@ -52,12 +60,14 @@ from slotsat.lowering.common import Decline, format_expr
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a kernel file in the DSL")
+    parser.add_argument(
+        "file", help="a kernel file in the tile-level DSL (with --via-pypto: any PyPTO kernel file)")
     add_compat(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     add_backend(parser)
     parser.add_argument("--trials", type=int, default=limits.DEFAULT_CHECK_TRIALS,
                         help=f"random inputs per function (default {limits.DEFAULT_CHECK_TRIALS})")
+    add_pypto_options(parser)
 
 
 @dataclass
@@ -163,9 +173,16 @@ def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
     last_error = ""
     while fc.trials_run < trials and attempts < max(trials, 1) * 8:
         attempts += 1
-        args = random_inputs(fc.function, rng)
+        try:
+            args = random_inputs(fc.function, rng)
+        except InterpreterError as err:  # no inputs can be drawn (dynamic or too large shapes)
+            fc.unverified = f"no random inputs: {err.message}"
+            return scalars
         try:
             expected = _run(fc.function, args, physical=False)
+        except Unmodelled as err:  # another input would meet the same construct
+            fc.unverified = f"the interpreter cannot run the original program: {err.message}"
+            return scalars
         except InterpreterError as err:
             last_error = err.message
             continue
@@ -342,11 +359,11 @@ def run(args: argparse.Namespace) -> int:
     backend = backend_option(args)
     if args.trials < 1:
         raise UsageError(f"--trials must be at least 1, got {args.trials}")
-    text = limits.read_source(args.file)
+    text, file = kernel_source(args)
     with limits.deep_recursion("the kernel file", Span(1, 1)):
-        module = parse_source(text, args.file)
+        module = parse_source(text, file)
     result = check_module(module, CheckOptions(seed=args.seed, trials=args.trials, backend=backend,
                                                compat=args.compat == "pypto"))
-    for line in render(result, args.file):
+    for line in render(result, file):
         print(line)
     return EXIT_OK if result.confirmed else EXIT_REJECTED

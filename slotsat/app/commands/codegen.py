@@ -12,25 +12,33 @@ from __future__ import annotations
 import argparse
 import sys
 
-from slotsat.app.commands import add_backend, add_compat, add_mode, add_planner, backend_option
+from slotsat.app.commands import (
+    add_backend,
+    add_compat,
+    add_mode,
+    add_planner,
+    add_pypto_options,
+    backend_option,
+    kernel_source,
+)
 from slotsat.core.errors import EXIT_OK, SlotsatError, Span
-from slotsat.core.limits import read_source
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="kernel source (.py)")
+    parser.add_argument(
+        "file", help="a kernel file in the tile-level DSL (with --via-pypto: any PyPTO kernel file)")
     add_planner(parser)
     add_mode(parser)
     add_backend(parser)
     add_compat(parser)
     parser.add_argument("-o", "--output", metavar="OUT.pto", default=None, help="write the module here")
+    add_pypto_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from slotsat.app.pipeline import CompileOptions, compile_source
     from slotsat.core.options import Mode, Planner
 
-    file: str = args.file
     backend = backend_option(args)
     options = CompileOptions(
         planner=Planner.parse(args.planner),
@@ -38,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         backend=backend,
         compat=args.compat == "pypto",
     )
-    text = read_source(file)
+    text, file = kernel_source(args)
     try:
         result = compile_source(text, file, options)
     except SlotsatError as err:
@@ -53,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
                 handle.write(result.pto_text)
         except OSError as err:
             raise SlotsatError(
-                f"cannot write {args.output}: {err.strerror or err}", Span(1, 1), file=file
+                f"cannot write {args.output}: {err.strerror or err}", Span(1, 1), file=args.file
             ) from None
     else:
         sys.stdout.write(result.pto_text)

@@ -1,12 +1,24 @@
-"""`slotsat explore EXPR --loop i=START:STOP:STEP ...`: every form the e-graph reaches for one
-index expression (`60-egraph-engine.md` §9.4).
+"""`slotsat explore`: every form the e-graph reaches for index expressions
+(`60-egraph-engine.md` §9.4), in two forms:
 
-For each form: its emitted op count, whether non-negativity of its dividend (or value) is
-proven and by which ruleset (`syntactic` / `interval`), whether the matcher model accepts
-it as a slot operand, and which one extraction picked; then the emitted `arith` lines of
-the picked form. `STOP` (and `START`) may be `?` (a runtime value). With `--json` the
-output is `{"expr", "forms": [{"form", "ops", "nonneg", "matcher_accepts", "picked"}],
-"emitted": [...]}`.
+- `slotsat explore EXPR --loop i=START:STOP:STEP ...`: one expression. For each form: its
+  emitted op count, whether non-negativity of its dividend (or value) is proven and by which
+  ruleset (`syntactic` / `interval`), whether the matcher model accepts it as a slot operand,
+  and which one extraction picked; then the emitted `arith` lines of the picked form.
+  `STOP` (and `START`) may be `?` (a runtime value). With `--json` the output is
+  `{"expr", "forms": [{"form", "ops", "nonneg", "matcher_accepts", "picked"}], "emitted": [...]}`.
+- `slotsat explore FILE [--function F]`: every slot operand and integer expression codegen
+  lowers for the kernel file (after the slots pass, replication and init-memref, as codegen
+  reads them), numbered, each with its line, what it is, the expression, its loops and the
+  forms as above, the picked one marked. All of a function's expressions share one e-graph.
+  `--json` prints `{"file", "functions": [{"name", "expressions": [{"id", "line", "kind",
+  "expr", "slots", "loops": [{"iv", "start", "stop", "step"}], "forms": [...],
+  "picked"}]}]}`.
+
+`--dot OUT.dot|OUT.svg` draws the e-classes of one expression (FILE: the one `--select N`
+numbers, default 1) with the picked form's nodes highlighted; `.svg` needs graphviz's `dot`
+program. A FILE argument is a path to an existing file or one ending in `.py`; anything
+else is an EXPR. The FILE path (`run_file`) never touches the EXPR parser below.
 
 EXPR is read by the DSL's own expression parser (`slotsat.core.dsl.parse_expression`), so
 its syntax, dtype rules, literal ranges, nesting limit and errors are the kernels': integers,
@@ -21,11 +33,14 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from slotsat.app.commands import UsageError, add_mode
+from slotsat.app.commands import UsageError, add_backend, add_compat, add_mode, add_planner
+from slotsat.app.commands.explore_forms import form_json, form_lines
 from slotsat.core import ir
 from slotsat.core.dsl import parse_expression
 from slotsat.core.dsl.parser import fits_message
+from slotsat.core.dsl.printer import print_expr
 from slotsat.core.errors import EXIT_OK, SlotsatError, Span
 
 _DTYPES = {
@@ -40,7 +55,16 @@ _DTYPES = {
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("expr", help="the index expression, e.g. '(i + 3) %% 4'")
+    parser.add_argument(
+        "expr", metavar="EXPR|FILE", help="an index expression, e.g. '(i + 3) %% 4', or a kernel file"
+    )
+    parser.add_argument("--function", default=None, metavar="F", help="FILE: only function F")
+    parser.add_argument(
+        "--dot", default=None, metavar="OUT.dot|OUT.svg", help="draw the e-classes of one expression"
+    )
+    parser.add_argument(
+        "--select", type=int, default=1, metavar="N", help="FILE: the expression --dot draws (default 1)"
+    )
     parser.add_argument(
         "--loop",
         action="append",
@@ -62,6 +86,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="treat EXPR as the slot operand of an F-slot region",
     )
     add_mode(parser)
+    add_planner(parser)
+    add_backend(parser)
+    add_compat(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -99,6 +126,11 @@ def parse_expr(text: str, scope: _Scope) -> ir.Expr:
         if isinstance(node, ir.Cmp) or not ir.expr_dtype(node).is_int:
             what = "a comparison" if isinstance(node, ir.Cmp) else f"a {ir.expr_dtype(node).value} value"
             raise SlotsatError(f"EXPR must be an integer index expression, got {what}", Span(1, 1),
+                               file="<expr>")
+        if isinstance(node, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
+            # Kernels may hold these (the reference prints them); the index engine does not model them.
+            raise SlotsatError(f"EXPR must be an integer index expression (+ - * // % pl.cast pl.const), got "
+                               f"'{print_expr(node)}'", node.span if node.span.line else Span(1, 1),
                                file="<expr>")
     return expr
 
@@ -157,7 +189,27 @@ def _check_casts(e: ir.Expr) -> None:
             )
 
 
+def is_file_argument(text: str) -> bool:
+    """A FILE argument: an existing file, or a path ending in `.py` (read errors are reported).
+    Text the file system cannot even look up (an expression longer than a file name may be, a
+    NUL byte) is no file: it is an EXPR."""
+    if text.endswith(".py"):
+        return True
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
+    if is_file_argument(args.expr):
+        from slotsat.app.commands.explore_file import run_file
+
+        return run_file(args)
+    return run_expr(args)
+
+
+def run_expr(args: argparse.Namespace) -> int:
     from slotsat.core.options import Mode
     from slotsat.egraph_rules.engine import IndexEngine
     from slotsat.egraph_rules.loops import LoopInfo
@@ -167,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     loops = parse_loops(args.loop, scope)
     expr = parse_expr(args.expr, scope)
     _check_casts(expr)
-    engine = IndexEngine(Mode(args.mode), insert_plain=True)
+    engine = IndexEngine(Mode(args.mode))
     for var, start, stop, step in loops:
         engine.add_loop(LoopInfo(var, start, stop, step))
     root = engine.add_root(expr, slots=args.slots)
@@ -177,23 +229,14 @@ def run(args: argparse.Namespace) -> int:
     namer = SimpleNamer()
     lines, _ = render(picked.term, namer)
     emitted = namer.constant_lines() + lines
+    if args.dot is not None:
+        from slotsat.app.commands.explore_file import write_dot
+
+        write_dot(engine, root, args.dot, f"{args.expr}  (picked: {picked.form})")
     if args.json:
         print(
             json.dumps(
-                {
-                    "expr": args.expr,
-                    "forms": [
-                        {
-                            "form": f.form,
-                            "ops": f.ops,
-                            "nonneg": f.nonneg,
-                            "matcher_accepts": f.matcher_accepts,
-                            "picked": f.picked,
-                        }
-                        for f in forms
-                    ],
-                    "emitted": emitted,
-                },
+                {"expr": args.expr, "forms": [form_json(f) for f in forms], "emitted": emitted},
                 indent=2,
             )
         )
@@ -205,11 +248,8 @@ def run(args: argparse.Namespace) -> int:
             + (f", LIMIT HIT: {report.limit_hit}" if report.limit_hit else "")
         )
         print("forms:")
-        width = max(len(f.form) for f in forms)
-        for f in forms:
-            mark = "*" if f.picked else " "
-            matcher = f.matcher_class + (" (accepted)" if f.matcher_accepts else "")
-            print(f"  {mark} {f.form:<{width}}  ops={f.ops:<2} nonneg={f.nonneg or '-':<9} matcher={matcher}")
+        for line in form_lines(forms):
+            print(f"  {line}")
         print("emitted:")
         for line in emitted:
             print(f"  {line}")

@@ -122,3 +122,5 @@ def _walk(body: ir.SeqStmts, depth: int, printer: FunctionPrinter, loops: list[d
                 _walk(stmt.else_body, depth, printer, loops, tiles)
             for r in stmt.return_vars:
                 add(r)
+        elif isinstance(stmt, ir.WhileStmt | ir.ScopeStmt):  # transparent: loops keep their depth
+            _walk(stmt.body, depth, printer, loops, tiles)

@@ -36,7 +36,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from slotsat.analysis.budget import Backend
-from slotsat.app.commands import add_backend, add_compat, add_planner, backend_option
+from slotsat.app.commands import (
+    add_backend,
+    add_compat,
+    add_planner,
+    add_pypto_options,
+    backend_option,
+    kernel_source,
+)
 from slotsat.core import ir
 from slotsat.core.errors import EXIT_OK, SlotsatError
 from slotsat.core.options import Planner
@@ -133,22 +140,24 @@ def slots_report(module: ir.Module, planner: Planner | None = Planner.PTOAS,
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a kernel file in the PyPTO DSL subset")
+    parser.add_argument(
+        "file", help="a kernel file in the tile-level DSL (with --via-pypto: any PyPTO kernel file)")
     add_planner(parser)
     add_backend(parser)
     add_compat(parser)
     parser.add_argument("--replicate", action="store_true",
                         help="also run lower-pipeline-loops and resolve-pipeline-markers")
     parser.add_argument("--json", action="store_true", help="print the decisions and the program as JSON")
+    add_pypto_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from slotsat.core.dsl.parser import parse_file
+    from slotsat.core.dsl.parser import parse_source
     from slotsat.core.dsl.printer import print_module
 
-    file: str = args.file
     backend = backend_option(args)
-    module = parse_file(file)
+    text, file = kernel_source(args)
+    module = parse_source(text, file)
     try:
         report = slots_report(module, Planner.parse(args.planner), backend, args.compat == "pypto",
                               args.replicate)

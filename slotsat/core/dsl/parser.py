@@ -54,8 +54,31 @@ Choices the spec leaves open (documented here, pinned by `tests/dsl`):
 - Loop bounds must be `INDEX` expressions; if conditions must have dtype `BOOL`.
 - The `if`'s result types come from the then branch's yield (its annotation when given).
 - An annotated assignment takes the annotation's type once it agrees with the value's
-  (shape, dtype, kind; space and `TileView` when both sides give them), completed by the
-  value's space and valid shape; an unannotated one takes the value's type.
+  (shape, dtype, kind; space when both sides give them; the valid shape of a `tile.load`),
+  completed by the value's space and valid shape; an unannotated one takes the value's type.
+
+The reference's printed IR (`05-decisions.md` item 12) is read as well:
+
+- Module level: `N = pl.dynamic("N")` declares a symbolic dimension; `N = 128` (an int, float
+  or bool literal, or integer arithmetic over earlier constants) is a constant, substituted
+  where it is used; `import pypto.language.distributed as pld` is accepted (`pld.` names are
+  always available, as in the reference's printed text). A program class whose body the
+  reference printed empty (`class P:` at the end of the file) is an empty program.
+- Decorators: `@pl.program` (optionally `(strict_ssa=...)`), `@pl.function(type=, level=,
+  role=, strict_ssa=, auto_scope=, external_source=, attrs=)`. `self` is optional (the
+  reference drops it on `SubWorker` functions). A body may start with `pl.func_attr({...})`,
+  may be `...` (an abstract function), and needs no `return` when the function returns
+  nothing (kernels that write `pl.Out` parameters).
+- Types: `slotsat.core.dsl.annotations`. Calls: `slotsat.core.dsl.calls` (the reference's
+  whole op set; nested calls and `return pl.op(...)` are hoisted into temporaries).
+- Statements: `pl.parallel` / `pl.unroll` loops, `while COND:` and the SSA form
+  `for (a,) in pl.while_(init_values=(...)):` with `pl.cond(COND)` first, `with pl.scope():`.
+- Expressions: `-x`, `not x`, `~x`, `abs(x)`, `/`, `**`, `&`, `|`, `^`, `<<`, `>>`, `and`,
+  `or`, `pl.min`, `pl.max` (`ir.ScalarUnary` / `ir.ScalarBinary`), `t[k]` of a tuple
+  (`ir.TupleGetItem`), casts between any scalar dtypes.
+- Constructs that exist only above the hand-off point (`@pl.jit`, `@pl.inline`, `with
+  pl.at(...)`, `pl.spmd`, `pl.split_aiv`, tensor slicing, Python helper functions) are one
+  error that names `--via-pypto` (`ABOVE_TILE`).
 """
 
 from __future__ import annotations
@@ -66,19 +89,25 @@ import keyword
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NoReturn
 
 from slotsat.core import ir, ops
 from slotsat.core.dsl import ssa
+from slotsat.core.dsl.annotations import DTYPES as _DTYPES
+from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
+from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
+from slotsat.core.dsl.calls import CallReader
 from slotsat.core.errors import SlotsatError, Span
 from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
 
-_DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
-_SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
 _BINOPS: dict[type, type] = {
     ast.Add: ir.Add, ast.Sub: ir.Sub, ast.Mult: ir.Mul, ast.FloorDiv: ir.FloorDiv, ast.Mod: ir.FloorMod,
+}
+_EXT_BINOPS: dict[type, str] = {
+    ast.Div: "truediv", ast.Pow: "pow", ast.BitAnd: "bitand", ast.BitOr: "bitor", ast.BitXor: "bitxor",
+    ast.LShift: "shl", ast.RShift: "shr",
 }
 _CMPOPS: dict[type, ir.CmpOp] = {
     ast.Eq: ir.CmpOp.EQ, ast.NotEq: ir.CmpOp.NE, ast.Lt: ir.CmpOp.LT, ast.LtE: ir.CmpOp.LE,
@@ -91,12 +120,26 @@ _OP_SYMBOL: dict[type, str] = {
 }
 # pl names that are DSL constructs but not operations.
 _NON_OPS = frozenset({
-    "range", "pipeline", "yield_", "const", "MemRef", "Tile", "Tensor", "Out", "Scalar", "Ptr",
-    "Mem", "MemorySpace", "TileView", "FunctionType", "function", "program", *_DTYPES,
+    "range", "pipeline", "parallel", "unroll", "while_", "cond", "yield_", "const", "cast", "min", "max",
+    "MemRef", "Tile", "Tensor", "Out", "InOut", "Scalar", "Ptr", "Tuple", "Array", "Mem", "MemorySpace",
+    "TileView", "TensorView", "FunctionType", "function", "program", "dynamic", "func_attr", "submit",
+    "spmd_submit", "scope", *_DTYPES,
 })
+NON_OPS = frozenset(f"pl.{n}" for n in _NON_OPS)
 _TENSOR_PARAMS = frozenset({"tensor"})
-_TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row"})
-_LIST_PARAMS = frozenset({"offsets", "shape", "valid_shape", "indices"})
+_TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row", "tmp", "tmp_tile", "row_vec"})
+_LIST_PARAMS = frozenset({"offsets", "shape", "valid_shape", "indices", "shapes", "drop_dims"})
+
+ABOVE_TILE = ("{what} is above tile level: slotsat reads the tile-level IR that PyPTO prints at the "
+              "hand-off point (just before LowerPipelineToSlots); compile this kernel with --via-pypto")
+"""The one message for constructs that exist only above the hand-off point (issue 16 item 5)."""
+_ABOVE_TILE_SCOPES = frozenset({"pl.at", "pl.spmd", "pl.cluster", "pl.split_aiv", "pl.incore",
+                                "pl.auto_scope", "pl.manual_scope", "pl.optimizations"})
+_ABOVE_TILE_DECORATORS = frozenset({"pl.jit", "pl.inline"})
+_LOOP_KINDS: dict[str | None, ir.ForKind] = {
+    "pl.range": ir.ForKind.SEQUENTIAL, "pl.pipeline": ir.ForKind.PIPELINE, "pl.parallel": ir.ForKind.PARALLEL,
+    "pl.unroll": ir.ForKind.UNROLL,
+}
 _STMT_KINDS: dict[type, str] = {
     ast.While: "while loop", ast.AugAssign: "augmented assignment", ast.Delete: "del statement",
     ast.Break: "break", ast.Continue: "continue", ast.With: "with statement", ast.Try: "try statement",
@@ -174,19 +217,6 @@ def parse_expression(text: str, resolve: Callable[[str], ir.Var | None],
 # helpers
 
 
-def dotted(node: ast.expr) -> str | None:
-    """`pl.tile.load` for an attribute chain rooted at a name, else None."""
-    parts: list[str] = []
-    cur: ast.expr = node
-    while isinstance(cur, ast.Attribute):
-        parts.append(cur.attr)
-        cur = cur.value
-    if not isinstance(cur, ast.Name):
-        return None
-    parts.append(cur.id)
-    return ".".join(reversed(parts))
-
-
 def _is_int_literal(node: ast.expr) -> int | None:
     """The value of `5` or `-5` (not a bool), else None."""
     if isinstance(node, ast.Constant) and type(node.value) is int:
@@ -252,10 +282,23 @@ class _Loop:
 
     span: Span
     where: str
-    loop_var: ir.Var
+    loop_var: ir.Var | None
+    """None for a while loop."""
     iter_args: list[ir.IterArg]
     rebound: frozenset[str]
     slots: dict[str, ir.Var | ssa.Carry]
+
+
+def _ends_with_return(body: Sequence[ir.Stmt] | None) -> bool:
+    return body is not None and len(body) > 0 and isinstance(body[-1], ir.ReturnStmt)
+
+
+def _local_type(typ: ir.Type) -> ir.Type:
+    """The type of a local binder: a tensor loses its parameter direction (`pl.Out` /
+    `pl.InOut`), which only parameters keep."""
+    if isinstance(typ, ir.TensorType) and (typ.is_out or typ.is_inout):
+        return replace(typ, is_out=False, is_inout=False)
+    return typ
 
 
 def _binding_var(b: ssa.Binding) -> ir.Var:
@@ -273,6 +316,15 @@ class _ModuleParser:
         self._ascii: dict[int, bool] = {}
         self.last_span = Span(1, 1)
         self.decls: dict[str, _Decl] = {}
+        self.dynamics: dict[str, str] = {}
+        """Module-level `NAME = pl.dynamic("HINT")`: NAME -> HINT."""
+        self.constants: dict[str, int | float | bool] = {}
+        """Module-level `NAME = LITERAL`: substituted where used."""
+        self.function_names: set[str] = set()
+        self.function_params: dict[str, tuple[ir.Type, ...]] = {}
+        self.function_returns: dict[str, tuple[ir.Type, ...]] = {}
+        self.dyn_vars: dict[str, ir.Var] = {}
+        """The current program's symbolic dimensions, by hint."""
         self.bound_names: dict[int, set[str]] = {}
         self.last_read: dict[int, dict[str, int]] = {}
 
@@ -316,14 +368,17 @@ class _ModuleParser:
         for node in body:
             self.last_span = self.span(node)
             if isinstance(node, ast.Import | ast.ImportFrom):
-                self._check_import(node)
-                imported = True
+                imported = self._check_import(node) or imported
             elif isinstance(node, ast.ClassDef):
                 classes.append(node)
             elif isinstance(node, ast.Assign) and self._is_alias(node):
                 pending_aliases.append(node)
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and self._module_constant(node):
+                continue
             elif isinstance(node, ast.Assign):
                 self._module_decl(node)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._module_function(node)
             else:
                 self.error(f"unsupported syntax: {_stmt_kind(node)} at module level", node)
         for alias in pending_aliases:
@@ -340,7 +395,13 @@ class _ModuleParser:
         try:
             with warnings.catch_warnings():  # SyntaxWarnings would print extra lines
                 warnings.simplefilter("ignore")
-                return ast.parse(self.text, self.filename)
+                try:
+                    return ast.parse(self.text, self.filename)
+                except IndentationError as err:
+                    recovered = self._empty_program(err)
+                    if recovered is None:
+                        raise
+                    return recovered
         except (SyntaxError, ValueError) as err:  # ValueError: null bytes on some Pythons
             msg = err.msg if isinstance(err, SyntaxError) else str(err)
             line = getattr(err, "lineno", None) or 0
@@ -394,12 +455,92 @@ class _ModuleParser:
         elif self.last_read[owner].get(node.id, 0) < node.lineno:
             self.last_read[owner][node.id] = node.lineno
 
-    def _check_import(self, node: ast.Import | ast.ImportFrom) -> None:
+    def _empty_program(self, err: IndentationError) -> ast.Module | None:
+        """The reference prints a program without functions as a bare `class NAME:` header at
+        the end of the file. Read it as that header with an empty body (`pass`)."""
+        line = err.lineno or 0
+        if "expected an indented block after class definition" not in (err.msg or ""):
+            return None
+        if not 0 < line <= len(self.lines) or any(t.strip() and not t.lstrip().startswith("#")
+                                                  for t in self.lines[line:]):
+            return None
+        header = self.lines[line - 1]
+        indent = header[:len(header) - len(header.lstrip())]
+        text = "\n".join(self.lines[:line]) + f"\n{indent}    pass\n"
+        try:
+            return ast.parse(text, self.filename)
+        except SyntaxError:
+            return None
+
+    def _check_import(self, node: ast.Import | ast.ImportFrom) -> bool:
+        """True for `import pypto.language as pl`; `import pypto.language.distributed as pld`
+        is accepted too (it does not count as the required import)."""
         if isinstance(node, ast.Import) and len(node.names) == 1:
             alias = node.names[0]
             if alias.name == "pypto.language" and alias.asname == "pl":
-                return
+                return True
+            if alias.name == "pypto.language.distributed" and alias.asname == "pld":
+                return False
         self.error(_IMPORT_MESSAGE, node)
+
+    def _module_constant(self, node: ast.Assign | ast.AnnAssign) -> bool:
+        """`N = pl.dynamic("N")` or `N = LITERAL` (int arithmetic over earlier constants);
+        False for any other module-level assignment."""
+        targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+        value = node.value
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or value is None:
+            return False
+        name = targets[0].id
+        if isinstance(value, ast.Call) and dotted(value.func) == "pl.dynamic":
+            if (len(value.args) != 1 or value.keywords or not isinstance(value.args[0], ast.Constant)
+                    or not isinstance(value.args[0].value, str) or not value.args[0].value.isidentifier()):
+                self.error('pl.dynamic takes the dimension\'s name: NAME = pl.dynamic("NAME")', value)
+            self._define_module_name(name, targets[0])
+            self.dynamics[name] = value.args[0].value
+            return True
+        constant = self._constant_value(value)
+        if constant is None:
+            return False
+        if isinstance(constant, float) and not math.isfinite(constant):
+            self.error(f"float literal {self.source(value)} is not finite", value)
+        self._define_module_name(name, targets[0])
+        self.constants[name] = constant
+        return True
+
+    def _define_module_name(self, name: str, node: ast.AST) -> None:
+        if name in self.dynamics or name in self.constants or name in self.decls or name in ("pl", "pld"):
+            self.error(f"'{name}' is already defined at module level", node)
+
+    def _constant_value(self, node: ast.expr) -> int | float | bool | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float | bool):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = self._constant_value(node.operand)
+            return None if inner is None or isinstance(inner, bool) else -inner
+        if isinstance(node, ast.Name) and node.id in self.constants:
+            return self.constants[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            a, b = self._constant_value(node.left), self._constant_value(node.right)
+            if type(a) is not int or type(b) is not int:
+                return None
+            if isinstance(node.op, ast.Add):
+                return a + b
+            if isinstance(node.op, ast.Sub):
+                return a - b
+            if isinstance(node.op, ast.Mult):
+                return a * b
+            if b == 0:
+                return None
+            return a // b if isinstance(node.op, ast.FloorDiv) else a % b
+        return None
+
+    def _module_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> NoReturn:
+        for deco in node.decorator_list:
+            head = dotted(deco.func if isinstance(deco, ast.Call) else deco) or ""
+            if head in _ABOVE_TILE_DECORATORS or head.startswith("pl.jit."):
+                self.error(ABOVE_TILE.format(what=f"@{head} function '{node.name}'"), deco)
+        self.error(ABOVE_TILE.format(what=f"the Python function '{node.name}' outside a @pl.program class"),
+                   node)
 
     def _is_alias(self, node: ast.Assign) -> bool:
         return isinstance(node.value, ast.Name)
@@ -455,7 +596,13 @@ class _ModuleParser:
 
     def _program(self, node: ast.ClassDef) -> ir.Program:
         self.last_span = self.span(node)
-        if len(node.decorator_list) != 1 or dotted(node.decorator_list[0]) != "pl.program":
+        deco = node.decorator_list[0] if len(node.decorator_list) == 1 else None
+        if isinstance(deco, ast.Call) and dotted(deco.func) == "pl.program":
+            if deco.args or any(kw.arg != "strict_ssa" or not _is_bool_literal(kw.value)
+                                for kw in deco.keywords):
+                self.error("unsupported syntax: @pl.program takes no arguments besides strict_ssa=True/False",
+                           deco)
+        elif deco is None or dotted(deco) != "pl.program":
             if node.decorator_list and isinstance(node.decorator_list[0], ast.Call):
                 self.error("unsupported syntax: @pl.program takes no arguments", node.decorator_list[0])
             self.error("a program class must be decorated with @pl.program", node)
@@ -464,11 +611,10 @@ class _ModuleParser:
         body = list(node.body)
         if body and _is_docstring(body[0]):
             body = body[1:]
-        functions: list[ir.Function] = []
+        parsers: list[_FunctionParser] = []
         seen: dict[str, Span] = {}
-        for item in body:
-            if isinstance(item, ast.Pass):
-                continue
+        items = [item for item in body if not isinstance(item, ast.Pass)]
+        for item in items:
             if not isinstance(item, ast.FunctionDef):
                 self.error(f"unsupported syntax: {_stmt_kind(item)} in a program class "
                            "(only @pl.function methods)", item)
@@ -476,10 +622,39 @@ class _ModuleParser:
                 prev = seen[item.name]
                 self.error(f"function '{item.name}' is already defined at {prev.line}:{prev.col}", item)
             seen[item.name] = self.span(item)
-            functions.append(_FunctionParser(self, item).parse())
-        if not functions:
+        self.function_names = set(seen)
+        self.function_params = {}
+        self.function_returns = {}
+        self.dyn_vars = {}
+        for item in items:  # signatures first: a call may name a function defined later
+            assert isinstance(item, ast.FunctionDef)
+            fp = _FunctionParser(self, item)
+            fp.header()
+            self.function_params[item.name] = tuple(p.type for p in fp.params)
+            self.function_returns[item.name] = fp.returns
+            parsers.append(fp)
+        if not parsers and not any(isinstance(item, ast.Pass) for item in node.body):
             self.error(f"program '{node.name}' defines no @pl.function", node)
-        return ir.Program(node.name, tuple(functions), span=self.span(node))
+        functions = tuple(fp.parse() for fp in parsers)
+        dyn = tuple(sorted(self.dyn_vars.values(), key=lambda v: v.name_hint))
+        return ir.Program(node.name, functions, span=self.span(node), dynamic_vars=dyn)
+
+    def dynamic(self, name: str, node: ast.AST) -> ir.Var:
+        """The program's symbolic dimension `name` (declared by `pl.dynamic` or not)."""
+        hint = self.dynamics.get(name, name)
+        var = self.dyn_vars.get(hint)
+        if var is None:
+            var = self.dyn_vars[hint] = ir.Var(hint, ir.ScalarType(ir.DType.INDEX), span=self.span(node))
+        return var
+
+
+def _is_bool_literal(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, bool)
+
+
+def _is_ellipsis(node: ast.stmt) -> bool:
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and node.value.value is Ellipsis)
 
 
 def _repeated_keyword(call: ast.Call) -> tuple[str, ast.AST] | None:
@@ -519,34 +694,8 @@ def _stmt_kind(node: ast.AST) -> str:
     return type(node).__name__
 
 
-def _valid_or_none(shape: tuple[int, ...], valid: tuple[ir.Expr, ...] | None) -> tuple[ir.Expr, ...] | None:
-    """`None` when the valid shape equals the physical shape (the normal form)."""
-    if valid is None:
-        return None
-    if len(valid) == len(shape) and all(
-            isinstance(v, ir.ConstInt) and v.dtype is ir.DType.INDEX and v.value == d
-            for v, d in zip(valid, shape, strict=True)):
-        return None
-    return valid
-
-
 def _dtype_text(d: ir.DType) -> str:
     return f"pl.{d.value}"
-
-
-def type_text(t: ir.Type) -> str:
-    """A short spelling of a type for messages (the printer's spelling without MemRefs)."""
-    if isinstance(t, ir.ScalarType):
-        return f"pl.Scalar[{_dtype_text(t.dtype)}]"
-    if isinstance(t, ir.TensorType):
-        inner = f"pl.Tensor[[{', '.join(map(str, t.shape))}], {_dtype_text(t.dtype)}]"
-        return f"pl.Out[{inner}]" if t.is_out else inner
-    if isinstance(t, ir.TileType):
-        parts = [f"[{', '.join(map(str, t.shape))}]", _dtype_text(t.dtype)]
-        if t.memory_space is not None:
-            parts.append(f"pl.Mem.{t.memory_space.value}")
-        return f"pl.Tile[{', '.join(parts)}]"
-    return "pl.Ptr"
 
 
 # --------------------------------------------------------------------------------------
@@ -555,6 +704,8 @@ def type_text(t: ir.Type) -> str:
 
 class _FunctionParser:
     """Parses one `@pl.function`: names, SSA, types, declarations."""
+
+    NON_OPS = NON_OPS
 
     def __init__(self, mp: _ModuleParser, node: ast.FunctionDef) -> None:
         self.mp = mp
@@ -568,6 +719,19 @@ class _FunctionParser:
         self.ptrs: dict[str, ir.Var] = {}
         self.bases: dict[object, ir.Var] = {}
         self.alloc_names: dict[str, object] = {}
+        self.pending: list[ir.Stmt] = []
+        """Hoisted nested calls, emitted before the statement being parsed."""
+        self.types = TypeReader(self)
+        self.calls = CallReader(self)
+        self._temps = 0
+        self.returns: tuple[ir.Type, ...] = ()
+        self._header: tuple[ir.FunctionType, dict[str, object]] | None = None
+        self._yield_types: dict[int, ir.Type] = {}
+        self._function_tail = False
+        """The function body has no final return, so an if ending it may end its branches with
+        returns (the reference's printed form)."""
+        self._returns_here = False
+        """The branch being read belongs to an if whose branches may end with a return."""
         self.depth = 0
         self.max_depth = max_expr_depth()
 
@@ -590,13 +754,49 @@ class _FunctionParser:
             self.error(f"'{name}' is used before it is bound in the loop at {b.loop.line}:{b.loop.col}", node)
         if isinstance(b, ssa.Unbound):
             self.error(b.message(name), node)
+        if b is None and name in self.mp.dynamics:
+            return self.mp.dynamic(name, node)
         self.error(f"'{name}' is not defined", node)
+
+    def lookup_optional(self, name: str) -> ir.Var | None:
+        """The binder `name` resolves to here, or None when it has none (not bound in the
+        function, or without a value at this point)."""
+        b = self.env.get(name)
+        if isinstance(b, ir.Var):
+            return b
+        if isinstance(b, ssa.Carry):
+            return b.var
+        return None
+
+    def temp(self, typ: ir.Type, node: ast.AST) -> ir.Var:
+        """A fresh binder for a hoisted call: `t__tmp_vN`, a name the function's source does not
+        bind and no binder has (`ssa.Names`: an SSA fresh name is `NAME_<n>`, so it never takes
+        this form, and every temporary is recorded as taken)."""
+        while True:
+            name = f"t__tmp_v{self._temps}"
+            self._temps += 1
+            if name not in self.names.taken:
+                return self.bind(name, typ, node)
+
+    def typed_call(self, node: ast.Call, spec: ops.OpSpec, annot: ir.Type | None) -> tuple[ir.Call, ir.Type]:
+        return _OpCall(self, node, spec, annot).build()
+
+    def unknown_pl_above_tile(self, name: str, node: ast.AST) -> None:
+        """The above-tile error when `name` is a construct above the hand-off point."""
+        if name in _ABOVE_TILE_SCOPES or name in _ABOVE_TILE_DECORATORS or name.startswith("pl.jit."):
+            self.error(ABOVE_TILE.format(what=f"'{name}'"), node)
+
+    def unknown_pl(self, name: str, node: ast.AST) -> NoReturn:
+        """The error for an unknown `pl.` / `pld.` name: above tile level, a misspelled op
+        (with a did-you-mean), or an unsupported construct."""
+        self.unknown_pl_above_tile(name, node)
+        self.error(f"unsupported DSL construct '{name}'", node)
 
     def bind(self, name: str, typ: ir.Type, node: ast.AST, param: bool = False) -> ir.Var:
         """A fresh binder for `name` (every binding is one, `slotsat.core.dsl.ssa`), now the
-        binding in scope. Only parameters keep `is_out` (the normal form)."""
-        if not param and isinstance(typ, ir.TensorType) and typ.is_out:
-            typ = ir.TensorType(typ.shape, typ.dtype, False)
+        binding in scope. Only parameters keep `is_out` / `is_inout` (the normal form)."""
+        if not param:
+            typ = _local_type(typ)
         if name in ("pl", "self") or keyword.iskeyword(name):
             self.error(f"'{name}' cannot be bound in a kernel", node)
         var = ir.Var(self.names.hint(name), typ, span=self.span(node))
@@ -614,16 +814,12 @@ class _FunctionParser:
     def binder(self, name: str, typ: ir.Type, span: Span) -> ir.Var:
         """A fresh binder for `name` that the source does not spell (a carried value or a
         result the conversion adds)."""
-        if isinstance(typ, ir.TensorType) and typ.is_out:
-            typ = ir.TensorType(typ.shape, typ.dtype, False)
-        return ir.Var(self.names.hint(name), typ, span=span)
+        return ir.Var(self.names.hint(name), _local_type(typ), span=span)
 
     def materialize(self, c: ssa.Carry, typ: ir.Type, node: ast.AST | Span) -> ir.Var:
         """The binder of a lazily carried value, created with `typ` on first need."""
         if c.var is None:
-            if isinstance(typ, ir.TensorType) and typ.is_out:
-                typ = ir.TensorType(typ.shape, typ.dtype, False)
-            c.var = ir.Var(c.hint, typ, span=c.loop)
+            c.var = ir.Var(c.hint, _local_type(typ), span=c.loop)
             if c.outer is not None:
                 c.init = self.materialize(c.outer, typ, node)
         elif not ssa.same_type(c.var.type, typ):
@@ -633,47 +829,124 @@ class _FunctionParser:
 
     # -- the function
 
-    def parse(self) -> ir.Function:
+    def header(self) -> None:
+        """The decorator, the parameters and the return types (before any body is read)."""
         node = self.node
         self.mp.last_span = self.span(node)
-        ftype = self._decorator(node)
-        params = self.params = self._params(node)
-        returns = self._returns(node.returns)
+        ftype, extras = self._decorator(node)
+        self._header = (ftype, extras)
+        self.params = self._params(node)
+        self.returns = self._returns(node.returns)
+
+    def parse(self) -> ir.Function:
+        node = self.node
+        if self._header is None:
+            self.header()
+        assert self._header is not None
+        ftype, extras = self._header
+        params, returns = self.params, self.returns
+        self.mp.last_span = self.span(node)
         stmts = [s for s in node.body if not isinstance(s, ast.Pass)]
         if stmts and _is_docstring(stmts[0]):
             stmts = stmts[1:]
-        if not stmts or not isinstance(stmts[-1], ast.Return):
-            self.error("a function body must end with return", stmts[-1] if stmts else node)
+        attrs: list[tuple[str, ir.AttrValue]] = []
+        if stmts and self._is_func_attr(stmts[0]):
+            attrs = self._func_attr(stmts[0])
+            stmts = stmts[1:]
+        fields: dict[str, object] = {**extras, "attrs": tuple((*extras.get("attrs", ()), *attrs))}  # type: ignore[misc]
+        if len(stmts) == 1 and _is_ellipsis(stmts[0]):
+            return ir.Function(node.name, ftype, params, returns, ir.SeqStmts(()), span=self.span(node),
+                               abstract=True, **fields)  # type: ignore[arg-type]
+        has_return = bool(stmts) and isinstance(stmts[-1], ast.Return)
+        if any(isinstance(s, ast.Return) for s in stmts[:-1]):
+            self.error("a function body must end with return", stmts[-1])
         prefix: list[ir.Stmt] = []
         index = 0
         while index < len(stmts) and self._is_alloc(stmts[index]):
             prefix.append(self._alloc(stmts[index]))
             index += 1
-        body, info = self.block(stmts[index:-1], "function", after=ssa.statement_reads(stmts[-1]))
+        self._function_tail = not has_return
+        body, info = self.block(stmts[index:-1] if has_return else stmts[index:], "function",
+                                after=ssa.statement_reads(stmts[-1]) if has_return else frozenset())
         assert info is None
-        ret = self._return(stmts[-1], returns)
-        return ir.Function(node.name, ftype, params, returns, ir.SeqStmts((*prefix, *body, ret)),
-                           span=self.span(node))
+        tail: list[ir.Stmt] = []
+        if has_return:
+            ret = self._return(stmts[-1], returns)
+            tail = [*self.pending, ret]
+            self.pending.clear()
+        return ir.Function(node.name, ftype, params, returns, ir.SeqStmts((*prefix, *body, *tail)),
+                           span=self.span(node), **fields)  # type: ignore[arg-type]
 
-    def _decorator(self, node: ast.FunctionDef) -> ir.FunctionType:
+    def _is_func_attr(self, node: ast.stmt) -> bool:
+        return isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and dotted(
+            node.value.func) == "pl.func_attr"
+
+    def _func_attr(self, node: ast.stmt) -> list[tuple[str, ir.AttrValue]]:
+        assert isinstance(node, ast.Expr)
+        call = node.value
+        assert isinstance(call, ast.Call)
+        if len(call.args) != 1 or call.keywords:
+            self.error('pl.func_attr takes one dict literal: pl.func_attr({"KEY": VALUE})', call)
+        return self.call_attrs(call.args[0])
+
+    def _decorator(self, node: ast.FunctionDef) -> tuple[ir.FunctionType, dict[str, object]]:
+        """The function type and the other decorator fields of `ir.Function` (level, role,
+        auto_scope, external_source, attrs). `strict_ssa=` is accepted and has no effect:
+        slotsat converts to SSA either way."""
+        for deco in node.decorator_list:
+            head = dotted(deco.func if isinstance(deco, ast.Call) else deco) or ""
+            if head in _ABOVE_TILE_DECORATORS or head.startswith("pl.jit."):
+                self.error(ABOVE_TILE.format(what=f"@{head} function '{node.name}'"), deco)
         if len(node.decorator_list) != 1:
             self.error("a program method must be decorated with @pl.function", node)
         deco = node.decorator_list[0]
         if dotted(deco) == "pl.function":
-            return ir.FunctionType.OPAQUE
+            return ir.FunctionType.OPAQUE, {}
         if isinstance(deco, ast.Call) and dotted(deco.func) == "pl.function" and not deco.args:
-            if len(deco.keywords) == 1 and deco.keywords[0].arg == "type":
-                kind = dotted(deco.keywords[0].value)
-                if kind == "pl.FunctionType.InCore":
-                    return ir.FunctionType.INCORE
-                if kind == "pl.FunctionType.Opaque":
-                    return ir.FunctionType.OPAQUE
-                if kind is not None and kind.startswith("pl."):
-                    self.error(f"unsupported DSL construct '{kind}'", deco.keywords[0].value)
+            return self._decorator_keywords(deco)
         if dotted(deco) is not None and (dotted(deco) or "").startswith("pl."):
-            self.error(f"unsupported DSL construct '{dotted(deco)}'", deco)
+            self.unknown_pl(dotted(deco) or "", deco)
         self.error("a program method must be decorated with @pl.function or "
                    "@pl.function(type=pl.FunctionType.InCore)", deco)
+
+    def _decorator_keywords(self, deco: ast.Call) -> tuple[ir.FunctionType, dict[str, object]]:
+        ftype = ir.FunctionType.OPAQUE
+        extras: dict[str, object] = {}
+        seen: set[str] = set()
+        for kw in deco.keywords:
+            if kw.arg is None or kw.arg in seen:
+                self.error(f"@pl.function got a repeated or unnamed keyword {kw.arg!r}", kw.value)
+            seen.add(kw.arg)
+            value = kw.value
+            if kw.arg in ("type", "level", "role"):
+                enum = {"type": "pl.FunctionType", "level": "pl.Level", "role": "pl.Role"}[kw.arg]
+                member = enum_member(dotted(value))
+                if member is None or member.enum != enum:
+                    name = dotted(value)
+                    if name is not None and name.startswith(enum + "."):
+                        self.error(f"unsupported DSL construct '{name}'", value)
+                    self.error(f"@pl.function({kw.arg}=...) takes a member of {enum}, got "
+                               f"{self.mp.source(value)}", value)
+                if kw.arg == "type":
+                    ftype = ir.FunctionType(member.member)
+                else:
+                    extras[kw.arg] = member.member
+            elif kw.arg in ("strict_ssa", "auto_scope"):
+                if not (isinstance(value, ast.Constant) and isinstance(value.value, bool)):
+                    self.error(f"@pl.function({kw.arg}=...) takes True or False, got {self.mp.source(value)}",
+                               value)
+                if kw.arg == "auto_scope":
+                    extras["auto_scope"] = value.value
+            elif kw.arg == "external_source":
+                if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                    self.error(f"@pl.function(external_source=...) takes a string, got "
+                               f"{self.mp.source(value)}", value)
+                extras["external_source"] = value.value
+            elif kw.arg == "attrs":
+                extras["attrs"] = tuple(self.call_attrs(value))
+            else:
+                self.error(f"@pl.function got an unexpected keyword '{kw.arg}'", value)
+        return ftype, extras
 
     def _params(self, node: ast.FunctionDef) -> tuple[ir.Var, ...]:
         args = node.args
@@ -682,18 +955,23 @@ class _FunctionParser:
         if args.defaults or args.kw_defaults:
             self.error("unsupported syntax: parameter default values", args.defaults[0] if args.defaults
                        else node)
-        if not args.args or args.args[0].arg != "self":
-            self.error("the first parameter of a @pl.function must be self", node)
-        params: list[ir.Var] = []
-        for arg in args.args[1:]:
+        given = list(args.args)
+        if given and given[0].arg == "self" and given[0].annotation is None:
+            given = given[1:]
+        for arg in given:
             if arg.annotation is None:
                 self.error(f"parameter '{arg.arg}' needs a type annotation", arg)
-            typ = self.type(arg.annotation)
-            if not isinstance(typ, ir.TensorType | ir.ScalarType):
-                self.error(f"parameter '{arg.arg}' must be a tensor, output tensor or scalar, got "
-                           f"{type_text(typ)}", arg.annotation)
-            params.append(self.bind(arg.arg, typ, arg, param=True))
-        return tuple(params)
+        # Scalar parameters first: a tensor's dimension may name a scalar parameter that comes
+        # later in the signature (the reference prints the dimension by the parameter's name).
+        bound: dict[int, ir.Var] = {}
+        for first in (True, False):
+            for k, arg in enumerate(given):
+                assert arg.annotation is not None
+                ann = arg.annotation
+                is_scalar = isinstance(ann, ast.Subscript) and dotted(ann.value) == "pl.Scalar"
+                if is_scalar == first:
+                    bound[k] = self.bind(arg.arg, self.type(arg.annotation), arg, param=True)
+        return tuple(bound[k] for k in range(len(given)))
 
     def _returns(self, node: ast.expr | None) -> tuple[ir.Type, ...]:
         if node is None:
@@ -709,9 +987,12 @@ class _FunctionParser:
         if node.value is None:
             values: tuple[ir.Expr, ...] = ()
         elif isinstance(node.value, ast.Tuple):
-            values = tuple(self.index_expr(e, allow_any=True) for e in node.value.elts)
+            values = tuple(self._return_value(e, want) for e, want in zip(
+                node.value.elts, (*returns, *([None] * len(node.value.elts))), strict=False))
         else:
-            values = (self.index_expr(node.value, allow_any=True),)
+            values = (self._return_value(node.value, returns[0] if len(returns) == 1 else None),)
+        if self.node.returns is None:
+            return ir.ReturnStmt(values, span=self.span(node))  # the reference prints such returns
         if len(values) != len(returns):
             self.error(f"return has {len(values)} values but the function is annotated with "
                        f"{len(returns)}", node)
@@ -721,6 +1002,16 @@ class _FunctionParser:
                 self.error(f"return value has type {type_text(got)} but the function returns "
                            f"{type_text(want)}", node)
         return ir.ReturnStmt(values, span=self.span(node))
+
+    def _return_value(self, node: ast.expr, want: ir.Type | None) -> ir.Expr:
+        """A returned value; `return pl.op(...)` hoists the call into a temporary typed by the
+        return annotation."""
+        if isinstance(node, ast.Call) and self.calls.is_call(node):
+            call, typ = self.calls.call(node, want)
+            var = self.temp(typ, node)
+            self.pending.append(ir.AssignStmt(var, call, span=self.span(node)))
+            return var
+        return self.index_expr(node, allow_any=True)
 
     # -- the allocation prefix
 
@@ -757,107 +1048,23 @@ class _FunctionParser:
                         (("pinned", ir.ConstInt(1, ir.DType.BOOL)),), span=self.span(call))
         return ir.AssignStmt(var, value, span=self.span(node))
 
-    # -- types
+    # -- types (`slotsat.core.dsl.annotations`)
 
     def dtype(self, node: ast.expr) -> ir.DType:
-        name = dotted(node)
-        if name is not None and name.startswith("pl.") and name[3:] in _DTYPES:
-            return _DTYPES[name[3:]]
-        if name is not None and name.startswith("pl."):
-            self.error(f"unsupported DSL construct '{name}'", node)
-        self.error(f"expected a dtype such as pl.FP32, got {self.mp.source(node)}", node)
+        return self.types.dtype(node)
 
     def space(self, node: ast.expr) -> ir.MemorySpace:
-        name = dotted(node) or ""
-        for prefix in ("pl.Mem.", "pl.MemorySpace."):
-            if name.startswith(prefix) and name[len(prefix):] in _SPACES:
-                return _SPACES[name[len(prefix):]]
-        if name.startswith("pl."):
-            self.error(f"unsupported DSL construct '{name}'", node)
-        self.error(f"expected a memory space such as pl.Mem.Vec, got {self.mp.source(node)}", node)
+        return self.types.space(node)
 
     def is_space(self, node: ast.expr) -> bool:
-        name = dotted(node) or ""
-        return name.startswith(("pl.Mem.", "pl.MemorySpace."))
+        return self.types.is_space(node)
 
     def shape(self, node: ast.expr) -> tuple[int, ...]:
-        if not isinstance(node, ast.List | ast.Tuple):
-            self.error(f"tile shape entries must be positive integer literals, got {self.mp.source(node)}",
-                       node)
-        dims: list[int] = []
-        for elt in node.elts:
-            value = _is_int_literal(elt)
-            if value is None or value < 1:
-                self.error(f"tile shape entries must be positive integer literals, got "
-                           f"{self.mp.source(elt)}", elt)
-            self.mp.fits(value, ir.DType.INDEX, elt)
-            dims.append(value)
-        if len(dims) not in (1, 2):
-            self.error(f"a tile or tensor shape has rank 1 or 2, got rank {len(dims)}", node)
-        return tuple(dims)
+        """A tile shape: rank 1 or 2, positive static entries."""
+        return self.types.tile_shape(node)
 
     def type(self, node: ast.expr) -> ir.Type:
-        if dotted(node) == "pl.Ptr":
-            return ir.PtrType()
-        if not isinstance(node, ast.Subscript):
-            name = dotted(node)
-            if name is not None and name.startswith("pl."):
-                self.error(f"unsupported DSL construct '{name}'", node)
-            self.error(f"expected a type annotation such as pl.Tile[...], got {self.mp.source(node)}", node)
-        head = dotted(node.value)
-        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if head == "pl.Scalar":
-            if len(items) != 1:
-                self.error("pl.Scalar takes one dtype: pl.Scalar[pl.INDEX]", node)
-            return ir.ScalarType(self.dtype(items[0]))
-        if head == "pl.Tensor":
-            if len(items) != 2:
-                self.error("pl.Tensor takes a shape and a dtype: pl.Tensor[[D0, D1], pl.FP32]", node)
-            return ir.TensorType(self.shape(items[0]), self.dtype(items[1]))
-        if head == "pl.Out":
-            inner = self.type(node.slice)
-            if not isinstance(inner, ir.TensorType):
-                self.error("pl.Out takes a tensor type: pl.Out[pl.Tensor[...]]", node)
-            return ir.TensorType(inner.shape, inner.dtype, True)
-        if head == "pl.Tile":
-            return self._tile_type(node, items)
-        if head is not None and head.startswith("pl."):
-            self.error(f"unsupported DSL construct '{head}'", node.value)
-        self.error(f"expected a type annotation such as pl.Tile[...], got {self.mp.source(node)}", node)
-
-    def _tile_type(self, node: ast.Subscript, items: list[ast.expr]) -> ir.TileType:
-        if len(items) < 2:
-            self.error("pl.Tile takes a shape and a dtype: pl.Tile[[R, C], pl.FP32, ...]", node)
-        shape = self.shape(items[0])
-        dtype = self.dtype(items[1])
-        space: ir.MemorySpace | None = None
-        memref: ir.MemRef | None = None
-        valid: tuple[ir.Expr, ...] | None = None
-        seen: set[str] = set()
-        for extra in items[2:]:
-            if self.is_space(extra):
-                kind = "memory space"
-                space = self.space(extra)
-            elif isinstance(extra, ast.Call) and dotted(extra.func) == "pl.TileView":
-                kind = "TileView"
-                valid = self._tile_view(extra, shape)
-            else:
-                kind = "MemRef"
-                memref = self.memref(extra)
-            if kind in seen:
-                self.error(f"a tile annotation gives its {kind} twice", extra)
-            seen.add(kind)
-        if memref is not None and space is None:
-            self.error("Tile annotation with a memref argument must also specify explicit memory space", node)
-        return ir.TileType(shape, dtype, space, memref, _valid_or_none(shape, valid))
-
-    def _tile_view(self, node: ast.Call, shape: tuple[int, ...]) -> tuple[ir.Expr, ...]:
-        if node.args or len(node.keywords) != 1 or node.keywords[0].arg != "valid_shape":
-            self.error("pl.TileView takes only valid_shape=[...]", node)
-        valid = self.expr_list(node.keywords[0].value)
-        if len(valid) != len(shape):
-            self.error(f"valid_shape has {len(valid)} entries but the tile has rank {len(shape)}", node)
-        return valid
+        return self.types.type(node)
 
     # -- MemRefs
 
@@ -947,29 +1154,76 @@ class _FunctionParser:
               ) -> tuple[list[ir.Stmt], _YieldInfo | None]:
         """Parse a statement list. `kind` is "function", "loop" or "branch"; a yield is
         accepted only as the last statement of a loop body or branch. `after` are the names
-        read after the list (the escaping rule of `slotsat.core.dsl.ssa`)."""
+        read after the list (the escaping rule of `slotsat.core.dsl.ssa`). Calls hoisted out of
+        a statement (`self.pending`) come just before it."""
         items = [s for s in stmts if not isinstance(s, ast.Pass)]
         needs = ssa.Needs(self.analysis, items, after)
         out: list[ir.Stmt] = []
+        outer, self.pending = self.pending, []  # a header's hoisted calls belong before the header
+        try:
+            info = self._block_items(items, kind, out, needs)
+        finally:
+            self.pending = outer
+        return out, info
+
+    def _block_items(self, items: list[ast.stmt], kind: str, out: list[ir.Stmt], needs: ssa.Needs
+                     ) -> _YieldInfo | None:
         info: _YieldInfo | None = None
         for position, node in enumerate(items):
             self.mp.last_span = self.span(node)
+            if (self._is_yield(node) and isinstance(node, ast.Expr) and kind in ("loop", "branch")
+                    and position == len(items) - 1 and isinstance(node.value, ast.Call)
+                    and not node.value.args and not node.value.keywords):
+                continue  # `pl.yield_()`: the reference's empty yield ends a body that carries nothing
             if self._is_yield(node):
-                if kind == "function" or position != len(items) - 1:
+                if kind not in ("loop", "branch") or position != len(items) - 1:
                     self.error("pl.yield_ must be the last statement of a loop body or an if branch", node)
                 info = self._yield(node)
+                out.extend(self.pending)
+                self.pending.clear()
                 continue
-            if isinstance(node, ast.For):
-                out.append(self.for_stmt(node, needs))
+            if (isinstance(node, ast.With) and kind in ("loop", "branch") and position == len(items) - 1
+                    and node.body and self._is_yield(node.body[-1])):
+                # `with pl.scope(): ...; x = pl.yield_(...)` as a whole loop body (the reference's
+                # printed form): the yield is not a runtime operation, so it moves after the scope.
+                scope, info = self.with_stmt(node, needs, tail=True)
+                out.extend(self.pending)
+                self.pending.clear()
+                out.append(scope)
                 continue
-            out.append(self.stmt(node))
-        return out, info
+            last = position == len(items) - 1
+            if isinstance(node, ast.Return) and kind == "branch" and last:
+                if not self._returns_here:
+                    self.error("a return may end an if branch only when the if is the last statement of "
+                               "the function", node)
+                ret = self._return(node, self.returns)
+                out.extend(self.pending)
+                self.pending.clear()
+                out.append(ret)
+                continue
+            saved = self._returns_here
+            self._returns_here = isinstance(node, ast.If) and last and (
+                (kind == "function" and self._function_tail) or (kind == "branch" and saved))
+            try:
+                stmt = self.stmt(node, needs)
+            finally:
+                self._returns_here = saved
+            out.extend(self.pending)
+            self.pending.clear()
+            out.append(stmt)
+        return info
 
-    def stmt(self, node: ast.stmt) -> ir.Stmt:
+    def stmt(self, node: ast.stmt, needs: ssa.Needs | None = None) -> ir.Stmt:
+        """One statement; `needs` knows the names read after each loop or scope of the list it
+        stands in (`slotsat.core.dsl.ssa`)."""
         if isinstance(node, ast.For):
-            return self.for_stmt(node, None)
+            return self.for_stmt(node, needs)
         if isinstance(node, ast.If):
             return self.if_stmt(node)
+        if isinstance(node, ast.While):
+            return self.while_stmt(node, needs)
+        if isinstance(node, ast.With):
+            return self.with_stmt(node, needs)[0]
         if isinstance(node, ast.Assign | ast.AnnAssign):
             return self.assign(node)
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -979,6 +1233,8 @@ class _FunctionParser:
         if self._is_alloc(node):
             self.error("pl.tile.alloc(..., pinned=True) statements are accepted only at the top of a "
                        "function body", node)
+        if self._is_func_attr(node):
+            self.error("pl.func_attr({...}) must be the first statement of a function body", node)
         self.error(f"unsupported syntax: {_stmt_kind(node)}", node)
 
     def _is_yield(self, node: ast.stmt) -> bool:
@@ -999,6 +1255,8 @@ class _FunctionParser:
             if not isinstance(node.target, ast.Name):
                 self.error("unsupported syntax: yield target", node.target)
             targets.append((node.target.id, node.annotation, node.target))
+            # Read inside the body: the result's type may name the body's scalars (a valid shape).
+            self._yield_types[id(node.annotation)] = self.type(node.annotation)
         else:
             if len(node.targets) != 1:
                 self.error("unsupported syntax: chained assignment", node)
@@ -1016,20 +1274,25 @@ class _FunctionParser:
         got = _expr_type(value)
         if annotation is None:
             return got
-        return self.agree(self.type(annotation), got, "pl.yield_", annotation)
+        annot = self._yield_types.get(id(annotation)) or self.type(annotation)
+        return self.agree(annot, got, "pl.yield_", annotation)
 
     # -- loops
 
-    def for_stmt(self, node: ast.For, needs: ssa.Needs | None) -> ir.ForStmt:
+    def for_stmt(self, node: ast.For, needs: ssa.Needs | None) -> ir.ForStmt | ir.WhileStmt:
         """A loop; `needs` knows the names read after it (`slotsat.core.dsl.ssa`: the body's
         rebindings of names bound before the loop, and of names read after it, become
         carried values after the author's)."""
-        fname = self._loop_call(node)
         call = node.iter
+        if isinstance(call, ast.Call) and dotted(call.func) == "pl.while_":
+            return self.ssa_while(node, call, needs)
+        fname = self._loop_call(node)
         assert isinstance(call, ast.Call)
         is_pipeline = fname == "pl.pipeline"
         start, stop, step = self._bounds(call, fname)
         stages, inits, attrs = self._loop_keywords(call, is_pipeline)
+        if inits and fname == "pl.unroll":
+            self.error("pl.unroll() does not take init_values", call)
         iv_node, carried_nodes = self._loop_target(node.target, len(inits), call)
         before = self.env
         loop = self._enter_loop(node, iv_node, carried_nodes, inits, needs)
@@ -1043,34 +1306,37 @@ class _FunctionParser:
         results = self._loop_results(loop, info, before, iv_node, carried_nodes)
         if values:
             body.append(ir.YieldStmt(tuple(values), span=info.span if info is not None else loop.span))
-        kind = ir.ForKind.PIPELINE if is_pipeline else ir.ForKind.SEQUENTIAL
+        assert loop.loop_var is not None
         all_attrs = ((ir.PIPELINE_STAGES, stages), *attrs) if is_pipeline else attrs
-        return ir.ForStmt(kind, loop.loop_var, start, stop, step, tuple(loop.iter_args), tuple(results),
-                          ir.SeqStmts(tuple(body)), tuple(all_attrs), span=loop.span)
+        return ir.ForStmt(_LOOP_KINDS[fname], loop.loop_var, start, stop, step, tuple(loop.iter_args),
+                          tuple(results), ir.SeqStmts(tuple(body)), tuple(all_attrs), span=loop.span)
 
     def _loop_call(self, node: ast.For) -> str:
-        """`pl.range` or `pl.pipeline`: what the loop iterates over."""
+        """`pl.range`, `pl.pipeline`, `pl.parallel` or `pl.unroll`: what the loop iterates over."""
         if node.orelse:
             self.error("unsupported syntax: for ... else", node)
         call = node.iter
         fname = dotted(call.func) if isinstance(call, ast.Call) else None
         if fname == "range":
             self.error("unsupported syntax: plain Python range (write pl.range)", call)
-        if not isinstance(call, ast.Call) or fname not in ("pl.range", "pl.pipeline"):
+        if not isinstance(call, ast.Call) or fname not in _LOOP_KINDS:
+            if fname in _ABOVE_TILE_SCOPES:
+                self.error(ABOVE_TILE.format(what=f"'for ... in {fname}(...)'"), call)
             if fname is not None and fname.startswith("pl."):
                 self.error(f"unsupported DSL construct '{fname}'", call)
             self.error("unsupported syntax: a loop must iterate over pl.range(...) or pl.pipeline(...)", call)
         assert fname is not None
         return fname
 
-    def _enter_loop(self, node: ast.For, iv_node: ast.Name, carried_nodes: list[ast.Name],
+    def _enter_loop(self, node: ast.For | ast.While, iv_node: ast.Name | None, carried_nodes: list[ast.Name],
                     inits: tuple[ir.Expr, ...], needs: ssa.Needs | None) -> _Loop:
         """Bind the loop's header and decide what it carries besides the author's values:
         the names its body rebinds that are bound before it, then (without `init_values`)
-        the names first bound inside it and read after it."""
+        the names first bound inside it and read after it. A while loop has no loop
+        variable (`iv_node` None)."""
         span = self.span(node)
         before = self.env
-        own = {iv_node.id, *(n.id for n in carried_nodes)}
+        own = {*([iv_node.id] if iv_node is not None else []), *(n.id for n in carried_nodes)}
         rebound = self.analysis.loop_binds(node) - own
         implicit = sorted(n for n in rebound if ssa.is_live(before.get(n)))
         # escaping: first bound inside, read after (only names read on a later line can be)
@@ -1079,10 +1345,11 @@ class _FunctionParser:
             n for n in rebound if not ssa.is_live(before.get(n)) and self.last_read.get(n, 0) > end]
         escaping = sorted(n for n in later if n in needs.of(node)) if later and needs is not None else []
         self.env = before.child()
-        if iv_node.id == "_":
+        loop_var: ir.Var | None = None
+        if iv_node is not None and iv_node.id == "_":
             loop_var = ir.Var("_", ir.ScalarType(ir.DType.INDEX), span=self.span(iv_node))
             self.env["_"] = ssa.Unbound("a loop variable spelled _ cannot be read")
-        else:
+        elif iv_node is not None:
             loop_var = self.bind(iv_node.id, ir.ScalarType(ir.DType.INDEX), iv_node)
         iter_args = [ir.IterArg(self.bind(n.id, _expr_type(init), n), init)
                      for n, init in zip(carried_nodes, inits, strict=True)]
@@ -1121,7 +1388,7 @@ class _FunctionParser:
         return values
 
     def _loop_results(self, loop: _Loop, info: _YieldInfo | None, before: ssa.Scope,
-                      iv_node: ast.Name, carried_nodes: list[ast.Name]) -> list[ir.Var]:
+                      iv_node: ast.Name | None, carried_nodes: list[ast.Name]) -> list[ir.Var]:
         """Bind the loop's results (the author's yield targets, then one per added carried
         value) in the scope after the loop, where its own names have no value."""
         where = loop.where
@@ -1129,7 +1396,8 @@ class _FunctionParser:
         for name in loop.rebound:
             if name not in loop.slots and not ssa.is_live(before.get(name)):
                 after[name] = ssa.Unbound(f"it is bound only inside the loop at {where}")
-        after[iv_node.id] = ssa.Unbound(f"it is the loop variable of the loop at {where}")
+        if iv_node is not None:
+            after[iv_node.id] = ssa.Unbound(f"it is the loop variable of the loop at {where}")
         for n in carried_nodes:
             after[n.id] = ssa.Unbound(f"it is carried by the loop at {where}; its result is the name "
                                       "its pl.yield_ binds")
@@ -1164,7 +1432,8 @@ class _FunctionParser:
                        span: Span) -> ir.Var:
         """The initial value of a name first bound inside a loop and read after it: the first
         output parameter whose current binding has its type (the reference's FindInitValue)."""
-        for param, arg in zip(self.params, self.node.args.args[1:], strict=True):
+        given = [a for a in self.node.args.args if not (a.arg == "self" and a.annotation is None)]
+        for param, arg in zip(self.params, given, strict=True):
             if not (isinstance(param.type, ir.TensorType) and param.type.is_out):
                 continue
             b = before.get(arg.arg)
@@ -1180,6 +1449,9 @@ class _FunctionParser:
         bounds: list[ir.Expr] = []
         for arg in call.args:
             bound = self.index_expr(arg)
+            dtype = ir.expr_dtype(bound)
+            if dtype is not ir.DType.INDEX and dtype.is_int_arith and not isinstance(bound, ir.ConstInt):
+                bound = ir.Cast(bound, ir.DType.INDEX, span=self.span(arg))  # the reference's implicit cast
             if ir.expr_dtype(bound) is not ir.DType.INDEX:
                 self.error(f"loop bounds must be pl.INDEX, got {_dtype_text(ir.expr_dtype(bound))}; "
                            "insert pl.cast", arg)
@@ -1204,7 +1476,8 @@ class _FunctionParser:
         for kw in call.keywords:
             if kw.arg == "stage":
                 if not is_pipeline:
-                    self.error("stage= is only supported on pl.pipeline(), not pl.range()", kw.value)
+                    self.error(f"stage= is only supported on pl.pipeline(), not {dotted(call.func)}()",
+                               kw.value)
                 stages = self._stage(kw.value)
                 has_stage = True
             elif kw.arg == "init_values":
@@ -1218,7 +1491,7 @@ class _FunctionParser:
                     self.error("pipeline_stages may not be given through attrs=; write "
                                "pl.pipeline(..., stage=F)", kw.value)
             else:
-                name = "pl.pipeline" if is_pipeline else "pl.range"
+                name = dotted(call.func) or "pl.range"
                 self.error(f"{name}() got an unexpected keyword '{kw.arg}'", kw.value if kw.arg else call)
         if is_pipeline and not has_stage:
             self.error("pl.pipeline() requires stage= (positive integer)", call)
@@ -1251,11 +1524,46 @@ class _FunctionParser:
             if literal is not None:
                 self.mp.fits(literal, ir.DType.INT64, value)
                 attr = literal
+            elif isinstance(value, ast.Constant) and type(value.value) is float:
+                attr = self.finite(value.value, value)
+            elif isinstance(value, ast.Constant) and isinstance(value.value, bool | str):
+                attr = value.value
+            elif (isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub)
+                  and isinstance(value.operand, ast.Constant) and type(value.operand.value) is float):
+                attr = -self.finite(value.operand.value, value)
+            else:
+                self.error(f"attrs values must be int, float, bool or string literals, got "
+                           f"{self.mp.source(value)}", value)
+            out.append((key.value, attr))
+        return out
+
+    def call_attrs(self, node: ast.expr) -> list[tuple[str, ir.AttrValue]]:
+        """A call's or function's `attrs={...}` / `pl.func_attr({...})`: literal values as in
+        loop attributes, and the reference's other attribute values (dtypes, memory spaces,
+        enum members, lists, variables, expressions) as call arguments."""
+        if not isinstance(node, ast.Dict):
+            self.error(f'attrs must be a dict literal: attrs={{"KEY": VALUE}}, got {self.mp.source(node)}',
+                       node)
+        out: list[tuple[str, ir.AttrValue]] = []
+        seen: set[str] = set()
+        for key, value in zip(node.keys, node.values, strict=True):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                self.error(f"attrs keys must be string literals, got "
+                           f"{self.mp.source(key) if key is not None else '**'}", key or node)
+            if key.value in seen:
+                self.error(f"attrs key '{key.value}' is given twice", key)
+            seen.add(key.value)
+            literal = _is_int_literal(value)
+            attr: ir.AttrValue
+            if literal is not None:
+                self.mp.fits(literal, ir.DType.INT64, value)
+                attr = literal
+            elif isinstance(value, ast.Constant) and type(value.value) is float:
+                attr = self.finite(value.value, value)
             elif isinstance(value, ast.Constant) and isinstance(value.value, bool | str):
                 attr = value.value
             else:
-                self.error(f"attrs values must be int, bool or string literals, got {self.mp.source(value)}",
-                           value)
+                attr = self.calls.arg(value)
             out.append((key.value, attr))
         return out
 
@@ -1275,14 +1583,113 @@ class _FunctionParser:
             return target.elts[0], [n for n in names if isinstance(n, ast.Name)]
         self.error("unsupported syntax: loop target (write for i in ... or for i, (a,) in ...)", target)
 
+    # -- while and scopes
+
+    def while_stmt(self, node: ast.While, needs: ssa.Needs | None) -> ir.WhileStmt:
+        """`while COND:`. Its body does not yield; the names it rebinds that are bound before
+        it (and, as for a for loop, the names first bound in it and read after it) become
+        carried values, which the condition reads, as the reference's ConvertToSSA does."""
+        if node.orelse:
+            self.error("unsupported syntax: while ... else", node)
+        before = self.env
+        loop = self._enter_loop(node, None, [], (), needs)
+        cond = self._condition(node.test, "a while condition")
+        if self.pending:
+            self.error("a while condition is evaluated on every iteration; assign the call to a name in the "
+                       "loop body instead", node.test)
+        body, info = self.block(node.body, "while")
+        assert info is None
+        values = self._close_carries(loop, before)
+        results = self._loop_results(loop, None, before, None, [])
+        if values:
+            body.append(ir.YieldStmt(tuple(values), span=loop.span))
+        return ir.WhileStmt(cond, tuple(loop.iter_args), tuple(results), ir.SeqStmts(tuple(body)),
+                            span=loop.span)
+
+    def ssa_while(self, node: ast.For, call: ast.Call, needs: ssa.Needs | None) -> ir.WhileStmt:
+        """`for (a, b) in pl.while_(init_values=(A0, B0)):` whose body starts with
+        `pl.cond(COND)` and ends with `x, y = pl.yield_(...)` (the names its body rebinds
+        besides are carried after the author's values, as in a for loop)."""
+        if node.orelse:
+            self.error("unsupported syntax: for ... else", node)
+        if call.args or len(call.keywords) != 1 or call.keywords[0].arg != "init_values":
+            self.error("pl.while_ takes only init_values=(...)", call)
+        init_node = call.keywords[0].value
+        if not isinstance(init_node, ast.Tuple | ast.List) or not init_node.elts:
+            self.error("init_values must be a non-empty tuple: init_values=(A,)", init_node)
+        inits = tuple(self.index_expr(e, allow_any=True) for e in init_node.elts)
+        target = node.target
+        elts = target.elts if isinstance(target, ast.Tuple | ast.List) else []
+        names = [n for n in elts if isinstance(n, ast.Name)]
+        if not names or len(names) != len(elts):
+            self.error("unsupported syntax: loop target (write for (a, b) in pl.while_(...))", target)
+        if len(names) != len(inits):
+            self.error(f"init_values has {len(inits)} values but the loop unpacks {len(names)} names", target)
+        body_nodes = [s for s in node.body if not isinstance(s, ast.Pass)]
+        first = body_nodes[0] if body_nodes else None
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Call)
+                and dotted(first.value.func) == "pl.cond" and len(first.value.args) == 1
+                and not first.value.keywords):
+            self.error("the body of a pl.while_ loop must start with pl.cond(CONDITION)", first or node)
+        before = self.env
+        loop = self._enter_loop(node, None, names, inits, needs)
+        cond = self._condition(first.value.args[0], "pl.cond")
+        if self.pending:
+            self.error("pl.cond is evaluated on every iteration; it cannot contain a call", first)
+        body, info = self.block(body_nodes[1:], "loop")
+        if info is None:
+            self.error("a loop with init_values must end with pl.yield_", node.body[-1])
+        if len(info.values) != len(inits):
+            self.error(f"pl.yield_ has {len(info.values)} values but the loop carries {len(inits)}",
+                       info.node)
+        values = [*info.values, *self._close_carries(loop, before)]
+        results = self._loop_results(loop, info, before, None, names)
+        body.append(ir.YieldStmt(tuple(values), span=info.span))
+        return ir.WhileStmt(cond, tuple(loop.iter_args), tuple(results), ir.SeqStmts(tuple(body)),
+                            span=loop.span)
+
+    def _condition(self, node: ast.expr, what: str) -> ir.Expr:
+        cond = self.index_expr(node)
+        if ir.expr_dtype(cond) is not ir.DType.BOOL:
+            self.error(f"{what} must be a comparison or a pl.BOOL scalar", node)
+        return cond
+
+    def with_stmt(self, node: ast.With, needs: ssa.Needs | None, tail: bool = False
+                  ) -> tuple[ir.ScopeStmt, _YieldInfo | None]:
+        """`with pl.scope():` / `with pl.scope(mode=pl.ScopeMode.MANUAL):`. With `tail` (the
+        scope ends a loop body or a branch) its body may end with the yield, returned apart.
+        A scope does not scope names: its body binds in the enclosing scope, and the names
+        read after the scope are read after its body (`needs`)."""
+        if len(node.items) != 1:
+            self.error("unsupported syntax: a with statement with several items", node)
+        item = node.items[0]
+        ctx = item.context_expr
+        name = dotted(ctx.func) if isinstance(ctx, ast.Call) else dotted(ctx)
+        if name in _ABOVE_TILE_SCOPES:
+            self.error(ABOVE_TILE.format(what=f"'with {name}(...)'"), ctx)
+        if name != "pl.scope" or not isinstance(ctx, ast.Call):
+            if name is not None and name.startswith("pl."):
+                self.unknown_pl(name, ctx)
+            self.error("unsupported syntax: with statement (only with pl.scope(): ...)", node)
+        if item.optional_vars is not None:
+            self.error("unsupported syntax: with pl.scope() as NAME", item.optional_vars)
+        manual = False
+        if ctx.args or len(ctx.keywords) > 1:
+            self.error("pl.scope takes only mode=pl.ScopeMode.X", ctx)
+        for kw in ctx.keywords:
+            if kw.arg != "mode":
+                self.error(f"pl.scope() got an unexpected keyword '{kw.arg}'", kw.value)
+            manual = self.types.enum(kw.value, "pl.ScopeMode") == "MANUAL"
+        after = needs.of(node) if needs is not None else frozenset()
+        body, info = self.block(node.body, "branch" if tail else "scope", after=after)
+        return ir.ScopeStmt(manual, ir.SeqStmts(tuple(body)), span=self.span(node)), info
+
     # -- if
 
     def if_stmt(self, node: ast.If) -> ir.IfStmt:
         """An if; names its branches rebind become its results, ahead of the author's
         (`slotsat.core.dsl.ssa`)."""
-        cond = self.index_expr(node.test)
-        if ir.expr_dtype(cond) is not ir.DType.BOOL:
-            self.error("an if condition must be a comparison or a pl.BOOL scalar", node.test)
+        cond = self._condition(node.test, "an if condition")
         span = self.span(node)
         before = self.env
         self.env = before.child()
@@ -1296,8 +1703,16 @@ class _FunctionParser:
         else_env = self.env
         if then_info is not None or else_info is not None:
             self._check_if_yields(then_info, else_info)
+        # A branch that ends with return leaves nothing to the code after the if.
+        returns = [_ends_with_return(b) for b in (then_body, else_body)]
+        then_env = before.child() if returns[0] else then_env
+        else_env = before.child() if returns[1] else else_env
         explicit = None if then_info is None else {t[0] for t in then_info.targets}
         after, phis = self._if_merge(before, then_env, else_env, explicit, span)
+        if phis and any(returns):
+            self.error(f"'{phis[0][0]}' is rebound in the if at {span.line}:{span.col}, one of whose "
+                       "branches ends with return, so the if would need a result that branch never "
+                       f"yields; bind '{phis[0][0]}' after the if instead", span)
         self.env = before
         before.local.update(after)
         results = [self.binder(name, tv.type, span) for name, tv, _ in phis]
@@ -1398,6 +1813,8 @@ class _FunctionParser:
         if isinstance(target, ast.Tuple | ast.List):
             self.error("unsupported syntax: tuple unpacking (only NAME1, NAME2 = pl.yield_(...))", target)
         if isinstance(target, ast.Subscript):
+            if _has_slice(target.slice):
+                self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(target)}'"), target)
             self.error("unsupported syntax: subscripted assignment target", target)
         if isinstance(target, ast.Attribute):
             self.error("unsupported syntax: attribute assignment target", target)
@@ -1406,7 +1823,10 @@ class _FunctionParser:
         assert value_node is not None
         annot = None if annotation is None else self.type(annotation)
         value, inferred, what = self.value(value_node, annot)
-        typ = inferred if annot is None else self.agree(annot, inferred, what, annotation or node)
+        if isinstance(value, ir.TupleGetItem) and annot is not None and type(annot) is type(inferred):
+            typ = annot  # the reference's element annotation is the binder's type
+        else:
+            typ = inferred if annot is None else self.agree(annot, inferred, what, annotation or node)
         self.rebinding(target.id, typ, target)
         var = self.bind(target.id, typ, target)
         return ir.AssignStmt(var, value, span=self.span(node))
@@ -1415,33 +1835,39 @@ class _FunctionParser:
         """The value of an assignment, its type, and what to call it in messages."""
         if isinstance(node, ast.Call):
             name = dotted(node.func)
-            if name in ("pl.const", "pl.cast") and not self._is_tile_cast(node):
-                expr = self.index_expr(node)
+            if name in ("pl.const", "pl.cast", "pl.min", "pl.max") and not self.is_tile_cast(node):
+                expr = self.index_expr(node, allow_float=True)
                 return expr, _expr_type(expr), "the expression"
             if name == "pl.tile.alloc":
                 self.error("pl.tile.alloc(..., pinned=True) statements are accepted only at the top of a "
                            "function body", node)
-            call, typ = self.op_call(node, annot)
-            return call, typ, f"pl.{call.op}"
+            if self.calls.is_call(node):
+                call, typ = self.op_call(node, annot)
+                return call, typ, _call_text(call)
         if isinstance(node, ast.Name):
             var = self.lookup(node.id, node)
             if isinstance(var.type, ir.PtrType):
                 self.error(f"'{node.id}' is a pointer; it may only appear as a MemRef base", node)
             return var, var.type, f"'{node.id}'"
-        expr = self.index_expr(node, allow_float=True)
+        expr = self.index_expr(node, allow_float=True, allow_any=True)
         return expr, _expr_type(expr), "the expression"
 
     def eval_stmt(self, node: ast.Expr, call: ast.Call) -> ir.EvalStmt:
         name = dotted(call.func)
-        if name in ("pl.const", "pl.cast") and not self._is_tile_cast(call):
+        if name in ("pl.const", "pl.cast", "pl.min", "pl.max") and not self.is_tile_cast(call):
             self.error("unsupported syntax: expression statement", node)
         if name == "pl.tile.alloc":
             self.error("pl.tile.alloc(..., pinned=True) statements are accepted only at the top of a "
                        "function body", node)
+        if not self.calls.is_call(call):
+            if name is not None and name.startswith(("pl.", "pld.")):
+                self.unknown_pl(name, call.func)
+            self.error(f"unsupported syntax: call of '{self.mp.source(call.func)}'", call.func)
         op_call, _ = self.op_call(call, None, statement=True)
         return ir.EvalStmt(op_call, span=self.span(node))
 
-    def _is_tile_cast(self, node: ast.Call) -> bool:
+    def is_tile_cast(self, node: ast.Call) -> bool:
+        """`pl.cast(t, DTYPE)` of a tile (the op `tile.cast`), not the scalar cast."""
         if dotted(node.func) != "pl.cast" or not node.args or not isinstance(node.args[0], ast.Name):
             return False
         b = self.env.get(node.args[0].id)
@@ -1449,7 +1875,11 @@ class _FunctionParser:
         return isinstance(var, ir.Var) and isinstance(var.type, ir.TileType)
 
     def agree(self, annot: ir.Type, got: ir.Type, what: str, node: ast.AST) -> ir.Type:
-        """Check an annotation against the value's type (§6.3); return the binder's type."""
+        """Check an annotation against the value's type (§6.3); return the binder's type.
+
+        The annotation is the reference's type for printed IR, so it wins where slotsat's
+        rule is only a default: the valid shape (checked for `tile.load`, whose valid shape is
+        an argument) and the explicit `pl.TileView` layout fields."""
         mismatch = f"annotation says {type_text(annot)} but {what} produces {type_text(got)}"
         if isinstance(annot, ir.TileType):
             if not isinstance(got, ir.TileType) or got.shape != annot.shape or got.dtype != annot.dtype:
@@ -1457,12 +1887,16 @@ class _FunctionParser:
             if annot.memory_space is not None and got.memory_space is not None and (
                     annot.memory_space != got.memory_space):
                 self.error(mismatch, node)
-            if annot.valid_shape is not None and annot.valid_shape != got.valid_shape:
+            is_load = what == "pl.tile.load"
+            if is_load and annot.valid_shape is not None and annot.valid_shape != got.valid_shape:
                 self.error(f"annotation says valid_shape={_exprs_text(annot.effective_valid_shape)} "
                            f"but {what} "
                            f"produces valid_shape={_exprs_text(got.effective_valid_shape)}", node)
+            valid = annot.valid_shape if annot.valid_shape is not None else got.valid_shape
+            if what != "pl.tile.load" and annot.valid_shape is None and annot.layout is not None:
+                valid = None  # the reference printed the whole view; an absent valid shape is the full one
             return ir.TileType(annot.shape, annot.dtype, annot.memory_space or got.memory_space, annot.memref,
-                               annot.valid_shape if annot.valid_shape is not None else got.valid_shape)
+                               valid, annot.layout)
         if not _same_kind_shape_dtype(annot, got):
             self.error(mismatch, node)
         return annot
@@ -1472,66 +1906,49 @@ class _FunctionParser:
     def op_call(self, node: ast.Call, annot: ir.Type | None,
                 statement: bool = False) -> tuple[ir.Call, ir.Type]:
         name = dotted(node.func)
-        op = _op_name(name)
-        if op is None:
-            if name is not None and name.startswith("pl."):
-                self.error(f"unsupported DSL construct '{name}'", node.func)
+        if not self.calls.is_call(node):
+            if name is not None and name.startswith(("pl.", "pld.")):
+                self.unknown_pl(name, node.func)
             self.error(f"unsupported syntax: call of '{self.mp.source(node.func)}'", node.func)
-        spec = ops.lookup(op)
-        if spec is None or not spec.in_subset:
-            if annot is None and not statement:
-                self.error(f"unsupported DSL construct '{name}'", node.func)
-            return self._opaque(node, op, annot)
-        return _OpCall(self, node, spec, annot).build()
-
-    def _opaque(self, node: ast.Call, op: str, annot: ir.Type | None) -> tuple[ir.Call, ir.Type]:
-        args = tuple(self.opaque_arg(a) for a in node.args)
-        kwargs: list[tuple[str, ir.CallArg]] = []
-        attrs: list[tuple[str, ir.AttrValue]] = []
-        for kw in node.keywords:
-            if kw.arg is None:
-                self.error("unsupported syntax: **kwargs in a call", kw.value)
-            if kw.arg == "attrs":
-                attrs = self.attrs(kw.value)
-            else:
-                kwargs.append((kw.arg, self.opaque_arg(kw.value)))
-        call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.span(node))
-        typ: ir.Type = annot if annot is not None else ir.ScalarType(ir.DType.INDEX)
-        if isinstance(typ, ir.TileType) and typ.memory_space is None:
-            first = next((a for a in args if isinstance(a, ir.Var) and isinstance(a.type, ir.TileType)), None)
-            if first is not None:
-                assert isinstance(first.type, ir.TileType)
-                typ = ir.TileType(typ.shape, typ.dtype, first.type.memory_space, typ.memref, typ.valid_shape)
-        return call, typ
+        return self.calls.call(node, annot, statement)
 
     def opaque_arg(self, node: ast.expr) -> ir.CallArg:
-        if isinstance(node, ast.List):
-            return ir.ExprList(self.expr_list(node), span=self.span(node))
-        if self.is_space(node):
-            return ir.SpaceArg(self.space(node))
-        name = dotted(node)
-        if name is not None and name.startswith("pl.") and name[3:] in _DTYPES:
-            return ir.DTypeArg(_DTYPES[name[3:]])
-        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
-            return ir.ConstInt(int(node.value), ir.DType.BOOL, span=self.span(node))
-        return self.index_expr(node, allow_any=True, allow_float=True)
+        return self.calls.arg(node)
 
-    def expr_list(self, node: ast.expr) -> tuple[ir.Expr, ...]:
+    def expr_list(self, node: ast.expr, dims: bool = False) -> tuple[ir.Expr, ...]:
         if not isinstance(node, ast.List | ast.Tuple):
             self.error(f"expected a list literal [...], got {self.mp.source(node)}", node)
-        return tuple(self.index_expr(e) for e in node.elts)
+        return tuple(self.index_expr(e, dims=dims) for e in node.elts)
 
     # -- scalar expressions
 
-    def index_expr(self, node: ast.expr, allow_any: bool = False, allow_float: bool = False) -> ir.Expr:
+    def index_expr(self, node: ast.expr, allow_any: bool = False, allow_float: bool = False,
+                   dims: bool = False) -> ir.Expr:
         """A scalar expression whose bare literals are INDEX (§7.1). With `allow_any`, a name
-        of any type (tile, tensor) is accepted at the top."""
-        if allow_any and isinstance(node, ast.Name):
-            var = self.lookup(node.id, node)
+        of any type (tile, tensor) is accepted at the top. With `dims` (a type annotation's
+        dimension), a name that is not defined is a symbolic dimension of the program."""
+        if allow_any and isinstance(node, ast.Name) and node.id not in self.mp.constants:
+            var = self.lookup_dim(node.id, node) if dims else self.lookup(node.id, node)
             if isinstance(var.type, ir.PtrType):
                 self.error(f"'{node.id}' is a pointer; it may only appear as a MemRef base", node)
             return var
-        return self.settle(self.expr(node, allow_float), ir.DType.INDEX)
+        if allow_any and isinstance(node, ast.Call) and self.calls.is_call(node) and not dims:
+            return self.calls.hoist(node)
+        if allow_any and isinstance(node, ast.Subscript):
+            return self._subscript(node)
+        saved = self._dims
+        self._dims = dims
+        try:
+            return self.settle(self.expr(node, allow_float), ir.DType.INDEX)
+        finally:
+            self._dims = saved
+
+    _dims = False
+
+    def lookup_dim(self, name: str, node: ast.AST) -> ir.Var:
+        """A name in a type's dimension: a local, else a symbolic dimension of the program."""
+        var = self.lookup_optional(name)
+        return var if var is not None else self.mp.dynamic(name, node)
 
     def settle(self, e: _Typed, dtype: ir.DType) -> ir.Expr:
         """A bare literal takes `dtype` (§7.1); an integer that does not fit it is an error."""
@@ -1544,6 +1961,28 @@ class _FunctionParser:
                     self.error(message, e.span)
             return ir.ConstInt(e.value, dtype, span=e.span)
         return e
+
+    def _literal(self, node: ast.Constant, allow_float: bool) -> _Typed:
+        if type(node.value) is int:
+            return _Bare(node.value, self.span(node))
+        if type(node.value) is float and allow_float:
+            return _Bare(self.finite(node.value, node), self.span(node))
+        if type(node.value) is bool:
+            return ir.ConstInt(int(node.value), ir.DType.BOOL, span=self.span(node))
+        self.error(f"unsupported syntax: literal {self.mp.source(node)}", node)
+
+    def _name(self, node: ast.Name) -> _Typed:
+        constant = self.mp.constants.get(node.id)
+        if constant is not None and self.lookup_optional(node.id) is None:
+            if isinstance(constant, bool):
+                return ir.ConstInt(int(constant), ir.DType.BOOL, span=self.span(node))
+            return _Bare(constant, self.span(node))
+        var = self.lookup_dim(node.id, node) if self._dims else self.lookup(node.id, node)
+        if not isinstance(var.type, ir.ScalarType):
+            kind = {ir.TileType: "a tile", ir.TensorType: "a tensor", ir.PtrType: "a pointer"}.get(
+                type(var.type), "not a scalar")
+            self.error(f"'{node.id}' is {kind}, not a scalar", node)
+        return var
 
     def expr(self, node: ast.expr, allow_float: bool = False) -> _Typed:
         """A scalar expression, its nesting bounded by `max_expr_depth()` (one limit for
@@ -1559,30 +1998,47 @@ class _FunctionParser:
 
     def _expr(self, node: ast.expr, allow_float: bool) -> _Typed:
         if isinstance(node, ast.Constant):
-            if type(node.value) is int:
-                return _Bare(node.value, self.span(node))
-            if type(node.value) is float and allow_float:
-                return _Bare(self.finite(node.value, node), self.span(node))
-            self.error(f"unsupported syntax: literal {self.mp.source(node)}", node)
+            return self._literal(node, allow_float)
         if isinstance(node, ast.Name):
-            var = self.lookup(node.id, node)
-            if not isinstance(var.type, ir.ScalarType):
-                kind = {ir.TileType: "a tile", ir.TensorType: "a tensor", ir.PtrType: "a pointer"}.get(
-                    type(var.type), "not a scalar")
-                self.error(f"'{node.id}' is {kind}, not a scalar", node)
-            return var
+            return self._name(node)
         if isinstance(node, ast.UnaryOp):
             return self._unary(node, allow_float)
         if isinstance(node, ast.BinOp):
             return self._binop(node)
+        if isinstance(node, ast.BoolOp):
+            return self._boolop(node)
         if isinstance(node, ast.Compare):
             return self._compare(node)
         if isinstance(node, ast.Call):
             return self._scalar_call(node)
+        if isinstance(node, ast.Subscript):
+            return self._scalar_subscript(node)
         name = dotted(node)
-        if name is not None and name.startswith("pl."):
-            self.error(f"unsupported DSL construct '{name}'", node)
+        if name is not None and name.startswith(("pl.", "pld.")):
+            self.unknown_pl(name, node)
         self.error(f"unsupported syntax: {_expr_kind(node)}", node)
+
+    def _subscript(self, node: ast.Subscript) -> ir.Expr:
+        """`t[k]` of a tuple-typed value (`ir.TupleGetItem`)."""
+        if _has_slice(node.slice):
+            self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(node)}'"), node)
+        base = self.index_expr(node.value, allow_any=True) if not isinstance(node.value, ast.Subscript) else (
+            self._subscript(node.value))
+        index = _is_int_literal(node.slice)
+        t = base.type if isinstance(base, ir.Var) else None
+        if not isinstance(t, ir.TupleType):
+            self.error(f"unsupported syntax: subscript of {self.mp.source(node.value)} (only t[K] of a "
+                       "tuple-typed value)", node)
+        if index is None or not 0 <= index < len(t.types):
+            self.error(f"a tuple index must be an integer literal in [0, {len(t.types)}), got "
+                       f"{self.mp.source(node.slice)}", node.slice)
+        return ir.TupleGetItem(base, index, span=self.span(node))
+
+    def _scalar_subscript(self, node: ast.Subscript) -> ir.Expr:
+        e = self._subscript(node)
+        if not (isinstance(e, ir.TupleGetItem) and isinstance(e.type, ir.ScalarType)):
+            self.error(f"'{self.mp.source(node)}' is not a scalar", node)
+        return e
 
     def _unary(self, node: ast.UnaryOp, allow_float: bool) -> _Typed:
         if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
@@ -1591,37 +2047,78 @@ class _FunctionParser:
                 return _Bare(-value, self.span(node))
             if type(value) is float and allow_float:
                 return _Bare(-self.finite(value, node), self.span(node))
-        if isinstance(node.op, ast.USub):
-            self.error("unary minus is supported on integer literals only; write 0 - X", node)
-        self.error(f"unsupported syntax: unary operator {self.mp.source(node)}", node)
+        if isinstance(node.op, ast.UAdd):
+            return self.expr(node.operand, allow_float)
+        op = {ast.USub: "neg", ast.Not: "not", ast.Invert: "bitnot"}[type(node.op)]
+        a = self.settle(self.expr(node.operand, allow_float), ir.DType.INDEX)
+        dtype = ir.expr_dtype(a)
+        if op == "not" and dtype is not ir.DType.BOOL:
+            self.error(f"'not' needs a pl.BOOL operand, got {_dtype_text(dtype)}", node)
+        if op == "bitnot" and not dtype.is_int:
+            self.error(f"'~' needs an integer operand, got {_dtype_text(dtype)}", node)
+        if op == "neg" and not (dtype.is_int or dtype.is_float):
+            self.error(f"unary minus needs a numeric operand, got {_dtype_text(dtype)}", node)
+        return ir.ScalarUnary(op, a, dtype, span=self.span(node))
 
     def _pair(self, left: ast.expr, right: ast.expr, symbol: str, node: ast.AST) -> tuple[ir.Expr, ir.Expr]:
-        a = self.expr(left)
-        b = self.expr(right)
+        a = self.expr(left, allow_float=True)
+        b = self.expr(right, allow_float=True)
         if isinstance(a, _Bare) and isinstance(b, _Bare):
             return self.settle(a, ir.DType.INDEX), self.settle(b, ir.DType.INDEX)
         if isinstance(a, _Bare):
             assert not isinstance(b, _Bare)
-            return self.settle(a, ir.expr_dtype(b)), b
+            return self._settle_to(a, b, symbol, node), b
         if isinstance(b, _Bare):
-            return a, self.settle(b, ir.expr_dtype(a))
+            return a, self._settle_to(b, a, symbol, node)
         da, db = ir.expr_dtype(a), ir.expr_dtype(b)
         if da is not db:
             self.error(f"operands of '{symbol}' have dtypes {_dtype_text(da)} and {_dtype_text(db)}; "
                        "insert pl.cast", node)
         return a, b
 
+    def _settle_to(self, bare: _Bare, other: ir.Expr, symbol: str, node: ast.AST) -> ir.Expr:
+        """A bare literal takes its sibling's dtype (a float literal needs a float sibling)."""
+        dtype = ir.expr_dtype(other)
+        if isinstance(bare.value, float):
+            if not dtype.is_float:
+                self.error(f"operands of '{symbol}' have dtypes pl.FP32 and {_dtype_text(dtype)}; "
+                           "insert pl.cast", node)
+            return ir.ConstFloat(bare.value, dtype, span=bare.span)
+        if dtype.is_float:
+            return ir.ConstFloat(float(bare.value), dtype, span=bare.span)
+        return self.settle(bare, dtype)
+
     def _binop(self, node: ast.BinOp) -> ir.Expr:
         cls = _BINOPS.get(type(node.op))
         symbol = _OP_SYMBOL.get(type(node.op), type(node.op).__name__)
-        if cls is None:
+        ext = _EXT_BINOPS.get(type(node.op))
+        if cls is None and ext is None:
             self.error(f"unsupported syntax: operator '{symbol}'", node)
         a, b = self._pair(node.left, node.right, symbol, node)
         dtype = ir.expr_dtype(a)
-        if not dtype.is_int:
-            self.error(f"operator '{symbol}' needs integer operands, got {_dtype_text(dtype)}", node)
+        if ext is not None:
+            bitwise = ext in ("bitand", "bitor", "bitxor", "shl", "shr")
+            if bitwise and not (dtype.is_int or dtype is ir.DType.BOOL):
+                self.error(f"operator '{symbol}' needs integer operands, got {_dtype_text(dtype)}", node)
+            if ext in ("truediv", "pow") and not (dtype.is_int or dtype.is_float):
+                self.error(f"operator '{symbol}' needs numeric operands, got {_dtype_text(dtype)}", node)
+            return ir.ScalarBinary(ext, a, b, dtype, span=self.span(node))
+        assert cls is not None
+        if not (dtype.is_int or dtype.is_float):
+            self.error(f"operator '{symbol}' needs numeric operands, got {_dtype_text(dtype)}", node)
         expr: ir.Expr = cls(a, b, dtype, span=self.span(node))
         return expr
+
+    def _boolop(self, node: ast.BoolOp) -> ir.Expr:
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        values = [self.settle(self.expr(v), ir.DType.INDEX) for v in node.values]
+        for v, vnode in zip(values, node.values, strict=True):
+            if ir.expr_dtype(v) is not ir.DType.BOOL:
+                self.error(f"'{op}' needs pl.BOOL operands, got {_dtype_text(ir.expr_dtype(v))}", vnode)
+        out = values[0]
+        for v in values[1:]:
+            out = ir.ScalarBinary(op, out, v, ir.DType.BOOL, span=self.span(node))
+        return out
 
     def _compare(self, node: ast.Compare) -> ir.Expr:
         if len(node.ops) != 1:
@@ -1631,8 +2128,8 @@ class _FunctionParser:
             self.error(f"unsupported syntax: comparison {type(node.ops[0]).__name__}", node)
         a, b = self._pair(node.left, node.comparators[0], op.value, node)
         dtype = ir.expr_dtype(a)
-        if not (dtype.is_int or dtype is ir.DType.BOOL):
-            self.error(f"comparison '{op.value}' needs integer operands, got {_dtype_text(dtype)}", node)
+        if not (dtype.is_int or dtype is ir.DType.BOOL or dtype.is_float):
+            self.error(f"comparison '{op.value}' needs numeric operands, got {_dtype_text(dtype)}", node)
         return ir.Cmp(op, a, b, span=self.span(node))
 
     def _scalar_call(self, node: ast.Call) -> ir.Expr:
@@ -1641,16 +2138,29 @@ class _FunctionParser:
             return self._const(node)
         if name == "pl.cast":
             return self._cast(node)
-        not_ops = ("pl.yield_", "pl.range", "pl.pipeline")
-        if name is not None and name.startswith("pl.") and name not in not_ops:
-            op = _op_name(name)
-            if op is not None and ops.lookup(op) is not None:
-                self.error(f"unsupported syntax: nested operation call (assign {name}(...) to a name first)",
-                           node)
-            self.error(f"unsupported DSL construct '{name}'", node.func)
-        if name is not None and name.startswith("pl."):
-            self.error(f"{name} is not an expression", node)
+        if name in ("pl.min", "pl.max", "abs"):
+            return self._minmax(node, name)
+        if self.calls.is_call(node) and not self._dims:
+            var = self.calls.hoist(node)
+            if not isinstance(var.type, ir.ScalarType):
+                self.error(f"{dotted(node.func)}(...) is not a scalar; assign it to a name first", node)
+            return var
+        if name is not None and name.startswith(("pl.", "pld.")):
+            if name in NON_OPS:
+                self.error(f"{name} is not an expression", node)
+            self.unknown_pl(name, node.func)
         self.error(f"unsupported syntax: call of '{self.mp.source(node.func)}'", node.func)
+
+    def _minmax(self, node: ast.Call, name: str) -> ir.Expr:
+        if name == "abs":
+            if len(node.args) != 1 or node.keywords:
+                self.error(f"abs expects one value, got {self.mp.source(node)}", node)
+            a = self.settle(self.expr(node.args[0], allow_float=True), ir.DType.INDEX)
+            return ir.ScalarUnary("abs", a, ir.expr_dtype(a), span=self.span(node))
+        if len(node.args) != 2 or node.keywords:
+            self.error(f"{name} expects (a, b), got {self.mp.source(node)}", node)
+        a, b = self._pair(node.args[0], node.args[1], name, node)
+        return ir.ScalarBinary(name[3:], a, b, ir.expr_dtype(a), span=self.span(node))
 
     def _const(self, node: ast.Call) -> ir.Expr:
         if len(node.args) != 2 or node.keywords:
@@ -1658,6 +2168,8 @@ class _FunctionParser:
         dtype = self.dtype(node.args[1])
         value_node = node.args[0]
         value = _is_int_literal(value_node)
+        if isinstance(value_node, ast.Constant) and type(value_node.value) is bool and dtype is ir.DType.BOOL:
+            return ir.ConstInt(int(value_node.value), dtype, span=self.span(node))
         if value is not None:
             if dtype.is_float:
                 return ir.ConstFloat(self.finite(value, value_node), dtype, span=self.span(node))
@@ -1687,18 +2199,34 @@ class _FunctionParser:
         return result
 
     def _cast(self, node: ast.Call) -> ir.Expr:
+        """`pl.cast(x, DTYPE)` of a scalar: any scalar dtype to any other (the reference's
+        casts include int <-> float and signed <-> unsigned; slotsat's index engine reasons
+        about integer casts of one signedness only, `ir.is_index_expr`)."""
         if len(node.args) != 2 or node.keywords:
             self.error(f"pl.cast expects (value, dtype), got {self.mp.source(node)}", node)
         dtype = self.dtype(node.args[1])
-        value = self.index_expr(node.args[0])
+        value = self.settle(self.expr(node.args[0], allow_float=True), ir.DType.INDEX)
         src = ir.expr_dtype(value)
-        if not (src.is_int and dtype.is_int):
-            self.error(f"pl.cast converts between integer dtypes, got {_dtype_text(src)} to "
-                       f"{_dtype_text(dtype)}", node)
-        if src.is_signed != dtype.is_signed:
-            self.error(f"pl.cast between signed and unsigned dtypes is outside the subset "
-                       f"({_dtype_text(src)} to {_dtype_text(dtype)})", node)
+        if src is ir.DType.TASK_ID or dtype is ir.DType.TASK_ID:
+            self.error(f"pl.cast does not convert task ids ({_dtype_text(src)} to {_dtype_text(dtype)})",
+                       node)
         return ir.Cast(value, dtype, span=self.span(node))
+
+
+def _has_slice(node: ast.expr) -> bool:
+    if isinstance(node, ast.Slice):
+        return True
+    return isinstance(node, ast.Tuple) and any(isinstance(e, ast.Slice) for e in node.elts)
+
+
+def _call_text(call: ir.Call) -> str:
+    from slotsat.core.dsl.calls import spelled
+
+    if call.op.startswith("self."):
+        return call.op
+    if call.op in ops.SPECIAL_CALLS:
+        return f"pl.{call.op}"
+    return spelled(call.op)
 
 
 class _ExprParser(_FunctionParser):
@@ -1719,17 +2247,6 @@ class _ExprParser(_FunctionParser):
         return var
 
 
-def _op_name(name: str | None) -> str | None:
-    """`tile.X` for `pl.X` / `pl.tile.X` (X an identifier not naming another construct)."""
-    if name is None:
-        return None
-    parts = name.split(".")
-    if len(parts) == 3 and parts[:2] == ["pl", "tile"]:
-        return f"tile.{parts[2]}"
-    if len(parts) == 2 and parts[0] == "pl" and parts[1] not in _NON_OPS:
-        return f"tile.{parts[1]}"
-    return None
-
 
 def _expr_kind(node: ast.AST) -> str:
     kinds = {ast.Subscript: "subscript", ast.Attribute: "attribute", ast.List: "list literal",
@@ -1742,14 +2259,27 @@ def _expr_kind(node: ast.AST) -> str:
 def _expr_type(e: ir.Expr) -> ir.Type:
     if isinstance(e, ir.Var):
         return e.type
+    if isinstance(e, ir.TupleGetItem):
+        return e.type
     return ir.ScalarType(ir.expr_dtype(e))
+
+
+def _same_dims(a: tuple[int | ir.Expr, ...], b: tuple[int | ir.Expr, ...]) -> bool:
+    """Equal ranks and equal static entries; a dynamic entry agrees with anything (the
+    reference prints a symbolic dimension by name, and one name may stand for a parameter in
+    one function and an undeclared symbol in another)."""
+    return len(a) == len(b) and all(
+        x == y or not isinstance(x, int) or not isinstance(y, int) for x, y in zip(a, b, strict=True))
 
 
 def _same_kind_shape_dtype(a: ir.Type, b: ir.Type) -> bool:
     if type(a) is not type(b):
         return False
-    if isinstance(a, ir.TileType | ir.TensorType):
-        assert isinstance(b, ir.TileType | ir.TensorType)
+    if isinstance(a, ir.TensorType):
+        assert isinstance(b, ir.TensorType)
+        return _same_dims(a.shape, b.shape) and a.dtype == b.dtype
+    if isinstance(a, ir.TileType):
+        assert isinstance(b, ir.TileType)
         return a.shape == b.shape and a.dtype == b.dtype
     if isinstance(a, ir.ScalarType):
         assert isinstance(b, ir.ScalarType)
@@ -1790,44 +2320,52 @@ class _OpCall:
 
     def build(self) -> tuple[ir.Call, ir.Type]:
         node, spec = self.node, self.spec
+        ref = ops.reference(spec.name)
+        accepted = {*spec.keywords, *(ref.keywords if ref is not None else ())}
         positional = list(node.args)
         keywords: dict[str, ast.expr] = {}
         attrs: list[tuple[str, ir.AttrValue]] = []
         for kw in node.keywords:
             if kw.arg == "attrs":
-                attrs = self.fp.attrs(kw.value)
-            elif kw.arg is None or kw.arg not in spec.keywords or kw.arg in keywords:
+                attrs = self.fp.call_attrs(kw.value)
+            elif kw.arg is None or kw.arg not in accepted or kw.arg in keywords:
                 self.expects()
             else:
                 keywords[kw.arg] = kw.value
         required = [p for p in spec.params if p not in spec.optional]
-        names = [*required, *(o for o in spec.optional)]
+        names = [*required, *(o for o in spec.optional), *spec.ref_extra]
         for opt in spec.optional:  # an optional parameter may be given as a keyword instead
-            if opt in keywords:
+            if opt in keywords and opt in spec.keywords:
                 if len(positional) != names.index(opt):
                     self.expects()
                 positional.append(keywords.pop(opt))
-        if not len(required) <= len(positional) <= len(names):
+        if spec.rule is ops.TypeRule.CAST:
+            if ("target_type" in keywords) == (len(positional) == 2):
+                self.expects()
+        elif not len(required) <= len(positional) <= len(names):
+            self.expects()
+        if len(positional) > len(names):
             self.expects()
         args = [self.arg(p, a) for p, a in zip(names, positional, strict=False)]
         space = None if "target_memory" not in keywords else self.fp.space(keywords["target_memory"])
-        return self.finish(args, space, attrs)
+        others = [(k, self.fp.calls.arg(v)) for k, v in keywords.items() if k != "target_memory"]
+        return self.finish(args, space, attrs, others)
 
     def arg(self, param: str, node: ast.expr) -> ir.CallArg:
         fp = self.fp
-        if isinstance(node, ast.Call) and _op_name(dotted(node.func)) is not None:
-            fp.error(f"unsupported syntax: nested operation call (assign {fp.mp.source(node.func)}(...) to a "
-                     "name first)", node)
         if param in _TENSOR_PARAMS or param in _TILE_PARAMS:
             want = ir.TensorType if param in _TENSOR_PARAMS else ir.TileType
-            if not isinstance(node, ast.Name):
+            if isinstance(node, ast.Call) and fp.calls.is_call(node):
+                var = fp.calls.hoist(node)
+            elif not isinstance(node, ast.Name):
                 fp.error(f"{self.name} argument '{param}' must be the name of a "
                          f"{'tensor' if want is ir.TensorType else 'tile'}, got {fp.mp.source(node)}", node)
-            var = fp.lookup(node.id, node)
+            else:
+                var = fp.lookup(node.id, node)
             if not isinstance(var.type, want):
                 fp.error(f"{self.name} argument '{param}' must be a "
-                         f"{'tensor' if want is ir.TensorType else 'tile'}, got '{node.id}' of type "
-                         f"{type_text(var.type)}", node)
+                         f"{'tensor' if want is ir.TensorType else 'tile'}, got "
+                         f"'{fp.mp.source(node)}' of type {type_text(var.type)}", node)
             return var
         if param in _LIST_PARAMS:
             if param == "shape":
@@ -1841,7 +2379,8 @@ class _OpCall:
         return fp.index_expr(node, allow_float=True)
 
     def finish(self, args: list[ir.CallArg], space: ir.MemorySpace | None,
-               attrs: list[tuple[str, ir.AttrValue]]) -> tuple[ir.Call, ir.Type]:
+               attrs: list[tuple[str, ir.AttrValue]],
+               others: list[tuple[str, ir.CallArg]] | None = None) -> tuple[ir.Call, ir.Type]:
         rule = self.spec.rule
         kwargs: tuple[tuple[str, ir.CallArg], ...] = ()
         if rule is ops.TypeRule.LOAD:
@@ -1851,8 +2390,14 @@ class _OpCall:
             if space is None:
                 self.expects()
             kwargs = (("target_memory", ir.SpaceArg(space)),)
-        typ = _result_type(self, args, space)
+        kwargs = (*kwargs, *(others or ()))
         call = ir.Call(self.spec.name, tuple(args), kwargs, tuple(attrs), span=self.fp.span(self.node))
+        if "drop_dims" in self.spec.ref_extra[:max(0, len(args) - len(self.spec.params))] and len(args) >= 5:
+            if self.annot is None:
+                self.fp.error(f"annotate the result of {self.name} with drop_dims: slotsat does not derive "
+                              "its type", self.node)
+            return call, self.annot
+        typ = _result_type(self, args, space, call)
         return call, typ
 
     def _load(self, args: list[ir.CallArg], space: ir.MemorySpace | None
@@ -1898,7 +2443,7 @@ def _shape_of(arg: ir.CallArg) -> tuple[int, ...]:
     return tuple(e.value for e in arg.items if isinstance(e, ir.ConstInt))
 
 
-def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None) -> ir.Type:
+def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None, call: ir.Call) -> ir.Type:
     rule = oc.spec.rule
     if rule is ops.TypeRule.LOAD:
         tensor = args[0]
@@ -1933,16 +2478,20 @@ def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | No
         if rule is ops.TypeRule.RESHAPE and _count(shape) != _count(t0.shape):
             oc.fp.error(f"{oc.name} changes the element count from {_count(t0.shape)} to {_count(shape)}",
                         oc.node)
-        return ir.TileType(shape, t0.dtype, t0.memory_space, None, None)
+        sliced: tuple[ir.Expr, ...] | None = None
+        given = args[3] if rule is ops.TypeRule.SLICE and len(args) > 3 else None
+        if isinstance(given, ir.ExprList) and given.items:
+            sliced = _valid_or_none(shape, given.items)
+        return ir.TileType(shape, t0.dtype, t0.memory_space, None, sliced)
     if rule is ops.TypeRule.ROW_REDUCE:
         rows = t0.shape[0] if len(t0.shape) == 2 else 1
         reduced = None if t0.valid_shape is None or len(t0.valid_shape) != 2 else (
             t0.valid_shape[0], ir.ConstInt(1, ir.DType.INDEX))
         return ir.TileType((rows, 1), t0.dtype, t0.memory_space, None, _valid_or_none((rows, 1), reduced))
     if rule is ops.TypeRule.CAST:
-        dtype = args[1]
-        assert isinstance(dtype, ir.DTypeArg)
-        return ir.TileType(t0.shape, dtype.dtype, t0.memory_space, None, t0.valid_shape)
+        dtype = ops.cast_dtype(call)
+        assert dtype is not None
+        return ir.TileType(t0.shape, dtype, t0.memory_space, None, t0.valid_shape)
     if oc.spec.params[:2] == ("lhs", "rhs"):
         t1 = _tile_arg(args, 1)
         if t1.shape != t0.shape or t1.dtype != t0.dtype:

@@ -27,14 +27,30 @@ import keyword
 import math
 import re
 
-from slotsat.core import ir
+from slotsat.core import ir, ops
 
+# Python's precedence, lowest first (`or` < `and` < `not` < comparisons < `|` < `^` < `&` <
+# shifts < `+ -` < `* / // %` < unary < `**` < atoms).
+_PREC_OR = -3
+_PREC_AND = -2
+_PREC_NOT = -1
 _PREC_CMP = 1
-_PREC_ADD = 2
-_PREC_MUL = 3
-_PREC_ATOM = 5
+_PREC_BITOR = 10
+_PREC_BITXOR = 11
+_PREC_BITAND = 12
+_PREC_SHIFT = 13
+_PREC_ADD = 20
+_PREC_MUL = 30
+_PREC_UNARY = 40
+_PREC_POW = 41
+_PREC_ATOM = 50
 _PREC: dict[type, int] = {ir.Add: _PREC_ADD, ir.Sub: _PREC_ADD, ir.Mul: _PREC_MUL, ir.FloorDiv: _PREC_MUL,
                           ir.FloorMod: _PREC_MUL}
+_EXT_PREC: dict[str, int] = {
+    "or": _PREC_OR, "and": _PREC_AND, "bitor": _PREC_BITOR, "bitxor": _PREC_BITXOR,
+    "bitand": _PREC_BITAND, "shl": _PREC_SHIFT, "shr": _PREC_SHIFT, "truediv": _PREC_MUL, "pow": _PREC_POW,
+    "min": _PREC_ATOM, "max": _PREC_ATOM,
+}
 _INDENT = "    "
 
 
@@ -42,17 +58,36 @@ def print_module(m: ir.Module) -> str:
     """The whole file: each program in its §9.1 layout, separated by one blank line."""
     if not m.programs:
         return "import pypto.language as pl\n"
-    return "\n".join(print_program(p) for p in m.programs)
+    declared: set[str] = set()
+    return "\n".join(print_program(p, declared) for p in m.programs)
 
 
-def print_program(p: ir.Program) -> str:
-    lines = [f"# pypto.program: {p.name}", "import pypto.language as pl", "", "@pl.program",
-             f"class {p.name}:"]
+def print_program(p: ir.Program, declared: set[str] | None = None) -> str:
+    """One program. Its symbolic dimensions print first as `N = pl.dynamic("N")` (once per
+    file: `declared` collects the names already printed by earlier programs)."""
+    lines = [f"# pypto.program: {p.name}", "import pypto.language as pl", ""]
+    dyn = dynamic_names(p)
+    fresh = [name for name in dyn.values() if declared is None or name not in declared]
+    for name in sorted(fresh):
+        lines.append(f"{name} = pl.dynamic({_string(name)})")
+    if fresh:
+        lines.append("")
+    if declared is not None:
+        declared.update(fresh)
+    lines += ["@pl.program", f"class {p.name}:"]
     for i, fn in enumerate(p.functions):
         if i:
             lines.append("")
-        lines.extend(_INDENT + line for line in FunctionPrinter().function(fn))
+        lines.extend(_INDENT + line for line in FunctionPrinter(dyn).function(fn))
+    if not p.functions:
+        lines.append(_INDENT + "pass")
     return "\n".join(lines) + "\n"
+
+
+def dynamic_names(p: ir.Program) -> dict[int, str]:
+    """Printed names of a program's symbolic dimensions (unique, first come first served)."""
+    namer = _Namer(("pl", "pld", "self"))
+    return {v.id: namer.fresh(_sanitize(v.name_hint)) for v in p.dynamic_vars}
 
 
 def print_function(f: ir.Function) -> str:
@@ -93,6 +128,22 @@ def _string(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
+def _callee(op: str) -> str:
+    """How a call's op prints: `pl.tile.load`, `pld.system.notify`, `pl.tile.and_`,
+    `self.f`, `pl.submit`."""
+    if op.startswith("self.") and op[5:].isidentifier():
+        return op
+    if op in ("submit", "spmd_submit"):
+        return f"pl.{op}"
+    parts = op.split(".")
+    if len(parts) < 2 or not all(p.isidentifier() for p in parts) or (
+            ops.reference(op) is None and ops.lookup(op) is None):
+        raise AssertionError(f"unprintable call {op!r}: not an op the reference registers")
+    if keyword.iskeyword(parts[-1]):
+        parts[-1] += "_"
+    return ".".join(parts) if parts[0] == "pld" else "pl." + ".".join(parts)
+
+
 def _float(v: float) -> str:
     if not math.isfinite(v):
         raise AssertionError(f"unprintable non-finite float literal {v!r}")
@@ -124,9 +175,9 @@ class FunctionPrinter:
     so `name`, `type`, `memref` and `expr` print fragments consistently with the text
     (`slotsat parse --json` uses this)."""
 
-    def __init__(self) -> None:
-        self.names: dict[int, str] = {}
-        self.vars = _Namer(("pl", "self"))
+    def __init__(self, dynamic: dict[int, str] | None = None) -> None:
+        self.names: dict[int, str] = dict(dynamic or {})
+        self.vars = _Namer(("pl", "pld", "self", *(dynamic or {}).values()))
         self.allocs = _Namer()
         self.alloc_names: dict[int, str] = {}
 
@@ -174,6 +225,22 @@ class FunctionPrinter:
             prec = _PREC[type(e)]
             symbol = ir.BINOP_SYMBOL[type(e)]
             return f"{self.operand(e.a, e.b, prec)} {symbol} {self.operand(e.b, e.a, prec + 1)}"
+        if isinstance(e, ir.ScalarBinary):
+            if e.op in ("min", "max"):
+                a, b = self.expr(e.a, e.b, standalone=False), self.expr(e.b, e.a, standalone=False)
+                return f"pl.{e.op}({a}, {b})"
+            prec = _EXT_PREC[e.op]
+            symbol = ir.BINARY_OPS[e.op]
+            right = prec if e.op == "pow" else prec + 1  # `**` is right-associative
+            left = prec + 1 if e.op == "pow" else prec
+            return f"{self.operand(e.a, e.b, left)} {symbol} {self.operand(e.b, e.a, right)}"
+        if isinstance(e, ir.ScalarUnary):
+            if e.op == "abs":
+                return f"abs({self.expr(e.a)})"
+            text = self.operand(e.a, e.a, _PREC_UNARY if e.op != "not" else _PREC_NOT)
+            return {"neg": "-", "not": "not ", "bitnot": "~"}[e.op] + text
+        if isinstance(e, ir.TupleGetItem):
+            return f"{self.operand(e.tuple_value, e.tuple_value, _PREC_ATOM)}[{e.index}]"
         raise AssertionError(f"unprintable expression {e!r}")
 
     def operand(self, e: ir.Expr, sibling: ir.Expr, min_prec: int) -> str:
@@ -198,22 +265,28 @@ class FunctionPrinter:
     def call_arg(self, a: ir.CallArg) -> str:
         if isinstance(a, ir.ExprList):
             return "[" + ", ".join(self.expr(x) for x in a.items) + "]"
+        if isinstance(a, ir.ArgList):
+            return "[" + ", ".join(self.call_arg(x) for x in a.items) + "]"
         if isinstance(a, ir.SpaceArg):
             return f"pl.Mem.{a.space.value}"
         if isinstance(a, ir.DTypeArg):
             return _dtype(a.dtype)
+        if isinstance(a, ir.StrArg):
+            return _string(a.value)
+        if isinstance(a, ir.EnumArg):
+            return f"{a.enum}.{a.member}"
+        if isinstance(a, ir.FuncRef):
+            return f"self.{a.name}"
         if isinstance(a, ir.ConstInt) and a.dtype is ir.DType.BOOL and a.value in (0, 1):
             return "True" if a.value else "False"
         return self.expr(a)
 
     def call(self, c: ir.Call) -> str:
-        if not c.op.startswith("tile.") or not c.op[5:].isidentifier():
-            raise AssertionError(f"unprintable call {c!r}")
         parts = [self.call_arg(a) for a in c.args]
         parts += [f"{k}={self.call_arg(v)}" for k, v in c.kwargs]
         if c.attrs:
             parts.append(f"attrs={self.attrs(c.attrs)}")
-        return f"pl.{c.op}({', '.join(parts)})"
+        return f"{_callee(c.op)}({', '.join(parts)})"
 
     def attrs(self, attrs: tuple[tuple[str, ir.AttrValue], ...]) -> str:
         items = []
@@ -222,8 +295,12 @@ class FunctionPrinter:
                 text = "True" if v else "False"
             elif isinstance(v, int):
                 text = str(v)
-            else:
+            elif isinstance(v, float):
+                text = _float(v)
+            elif isinstance(v, str):
                 text = _string(v)
+            else:
+                text = self.call_arg(v)
             items.append(f"{_string(k)}: {text}")
         return "{" + ", ".join(items) + "}"
 
@@ -233,18 +310,66 @@ class FunctionPrinter:
         if isinstance(t, ir.ScalarType):
             return f"pl.Scalar[{_dtype(t.dtype)}]"
         if isinstance(t, ir.TensorType):
-            inner = f"pl.Tensor[[{', '.join(map(str, t.shape))}], {_dtype(t.dtype)}]"
-            return f"pl.Out[{inner}]" if t.is_out else inner
+            head = "pld.DistributedTensor" if t.distributed else "pl.Tensor"
+            parts = [f"[{', '.join(self.dim(d) for d in t.shape)}]", _dtype(t.dtype)]
+            if t.view is not None:
+                parts.append(self.tensor_view(t.view))
+            inner = f"{head}[{', '.join(parts)}]"
+            if t.is_out:
+                return f"pl.Out[{inner}]"
+            return f"pl.InOut[{inner}]" if t.is_inout else inner
         if isinstance(t, ir.PtrType):
             return "pl.Ptr"
+        if isinstance(t, ir.TupleType):
+            return "pl.Tuple[()]" if not t.types else f"pl.Tuple[{', '.join(self.type(x) for x in t.types)}]"
+        if isinstance(t, ir.ArrayType):
+            return f"pl.Array[{self.dim(t.size)}, {_dtype(t.dtype)}]"
+        if isinstance(t, ir.OpaqueType):
+            return t.spelling
         parts = [f"[{', '.join(map(str, t.shape))}]", _dtype(t.dtype)]
         if t.memref is not None:
             parts.append(self.memref(t.memref))
         if t.memory_space is not None:
             parts.append(f"pl.Mem.{t.memory_space.value}")
+        view: list[str] = []
         if t.valid_shape is not None and not _is_full(t.shape, t.valid_shape):
-            parts.append(f"pl.TileView(valid_shape=[{', '.join(self.expr(e) for e in t.valid_shape)}])")
+            view.append(f"valid_shape=[{', '.join(self.expr(e) for e in t.valid_shape)}]")
+        if t.layout is not None:
+            view += self.layout_fields(t.layout)
+        if view:
+            parts.append(f"pl.TileView({', '.join(view)})")
         return f"pl.Tile[{', '.join(parts)}]"
+
+    def dim(self, d: int | ir.Expr) -> str:
+        return str(d) if isinstance(d, int) else self.expr(d)
+
+    def layout_fields(self, v: ir.TileLayoutView) -> list[str]:
+        out: list[str] = []
+        if v.stride:
+            out.append(f"stride=[{', '.join(self.expr(e) for e in v.stride)}]")
+        if v.start_offset is not None:
+            out.append(f"start_offset={self.expr(v.start_offset)}")
+        for name, enum in (("blayout", "pl.TileLayout"), ("slayout", "pl.TileLayout")):
+            value = getattr(v, name)
+            if value is not None:
+                out.append(f"{name}={enum}.{value}")
+        if v.fractal is not None:
+            out.append(f"fractal={v.fractal}")
+        if v.pad is not None:
+            out.append(f"pad=pl.PadValue.{v.pad}")
+        if v.compact is not None:
+            out.append(f"compact=pl.CompactMode.{v.compact}")
+        return out
+
+    def tensor_view(self, v: ir.TensorView) -> str:
+        parts: list[str] = []
+        if v.valid_shape:
+            parts.append(f"valid_shape=[{', '.join(self.expr(e) for e in v.valid_shape)}]")
+        parts.append(f"stride=[{', '.join(self.expr(e) for e in v.stride)}]")
+        parts.append(f"layout=pl.TensorLayout.{v.layout}")
+        if v.pad is not None:
+            parts.append(f"pad=pl.PadValue.{v.pad}")
+        return f"pl.TensorView({', '.join(parts)})"
 
     def memref(self, m: ir.MemRef) -> str:
         slots = f", slots={m.slot_count}" if m.slot_count > 1 else ""
@@ -258,9 +383,20 @@ class FunctionPrinter:
     # -- statements
 
     def function(self, f: ir.Function) -> list[str]:
-        incore = f.type is ir.FunctionType.INCORE
-        deco = "@pl.function(type=pl.FunctionType.InCore)" if incore else "@pl.function"
-        params = ["self"] + [f"{self.bind(p)}: {self.type(p.type)}" for p in f.params]
+        keywords: list[str] = []
+        if f.type is not ir.FunctionType.OPAQUE:
+            keywords.append(f"type=pl.FunctionType.{f.type.value}")
+        if f.level is not None:
+            keywords.append(f"level=pl.Level.{f.level}")
+        if f.role is not None:
+            keywords.append(f"role=pl.Role.{f.role}")
+        if not f.auto_scope:
+            keywords.append("auto_scope=False")
+        if f.external_source is not None:
+            keywords.append(f"external_source={_string(f.external_source)}")
+        deco = f"@pl.function({', '.join(keywords)})" if keywords else "@pl.function"
+        params = [] if f.role == "SubWorker" else ["self"]
+        params += [f"{self.bind(p)}: {self.type(p.type)}" for p in f.params]
         if not f.return_types:
             ret = ""
         elif len(f.return_types) == 1:
@@ -268,11 +404,23 @@ class FunctionPrinter:
         else:
             ret = f" -> tuple[{', '.join(self.type(t) for t in f.return_types)}]"
         lines = [deco, f"def {f.name}({', '.join(params)}){ret}:"]
-        self.body(f.body, (), 1, lines)
+        if f.attrs:
+            lines.append(f"{_INDENT}pl.func_attr({self.attrs(f.attrs)})")
+        if f.abstract:
+            if f.body.stmts:
+                raise AssertionError(f"unprintable abstract function '{f.name}' with a body")
+            lines.append(f"{_INDENT}...")
+            return lines
+        if not f.body.stmts and f.attrs:
+            lines.append(f"{_INDENT}pass")
+            return lines
+        self.body(f.body, (), 1, lines, returns=True)
         return lines
 
-    def body(self, body: ir.SeqStmts, results: tuple[ir.Var, ...] | None, depth: int, out: list[str]) -> None:
-        """Print a block; `results` are the binders a final yield defines (None: no yield allowed)."""
+    def body(self, body: ir.SeqStmts, results: tuple[ir.Var, ...] | None, depth: int, out: list[str],
+             returns: bool = False) -> None:
+        """Print a block; `results` are the binders a final yield defines (None: no yield allowed).
+        A return may end the function body or (`returns`) an `if` branch."""
         if not body.stmts:
             out.append(_INDENT * depth + "pass")
             return
@@ -282,6 +430,10 @@ class FunctionPrinter:
                 if i != last or not results:
                     raise AssertionError(f"unprintable yield (not final, or nothing to bind): {stmt!r}")
                 out.append(_INDENT * depth + self.yield_stmt(stmt, results))
+            elif isinstance(stmt, ir.ReturnStmt) and (i != last or not returns):
+                raise AssertionError(f"unprintable return (not final in the function or a branch): {stmt!r}")
+            elif isinstance(stmt, ir.IfStmt):
+                self.if_stmt(stmt, depth, out, returns=returns and i == last)
             else:
                 self.stmt(stmt, depth, out)
 
@@ -308,6 +460,12 @@ class FunctionPrinter:
             self.for_stmt(s, depth, out)
         elif isinstance(s, ir.IfStmt):
             self.if_stmt(s, depth, out)
+        elif isinstance(s, ir.WhileStmt):
+            self.while_stmt(s, depth, out)
+        elif isinstance(s, ir.ScopeStmt):
+            mode = "mode=pl.ScopeMode.MANUAL" if s.manual else ""
+            out.append(f"{pad}with pl.scope({mode}):")
+            self.body(s.body, None, depth + 1, out)
         elif isinstance(s, ir.ReturnStmt):
             values = ", ".join(self.expr(v) for v in s.values)
             out.append(f"{pad}return {values}" if values else f"{pad}return")
@@ -333,7 +491,7 @@ class FunctionPrinter:
         if s.iter_args:
             carried = [self.bind(a.var) for a in s.iter_args]
             target += f", ({', '.join(carried)}{',' if len(carried) == 1 else ''})"
-        func = "pl.pipeline" if s.kind is ir.ForKind.PIPELINE else "pl.range"
+        func = _LOOP_FUNCS[s.kind]
         out.append(f"{_INDENT * depth}for {target} in {func}({', '.join(args)}):")
         if len(s.return_vars) != len(s.iter_args):
             raise AssertionError(f"unprintable loop: {len(s.iter_args)} carried values, "
@@ -342,17 +500,42 @@ class FunctionPrinter:
             raise AssertionError("unprintable loop: carried values without a final yield")
         self.body(s.body, s.return_vars, depth + 1, out)
 
-    def if_stmt(self, s: ir.IfStmt, depth: int, out: list[str]) -> None:
+    def if_stmt(self, s: ir.IfStmt, depth: int, out: list[str], returns: bool = False) -> None:
         pad = _INDENT * depth
         if s.return_vars:
             for branch in (s.then_body, s.else_body):
                 if branch is None or not branch.stmts or not isinstance(branch.stmts[-1], ir.YieldStmt):
                     raise AssertionError("unprintable if: results without a yield in both branches")
         out.append(f"{pad}if {self.expr(s.cond)}:")
-        self.body(s.then_body, s.return_vars, depth + 1, out)
+        self.body(s.then_body, s.return_vars, depth + 1, out, returns=returns)
         if s.else_body is not None:
             out.append(f"{pad}else:")
-            self.body(s.else_body, s.return_vars, depth + 1, out)
+            self.body(s.else_body, s.return_vars, depth + 1, out, returns=returns)
+
+    def while_stmt(self, s: ir.WhileStmt, depth: int, out: list[str]) -> None:
+        pad = _INDENT * depth
+        if len(s.return_vars) != len(s.iter_args):
+            raise AssertionError(f"unprintable while: {len(s.iter_args)} carried values, "
+                                 f"{len(s.return_vars)} results")
+        if not s.iter_args:
+            out.append(f"{pad}while {self.expr(s.cond)}:")
+            self.body(s.body, None, depth + 1, out)
+            return
+        inits = [self.expr(a.init) for a in s.iter_args]
+        carried = [self.bind(a.var) for a in s.iter_args]
+        one = "," if len(carried) == 1 else ""
+        loop = f"for ({', '.join(carried)}{one}) in pl.while_(init_values=({', '.join(inits)}{one})):"
+        out.append(pad + loop)
+        out.append(f"{pad}{_INDENT}pl.cond({self.expr(s.cond)})")
+        if not (s.body.stmts and isinstance(s.body.stmts[-1], ir.YieldStmt)):
+            raise AssertionError("unprintable while: carried values without a final yield")
+        self.body(s.body, s.return_vars, depth + 1, out)
+
+
+_LOOP_FUNCS: dict[ir.ForKind, str] = {
+    ir.ForKind.SEQUENTIAL: "pl.range", ir.ForKind.PIPELINE: "pl.pipeline", ir.ForKind.PARALLEL: "pl.parallel",
+    ir.ForKind.UNROLL: "pl.unroll",
+}
 
 
 def _written_index(e: ir.Expr) -> int | None:
@@ -364,6 +547,12 @@ def _written_index(e: ir.Expr) -> int | None:
 def _prec(e: ir.Expr) -> int:
     if isinstance(e, ir.Cmp):
         return _PREC_CMP
+    if isinstance(e, ir.ScalarBinary):
+        return _EXT_PREC[e.op]
+    if isinstance(e, ir.ScalarUnary):
+        return {"not": _PREC_NOT, "abs": _PREC_ATOM}.get(e.op, _PREC_UNARY)
+    if isinstance(e, ir.ConstInt | ir.ConstFloat) and e.value < 0:
+        return _PREC_UNARY  # `-3` binds like a unary minus (`(-3) ** 2`, `-(x)`)
     prec = _PREC.get(type(e))
     if prec is not None:
         return prec

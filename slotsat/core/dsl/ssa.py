@@ -26,7 +26,10 @@ Loops (the reference's "loop-carried" rule)
     starts, other than its own loop variable and carried names: one carried value each,
     sorted by name, after the author's `init_values`, initialised with the binding before
     the loop and yielded with the binding at the end of the body; its result rebinds the
-    name after the loop.
+    name after the loop. A while loop (`while COND:`, or the printed `for (a,) in
+    pl.while_(...)` with `pl.cond(COND)`) follows the same rules, and its condition reads the
+    carried values (the reference's ConvertWhile). A `with pl.scope():` body is no scope for
+    names: it binds in the block around it.
 
 Escaping names (the reference's "escaping" rule)
     A name first bound inside a loop and read after it (before being rebound:
@@ -327,13 +330,20 @@ class Analysis:
             got = self._binds[key] = frozenset(names)
         return got
 
-    def loop_binds(self, node: ast.For) -> frozenset[str]:
+    def loop_binds(self, node: ast.For | ast.While) -> frozenset[str]:
         """Names a loop's body may rebind, without the body's own final `pl.yield_` (its
-        targets are the loop's results, bound after the loop)."""
+        targets are the loop's results, bound after the loop; the reference prints it as the
+        last statement of a `with pl.scope():` that is the whole body, too)."""
         body = [s for s in node.body if not isinstance(s, ast.Pass)]
+        names: set[str] = set()
         if body and _is_yield(body[-1]):
             body = body[:-1]
-        names: set[str] = set()
+        elif body and isinstance(body[-1], ast.With):
+            inner = [s for s in body[-1].body if not isinstance(s, ast.Pass)]
+            if inner and _is_yield(inner[-1]):
+                body = body[:-1]
+                for s in inner[:-1]:
+                    names |= self.binds(s)
         for s in body:
             names |= self.binds(s)
         return frozenset(names)
@@ -347,6 +357,10 @@ class Analysis:
         names: set[str]
         if isinstance(node, ast.For):
             names = _reads(node.iter) | (self.seq_live_in(node.body) - set(loop_targets(node)))
+        elif isinstance(node, ast.While):
+            names = _reads(node.test) | self.seq_live_in(node.body)
+        elif isinstance(node, ast.With):
+            names = set().union(*(_reads(item) for item in node.items)) | self.seq_live_in(node.body)
         elif isinstance(node, ast.If):
             names = _reads(node.test) | self.seq_live_in(node.body) | self.seq_live_in(node.orelse)
         elif isinstance(node, ast.AnnAssign):
@@ -367,14 +381,14 @@ class Analysis:
         return live
 
     def needs_after(self, stmts: Sequence[ast.stmt], after: Iterable[str] = ()) -> dict[int, frozenset[str]]:
-        """For each loop of `stmts` (keyed by `id`), the names the statements after it read
-        before rebinding them (plus `after`, what follows the list). Only the statements
-        from the first loop on are analysed."""
-        first = next((k for k, s in enumerate(stmts) if isinstance(s, ast.For)), len(stmts))
+        """For each loop and `with` scope of `stmts` (keyed by `id`), the names the statements
+        after it read before rebinding them (plus `after`, what follows the list). Only the
+        statements from the first of them on are analysed."""
+        first = next((k for k, s in enumerate(stmts) if isinstance(s, _NEEDS_AFTER)), len(stmts))
         needs = set(after)
         out: dict[int, frozenset[str]] = {}
         for s in reversed(stmts[first:]):
-            if isinstance(s, ast.For):
+            if isinstance(s, _NEEDS_AFTER):
                 out[id(s)] = frozenset(needs)
             needs -= self.assigns(s)
             needs |= self.live_in(s)
@@ -391,14 +405,19 @@ class Needs:
         self.after = after
         self.table: dict[int, frozenset[str]] | None = None
 
-    def of(self, loop: ast.For) -> frozenset[str]:
+    def of(self, loop: ast.For | ast.While | ast.With) -> frozenset[str]:
         if self.table is None:
             self.table = self.analysis.needs_after(self.stmts, self.after)
         return self.table[id(loop)]
 
 
+_NEEDS_AFTER = (ast.For, ast.While, ast.With)
+"""The statements whose following reads `Analysis.needs_after` records: loops (the escaping
+rule) and `with pl.scope():`, whose body binds in the enclosing scope."""
+
+
 def _bodies(node: ast.stmt) -> tuple[list[ast.stmt], ...]:
-    if isinstance(node, ast.For):
+    if isinstance(node, ast.For | ast.While | ast.With):
         return (node.body,)
     if isinstance(node, ast.If):
         return (node.body, node.orelse)

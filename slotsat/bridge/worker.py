@@ -1,0 +1,487 @@
+"""The bridge's worker: runs inside an interpreter that has PyPTO, never inside slotsat.
+
+Started by `slotsat.bridge.session` as `PYTHON worker.py` (by path, so the interpreter
+needs PyPTO but not slotsat). It imports only the standard library at module level and
+PyPTO once at start-up, then answers one JSON request per line on its standard input with
+one JSON line on its original standard output. Everything else the reference or a kernel
+file prints goes to standard error: file descriptor 1 is pointed at 2 before anything runs,
+and standard input at /dev/null, so a kernel that prints or reads cannot corrupt the
+protocol.
+
+Protocol (every message one line of JSON):
+
+- first, unasked: `{"hello": true, "version": V, "python": P}`, or `{"hello": false,
+  "missing": MODULE | null, "message": M}` when PyPTO cannot be imported (the worker exits);
+- `{"op": "compile", "path": FILE, "kernel": NAME | null, "specialize": {NAME: VALUE},
+  "oracle": BOOL}`: run FILE as Python, find its kernels (every `@pl.program` class and
+  every `@pl.jit` entry it defines, or the one named), and run the reference's pass
+  pipeline once per kernel under `memory_planner=PTOAS` with an instrument that prints the
+  IR just before `LowerPipelineToSlots` (the hand-off point) and stops there; with
+  `oracle` it runs on and also prints the IR after `LowerPipelineToSlots` and after
+  `LowerPipelineLoops`, with a summary of every loop in each. A VALUE is `{"int": N}`,
+  `{"float": X}`, `{"bool": B}` or `{"runtime": true}` (`pl.RUNTIME`);
+- `{"op": "parse", "text": T}`: `pl.parse_program(T)`, answered with the program printed
+  back;
+- every answer is `{"ok": true, ...}` or `{"ok": false, "error": {"file", "line", "col",
+  "message", "kind"}}` with the reference's own message and the best location it gives.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import itertools
+import json
+import os
+import re
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+HANDOFF_PASS = "LowerPipelineToSlots"
+LOOPS_PASS = "LowerPipelineLoops"
+MAX_MESSAGE = 600
+"""Characters of a reference message passed on (its own diagnostics can run to pages)."""
+
+
+class Failure(Exception):
+    """A request that cannot be answered: a located, one-line error."""
+
+    def __init__(self, message: str, file: str, line: int = 1, col: int = 1, kind: str = "reference") -> None:
+        super().__init__(message)
+        self.payload = {"file": file, "line": max(line, 1), "col": max(col, 1),
+                        "message": _one_line(message), "kind": kind}
+
+
+class _Stop(BaseException):
+    """Ends a pass-pipeline run once the snapshots are taken (not an `Exception`, so the
+    reference's own `except Exception` handlers let it through)."""
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(part.strip() for part in text.strip().splitlines() if part.strip())
+    return line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 3] + "..."
+
+
+def _chain(err: BaseException) -> list[BaseException]:
+    """`err` and its causes / contexts, outermost first."""
+    out: list[BaseException] = []
+    seen: set[int] = set()
+    cur: BaseException | None = err
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        out.append(cur)
+        cur = cur.__cause__ if cur.__cause__ is not None else cur.__context__
+    return out
+
+
+def _span_of(err: BaseException) -> tuple[str, int, int] | None:
+    """The location a PyPTO diagnostic or a SyntaxError carries, if any."""
+    if isinstance(err, SyntaxError) and err.filename and err.lineno:
+        return err.filename, err.lineno, err.offset or 1
+    span = getattr(err, "span", None)
+    if isinstance(span, dict) and span.get("filename") and span.get("line"):
+        return str(span["filename"]), int(span["line"]), int(span.get("column") or 1)
+    return None
+
+
+def _message_of(err: BaseException) -> str:
+    if isinstance(err, SyntaxError):
+        return f"{type(err).__name__}: {err.msg}"  # str() adds "(FILE, line N)"
+    message = getattr(err, "message", None)
+    text = message if isinstance(message, str) and message else str(err)
+    hint = getattr(err, "hint", None)
+    if isinstance(hint, str) and hint:
+        text = f"{text} ({hint})"
+    if isinstance(err, (SyntaxError, NameError, ImportError, AttributeError, TypeError, KeyError)) \
+            and not type(err).__module__.startswith("pypto"):
+        return f"{type(err).__name__}: {text}"
+    return text
+
+
+def _locate(err: BaseException, path: str, fallback: int = 1, *, text: bool = False) -> Failure:
+    """A located failure for an exception raised while running `path` or its kernels.
+
+    The reference often wraps the diagnostic that explains a failure in a vaguer one (a
+    parse error in a loop body surfaces as "For loop has 1 iteration arguments but 0 return
+    variables"), so the innermost located diagnostic of the chain wins, preferring one in
+    the kernel file; without one, the innermost frame of the kernel file in the traceback
+    gives the line, and the outermost message is reported. With `text` (parsing a string,
+    whose diagnostics name a pseudo file) any located diagnostic counts."""
+    chain = _chain(err)
+    located = [(e, s) for e in chain if (s := _span_of(e)) is not None]
+    real = os.path.realpath(path)
+    in_file = [(e, s) for e, s in located if os.path.realpath(s[0]) == real]
+    pick = in_file[-1] if in_file else located[-1] if located else None
+    if pick is not None and (text or os.path.exists(pick[1][0])):
+        e, (file, line, col) = pick
+        message = _with_cause(_message_of(e), chain[chain.index(e):])
+        return Failure(message, path if os.path.realpath(file) == real else file, line, col)
+    line = fallback
+    for frame in traceback.extract_tb(err.__traceback__):
+        if os.path.realpath(frame.filename) == real and frame.lineno:
+            line = frame.lineno
+    inner = pick[0] if pick is not None else err
+    return Failure(_with_cause(_message_of(inner), chain), path, line, 1)
+
+
+def _with_cause(message: str, chain: list[BaseException]) -> str:
+    """`message`, and the first line of the innermost error below it when that one carries
+    no location of its own (a bug inside the reference surfacing as a vague parse error)."""
+    root = chain[-1] if chain else None
+    if root is None or _span_of(root) is not None or len(chain) < 2:
+        return message
+    first = next((ln.strip() for ln in str(root).splitlines() if ln.strip()), "")
+    if not first or first in message:
+        return message
+    return f"{message} (caused by {type(root).__name__}: {first})"
+
+
+class Reference:
+    """PyPTO, imported once; answers requests."""
+
+    def __init__(self) -> None:
+        import pypto
+        import pypto.language as pl
+        from pypto import ir, passes
+        from pypto.backend import BackendType
+        from pypto.ir.pass_manager import OptimizationStrategy, PassManager
+        from pypto.jit import JITFunction
+        from pypto.pypto_core import backend as backend_core
+
+        backend_core.set_backend_type(BackendType.Ascend910B)  # what ir.compile does first
+        self.pl: Any = pl
+        self.ir: Any = ir
+        self.passes: Any = passes
+        self.strategy: Any = OptimizationStrategy.Default
+        self.manager: Any = PassManager
+        self.jit_type: Any = JITFunction
+        self.version = str(getattr(pypto, "__version__", "unknown"))
+        self._names = itertools.count()
+        self._folders: list[str] = []
+        """The folders of earlier requests' kernel files."""
+        self._inserted: list[str] = []
+        """Those of them this worker put on `sys.path`."""
+
+    # -- requests ---------------------------------------------------------------------
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request.get("op")
+        if op == "compile":
+            return self.compile(request)
+        if op == "parse":
+            return self.parse(str(request["text"]))
+        raise Failure(f"unknown request {op!r}", "<bridge>", kind="internal")
+
+    def parse(self, text: str) -> dict[str, Any]:
+        try:
+            program = self.pl.parse_program(text)
+        except Exception as err:  # the reference's parser speaks through exceptions
+            failure = _locate(err, "<text>", text=True)
+            return {"ok": False, "error": failure.payload}
+        return {"ok": True, "text": program.as_python()}
+
+    def compile(self, request: dict[str, Any]) -> dict[str, Any]:
+        path = str(request["path"])
+        module = self._load(path)
+        kernels = self._kernels(module, path, request.get("kernel"))
+        values = {name: self._value(spec) for name, spec in dict(request.get("specialize") or {}).items()}
+        self._check_specialize(kernels, values, path)
+        oracle = bool(request.get("oracle"))
+        out = []
+        for name, obj in kernels:
+            out.append(self._run(name, obj, path, values, oracle))
+        return {"ok": True, "kernels": out}
+
+    # -- loading ----------------------------------------------------------------------
+
+    def _forget_earlier_kernels(self) -> None:
+        """Each request sees a fresh import state for the kernel's own modules: two model
+        folders each with a `config.py` must not share the first one imported. Modules loaded
+        from an earlier kernel's folder leave `sys.modules` and the folder leaves `sys.path`;
+        PyPTO, torch and the standard library stay (re-importing them would split their
+        classes in two)."""
+        folders = [os.path.join(f, "") for f in self._folders]
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and any(os.path.abspath(file).startswith(f) for f in folders) \
+                    and "site-packages" not in file:
+                del sys.modules[name]
+        sys.path[:] = [p for p in sys.path if p not in self._inserted]
+        self._folders, self._inserted = [], []
+
+    def _load(self, path: str) -> Any:
+        if not os.path.isfile(path):
+            raise Failure("cannot read the file: no such file", path, kind="usage")
+        self._forget_earlier_kernels()
+        directory = os.path.dirname(os.path.abspath(path))
+        self._folders.append(directory)
+        if directory not in sys.path:
+            sys.path.insert(0, directory)  # as `python FILE` would: sibling modules import
+            self._inserted.append(directory)
+        name = f"_slotsat_kernel_{next(self._names)}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise Failure("cannot load the file as a Python module", path, kind="usage")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except SystemExit as err:
+            raise Failure(f"the kernel file exited (SystemExit: {err.code}) while it ran", path) from None
+        except Exception as err:
+            raise _locate(err, path) from None
+        return module
+
+    def _defined_here(self, obj: Any, module: Any, path: str) -> bool:
+        if isinstance(obj, self.ir.Program):
+            span = getattr(obj, "span", None)
+            filename = getattr(span, "filename", "") if span is not None else ""
+            return not filename or os.path.realpath(filename) == os.path.realpath(path)
+        return bool(getattr(obj, "__module__", None) == module.__name__)
+
+    def _kernels(self, module: Any, path: str, wanted: str | None) -> list[tuple[str, Any]]:
+        found: list[tuple[str, Any]] = []
+        every: dict[str, Any] = {}
+        for attr, obj in vars(module).items():
+            is_program = isinstance(obj, self.ir.Program)
+            is_jit = isinstance(obj, self.jit_type)
+            if not (is_program or is_jit) or not self._defined_here(obj, module, path):
+                continue
+            every[attr] = obj
+            # A `@pl.jit.incore` / `.inline` / `.opaque` function is compiled through the
+            # `@pl.jit` entry that calls it; only entries are kernels by default.
+            if is_program or getattr(obj, "_func_type", "orchestration") == "orchestration":
+                found.append((attr, obj))
+        if wanted is not None:
+            if wanted not in every:
+                names = ", ".join(every) or "none"
+                raise Failure(f"no @pl.program class or @pl.jit kernel named '{wanted}' (kernels: {names})",
+                              path, kind="usage")
+            return [(wanted, every[wanted])]
+        if not found:
+            raise Failure("the file defines no @pl.program class and no @pl.jit kernel", path, kind="usage")
+        return found
+
+    def _value(self, spec: dict[str, Any]) -> Any:
+        if spec.get("runtime"):
+            return self.pl.RUNTIME
+        for key in ("int", "float", "bool"):
+            if key in spec:
+                return spec[key]
+        raise Failure(f"bad --specialize value {spec!r}", "<bridge>", kind="internal")
+
+    def _params(self, obj: Any) -> list[str]:
+        func = getattr(obj, "_func", None)
+        if func is None:
+            return []
+        return [n for n in inspect.signature(func).parameters if n != "self"]
+
+    def _check_specialize(self, kernels: list[tuple[str, Any]], values: dict[str, Any], path: str) -> None:
+        if not values:
+            return
+        jits = [(n, o) for n, o in kernels if isinstance(o, self.jit_type)]
+        if not jits:
+            raise Failure("--specialize applies to @pl.jit kernels; this file's kernels are @pl.program "
+                          "classes", path, kind="usage")
+        known = {p for _, o in jits for p in self._params(o)}
+        for name in values:
+            if name not in known:
+                listing = ", ".join(sorted(known)) or "none"
+                raise Failure(f"--specialize {name}: no @pl.jit kernel of the file has a parameter "
+                              f"'{name}' (parameters: {listing})", path, kind="usage")
+
+    # -- running ----------------------------------------------------------------------
+
+    def _def_line(self, obj: Any) -> int:
+        func = getattr(obj, "_func", None)
+        try:
+            return inspect.getsourcelines(func)[1] if func is not None else 1
+        except (OSError, TypeError):
+            return 1
+
+    def _program_line(self, obj: Any) -> int:
+        span = getattr(obj, "span", None)
+        line = getattr(span, "begin_line", 1) if span is not None else 1
+        return line if isinstance(line, int) and line > 0 else 1
+
+    def _run(self, name: str, obj: Any, path: str, values: dict[str, Any], oracle: bool) -> dict[str, Any]:
+        snaps: dict[str, Any] = {}
+        current: list[str] = []
+
+        def before(p: Any, program: Any) -> None:
+            current[:] = [p.get_name()]
+            if p.get_name() == HANDOFF_PASS:
+                snaps["pre"] = program
+                if not oracle:
+                    raise _Stop
+
+        def after(p: Any, program: Any) -> None:
+            if p.get_name() == HANDOFF_PASS:
+                snaps["slots"] = program
+            elif p.get_name() == LOOPS_PASS:
+                snaps["loops"] = program
+                raise _Stop
+
+        instrument = self.passes.CallbackInstrument(before_pass=before, after_pass=after)
+        ctx = self.passes.PassContext([instrument], memory_planner=self.passes.MemoryPlanner.PTOAS)
+        jit = isinstance(obj, self.jit_type)
+        line = self._def_line(obj) if jit else self._program_line(obj)
+        failure: str | None = None
+        try:
+            with ctx:
+                if jit:
+                    kwargs = {k: v for k, v in values.items() if k in self._params(obj)}
+                    obj.lower(**kwargs)  # the specialization API: one pass-pipeline run
+                else:
+                    self.manager.get_strategy(self.strategy).run_passes(obj)
+        except _Stop:
+            pass
+        except Exception as err:
+            if "pre" not in snaps:
+                raise self._failure(err, path, line, name, current) from None
+            failure = _one_line(_message_of(err))
+        if "pre" not in snaps:
+            raise Failure(f"kernel '{name}': the reference's pass pipeline ended without reaching "
+                          f"{HANDOFF_PASS}", path, line)
+        out: dict[str, Any] = {"name": name, "kind": "jit" if jit else "program", "line": line,
+                               "handoff": snaps["pre"].as_python()}
+        if oracle:
+            stage = "loops" if "slots" in snaps else "slots"
+            out["errors"] = {stage: failure} if failure is not None else {}
+            out["after_slots"] = snaps["slots"].as_python() if "slots" in snaps else None
+            out["after_loops"] = snaps["loops"].as_python() if "loops" in snaps else None
+            out["summary"] = {k: self._summary(v) for k, v in snaps.items()}
+        return out
+
+    def _failure(self, err: Exception, path: str, line: int, name: str, current: list[str]) -> Failure:
+        text = str(err)
+        m = re.search(r"scalar parameter '(\w+)' has no value", text)
+        if isinstance(err, TypeError) and m:
+            p = m.group(1)
+            return Failure(f"kernel '{name}': scalar parameter '{p}' needs a value: --specialize {p}=VALUE "
+                           f"(an integer, a float, True or False) or --specialize {p}=RUNTIME to keep it a "
+                           "runtime scalar", path, line, kind="usage")
+        failure = _locate(err, path, line)
+        where = current[0] if current else None
+        message = str(failure.payload["message"])
+        if where and _span_of(err) is None and where not in message:
+            failure.payload["message"] = _one_line(f"{where}: {message}")
+        return failure
+
+    # -- the reference's decisions, read off its IR -----------------------------------
+
+    def _summary(self, program: Any) -> list[dict[str, Any]]:
+        """Every loop of every function, in pre-order: kind, stages, bounds, and the tiles of
+        its own body that carry a MemRef (the slots the reference bound)."""
+        rows: list[dict[str, Any]] = []
+        for fn in program.functions.values():
+            for depth, loop in self._loops(fn.body, 0):
+                rows.append(self._loop_row(fn.name, depth, loop))
+        return rows
+
+    def _loops(self, stmt: Any, depth: int) -> Iterator[tuple[int, Any]]:
+        ir = self.ir
+        if stmt is None:
+            return
+        if isinstance(stmt, ir.SeqStmts):
+            for s in stmt.stmts:
+                yield from self._loops(s, depth)
+            return
+        if isinstance(stmt, ir.ForStmt):
+            yield depth, stmt
+            yield from self._loops(stmt.body, depth + 1)
+            return
+        for attr in ("then_body", "else_body", "body"):  # if, while and the scope statements
+            child = getattr(stmt, attr, None)
+            if isinstance(child, ir.Stmt):
+                yield from self._loops(child, depth)
+
+    def _text(self, expr: Any) -> str | int:
+        if isinstance(expr, self.ir.ConstInt):
+            return int(expr.value)
+        return str(self.ir.python_print(expr))
+
+    def _loop_row(self, function: str, depth: int, loop: Any) -> dict[str, Any]:
+        attrs = dict(loop.attrs)
+        stages = attrs.get("pipeline_stages")
+        tiles = []
+        for s in self.ir.flatten_to_stmts(loop.body):
+            if not isinstance(s, self.ir.AssignStmt):
+                continue
+            ty = s.var.type
+            memref = getattr(ty, "memref", None) if isinstance(ty, self.ir.TileType) else None
+            if memref is None:
+                continue
+            index = memref.slot_index_
+            tiles.append({"tile": s.var.name_hint, "base": memref.name_hint, "slots": int(memref.slot_count_),
+                          "index": None if index is None else self._text(index),
+                          "op": _call_name(s.value)})
+        span = loop.span
+        return {"function": function, "line": int(span.begin_line), "col": int(span.begin_column),
+                "depth": depth, "kind": loop.kind.name, "stages": None if stages is None else int(stages),
+                "iv": loop.loop_var.name_hint, "start": self._text(loop.start), "stop": self._text(loop.stop),
+                "step": self._text(loop.step), "tiles": tiles}
+
+
+def _call_name(value: Any) -> str | None:
+    op = getattr(value, "op", None)
+    name = getattr(op, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _channels() -> tuple[TextIO, TextIO]:
+    """The protocol's input and output; fd 0 becomes /dev/null and fd 1 a copy of fd 2."""
+    proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # lives as long as the process
+    return proto_in, proto_out
+
+
+def _send(out: TextIO, message: dict[str, Any]) -> None:
+    out.write(json.dumps(message) + "\n")
+    out.flush()
+
+
+def serve(proto_in: TextIO, proto_out: TextIO, make: Callable[[], Reference] = Reference) -> int:
+    try:
+        reference = make()
+    except ImportError as err:
+        _send(proto_out, {"hello": False, "missing": err.name, "message": f"{type(err).__name__}: {err}"})
+        return 0
+    except Exception as err:  # PyPTO is there but does not start
+        message = _one_line(f"{type(err).__name__}: {err}")
+        _send(proto_out, {"hello": False, "missing": None, "message": message})
+        return 0
+    _send(proto_out, {"hello": True, "version": reference.version, "python": sys.version.split()[0]})
+    for line in proto_in:
+        if not line.strip():
+            continue
+        try:
+            answer = reference.handle(json.loads(line))
+        except Failure as failure:
+            answer = {"ok": False, "error": failure.payload}
+        except Exception as err:  # a bug of the bridge or of the reference outside any kernel
+            where = traceback.extract_tb(err.__traceback__)[-1:]
+            at = f" at {os.path.basename(where[0].filename)}:{where[0].lineno}" if where else ""
+            answer = {"ok": False, "error": {"file": "<bridge>", "line": 1, "col": 1, "kind": "internal",
+                                             "message": _one_line(f"{type(err).__name__}: {err}{at}")}}
+        _send(proto_out, answer)
+    return 0
+
+
+def main() -> int:
+    here = os.path.dirname(os.path.abspath(__file__))
+    if sys.path and os.path.abspath(sys.path[0] or ".") == here:
+        sys.path.pop(0)  # run by path: this folder must not shadow anything a kernel imports
+    proto_in, proto_out = _channels()
+    return serve(proto_in, proto_out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

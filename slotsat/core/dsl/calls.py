@@ -1,0 +1,282 @@
+"""Operation calls: `pl.tile.X(...)`, `pl.tensor.X(...)`, `pl.system.X(...)`, `pld.X.Y(...)`,
+calls of other functions (`self.f(...)`) and task launches (`pl.submit(self.f, ...)`).
+
+Every op name must be one the reference registers (`slotsat.core.ops.REFERENCE`); any other
+name is an error with a did-you-mean. `pl.X` is the DSL's shorthand for `pl.tile.X`, and
+`pl.tile.and_` / `pl.tile.not_` / ... are the reference's spellings of `tile.and` / ...
+
+The ops slotsat models (`slotsat.core.ops.REGISTRY`) are read against their DSL signature
+(`10-dsl.md` §6.1) or the reference's, checked, normalised and typed by their rule. Every
+other op keeps its arguments as written (positional arguments by their syntax: names, list
+literals, memory spaces, dtypes, enum members, strings, numbers and scalar expressions; the
+reference's keywords, including the ones its printer writes for positional arguments,
+`ops.PRINTED_KEYWORDS`; a trailing `attrs={...}`), is checked against the reference's
+argument count and keyword names, and takes its type from the assignment's annotation.
+
+A call nested in an argument or an expression is hoisted into a temporary assigned just
+before the statement (`t__tmp_vN`, the reference's FlattenCallExpr naming), which needs a
+type it can derive: a modelled op, a scalar op of one dtype or of an argument's element dtype, or a function
+call.
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+from typing import NoReturn, cast
+
+from slotsat.core import ir, ops
+from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, type_text
+from slotsat.core.dsl.context import FunctionContext
+
+_TENSOR_PARAMS = frozenset({"tensor"})
+_TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row", "tmp", "tmp_tile", "row_vec"})
+_LIST_PARAMS = frozenset({"offsets", "shape", "valid_shape", "indices", "shapes", "drop_dims"})
+
+SCALAR_ELEMENT_RESULTS: dict[str, int] = {"tensor.read": 0, "tile.read": 0, "array.get_element": 0}
+"""Scalar-result ops whose result has the element dtype of an argument (by index; the
+reference's deduction rules). Ops whose scalar result has one fixed dtype take it from the
+registry (`RefOp.scalar_dtype`)."""
+
+
+_PL_NAMESPACES = frozenset({"tile", "tensor", "system", "array", "prefetch", "dist", "builtin"})
+
+
+def op_name(name: str | None) -> str | None:
+    """The canonical op name for a dotted callee (`pl.tile.load` -> `tile.load`, `pl.exp` ->
+    `tile.exp`, `pl.tile.and_` -> `tile.and`, `pld.system.notify` as is), or None when the
+    callee is not spelled as an op."""
+    if name is None:
+        return None
+    parts = name.split(".")
+    if name in ops.PRINTED_ALIASES:
+        return ops.PRINTED_ALIASES[name][0]
+    if parts[0] == "pld" and len(parts) == 3:
+        canonical = name
+    elif parts[0] == "pl" and len(parts) == 3 and parts[1] in _PL_NAMESPACES:
+        canonical = ".".join(parts[1:])
+    elif parts[0] == "pl" and len(parts) == 4 and parts[1] == "builtin":
+        canonical = ".".join(parts[1:])
+    elif parts[0] == "pl" and len(parts) == 2:
+        canonical = f"tile.{parts[1]}"
+    else:
+        return None
+    head, leaf = canonical.rsplit(".", 1)
+    if leaf.endswith("_") and leaf[:-1] in ("and", "or", "not", "xor", "in", "is"):
+        canonical = f"{head}.{leaf[:-1]}"
+    return canonical
+
+
+def spelled(op: str) -> str:
+    """How the printer writes op `op`: `pl.tile.load`, `pld.system.notify`, `pl.tile.and_`."""
+    head, leaf = op.rsplit(".", 1)
+    if keyword.iskeyword(leaf):
+        leaf += "_"
+    prefix = "" if op.startswith("pld.") else "pl."
+    return f"{prefix}{head}.{leaf}"
+
+
+class CallReader:
+    """Reads the calls of one function."""
+
+    def __init__(self, fp: FunctionContext) -> None:
+        self.fp = fp
+        self.types = TypeReader(fp)
+
+    def error(self, message: str, node: ast.AST) -> NoReturn:
+        self.fp.error(message, node)
+
+    def source(self, node: ast.AST) -> str:
+        return self.fp.mp.source(node)
+
+    # -- resolution
+
+    def is_call(self, node: ast.expr) -> bool:
+        """Whether `node` is a call this reader handles (an op, a function call, a launch)."""
+        if not isinstance(node, ast.Call):
+            return False
+        name = dotted(node.func)
+        if name is None:
+            return False
+        if name.startswith("self.") and name.count(".") == 1:
+            return True
+        if name in ("pl.submit", "pl.spmd_submit"):
+            return True
+        if name == "pl.cast":
+            return self.fp.is_tile_cast(node)
+        return op_name(name) is not None and name not in self.fp.NON_OPS
+
+    def resolve(self, node: ast.Call) -> str:
+        """The canonical op of a call (`tile.load`, `self.f`, `submit`), or a located error."""
+        name = dotted(node.func)
+        assert name is not None
+        if name.startswith("self."):
+            callee = name[5:]
+            if callee not in self.fp.mp.function_names:
+                self.error(f"the program has no function '{callee}'", node.func)
+            return name
+        if name in ("pl.submit", "pl.spmd_submit"):
+            return name[3:]
+        op = op_name(name)
+        assert op is not None
+        if ops.reference(op) is None and ops.lookup(op) is None:
+            self.fp.unknown_pl_above_tile(name, node.func)
+            hint = ops.suggest(op)
+            alt = f"; did you mean '{spelled(hint)}'?" if hint is not None else ""
+            self.error(f"unsupported DSL construct '{name}'{alt}", node.func)
+        return op
+
+    # -- the call
+
+    def call(self, node: ast.Call, annot: ir.Type | None, statement: bool = False) -> tuple[ir.Call, ir.Type]:
+        op = self.resolve(node)
+        spec = ops.lookup(op)
+        if spec is not None:
+            return self.fp.typed_call(node, spec, annot)
+        if op.startswith("self."):
+            return self._function_call(node, op, annot, statement)
+        if op in ops.SPECIAL_CALLS:
+            return self._launch(node, op, annot, statement)
+        return self._generic(node, op, annot, statement)
+
+    def _keywords(self, node: ast.Call, allowed: frozenset[str] | None, what: str
+                  ) -> tuple[list[tuple[str, ir.CallArg]], list[tuple[str, ir.AttrValue]]]:
+        kwargs: list[tuple[str, ir.CallArg]] = []
+        attrs: list[tuple[str, ir.AttrValue]] = []
+        seen: set[str] = set()
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.error("unsupported syntax: **kwargs in a call", kw.value)
+            if kw.arg in seen:
+                self.error(f"{what} got the keyword '{kw.arg}' twice", kw.value)
+            seen.add(kw.arg)
+            if kw.arg == "attrs":
+                attrs = self.fp.call_attrs(kw.value)
+            elif allowed is not None and kw.arg not in allowed:
+                takes = ", ".join(sorted(allowed)) or "no keywords"
+                self.error(f"{what} got an unexpected keyword '{kw.arg}' (it takes {takes})", kw.value)
+            else:
+                kwargs.append((kw.arg, self.arg(kw.value)))
+        return kwargs, attrs
+
+    def _generic(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
+                 ) -> tuple[ir.Call, ir.Type]:
+        ref = ops.reference(op)
+        assert ref is not None
+        what = spelled(op)
+        printed = ops.PRINTED_KEYWORDS.get(op, frozenset())
+        kwargs, attrs = self._keywords(node, frozenset(ref.keywords) | printed, what)
+        args = tuple(self.arg(a) for a in node.args)
+        if len(args) > len(ref.args):  # no minimum: the reference prints calls that omit trailing arguments
+            sig = ", ".join(ref.args[:ref.required_args]) + "".join(
+                f"[, {a}]" for a in ref.args[ref.required_args:])
+            self.error(f"{what} expects ({sig}), got {self.source(node)}", node)
+        alias = ops.PRINTED_ALIASES.get(dotted(node.func) or "")
+        if alias is not None and alias[1] not in (k for k, _ in kwargs):
+            kwargs.append((alias[1], ir.ConstInt(1, ir.DType.BOOL, span=self.fp.span(node))))
+        call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
+        return call, self._result(call, node, annot, statement, what)
+
+    def _result(self, call: ir.Call, node: ast.Call, annot: ir.Type | None, statement: bool,
+                what: str) -> ir.Type:
+        inferred = self.infer(call)
+        if annot is not None:
+            if inferred is not None and type(inferred) is not type(annot):
+                self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}",
+                           node)
+            return annot
+        if inferred is not None:
+            return inferred
+        if statement:
+            return ir.TupleType(())
+        self.error(f"annotate the result of {what}: slotsat cannot infer its type (write NAME: TYPE = "
+                   f"{what}(...))", node)
+
+    def infer(self, call: ir.Call) -> ir.Type | None:
+        """The result type of a generic call when the reference's rule is known."""
+        ref = ops.reference(call.op)
+        if ref is not None and ref.scalar_dtype is not None:
+            return ir.ScalarType(ir.DType(ref.scalar_dtype))
+        rule = SCALAR_ELEMENT_RESULTS.get(call.op)
+        if rule is not None and rule < len(call.args):
+            src = call.args[rule]
+            if isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType | ir.TileType | ir.ArrayType):
+                return ir.ScalarType(src.type.dtype)
+        return None
+
+    def _function_call(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
+                       ) -> tuple[ir.Call, ir.Type]:
+        callee = op[5:]
+        kwargs, attrs = self._keywords(node, ops.FUNCTION_CALL_KEYWORDS, f"self.{callee}")
+        params = self.fp.mp.function_params.get(callee)
+        if params is not None and len(node.args) != len(params):
+            self.error(f"self.{callee} takes {len(params)} argument(s), got {len(node.args)}", node)
+        args = tuple(self.arg(a, None if params is None else params[k]) for k, a in enumerate(node.args))
+        call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
+        returns = self.fp.mp.function_returns.get(callee)
+        if annot is not None:
+            return call, annot
+        if returns is not None and len(returns) == 1:
+            return call, returns[0]
+        if returns is not None and (returns or statement):
+            return call, ir.TupleType(returns)
+        self.error(f"annotate the result of self.{callee}(...)", node)
+
+    def _launch(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
+                ) -> tuple[ir.Call, ir.Type]:
+        what = f"pl.{op}"
+        first = dotted(node.args[0]) if node.args else None
+        if first is None or not first.startswith("self."):
+            self.error(f"{what} takes the function to launch first: {what}(self.f, ...)", node)
+        callee = first[5:]
+        if callee not in self.fp.mp.function_names:
+            self.error(f"the program has no function '{callee}'", node.args[0])
+        kwargs, attrs = self._keywords(node, ops.SPECIAL_CALLS[op], what)
+        args = (ir.FuncRef(callee), *(self.arg(a) for a in node.args[1:]))
+        call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
+        if annot is not None:
+            return call, annot
+        returns = self.fp.mp.function_returns.get(callee, ())
+        return call, ir.TupleType((*returns, ir.ScalarType(ir.DType.TASK_ID)))
+
+    # -- arguments
+
+    def arg(self, node: ast.expr, expect: ir.Type | None = None) -> ir.CallArg:
+        """One argument or keyword value of a call, read by its syntax. `expect` is the type
+        the callee's parameter declares (a nested call there takes it as its annotation)."""
+        fp = self.fp
+        if expect is not None and isinstance(node, ast.Call) and self.is_call(node):
+            if isinstance(expect, ir.TensorType):
+                expect = ir.TensorType(expect.shape, expect.dtype, False, expect.view, False,
+                                       expect.distributed)
+            return self.hoist(node, expect)
+        if isinstance(node, ast.List | ast.Tuple):
+            items = [self.arg(e) for e in node.elts]
+            if all(isinstance(i, ir.SCALAR_EXPRS) for i in items):
+                exprs = tuple(cast(ir.Expr, i) for i in items)
+                return ir.ExprList(exprs, span=fp.span(node))
+            return ir.ArgList(tuple(items), span=fp.span(node))
+        if TypeReader.is_space(node):
+            return ir.SpaceArg(self.types.space(node))
+        name = dotted(node)
+        if name is not None and name.startswith("pl.") and name[3:] in DTYPES:
+            return ir.DTypeArg(DTYPES[name[3:]])
+        member = enum_member(name)
+        if member is not None:
+            return member
+        if name is not None and name.startswith("self.") and name.count(".") == 1:
+            self.error(f"'{name}' may only be the function a pl.submit / pl.spmd_submit launches", node)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return ir.StrArg(node.value)
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            return ir.ConstInt(int(node.value), ir.DType.BOOL, span=fp.span(node))
+        if isinstance(node, ast.Name) and node.id not in fp.mp.constants:
+            return fp.lookup(node.id, node)  # any type, pointers included (`pld.tensor.window(buf, ...)`)
+        return fp.index_expr(node, allow_any=True, allow_float=True)
+
+    def hoist(self, node: ast.Call, annot: ir.Type | None = None) -> ir.Var:
+        """A nested call, assigned to a fresh temporary before the current statement."""
+        call, typ = self.call(node, annot)
+        var = self.fp.temp(typ, node)
+        self.fp.pending.append(ir.AssignStmt(var, call, span=self.fp.span(node)))
+        return var

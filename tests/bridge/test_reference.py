@@ -1,0 +1,275 @@
+# ruff: noqa: E501  (printed IR lines are one line each, as the reference prints them)
+"""The bridge with the real reference: kernel files run under PyPTO up to the hand-off point.
+
+Every test needs PyPTO (marker `pypto`); the kernels are written here, for this project,
+except the bundled `examples/kernels/*.py`. What is pinned: the text the reference prints
+at the hand-off point, the loops read off its IR, `--specialize` for a `@pl.jit` kernel,
+`--kernel`, and every failure as one located line with the reference's own message.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from slotsat.app import cli
+from slotsat.bridge import Reference, RefLoop, RefTile
+from slotsat.core.errors import SlotsatError
+
+pytestmark = pytest.mark.pypto
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = ROOT / "examples" / "kernels"
+ROW_SCALE = str(KERNELS / "row_scale.py")
+
+JIT = '''\
+import pypto.language as pl
+
+COLS = 128
+
+
+@pl.jit
+def stream_exp(x: pl.Tensor[[1024, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1024, COLS], pl.FP32]],
+               blocks: pl.Scalar[pl.INDEX]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="stream_rows"):
+        for b in pl.pipeline(0, blocks, 1, stage=2):
+            t = pl.load(x, [b * 64, 0], [64, COLS])
+            e = pl.exp(t)
+            y = pl.store(e, [b * 64, 0], y)
+    return y
+'''
+
+TWO = '''\
+import pypto.language as pl
+
+
+@pl.program
+class First:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        for i, (acc,) in pl.pipeline(2, stage=2, init_values=(out,)):
+            t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i * 64, 0], [64, 64])
+            nxt: pl.Tensor[[128, 64], pl.FP32] = pl.store(t, [i * 64, 0], acc)
+            y = pl.yield_(nxt)
+        return y
+
+
+@pl.program
+class Second:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[128, 64], pl.FP32], out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]) -> pl.Tensor[[128, 64], pl.FP32]:
+        for j, (acc,) in pl.range(2, init_values=(out,)):
+            t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [j * 64, 0], [64, 64])
+            nxt: pl.Tensor[[128, 64], pl.FP32] = pl.store(t, [j * 64, 0], acc)
+            y = pl.yield_(nxt)
+        return y
+'''
+
+
+def _file(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def _import(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = cli.main(["import", *argv])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+# -- the hand-off IR ---------------------------------------------------------------------------
+
+
+def test_import_prints_the_hand_off_ir_of_a_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _import([ROW_SCALE], capsys)
+    assert (status, err) == (0, "")
+    assert out.startswith("# pypto.program: RowScale\nimport pypto.language as pl\n\n@pl.program\nclass RowScale:\n")
+    assert "        for r__idx_v0, (dst,) in pl.pipeline(8, stage=2, init_values=(out__ssa_v0,)):\n" in out
+    assert ("            xt__ssa_v0: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x__ssa_v0, "
+            "[r__idx_v0 * 64, 0], [64, 128], [64, 128], target_memory=pl.Mem.Vec)\n") in out
+    assert out.endswith("\n")
+    target = tmp_path / "handoff.py"
+    status, written, err = _import([ROW_SCALE, "-o", str(target)], capsys)
+    assert (status, written, err) == (0, "", "")
+    assert target.read_text() == out
+
+
+def test_a_jit_kernel_takes_its_scalars_from_specialize(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = _file(tmp_path, "stream.py", JIT)
+    status, out, err = _import([kernel], capsys)
+    assert (status, out) == (2, "")
+    assert err == (f"{kernel}:6:1: error: kernel 'stream_exp': scalar parameter 'blocks' needs a value: "
+                   "--specialize blocks=VALUE (an integer, a float, True or False) or --specialize "
+                   "blocks=RUNTIME to keep it a runtime scalar\n")
+    status, out, err = _import([kernel, "--specialize", "blocks=4"], capsys)
+    assert (status, err) == (0, "")
+    assert "        for b__idx_v0, (y__iter_v1,) in pl.pipeline(4, stage=2, init_values=(y__ssa_v0,)):\n" in out
+    status, out, err = _import([kernel, "--specialize", "blocks=RUNTIME"], capsys)
+    assert (status, err) == (0, "")
+    assert "pl.pipeline(blocks__ssa_v0, stage=2, init_values=(y__ssa_v0,))" in out
+    assert "blocks__ssa_v0: pl.Scalar[pl.INDEX]" in out
+
+
+def test_specialize_names_a_parameter_of_a_jit_kernel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = _file(tmp_path, "stream.py", JIT)
+    status, _, err = _import([kernel, "--specialize", "blocks=4", "--specialize", "rows=8"], capsys)
+    assert status == 2
+    assert err == (f"{kernel}:1:1: error: --specialize rows: no @pl.jit kernel of the file has a parameter "
+                   "'rows' (parameters: blocks, x, y)\n")
+    status, _, err = _import([ROW_SCALE, "--specialize", "n=1"], capsys)
+    assert status == 2
+    assert err == (f"{ROW_SCALE}:1:1: error: --specialize applies to @pl.jit kernels; this file's kernels "
+                   "are @pl.program classes\n")
+
+
+def test_every_kernel_of_a_file_is_one_module_and_kernel_picks_one(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = _file(tmp_path, "two.py", TWO)
+    status, out, err = _import([kernel], capsys)
+    assert (status, err) == (0, "")
+    assert out.count("import pypto.language as pl\n") == 1
+    assert out.index("class First:") < out.index("class Second:")
+    status, out, err = _import([kernel, "--kernel", "Second"], capsys)
+    assert (status, err) == (0, "")
+    assert "class Second:" in out
+    assert "class First:" not in out
+    status, out, err = _import([kernel, "--kernel", "Third"], capsys)
+    assert status == 2
+    assert err == f"{kernel}:1:1: error: no @pl.program class or @pl.jit kernel named 'Third' (kernels: First, Second)\n"
+
+
+# -- failures, one located line each -------------------------------------------------------------
+
+
+def test_a_kernel_the_reference_rejects_gets_its_own_located_message(capsys: pytest.CaptureFixture[str]) -> None:
+    rms = str(KERNELS / "rms_norm.py")
+    status, out, err = _import([rms], capsys)
+    assert (status, out) == (2, "")
+    # the reference wraps this in "For loop has 1 iteration arguments but 0 return variables"
+    assert err == (f"{rms}:22:57: error: pl.row_sum: Tile inputs require tmp_tile with the same dtype and rank "
+                   "as the input, and every dimension at least as large as the corresponding input dimension\n")
+
+
+@pytest.mark.parametrize(("text", "where", "message"), [
+    ("import pypto.language as pl\n\nx = (1,\n", "3:5", "SyntaxError: '(' was never closed"),
+    ("import pypto.language as pl\n\nx = 1\ny = undefined_thing + x\n", "4:1",
+     "NameError: name 'undefined_thing' is not defined"),
+    ("import pypto.language as pl\n\nimport sys\nsys.exit(3)\n", "1:1",
+     "the kernel file exited (SystemExit: 3) while it ran"),
+    ("import pypto.language as pl\n\nx = 1\n", "1:1",
+     "the file defines no @pl.program class and no @pl.jit kernel"),
+])
+def test_a_kernel_file_that_fails_as_python_is_one_located_line(tmp_path: Path, text: str, where: str, message: str,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = _file(tmp_path, "bad.py", text)
+    status, out, err = _import([kernel], capsys)
+    assert (status, out) == (2, "")
+    assert err == f"{kernel}:{where}: error: {message}\n"
+
+
+def test_an_error_in_a_jit_kernel_is_located_in_the_kernel_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = _file(tmp_path, "stream.py", JIT.replace("e = pl.exp(t)", "e = pl.expo(t)"))
+    status, _, err = _import([kernel, "--specialize", "blocks=4"], capsys)
+    assert status == 2
+    assert err.startswith(f"{kernel}:12:13: error: Unknown operation 'pl.expo'")
+
+
+def test_a_kernel_that_prints_and_reads_cannot_disturb_the_bridge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    noisy = "import sys\nprint('noise on stdout')\nprint(sys.stdin.read())\n" + TWO
+    kernel = _file(tmp_path, "noisy.py", noisy)
+    status, out, err = _import([kernel, "--kernel", "First"], capsys)
+    assert (status, err) == (0, "")
+    assert out.startswith("# pypto.program: First\n")
+
+
+# -- the worker session --------------------------------------------------------------------------
+
+
+def test_the_loops_are_read_off_the_reference_ir_before_and_after_its_slot_pass(reference: Reference) -> None:
+    (k,) = reference.compile(ROW_SCALE, oracle=True)
+    assert (k.name, k.kind, k.errors) == ("RowScale", "program", ())
+    tiles = (RefTile("xt__ssa_v0", "pipe_xt__ssa_v0", 2, "r__idx_v0 % 2", "tile.load"),
+             RefTile("gt__ssa_v0", "pipe_gt__ssa_v0", 2, "r__idx_v0 % 2", "tile.load"))
+    assert k.loops("pre") == (RefLoop("kernel", 13, 9, 0, "Pipeline", 2, "r__idx_v0", 0, 8, 1, ()),)
+    assert k.loops("slots") == (RefLoop("kernel", 13, 9, 0, "Sequential", None, "r__idx_v0", 0, 8, 1, tiles),)
+    assert k.loops("loops") == k.loops("slots")
+    assert k.after_slots is not None
+    assert 'pl.MemRef("pipe_xt__ssa_v0", slots=2)[r__idx_v0 % 2]' in k.after_slots
+    ok, text = reference.parse(k.after_slots)
+    assert ok, text
+    assert text == k.after_slots
+
+
+def test_a_pass_the_reference_fails_after_the_hand_off_is_reported_per_stage(tmp_path: Path,
+                                                                            reference: Reference) -> None:
+    kernel = _file(tmp_path, "step.py", '''\
+        import pypto.language as pl
+
+
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def main(self, a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]], s: pl.Scalar[pl.INDEX]) -> pl.Tensor[[256, 64], pl.FP32]:
+                for i, (acc,) in pl.pipeline(0, 4, s, stage=2, init_values=(out,)):
+                    t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i * 64, 0], [64, 64])
+                    nxt: pl.Tensor[[256, 64], pl.FP32] = pl.store(t, [i * 64, 0], acc)
+                    y = pl.yield_(nxt)
+                return y
+        ''')
+    (k,) = reference.compile(kernel, oracle=True)
+    assert k.errors == (("loops", "LowerPipelineLoops: step must be a compile-time integer constant, got Var"),)
+    assert k.after_loops is None
+    assert [loop.kind for loop in k.loops("slots")] == ["Pipeline"]
+    (plain,) = reference.compile(kernel)  # without the oracle the run stops at the hand-off point
+    assert plain.handoff == k.handoff
+    assert plain.errors == ()
+
+
+def test_one_worker_serves_request_after_request_and_outlives_failures(reference: Reference) -> None:
+    with pytest.raises(SlotsatError):
+        reference.compile(str(KERNELS / "rms_norm.py"))
+    (k,) = reference.compile(ROW_SCALE)
+    assert k.handoff.startswith("# pypto.program: RowScale")
+    ok, message = reference.parse("import pypto.language as pl\n\n@pl.program\nclass X:\n    pass\n")
+    assert not ok
+    assert message.startswith("1:1: ")
+
+
+def test_each_kernel_file_imports_its_own_sibling_modules(tmp_path: Path, reference: Reference) -> None:
+    kernel = TWO.replace("from_here", "").replace("[128, 64]", "[config.ROWS, 64]")
+    kernel = "import config\n" + kernel
+    texts = []
+    for rows in (128, 256):
+        folder = tmp_path / f"model{rows}"
+        folder.mkdir()
+        (folder / "config.py").write_text(f"ROWS = {rows}\n")
+        (folder / "kernel.py").write_text(kernel)
+        (k, _) = reference.compile(str(folder / "kernel.py"))
+        texts.append(k.handoff)
+    assert "pl.Tensor[[128, 64], pl.FP32]" in texts[0]
+    assert "pl.Tensor[[256, 64], pl.FP32]" in texts[1]  # not the first folder's config.py
+
+
+def test_a_kernel_file_that_never_finishes_is_stopped_and_the_next_request_gets_a_fresh_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    forever = _file(tmp_path, "forever.py", "import pypto.language as pl\n\nwhile True:\n    pass\n")
+    monkeypatch.setenv("SLOTSAT_PYPTO_PYTHON", sys.executable)  # the interpreter the environment names
+    with Reference() as ref:
+        assert ref.python == sys.executable
+        (k,) = ref.compile(ROW_SCALE)  # started and warm
+        assert ref.version == "0.1.0"
+        ref.limit = 2
+        start = time.monotonic()
+        with pytest.raises(SlotsatError) as info:
+            ref.compile(forever)
+        assert time.monotonic() - start < 15
+        assert info.value.render() == (f"{forever}:1:1: error: PyPTO did not finish within 2 s "
+                                       "(SLOTSAT_PYPTO_SECONDS raises the limit)")
+        ref.limit = 120
+        (again,) = ref.compile(ROW_SCALE)
+        assert again.handoff == k.handoff

@@ -1,0 +1,109 @@
+"""Print the reference's IR for slotsat's own test kernels (`tools/printed_kernels.py`).
+
+Run with the Python that has the reference (PyPTO) installed:
+
+    /work/pyptovenv/bin/python tools/gen_printed.py [-o tests/data/printed]
+
+For each kernel it runs the reference's default pass pipeline under the PTOAS memory planner
+in one run (as `ir.compile` does, `../shared/tools/pypto/README.md`) and writes what
+`program.as_python()` prints just before LowerPipelineToSlots (`NAME.pre.py`, the hand-off
+point slotsat reads) and just after it (`NAME.post.py`, the reference's decisions). The
+printed text is the reference's rendering of this project's kernels; it is committed as test
+data (`tests/dsl/test_printed.py` reads it). Without PyPTO the script says so and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parent / "tests" / "data" / "printed"
+
+
+class _Stop(BaseException):
+    """Ends the pipeline once both snapshots are taken."""
+
+
+def snapshots(program: Any) -> dict[str, Any]:
+    """The program just before and just after the reference's LowerPipelineToSlots."""
+    from pypto import passes
+    from pypto.backend import BackendType
+    from pypto.ir.pass_manager import OptimizationStrategy, PassManager
+    from pypto.pypto_core import backend as backend_core
+
+    backend_core.set_backend_type(BackendType.Ascend910B)
+    snaps: dict[str, Any] = {}
+
+    def before(p: Any, prog: Any) -> None:
+        if p.get_name() == "LowerPipelineToSlots":
+            snaps["pre"] = prog
+
+    def after(p: Any, prog: Any) -> None:
+        if p.get_name() == "LowerPipelineToSlots":
+            snaps["post"] = prog
+            raise _Stop
+
+    ctx = passes.PassContext([passes.CallbackInstrument(before_pass=before, after_pass=after)],
+                             memory_planner=passes.MemoryPlanner.PTOAS)
+    with ctx:
+        manager = PassManager.get_strategy(OptimizationStrategy.Default)
+        try:
+            manager.run_passes(program)
+        except _Stop:
+            pass
+    return snaps
+
+
+def jit_program(fn: Any) -> Any:
+    """The `ir.Program` of a `@pl.jit` kernel specialized from its annotations; its scalar
+    parameters stay runtime values (`pl.RUNTIME`)."""
+    import re
+
+    import pypto.language as pl
+
+    kwargs: dict[str, Any] = {}
+    for _ in range(32):
+        try:
+            spec, _ = fn._resolve_specialization((), kwargs, allow_signature_mode=True)
+            break
+        except TypeError as err:
+            missing = re.search(r"scalar parameter '(\w+)' has no value", str(err))
+            if missing is None:
+                raise
+            kwargs[missing.group(1)] = pl.RUNTIME
+    program, _ = fn._compile_to_program_with_rename_map(spec.tensor_meta, spec.scalar_values,
+                                                        spec.scalar_dtypes, spec.per_func_dyn, pl)
+    return program
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-o", "--out", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+    try:
+        sys.path.insert(0, str(HERE))
+        import printed_kernels as kernels
+    except ImportError as err:
+        print(f"gen_printed: the reference compiler is not installed ({err}); see "
+              "../shared/tools/pypto/README.md", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    programs: dict[str, Any] = dict(kernels.PROGRAMS)
+    programs.update({name: jit_program(fn) for name, fn in kernels.JIT.items()})
+    for name, program in programs.items():
+        snaps = snapshots(program)
+        if "pre" not in snaps:
+            print(f"gen_printed: {name} did not reach LowerPipelineToSlots", file=sys.stderr)
+            return 1
+        for key, prog in snaps.items():
+            path = args.out / f"{name}.{key}.py"
+            path.write_text(prog.as_python() + "\n")
+            print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""Small tile-level kernels written for slotsat's tests, in the reference's DSL.
+
+`tools/gen_printed.py` runs each through the reference compiler (PyPTO) to the point just
+before its LowerPipelineToSlots and commits what the reference prints there
+(`tests/data/printed/*.pre.py`, and `*.post.py` just after the pass), so that the tests read
+the reference's printed form of kernels of this project. Importing this module needs PyPTO.
+"""
+
+from __future__ import annotations
+
+import pypto.language as pl
+
+ROWS = 256
+COLS = 128
+
+
+@pl.program
+class RowScalePipe:
+    """Two loads per iteration, multiplied and stored: both loads take slots."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[ROWS, COLS], pl.FP32],
+        g: pl.Tensor[[ROWS, COLS], pl.FP32],
+        out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
+    ) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
+        for r in pl.pipeline(0, ROWS // 32, 1, stage=2):
+            xt: pl.Tile[[32, COLS], pl.FP32] = pl.load(x, [r * 32, 0], [32, COLS])
+            gt: pl.Tile[[32, COLS], pl.FP32] = pl.load(g, [r * 32, 0], [32, COLS])
+            prod: pl.Tile[[32, COLS], pl.FP32] = pl.mul(xt, gt)
+            out = pl.store(prod, [r * 32, 0], out)
+        return out
+
+
+@pl.program
+class RowSumCast:
+    """A BF16 load cast to FP32, a row reduction with its scratch tile."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[64, 512], pl.BF16],
+        out: pl.Out[pl.Tensor[[64, 4], pl.FP32]],
+    ) -> pl.Tensor[[64, 4], pl.FP32]:
+        for k in pl.pipeline(4, stage=2):
+            t = pl.load(x, [0, k * 128], [64, 128])
+            f = pl.tile.cast(t, pl.FP32)
+            sq = pl.mul(f, f)
+            tmp = pl.tile.create([64, 128], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+            part = pl.tile.row_sum(sq, tmp)
+            out = pl.store(part, [0, k], out)
+        return out
+
+
+@pl.program
+class ValidRows:
+    """A runtime valid shape on the load (a tail block): the loop is declined (T2)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[ROWS, COLS], pl.FP32],
+        n: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
+    ) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
+        for r in pl.pipeline(0, ROWS // 32, 1, stage=2):
+            rows = pl.min(n - r * 32, 32)
+            t: pl.Tile[[32, COLS], pl.FP32] = pl.load(x, [r * 32, 0], [32, COLS], valid_shape=[rows, COLS])
+            e: pl.Tile[[32, COLS], pl.FP32] = pl.exp(t)
+            out = pl.store(e, [r * 32, 0], out)
+        return out
+
+
+@pl.program
+class Branches:
+    """An `if` inside a pipeline loop, scalar arithmetic and a strided pipeline."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[ROWS, COLS], pl.FP32],
+        flag: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
+    ) -> pl.Tensor[[ROWS, COLS], pl.FP32]:
+        for r in pl.pipeline(32, ROWS, 64, stage=2):
+            t: pl.Tile[[64, COLS], pl.FP32] = pl.load(x, [r - 32, 0], [64, COLS])
+            if flag > 0:
+                y: pl.Tile[[64, COLS], pl.FP32] = pl.tile.adds(t, 1.0)
+            else:
+                y: pl.Tile[[64, COLS], pl.FP32] = pl.tile.muls(t, 2.0)
+            out = pl.store(y, [r - 32, 0], out)
+        return out
+
+
+@pl.program
+class MatmulK:
+    """A cube kernel: Mat loads moved to Left / Right, an accumulator carried over K."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[64, 256], pl.BF16],
+        b: pl.Tensor[[256, 64], pl.BF16],
+        c: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
+        a0: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        b0: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        l0: pl.Tile[[64, 64], pl.BF16, pl.Mem.Left] = pl.move(a0, target_memory=pl.Mem.Left)
+        r0: pl.Tile[[64, 64], pl.BF16, pl.Mem.Right] = pl.move(b0, target_memory=pl.Mem.Right)
+        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.matmul(l0, r0)
+        for k in pl.pipeline(1, 4, stage=2):
+            ak: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat] = pl.load(a, [0, k * 64], [64, 64],
+                                                               target_memory=pl.Mem.Mat)
+            bk: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat] = pl.load(b, [k * 64, 0], [64, 64],
+                                                               target_memory=pl.Mem.Mat)
+            lk: pl.Tile[[64, 64], pl.BF16, pl.Mem.Left] = pl.move(ak, target_memory=pl.Mem.Left)
+            rk: pl.Tile[[64, 64], pl.BF16, pl.Mem.Right] = pl.move(bk, target_memory=pl.Mem.Right)
+            acc = pl.matmul_acc(acc, lk, rk)
+        c = pl.store(acc, [0, 0], c)
+        return c
+
+
+@pl.program
+class ReshapeView:
+    """A load consumed by a view (reshape): T4 declines the loop."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[ROWS, COLS], pl.FP32],
+        out: pl.Out[pl.Tensor[[ROWS // 2, COLS * 2], pl.FP32]],
+    ) -> pl.Tensor[[ROWS // 2, COLS * 2], pl.FP32]:
+        for r in pl.pipeline(ROWS // 64, stage=2):
+            t: pl.Tile[[64, COLS], pl.FP32] = pl.load(x, [r * 64, 0], [64, COLS])
+            v: pl.Tile[[32, COLS * 2], pl.FP32] = pl.reshape(t, [32, COLS * 2])
+            e: pl.Tile[[32, COLS * 2], pl.FP32] = pl.exp(v)
+            out = pl.store(e, [r * 32, 0], out)
+        return out
+
+
+@pl.program
+class WriteRead:
+    """Scalar reads and writes of tiles (`tile.read`, `tile.write`), nested calls."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[64, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
+        for i in pl.pipeline(4, stage=2):
+            t: pl.Tile[[16, 64], pl.FP32] = pl.load(x, [i * 16, 0], [16, 64])
+            s: pl.Scalar[pl.FP32] = pl.tile.read(pl.tile.exp(t), [0, 0])
+            u: pl.Tile[[16, 64], pl.FP32] = pl.tile.adds(t, s)
+            w: pl.Tile[[16, 64], pl.FP32] = pl.tile.write(u, [0, 1], s)
+            out = pl.store(w, [i * 16, 0], out)
+        return out
+
+
+@pl.jit
+def jit_add_rows(
+    x: pl.Tensor[[ROWS, COLS], pl.FP32],
+    a: pl.Scalar[pl.FP32],
+    y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]],
+):
+    """A jit kernel: the reference outlines the scope into an AIV kernel called by an
+    orchestration function (`pl.parallel`, `self.f(...)` calls, `pl.Out` returns)."""
+    for r in pl.parallel(0, ROWS, 64):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="add_rows"):
+            for c in pl.pipeline(0, COLS, 64, stage=2):
+                t = x[r : r + 64, c : c + 64]
+                y[r : r + 64, c : c + 64] = pl.add(t, a)
+    return y
+
+
+PROGRAMS = {
+    "row_scale_pipe": RowScalePipe,
+    "row_sum_cast": RowSumCast,
+    "valid_rows": ValidRows,
+    "branches": Branches,
+    "matmul_k": MatmulK,
+    "reshape_view": ReshapeView,
+    "write_read": WriteRead,
+}
+JIT = {"jit_add_rows": jit_add_rows}
