@@ -683,8 +683,8 @@ class Translator:
         for f in r.decl.body:
             sub.fact(f)
         body = z3.And(*sub.premises, *sub_dom.side)
-        outer = {c.get_id() for c in _constants(lp)}
-        bound = [c for c in _constants(body) if c.get_id() not in outer]
+        outer = {c.get_id() for c in constants(lp)}
+        bound = [c for c in constants(body) if c.get_id() not in outer]
         return z3.Exists(bound, body) if bound else body
 
     # -- facts and actions ---------------------------------------------------------------
@@ -881,7 +881,7 @@ def _var_names(e: object) -> set[str]:
     return set()
 
 
-def _constants(e: z3.ExprRef) -> list[z3.ExprRef]:
+def constants(e: z3.ExprRef) -> list[z3.ExprRef]:
     """The uninterpreted constants of `e` (outside its quantifiers' bound variables)."""
     seen: set[int] = set()
     out: dict[int, z3.ExprRef] = {}
@@ -944,6 +944,7 @@ __all__ = [
     "Obligation",
     "Untranslatable",
     "World",
+    "constants",
     "derive",
     "instances",
     "ok_loop_var",

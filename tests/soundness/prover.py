@@ -32,7 +32,7 @@ from typing import Any
 
 import z3
 
-from tests.soundness.derive import Instance, Obligation, Untranslatable, World, derive
+from tests.soundness.derive import Instance, Obligation, Untranslatable, World, constants, derive
 from tests.soundness.domains import BitVec, Integer, Unsupported
 from tests.soundness.rules import Rule
 
@@ -298,6 +298,10 @@ def _check(rule: Rule, inst: Instance, world: World | None, refute: bool = False
             return verdict("proven", encoding)
         if r == z3.sat and not ob.relaxed:
             return verdict("refuted", encoding, _show(model))
+    if not refute:
+        r, model = _finite_cases(rule, inst, world, iob)
+        if r != z3.unknown:
+            return verdict("proven" if r == z3.unsat else "refuted", "integer, by cases", _show(model))
     r, model = split_solve(
         _goal(iob), time.perf_counter() + RULE_BUDGET_S, focus=z3.simplify(z3.Not(iob.claim))
     )
@@ -305,10 +309,99 @@ def _check(rule: Rule, inst: Instance, world: World | None, refute: bool = False
     return verdict(status, "integer", _show(model))
 
 
+MAX_CASES = 64
+"""The most cases `_finite_cases` splits an obligation into."""
+
+
+def _finite_cases(
+    rule: Rule, inst: Instance, world: World | None, iob: Obligation
+) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    """Case analysis over a variable the query confines to a few values.
+
+    A premise `K % v == 0` (egglog's `%` of a literal `K` by an `i64` variable `v` of the
+    rule: `2**62 % f == 0`, "`f` is a power of two") confines `v` to the divisors of `K`;
+    those the other premises about `v` alone admit (evaluated value by value) are the cases,
+    at most `MAX_CASES`. The integer obligation is split into one case `v == d` per value: the
+    premises imply `v` is one of them, so every case refuted is a proof, and a case's model is
+    a counterexample. This decides the rules whose divisor is a symbolic power of two, where
+    z3 gives up on `x % f` (bit-blasting a 64-bit divider, or nonlinear integer search)."""
+    bv = _derive_in(rule, inst, world, BitVec(relaxed=True))
+    if bv is None:
+        return z3.unknown, None
+    best: tuple[str, list[int]] | None = None
+    for v, k in _divisibility(bv.premises):
+        own = [f for f in bv.premises if {str(c) for c in constants(f)} == {str(v)}]
+        values = _admitted(v, own, _divisors(k))
+        if values is not None and (best is None or len(values) < len(best[1])):
+            best = (str(v), values)
+    if best is None:
+        return z3.unknown, None
+    name, values = best
+    var = z3.Int(name)
+    goal = _goal(iob)
+    for d in values:
+        r, model = _solve([*goal, var == d], ATTEMPT_MS * len(PIPELINES), PIPELINES)
+        if r != z3.unsat:
+            return (r, model) if r == z3.sat else (z3.unknown, None)
+    return z3.unsat, None
+
+
+def _divisibility(fs: list[z3.BoolRef]) -> list[tuple[z3.BitVecRef, int]]:
+    """(v, K) for every premise `SRem(K, v) == 0` with `K` a literal and `v` a 64-bit
+    constant named as a rule variable."""
+    out: list[tuple[z3.BitVecRef, int]] = []
+    for f in fs:
+        if not (z3.is_eq(f) and f.num_args() == 2):
+            continue
+        for rem, zero in ((f.arg(0), f.arg(1)), (f.arg(1), f.arg(0))):
+            if not (z3.is_bv_value(zero) and zero.as_long() == 0 and z3.is_app_of(rem, z3.Z3_OP_BSREM)):
+                continue
+            k, v = rem.arg(0), rem.arg(1)
+            if z3.is_bv_value(k) and z3.is_const(v) and str(v).isidentifier() and v.size() == 64:
+                out.append((v, k.as_signed_long()))  # type: ignore[attr-defined]
+    return out
+
+
+def _divisors(k: int) -> list[int] | None:
+    """The non-zero integers dividing `k`, or None when `k` has a prime factor beyond
+    `2**16` or too many divisors (no case split then)."""
+    n, primes = abs(k), []
+    if n == 0:
+        return None
+    p = 2
+    while n > 1 and p <= 1 << 16:
+        while n % p == 0:
+            primes.append(p)
+            n //= p
+        p += 1
+    if n > 1:
+        return None
+    divs = {1}
+    for p in primes:
+        divs |= {d * p for d in divs}
+    if 2 * len(divs) > 4 * MAX_CASES:
+        return None
+    return sorted(divs | {-d for d in divs})
+
+
+def _admitted(v: z3.BitVecRef, own: list[z3.BoolRef], candidates: list[int] | None) -> list[int] | None:
+    """The candidates every premise in `own` holds for (each evaluated at the value)."""
+    if candidates is None:
+        return None
+    out = []
+    for d in candidates:
+        value = z3.BitVecVal(d, 64)
+        if all(z3.is_true(z3.simplify(z3.substitute(f, (v, value)))) for f in own):
+            out.append(d)
+    return out if len(out) <= MAX_CASES else None
+
+
 def _encoding(ob: Obligation) -> str:
     if ob.domain != "bit-vector":
         return ob.domain
-    return "bit-vector, restricted" if ob.restricted else "bit-vector, relaxed" if ob.relaxed else "bit-vector"
+    return (
+        "bit-vector, restricted" if ob.restricted else "bit-vector, relaxed" if ob.relaxed else "bit-vector"
+    )
 
 
 def _match(rule: Rule, inst: Instance, world: World | None) -> Verdict:
