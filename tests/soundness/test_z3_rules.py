@@ -83,7 +83,7 @@ _wrong = ruleset(name="wrong_rules_for_the_test")
 
 
 @_wrong.register
-def _wrong_rules(x: Idx, c: i64, f: i64, r: i64, dt: Dtype) -> Iterable[RewriteOrRule]:
+def _wrong_rules(x: Idx, y: Idx, c: i64, f: i64, r: i64, dt: Dtype) -> Iterable[RewriteOrRule]:  # noqa: PLR0917
     yield rule(
         e := (x + Idx.const(c, dt)) % Idx.const(f, dt),
         f > i64(0),
@@ -97,6 +97,9 @@ def _wrong_rules(x: Idx, c: i64, f: i64, r: i64, dt: Dtype) -> Iterable[RewriteO
         e := (x + Idx.const(c, dt)) + Idx.const(c, dt), eq(r).to(c + c), name="literal_that_may_not_fit"
     ).then(union(e).with_(x + Idx.const(r, dt)))  # reassociation without its `fits` guard
     yield rule(e := x * Idx.const(2, dt), name="sum_for_a_product").then(union(e).with_(x + x + x))
+    yield rule(  # pow2_mod_add without its power-of-two guard: a wrapped sum differs mod 3
+        e := (x + y) % Idx.const(f, dt), f > i64(0), name="remainder_distributed_by_any_divisor"
+    ).then(union(e).with_((x % Idx.const(f, dt) + y % Idx.const(f, dt)) % Idx.const(f, dt)))
 
 
 def _wrong_rule(name: str) -> Rule:
@@ -113,6 +116,7 @@ def _wrong_rule(name: str) -> Rule:
         "remu_without_a_proof",
         "literal_that_may_not_fit",
         "sum_for_a_product",
+        "remainder_distributed_by_any_divisor",
     ],
 )
 def test_a_wrong_rule_is_refuted(name: str) -> None:
