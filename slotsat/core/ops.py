@@ -171,6 +171,38 @@ def inherited_arg(op: str) -> int | None:
     return ref.buffer_arg
 
 
+def buffer_of(op: str) -> tuple[Buffer, int | None]:
+    """What the result of `op` does with buffers, from the reference's table: (`VIEW`,
+    k) a view of argument k, (`IN_PLACE`, k) argument k updated in place, (`REUSES`, k)
+    destination tensor k, (`FRESH`, None) a new buffer, (`NONE`, None) no buffer; an op the
+    reference does not register (a function call) is (`FRESH`, None)."""
+    ref = reference(op)
+    if ref is None:
+        return Buffer.FRESH, None
+    return _BUFFER_OF[ref.buffer], ref.buffer_arg if ref.inherits else None
+
+
+UPDATES_VIEWED_TILE = frozenset({"tile.set_validshape"})
+"""View ops that change the tile they view rather than making a second name for it: the
+reference lowers `tile.set_validshape` to `pto.set_validshape`, which sets the valid extent
+of its operand's buffer in place (every holder of the buffer sees it), although its table
+entry declares no write effect."""
+
+
+def writes_source(op: str) -> bool:
+    """Whether `op`'s result is its inherited argument's buffer after an update (an in-place
+    op, a view op that declares a write of that argument, `tile.assemble`, or one of
+    `UPDATES_VIEWED_TILE`) rather than a fresh buffer or a read-only view of it."""
+    buffer, k = buffer_of(op)
+    if buffer is Buffer.IN_PLACE:
+        return True
+    if buffer is not Buffer.VIEW or k is None:
+        return False
+    ref = reference(op)
+    effects = () if ref is None or ref.arg_effects is None else ref.arg_effects
+    return op in UPDATES_VIEWED_TILE or (k < len(effects) and effects[k] in ("Write", "ReadWrite"))
+
+
 def effect_known(op: str) -> bool:
     """Whether slotsat knows what the call does to the buffers of its arguments: true for
     every registered op (its buffer behaviour is in the table), false for a call of another
@@ -358,6 +390,11 @@ def unmodelled(call_op: str, nargs: int, kwargs: dict[str, Any], *, numerics_ok:
             continue
         return f"{call_op} with keyword '{key}'"
     return None
+
+
+def is_default_keyword(key: str, value: Any) -> bool:
+    """A keyword whose value is the reference's default, so it changes nothing."""
+    return _is_default(key, value)
 
 
 def _is_default(key: str, value: Any) -> bool:
