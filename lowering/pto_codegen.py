@@ -398,6 +398,13 @@ class Emitter:
             v = ir.Var(f"_{e.op}", ir.ScalarType(e.dtype))
             self.handles[v.id] = name
             return v
+        if isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
+            a, b = self.lower(e.a), self.lower(e.b)
+            name = self.arith("cmpf", [a, b], _int_type(ir.expr_dtype(e.a)), predicate=_CMPF[e.op],
+                              result_type="i1")
+            v = ir.Var("_cmp", ir.ScalarType(ir.DType.BOOL))
+            self.handles[v.id] = name
+            return v
         if isinstance(e, ir.Cast) and _cast_ops(e) is not None:
             steps = _cast_ops(e)
             assert steps is not None
@@ -495,7 +502,13 @@ class _Recorder(ValueRecorder):
 
 def _has_hoisted(e: ir.Expr) -> bool:
     return any((isinstance(sub, ir.ScalarBinary) and sub.op in _HOISTED_BINARY)
-               or (isinstance(sub, ir.Cast) and _cast_ops(sub) is not None) for sub in _all_subexprs(e))
+               or (isinstance(sub, ir.Cast) and _cast_ops(sub) is not None)
+               or (isinstance(sub, ir.Cmp) and ir.expr_dtype(sub.a).is_float) for sub in _all_subexprs(e))
+
+
+_CMPF: dict[ir.CmpOp, str] = {ir.CmpOp.EQ: "oeq", ir.CmpOp.NE: "une", ir.CmpOp.LT: "olt",
+                              ir.CmpOp.LE: "ole", ir.CmpOp.GT: "ogt", ir.CmpOp.GE: "oge"}
+"""`arith.cmpf` predicates with Python's comparison semantics (false on NaN, except `!=`)."""
 
 
 def _cast_ops(e: ir.Cast) -> list[tuple[str, str, str]] | None:
@@ -719,13 +732,17 @@ def _is_scalar_dtype(d: ir.DType) -> bool:
 _HOISTED_BINARY: dict[str, tuple[str, str]] = {
     "min": ("minsi", "minui"), "max": ("maxsi", "maxui"),
     "bitand": ("andi", "andi"), "bitor": ("ori", "ori"), "bitxor": ("xori", "xori"),
+    "and": ("andi", "andi"), "or": ("ori", "ori"),
 }
 """Integer scalar operations outside the index language that codegen lowers to one `arith`
 op each (signed / unsigned spelling): exact at the dtype, as the evaluator computes them."""
 
 
 def _lowered_binary(e: ir.ScalarBinary) -> bool:
+    """Logical `and` / `or` of two bools, the others of two integers of the result's dtype."""
     dtype = e.dtype
+    if e.op in ("and", "or"):
+        return dtype is ir.DType.BOOL and ir.expr_dtype(e.a) is dtype and ir.expr_dtype(e.b) is dtype
     return e.op in _HOISTED_BINARY and (dtype.is_int_arith or dtype is ir.DType.BOOL) and \
         ir.expr_dtype(e.a) == dtype and ir.expr_dtype(e.b) == dtype
 
@@ -826,6 +843,10 @@ class FunctionEmitter(Emitter):
         self.view_names: set[str] = set()
         """Handles that are SSA views (`pto.treshape`, `pto.subview` results)."""
         self.subview_names: set[str] = set()
+        self.subview_base: dict[str, str] = {}
+        self.view_root: dict[str, str] = {}
+        """A `pto.treshape` handle -> the buffer handle at the bottom of its chain of views."""
+        """A `pto.subview` handle -> the handle it is a window of."""
         self.handle_types: dict[str, str] = {}
         """The type each tile handle was defined with (a view's carries its static valid
         extent); every use of the handle is annotated with it."""
@@ -1317,8 +1338,9 @@ class FunctionEmitter(Emitter):
         for a in sp.attrs:
             value = c.kwarg(a.keyword)
             if a.flag:
-                if value is not None and _truthy(value):
-                    parts.append(f"{a.name} = true")
+                on = value is not None and _truthy(value)
+                if on or a.always:
+                    parts.append(f"{a.name} = {'true' if on else 'false'}")
                 continue
             key = a.default if value is None else _keyword_text(value)
             if key is None:
@@ -1412,6 +1434,11 @@ class FunctionEmitter(Emitter):
         else:
             sizes = tile_arg.type.effective_valid_shape
         attrs = self._attr_dict(c, sp, where)
+        unbound = [v for d in sizes for v in ir.expr_vars(d) if v.id not in self.handles]
+        if unbound:
+            raise PassError(f"the valid shape of tile '{tile_arg.name_hint}' refers to '{unbound[0].name_hint}', "
+                            "which has no value where the tile is stored (the printed type names a value "
+                            "defined inside the loop or branch that produces the tile)", where)
         pv_name, pv = self._partition(tensor, args["offsets"], sizes, where)
         self.line(f"pto.tstore ins({src} : {src_t}) outs({pv_name} : {pv}){attrs}")
         if target is not None:
@@ -1441,7 +1468,18 @@ class FunctionEmitter(Emitter):
             rows, cols = (ir.literal_value(_try_fold(e)) for e in valid_extents(target.type))
             dst_t = tile_type_string(target.type, valid=(rows, cols) if rows is not None and cols is not None
                                      else (None, None))
+            root = self.view_root.get(src, src)
+            same = {src: src_t, root: self.handle_types.get(root, src_t)}
+            alias = next((h for h, t in same.items() if t in (dst_t, tile_type_string(target.type))), None)
+            if alias is not None:
+                # the type of the source or of the buffer under it (a rank-1 tile as [1, C], a
+                # reshape back to the buffer's shape): the result is that handle, no op, as the
+                # reference emits it
+                self.handles[target.id] = alias
+                self.handles.setdefault(self.live.find(target.id), alias)
+                return
             self.line(f"{name} = pto.treshape {src} : {src_t} -> {dst_t}")
+            self.view_root[name] = root
         else:
             shape, offsets = c.args[1], c.args[2]
             explicit = c.args[3] if len(c.args) > 3 else c.kwarg("valid_shape")
@@ -1469,6 +1507,7 @@ class FunctionEmitter(Emitter):
         self.view_names.add(name)
         if c.op == "tile.slice":
             self.subview_names.add(name)
+            self.subview_base[name] = src
         self.handle_types[name] = dst_t
         self.handles[target.id] = name
         self.handles.setdefault(self.live.find(target.id), name)
@@ -1479,7 +1518,7 @@ class FunctionEmitter(Emitter):
         `pto.subview` window of it at the offset (the source's shape, its valid extent as
         `valid [...]`) and `pto.tmov` of the source into the window, as the reference emits
         for a same-space assemble. Moves across spaces (the Acc-to-Mat fixpipe insert) and a
-        source that is itself a slice view are declined."""
+        source that is a slice of the target itself are declined."""
         args = call_arguments(c, sp, where)
         dest, source, offset = args.get("target"), args.get("source"), args.get("offset")
         if target is None or not isinstance(target.type, ir.TileType) or not isinstance(dest, ir.Var) \
@@ -1490,9 +1529,11 @@ class FunctionEmitter(Emitter):
             raise PassError("slotsat's code generator does not emit tile.assemble across memory spaces "
                             f"({source.type.memory_space} into {target.type.memory_space})", where)
         src, src_t = self._tile_arg(source)
-        if src in self.subview_names:
-            raise PassError("slotsat's code generator does not emit tile.assemble of a tile.slice view", where)
-        dst = self.handle(dest)  # the result is a view of the target's buffer (the reference's table)
+        dst = self.handle(dest)
+        if self.subview_base.get(src) == dst:
+            # the reference elides a copy of a window onto itself; slotsat declines it
+            raise PassError("slotsat's code generator does not emit tile.assemble of a slice of its own "
+                            "target", where)  # the result is a view of the target's buffer (the reference's table)
         self.handles[target.id] = dst
         self.handles.setdefault(self.live.find(target.id), dst)
         dst_t = self.handle_types.get(dst, tile_type_string(dest.type))  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmu
 class AttrSpelling:
     """An attribute made from a keyword: an enum case (`#pto<ENUM CASE>`) looked up in
     `values` by the printed keyword value (None: print no attribute), or a flag printed as
-    `NAME = true` only when the keyword is true."""
+    `NAME = true` when the keyword is true (and `NAME = false` otherwise when `always`)."""
 
     name: str
     keyword: str
@@ -40,6 +40,7 @@ class AttrSpelling:
     values: dict[str, str | None]
     default: str | None
     flag: bool
+    always: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +68,7 @@ class Spelling:
 
 def _attr(name: str, e: dict[str, Any]) -> AttrSpelling:
     return AttrSpelling(name, e["keyword"], e.get("enum"), dict(e.get("values", {})), e.get("default"),
-                        bool(e.get("bool", False)))
+                        bool(e.get("bool", False)), bool(e.get("always", False)))
 
 
 def _spelling(op: str, e: dict[str, Any]) -> Spelling:
