@@ -268,7 +268,8 @@ class _BufferValues:
         """Buffers some assignment in `body` (at any depth) writes."""
         out: set[int] = set()
         for s in ir.walk_stmts(body):
-            if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.var.id not in self.live.views:
+            if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) \
+                    and s.var.id not in self.live.views:
                 b = self.buf(s.var)
                 if b is not None:
                     out.add(b)

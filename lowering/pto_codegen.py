@@ -83,10 +83,10 @@ from slotsat.egraph_rules.costs import signless_type as _signless_type
 from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootId
 from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
+from slotsat.lowering import pto_spelling
 from slotsat.lowering.common import format_expr
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
 from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
-from slotsat.lowering import pto_spelling
 from slotsat.lowering.memory_reuse import MemoryPlan, check_declared_slots, check_shared_buffers, plan_memory
 from slotsat.lowering.regions import Region, plan_regions, tile_type_string, valid_extents
 
@@ -640,8 +640,8 @@ def preflight(fn: ir.Function) -> None:
         if isinstance(t, ir.TensorType):
             reason = _tensor_param_blocker(t)
             if reason is not None:
-                raise PassError(f"parameter '{p.name_hint}' has {reason}, which slotsat's code generator does "
-                                "not emit", p.span)
+                raise PassError(f"parameter '{p.name_hint}' has {reason}, which slotsat's code generator "
+                                "does not emit", p.span)
             for d in t.shape:
                 if not isinstance(d, int):
                     _preflight_expr(d, p.span)
@@ -1378,7 +1378,8 @@ class FunctionEmitter(Emitter):
         dst = self.define_tile(target)
         if sp.scratch is not None and sp.scratch not in call_arguments(c, sp, where):
             src = c.args[0]
-            assert isinstance(src, ir.Var) and isinstance(src.type, ir.TileType)
+            assert isinstance(src, ir.Var)
+            assert isinstance(src.type, ir.TileType)
             tmp = f"%{self.fresh_name(self.var_name(target) + '_tmp')}"
             self._alloc_line(tmp, src, src.type, scratch_of=target)
             ins.append((tmp, tile_type_string(src.type)))
@@ -1436,9 +1437,10 @@ class FunctionEmitter(Emitter):
         attrs = self._attr_dict(c, sp, where)
         unbound = [v for d in sizes for v in ir.expr_vars(d) if v.id not in self.handles]
         if unbound:
-            raise PassError(f"the valid shape of tile '{tile_arg.name_hint}' refers to '{unbound[0].name_hint}', "
-                            "which has no value where the tile is stored (the printed type names a value "
-                            "defined inside the loop or branch that produces the tile)", where)
+            raise PassError(f"the valid shape of tile '{tile_arg.name_hint}' refers to "
+                            f"'{unbound[0].name_hint}', which has no value where the tile is stored (the "
+                            "printed type names a value defined inside the loop or branch that produces the "
+                            "tile)", where)
         pv_name, pv = self._partition(tensor, args["offsets"], sizes, where)
         self.line(f"pto.tstore ins({src} : {src_t}) outs({pv_name} : {pv}){attrs}")
         if target is not None:
@@ -1462,7 +1464,8 @@ class FunctionEmitter(Emitter):
             raise PassError(f"a {c.op} result must be assigned to a tile", where)
         src_arg = c.args[0]
         src, src_t = self._tile_arg(src_arg)
-        assert isinstance(src_arg, ir.Var) and isinstance(src_arg.type, ir.TileType)
+        assert isinstance(src_arg, ir.Var)
+        assert isinstance(src_arg.type, ir.TileType)
         name = f"%{self.var_name(target)}"
         if c.op != "tile.slice":  # tile.reshape, tile.transpose_view: a re-typed view of the bytes
             rows, cols = (ir.literal_value(_try_fold(e)) for e in valid_extents(target.type))
@@ -1533,8 +1536,8 @@ class FunctionEmitter(Emitter):
         if self.subview_base.get(src) == dst:
             # the reference elides a copy of a window onto itself; slotsat declines it
             raise PassError("slotsat's code generator does not emit tile.assemble of a slice of its own "
-                            "target", where)  # the result is a view of the target's buffer (the reference's table)
-        self.handles[target.id] = dst
+                            "target", where)
+        self.handles[target.id] = dst  # the result is the target's buffer (the reference's table: a view)
         self.handles.setdefault(self.live.find(target.id), dst)
         dst_t = self.handle_types.get(dst, tile_type_string(dest.type))  # type: ignore[arg-type]
         rows, cols = source.type.rows_cols
@@ -1562,7 +1565,7 @@ class FunctionEmitter(Emitter):
         `index` parameter)."""
         if target is None:
             raise PassError("tensor.dim must be assigned to a scalar", where)
-        tensor, axis = (c.args + (None, None))[:2]
+        tensor, axis = (*c.args, None, None)[:2]
         ttype = tensor.type if isinstance(tensor, ir.Var) else None
         k = ir.literal_value(axis) if isinstance(axis, ir.ConstInt) else None
         if not isinstance(ttype, ir.TensorType) or k is None or not 0 <= k < len(ttype.shape):
@@ -1589,7 +1592,8 @@ class FunctionEmitter(Emitter):
         src, src_t = self._tile_arg(tile_arg)
         off = self._flat_offset(c.args[1], tile_arg.type.shape, where)
         name = f"%{self.var_name(target)}"
-        self.line(f"{name} = {sp.pto} ins({src}, {off} : {src_t}, index) outs : {_int_type(tile_arg.type.dtype)}")
+        dt = _int_type(tile_arg.type.dtype)
+        self.line(f"{name} = {sp.pto} ins({src}, {off} : {src_t}, index) outs : {dt}")
         self.handles[target.id] = name
         self.values[name] = self.graph.opaque(name, _int_type(tile_arg.type.dtype))
 
@@ -1608,7 +1612,8 @@ class FunctionEmitter(Emitter):
     def _tensor_ptr(self, tensor: ir.CallArg, where: Span) -> tuple[str, ir.TensorType]:
         view = self.tensor_view(tensor)
         ptr = self.view_ptrs.get(view)
-        assert isinstance(tensor, ir.Var) and isinstance(tensor.type, ir.TensorType)
+        assert isinstance(tensor, ir.Var)
+        assert isinstance(tensor.type, ir.TensorType)
         if ptr is None:
             raise PassError(f"tensor '{tensor.name_hint}' has no base pointer here", where)
         if tensor.type.dtype.mlir != _int_type(tensor.type.dtype):
@@ -1842,7 +1847,8 @@ def _subview_valid(source: ir.TileType, sizes: tuple[int, int], offsets: Sequenc
         valid = [ir.ConstInt(d, ir.DType.INDEX) for d in source.shape]  # the all-zero sentinel
     out: list[int | None] = []
     for k, size in enumerate(sizes):
-        offset = ir.literal_value(_try_fold(offsets[k])) if isinstance(_try_fold(offsets[k]), ir.ConstInt) else None
+        folded = _try_fold(offsets[k])
+        offset = ir.literal_value(folded) if isinstance(folded, ir.ConstInt) else None
         extent = ir.literal_value(_try_fold(valid[k])) if k < len(valid) else None
         if offset is not None and extent is not None:
             out.append(min(size, max(extent - offset, 0)))

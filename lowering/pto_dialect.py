@@ -202,7 +202,8 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            for index, (key, value) in enumerate(zip(_TILE_KEYS, self.parameters[:len(_TILE_KEYS)], strict=True)):
+            keyed = zip(_TILE_KEYS, self.parameters[:len(_TILE_KEYS)], strict=True)
+            for index, (key, value) in enumerate(keyed):
                 if index:
                     printer.print_string(", ")
                 printer.print_string(f"{key}=")
@@ -292,7 +293,8 @@ class _EnumAttr(ParametrizedAttribute, SpacedOpaqueSyntaxAttribute):
 
     def verify(self) -> None:
         if self.value.data not in self.CASES:
-            raise VerifyException(f"#{self.name} must be one of {', '.join(self.CASES)}, got {self.value.data}")
+            raise VerifyException(
+                f"#{self.name} must be one of {', '.join(self.CASES)}, got {self.value.data}")
 
 
 def _enum_attr(mnemonic: str, cases: tuple[str, ...]) -> type[_EnumAttr]:
@@ -529,7 +531,9 @@ class TGetValOp(IRDLOperation):
     offset = operand_def(IndexType)
     result = result_def()
 
-    assembly_format = "`ins` `(` $src `,` $offset `:` type($src) `,` type($offset) `)` `outs` `:` type($result) attr-dict"
+    assembly_format = (
+        "`ins` `(` $src `,` $offset `:` type($src) `,` type($offset) `)` `outs` `:` type($result) attr-dict"
+    )
 
 
 @irdl_op_definition
