@@ -235,6 +235,8 @@ class Emitter:
         self.emitted = EmittedScope()
         self.namer = _Namer(self)
         self.recorder = _Recorder(self.graph, self.values)
+        self.scalar_scope: dict[int, tuple[int, ...]] = {}
+        """Scalar variable id -> the blocks (outermost first) around its definition."""
         self.plain_roots: dict[int, RootId] = {}
         """Plain integer roots by the `id` of the (unfolded) IR expression codegen lowers."""
         self.slot_roots: dict[int, RootId] = {}
@@ -288,7 +290,8 @@ class Emitter:
         if name is None:
             name = _const_name(reduced, type_)
             self.const_names[key] = name
-            self.const_lines.append(f"{name} = arith.constant {reduced} : {type_}")
+            literal = ("true" if reduced else "false") if type_ == "i1" else f"{reduced} : {type_}"
+            self.const_lines.append(f"{name} = arith.constant {literal}")  # an i1 prints as MLIR does
             self.values[name] = self.graph.const(reduced, type_)
         return name
 
@@ -460,14 +463,33 @@ class Emitter:
         handle = self.handles.get(v.id)
         if handle is None:
             raise PassError(f"'{v.name_hint}' has no value in the device function", v.span)
+        if not self.in_scope(v):
+            raise PassError(f"'{v.name_hint}' has no value here: it is defined inside a loop or branch that "
+                            "has ended", v.span)
         return handle
 
+    def in_scope(self, v: ir.Var) -> bool:
+        """Whether the scalar `v` is defined in a block enclosing the current position (a value
+        of an ended loop body or branch is not, though its handle is still recorded)."""
+        scope = self.scalar_scope.get(v.id)
+        return scope is None or tuple(self.block_ids[:len(scope)]) == scope
+
     def index_value(self, e: ir.Expr) -> str:
-        """A non-slot `INDEX` value: folded, then lowered node by node (§7.4)."""
+        """A non-slot `INDEX` value: folded, then lowered node by node (§7.4); an integer of
+        another dtype is converted (`Cast` to `INDEX`: ptoas takes offsets, sizes and valid
+        extents as `index`, as the reference's EmitCastToIndex does)."""
         folded = fold(e)
         if isinstance(folded, ir.ConstInt):
             return self.const(folded.value, ir.DType.INDEX)
-        return self.lower(e)
+        return self.lower(_as_index(e))
+
+
+def _as_index(e: ir.Expr) -> ir.Expr:
+    """`e` as an `INDEX` value (unchanged when it is one)."""
+    dtype = ir.expr_dtype(e)
+    if dtype is ir.DType.INDEX or not (dtype.is_int or dtype is ir.DType.BOOL):
+        return e
+    return ir.Cast(e, ir.DType.INDEX)
 
 
 class _Namer(MemoNamer):
@@ -514,8 +536,8 @@ _CMPF: dict[ir.CmpOp, str] = {ir.CmpOp.EQ: "oeq", ir.CmpOp.NE: "une", ir.CmpOp.L
 def _cast_ops(e: ir.Cast) -> list[tuple[str, str, str]] | None:
     """The `arith` casts (op, from, to) that convert `e`'s operand as the evaluator does, for a
     cast the index engine does not take (one involving a float or a bool, or changing
-    signedness); None for the engine's own casts (same signedness) and for a conversion with
-    no faithful spelling (between two float types of one width). Integers keep their low bits
+    signedness; none at all between integers of one width); None for the engine's own casts
+    (same signedness) and for a conversion `_cast_supported` declines. Integers keep their low bits
     when narrowing and extend by the source's signedness when widening; floats convert to
     integers toward zero (`fptosi` / `fptoui`) and integers to floats by their signedness."""
     src, dst = ir.expr_dtype(e.a), e.dtype
@@ -532,7 +554,7 @@ def _cast_ops(e: ir.Cast) -> list[tuple[str, str, str]] | None:
     cur_t, target_t = _int_type(cur), _int_type(target)
     if cur.is_float and target.is_float:
         if cur.bits == target.bits:
-            return []  # no faithful single conversion (bf16 <-> f16): declined by preflight
+            return None  # no faithful single conversion (bf16 <-> f16): `_cast_supported` declines it
         out.append(("extf" if target.bits > cur.bits else "truncf", cur_t, target_t))
     elif cur.is_float:
         out.append(("fptoui" if target.is_unsigned or target is ir.DType.BOOL else "fptosi", cur_t, target_t))
@@ -544,7 +566,16 @@ def _cast_ops(e: ir.Cast) -> list[tuple[str, str, str]] | None:
         out.append(("trunci", cur_t, target_t))
     if dst is ir.DType.INDEX:
         out.append(("index_cast", "i64", "index"))
-    return out
+    return out  # empty: the same bits (a signedness change of one width)
+
+
+def _cast_supported(e: ir.Cast) -> bool:
+    """Whether codegen lowers the cast: between integers, bools and FP16 / BF16 / FP32, except
+    between two float types of one width (BF16 <-> FP16)."""
+    src, dst = ir.expr_dtype(e.a), e.dtype
+    if not (_is_scalar_dtype(src) and _is_scalar_dtype(dst)):
+        return False
+    return not (src.is_float and dst.is_float and src != dst and src.bits == dst.bits)
 
 
 def _reject_float_compare(e: ir.Expr) -> None:
@@ -719,8 +750,7 @@ def _preflight_expr(e: ir.Expr, span: Span) -> None:
             raise PassError(f"slotsat's code generator does not lower '{format_expr(sub)}'", where)
         if isinstance(sub, ir.Cast):
             src, dst = ir.expr_dtype(sub.a), sub.dtype
-            supported = _is_scalar_dtype(src) and _is_scalar_dtype(dst) and _cast_ops(sub) != []
-            if not supported:
+            if not _cast_supported(sub):
                 raise PassError(f"slotsat's code generator does not lower the cast '{format_expr(sub)}' "
                                 f"(pl.{src.value} to pl.{dst.value})", where)
 
@@ -1220,6 +1250,7 @@ class FunctionEmitter(Emitter):
             self.handles[v.id] = self.const_float(value.value, dtype)
         else:
             self.handles[v.id] = self.lower(s.value)
+        self.scalar_scope[v.id] = tuple(self.block_ids)
 
     def tensor_view(self, t: ir.Expr | ir.CallArg) -> str:
         if not isinstance(t, ir.Var) or t.id not in self.tensor_views:
@@ -1237,7 +1268,7 @@ class FunctionEmitter(Emitter):
             if isinstance(folded, ir.ConstInt):
                 out.append(self.const(folded.value, ir.DType.INDEX))
             else:
-                value = self.lower(e)
+                value = self.lower(_as_index(e))
                 out.append(self.arith("maxsi", [value, self.const(0, ir.DType.INDEX)], "index"))
         return out
 
@@ -1435,7 +1466,8 @@ class FunctionEmitter(Emitter):
         else:
             sizes = tile_arg.type.effective_valid_shape
         attrs = self._attr_dict(c, sp, where)
-        unbound = [v for d in sizes for v in ir.expr_vars(d) if v.id not in self.handles]
+        unbound = [v for d in sizes for v in ir.expr_vars(d)
+                   if v.id not in self.handles or not self.in_scope(v)]
         if unbound:
             raise PassError(f"the valid shape of tile '{tile_arg.name_hint}' refers to "
                             f"'{unbound[0].name_hint}', which has no value where the tile is stored (the "
@@ -1721,6 +1753,8 @@ class FunctionEmitter(Emitter):
         last = body[-1] if body and isinstance(body[-1], ir.YieldStmt) else None
         self.loop_stack.append(LoopInfo(s.loop_var, fold(s.start), fold(s.stop), step))
         with self.block():
+            for v in (s.loop_var, *(it.var for it, _ in scalar_iters)):
+                self.scalar_scope[v.id] = tuple(self.block_ids)
             for stmt in body:
                 if stmt is last:
                     continue
