@@ -792,6 +792,10 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
         what = f"calls of other functions ({c.op})" if c.op.startswith("self.") else c.op
         raise PassError(f"slotsat's code generator does not support {what}", where)
     args = call_arguments(c, sp, where)
+    needed = _required_arguments(c.op, sp)
+    if len(args) < needed:
+        raise PassError(f"slotsat's code generator does not support {c.op} with {len(args)} arguments (it "
+                        f"takes {needed})", where)
     accounted = {a.keyword for a in sp.attrs} | sp.type_keywords | set(args)
     for key, value in c.kwargs:
         if key in accounted:
@@ -1844,6 +1848,18 @@ def call_arguments(c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> dict[s
         if key in names:
             out[key] = value
     return out
+
+
+def _required_arguments(op: str, sp: pto_spelling.Spelling) -> int:
+    """How many arguments a call of `op` must pass: the DSL subset's signature where slotsat
+    models the op (`pl.load(t, offsets, shape)`, `pl.row_sum(t)`: codegen makes the scratch),
+    else the reference's required ones (less a scratch codegen makes)."""
+    spec = ops.lookup(op)
+    if spec is not None:
+        return len(spec.params) - len(spec.optional)
+    ref = ops.reference(op)
+    needed = 0 if ref is None else ref.required_args
+    return needed - (1 if sp.scratch is not None else 0)
 
 
 def _keyword_text(value: ir.CallArg) -> str | None:
