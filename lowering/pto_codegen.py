@@ -16,6 +16,22 @@ that contains tile operations, with a note), in program order, inside one
    operand's chain before it; `pto.alloc_tile` otherwise, with `addr = ...` under `PYPTO`),
    then the op that writes it (`pto.tload`, `pto.tadd`, ...).
 
+The signature has one parameter per function parameter, in program order (a tensor is its
+`!pto.ptr<DT>`), then one `index` parameter per symbolic dimension of a tensor parameter's
+shape (first-seen order), then the reference's hidden SPMD identity parameters the body
+reads (`%__pypto_spmd_block_idx: i32, %__pypto_spmd_block_num: i32`,
+`%__pypto_spmd_subblock_idx: i32`).
+
+Ops are emitted from the spelling table (`lowering/pto_ops.json`, `lowering/pto_spelling.py`),
+one method per emission form (`_emit_dps`, `_emit_load`, `_emit_store`, `_emit_alloc`, views,
+`_emit_spmd`, `_emit_getval`, ...), never one branch per op: the entry names the ptoas op,
+which of the call's arguments become operands and how a scalar operand is typed, and which
+keywords become attributes and where ptoas prints them. Every use of a tile handle is
+annotated with the type the handle was defined with (`handle_types`); a view
+(`pto.treshape`, `pto.subview`) takes no valid-extent operands, so its type carries the
+static valid extent where it is known, as the reference emits it, and a reshape back onto a
+buffer's own type is that buffer's handle. Loads and stores move the valid region.
+
 Every integer expression goes through the function's index engine
 (`slotsat.egraph_rules.engine.IndexEngine`, `60-egraph-engine.md` §9): a pre-pass registers every
 loop, every slot operand (with its slot count) and every plain integer expression codegen
@@ -28,7 +44,10 @@ offset; in the default mode extraction picks the cheapest matcher-accepted form 
 `divui`, a bare value the interval analysis bounds, values already emitted in scope reused),
 and a proven range outside `[0, N)` is a warning; `--mode pypto` lowers them as written, one
 chain per get, exactly as the reference. Only floating-point scalar expressions are lowered
-here.
+here, and the scalar operations the engine does not reason about (integer `pl.min` /
+`pl.max`, bit and logical operations, float comparisons, casts involving a float or a bool or
+changing signedness) are hoisted out of an expression (`Emitter._hoist`): each becomes one
+`arith` op over its lowered operands and a variable the engine sees as an opaque value.
 
 Handles that share a buffer get no allocation (§5.5): a bare copy, `matmul_acc`'s
 accumulator, a loop carry (carried variable, yielded value, result: all the initial value's
@@ -57,6 +76,14 @@ Decisions where the spec is silent
 - A function with several scalar loop results prints `%a, %b = scf.for ...`.
 - Two kernel functions with one name (in two programs) get `_<n>` suffixes on their symbols.
 - The kernel-kind error lists the spaces in order of first appearance, joined by `and`.
+- The SPMD identity is read from the reference's hidden `i32` parameters (its kernel wrapper
+  passes them; the sub-block index in particular is the runtime lane id, not ptoas's
+  `pto.get_subblock_idx` register), not from ptoas's `pto.get_block_idx` ops.
+- Where the project's ptoas checkout (0.27) and the reference's code generator (which
+  targets a newer ptoas, as slotsat's multi-buffer regions do) disagree, the reference wins:
+  `pto.subview` (0.27 spells `pto.subset`), `pto.tci ... {descending = false}` after
+  `outs(...)`.
+- Parameters stay in program order (the reference puts tensors first), as before issue 16.
 
 Related: `lowering/init_memref.py`, `lowering/regions.py`, `lowering/pto_dialect.py` (the
 xdsl dialect the output round-trips through), `analysis/matcher.py`.

@@ -1,4 +1,4 @@
-"""A small `pto` dialect for xdsl: exactly the ops and types slotsat's code generator emits.
+"""A small `pto` dialect for xdsl: the ops and types slotsat's code generator emits.
 
 Spec `30-pto-codegen.md` §5 (the emitted module) and `40-ptoas-slot-matcher.md` §1 (the
 multi-buffer IR and its verifiers). The dialect exists so that every emitted module can be
@@ -10,7 +10,7 @@ Types (parametrized attributes with custom syntax, printed exactly as ptoas prin
 - `!pto.ptr<f32>`
 - `!pto.tensor_view<?x?xf32>`, `!pto.partition_tensor_view<64x64xf32>`
 - `!pto.tile_buf<loc=vec, dtype=f32, rows=64, cols=64, v_row=?, v_col=?, blayout=row_major,
-  slayout=none_box, fractal=512, pad=0>`
+  slayout=none_box, fractal=512, pad=0>`, with an optional trailing `compact=N`
 - `!pto.multi_tile_buf<TILE_BUF, count=N>`, whose verifier is ptoas's type verifier
   (`multi_tile_buf count must be >= 2 (got N)` / `... <= 16 (got N)`).
 
@@ -26,10 +26,23 @@ parameter directives):
 - `pto.alloc_tile [addr = %a] [valid_row = %r] [valid_col = %c] : TB`
 - `pto.alloc_multi_tile [addr = %a] [valid_row = %r] [valid_col = %c] : MTB` (count check)
 - `pto.multi_tile_get %mb[%slot] : MTB -> TB` (constant-slot range, result type == slot type)
-- `pto.treshape %src : TB -> TB`, `pto.subview %src[%o0, %o1] sizes [R, C] : TB -> TB`
-- the destination-style ops `pto.tload`, `pto.tstore`, `pto.tmov`, `pto.tmatmul`,
-  `pto.tmatmul.acc`, and every `pto.t*` compute op of `slotsat/ops.py`:
-  `ins(%a, %b : A, B) outs(%c : C)`.
+- `pto.treshape %src : TB -> TB`;
+- `pto.subview %src[%o0, %o1] sizes [R, C] valid [%r, %c] : TB -> TB` (the `valid` clause
+  optional);
+- the destination-style ops of ptoas (`DPS_OP_NAMES`: `pto.tload`, `pto.tstore`, `pto.tmov`,
+  the matmuls and every `pto.t*` compute op codegen's spelling table emits):
+  `ins(%a, %b : A, B) outs(%c : C) {attrs}`, and those that print their attributes inside
+  `ins(...)` (`DPS_ATTR_INS_OP_NAMES`: `pto.tcvt ins(%a {rmode = #pto<round_mode ROUND>} :
+  A) outs(%c : C)`, `pto.tcmp`, `pto.tcmps`);
+- `%v = pto.tgetval ins(%t, %off : TB, index) outs : DT`, `pto.set_validshape %t, %r, %c :
+  TB`, `%v = pto.load_scalar %p[%off] : !pto.ptr<DT> -> DT`, `pto.store_scalar %v, %p[%off] :
+  !pto.ptr<DT>, DT`;
+- ptoas's enum attributes `#pto<round_mode X>`, `#pto<cmp X>`, `#pto<atomic_type X>`
+  (`ENUM_CASES`, the cases of `PTOAttrs.td`).
+
+The op lists are ptoas's op definitions as data; `tests/codegen/test_pto_spelling.py` checks
+that every op the spelling table emits is declared here, and (given a ptoas checkout) that
+every op and enum case declared here is in ptoas's `.td` files.
 """
 
 from __future__ import annotations
