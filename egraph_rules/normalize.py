@@ -186,11 +186,12 @@ def _shifts(  # noqa: PLR0917
     # dividend k + 3 that is non-negative wherever k is)
     yield rule(
         e := (x // K(k, dt)) + K(q, dt),
-        *bounded(k > i64(0), q > i64(0), eq(c).to(q * k)),
+        *bounded(k > i64(0), q > i64(0), eq(c).to(q * k), c <= imax(dt)),
         *shifted_fits(BigInt(c)),
         name=_nm(
             "floordiv_unshift_add",
-            "x // k + q -> (x + q*k) // k  [k > 0, q > 0, q*k computed in the query, x + q*k does not wrap]",
+            "x // k + q -> (x + q*k) // k  [k > 0, q > 0, q*k computed in the query and a literal of dt, "
+            "x + q*k does not wrap]",
         ),
     ).then(union(e).with_((x + K(c, dt)) // K(k, dt)))
     # The converse of floordiv_shift_add: a literal added to a quotient moves into its dividend,
