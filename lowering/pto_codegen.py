@@ -582,7 +582,8 @@ def _opaque_hoisted(e: ir.Expr) -> ir.Expr:
     """`e` as the index engine sees it after `_hoist`: each hoisted operation replaced by an
     opaque variable of its dtype, named by the operation's text (`explore FILE`)."""
     if _is_hoisted(e):
-        return ir.Var(f"({format_expr(e)})", ir.ScalarType(ir.expr_dtype(e)), span=getattr(e, "span", NO_SPAN))
+        span = getattr(e, "span", NO_SPAN)
+        return ir.Var(f"({format_expr(e)})", ir.ScalarType(ir.expr_dtype(e)), span=span)
     if isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
         return replace(e, a=_opaque_hoisted(e.a), b=_opaque_hoisted(e.b))
     if isinstance(e, ir.Cast):
