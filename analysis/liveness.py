@@ -117,6 +117,9 @@ class Liveness:
     """Tile variable id -> the position of its definition."""
     live: dict[int, tuple[int, int]] = field(default_factory=dict)
     """Tile variable id -> its own live range `(definition, last read)`, loop-extended."""
+    views: dict[int, int] = field(default_factory=dict)
+    """View variable id -> the id of the tile it views (a view writes no buffer; a view op
+    that updates its source is a class member instead, `ops.writes_source`)."""
 
     def find(self, vid: int) -> int:
         """The sharing-class key of a tile variable (itself when it shares with nothing)."""
@@ -228,16 +231,18 @@ class _Walk:
         if not isinstance(value, ir.Call):
             return
         self.writes[s.var.id] = (value.op, value.attr(ir.PIPELINE_MEMBERSHIP))
-        spec = ops.lookup(value.op)
-        if spec is None or spec.inherited is None or spec.inherited >= len(value.args):
+        buffer, inherited = ops.buffer_of(value.op)  # the reference's facts, for every op
+        if inherited is None or inherited >= len(value.args):
             return
-        src = value.args[spec.inherited]
+        src = value.args[inherited]
         if not _is_tile(src):
             return
         assert isinstance(src, ir.Var)
-        if spec.buffer is ops.Buffer.IN_PLACE:
+        if ops.writes_source(value.op):
+            # an in-place result, or a view that updates what it views (`assemble` writes a
+            # window of it, `set_validshape` its valid extent), is the source's buffer itself
             self.union(s.var, src)
-        elif spec.buffer is ops.Buffer.VIEW:
+        elif buffer is ops.Buffer.VIEW:
             self.views[s.var.id] = src.id
 
     def loop(self, s: ir.ForStmt) -> None:
@@ -284,6 +289,7 @@ def liveness(fn: ir.Function) -> Liveness:
     walk = _Walk(Liveness())
     walk.body(fn.body)
     out = walk.out
+    out.views = dict(walk.views)
     for vid in out.defined:
         out.live[vid] = _extended(walk, vid)
     members: dict[int, list[int]] = {}

@@ -268,7 +268,8 @@ class _BufferValues:
         """Buffers some assignment in `body` (at any depth) writes."""
         out: set[int] = set()
         for s in ir.walk_stmts(body):
-            if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and not _is_view(s.value):
+            if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) \
+                    and s.var.id not in self.live.views:
                 b = self.buf(s.var)
                 if b is not None:
                     out.add(b)
@@ -289,7 +290,7 @@ class _BufferValues:
                 return
             if isinstance(s.value, ir.Var):
                 self.names[s.var.id] = self.names.get(s.value.id, _Value(s.value))
-            elif isinstance(s.value, ir.Call) and _is_view(s.value):
+            elif isinstance(s.value, ir.Call) and s.var.id in self.live.views:
                 src = s.value.args[0] if s.value.args else None
                 if isinstance(src, ir.Var) and src.id in self.names:
                     self.names[s.var.id] = self.names[src.id]
@@ -362,11 +363,6 @@ class _BufferValues:
             if b is not None:
                 self.names[r.id] = value = _Value(r)
                 self.hold(b, value)
-
-
-def _is_view(call: ir.Call) -> bool:
-    spec = ops.lookup(call.op)
-    return spec is not None and spec.buffer is ops.Buffer.VIEW
 
 
 def check_shared_buffers(fn: ir.Function, live: Liveness) -> None:

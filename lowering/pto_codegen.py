@@ -16,6 +16,22 @@ that contains tile operations, with a note), in program order, inside one
    operand's chain before it; `pto.alloc_tile` otherwise, with `addr = ...` under `PYPTO`),
    then the op that writes it (`pto.tload`, `pto.tadd`, ...).
 
+The signature has one parameter per function parameter, in program order (a tensor is its
+`!pto.ptr<DT>`), then one `index` parameter per symbolic dimension of a tensor parameter's
+shape (first-seen order), then the reference's hidden SPMD identity parameters the body
+reads (`%__pypto_spmd_block_idx: i32, %__pypto_spmd_block_num: i32`,
+`%__pypto_spmd_subblock_idx: i32`).
+
+Ops are emitted from the spelling table (`lowering/pto_ops.json`, `lowering/pto_spelling.py`),
+one method per emission form (`_emit_dps`, `_emit_load`, `_emit_store`, `_emit_alloc`, views,
+`_emit_spmd`, `_emit_getval`, ...), never one branch per op: the entry names the ptoas op,
+which of the call's arguments become operands and how a scalar operand is typed, and which
+keywords become attributes and where ptoas prints them. Every use of a tile handle is
+annotated with the type the handle was defined with (`handle_types`); a view
+(`pto.treshape`, `pto.subview`) takes no valid-extent operands, so its type carries the
+static valid extent where it is known, as the reference emits it, and a reshape back onto a
+buffer's own type is that buffer's handle. Loads and stores move the valid region.
+
 Every integer expression goes through the function's index engine
 (`slotsat.egraph_rules.engine.IndexEngine`, `60-egraph-engine.md` §9): a pre-pass registers every
 loop, every slot operand (with its slot count) and every plain integer expression codegen
@@ -28,7 +44,10 @@ offset; in the default mode extraction picks the cheapest matcher-accepted form 
 `divui`, a bare value the interval analysis bounds, values already emitted in scope reused),
 and a proven range outside `[0, N)` is a warning; `--mode pypto` lowers them as written, one
 chain per get, exactly as the reference. Only floating-point scalar expressions are lowered
-here.
+here, and the scalar operations the engine does not reason about (integer `pl.min` /
+`pl.max`, bit and logical operations, float comparisons, casts involving a float or a bool or
+changing signedness) are hoisted out of an expression (`Emitter._hoist`): each becomes one
+`arith` op over its lowered operands and a variable the engine sees as an opaque value.
 
 Handles that share a buffer get no allocation (§5.5): a bare copy, `matmul_acc`'s
 accumulator, a loop carry (carried variable, yielded value, result: all the initial value's
@@ -57,6 +76,14 @@ Decisions where the spec is silent
 - A function with several scalar loop results prints `%a, %b = scf.for ...`.
 - Two kernel functions with one name (in two programs) get `_<n>` suffixes on their symbols.
 - The kernel-kind error lists the spaces in order of first appearance, joined by `and`.
+- The SPMD identity is read from the reference's hidden `i32` parameters (its kernel wrapper
+  passes them; the sub-block index in particular is the runtime lane id, not ptoas's
+  `pto.get_subblock_idx` register), not from ptoas's `pto.get_block_idx` ops.
+- Where the project's ptoas checkout (0.27) and the reference's code generator (which
+  targets a newer ptoas, as slotsat's multi-buffer regions do) disagree, the reference wins:
+  `pto.subview` (0.27 spells `pto.subset`), `pto.tci ... {descending = false}` after
+  `outs(...)`.
+- Parameters stay in program order (the reference puts tensors first), as before issue 16.
 
 Related: `lowering/init_memref.py`, `lowering/regions.py`, `lowering/pto_dialect.py` (the
 xdsl dialect the output round-trips through), `analysis/matcher.py`.
@@ -68,7 +95,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from slotsat.analysis import matcher as mm
@@ -83,6 +110,7 @@ from slotsat.egraph_rules.costs import signless_type as _signless_type
 from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootId
 from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
+from slotsat.lowering import pto_spelling
 from slotsat.lowering.common import format_expr
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
 from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
@@ -239,6 +267,8 @@ class Emitter:
         """Default mode: offsets already clamped in scope, by SSA name (see `_clamped`)."""
         self.namer = _Namer(self)
         self.recorder = _Recorder(self.graph, self.values)
+        self.scalar_scope: dict[int, tuple[int, ...]] = {}
+        """Scalar variable id -> the blocks (outermost first) around its definition."""
         self.plain_roots: dict[Site, RootId] = {}
         """Plain integer roots by their site (see `Site`)."""
         self.slot_roots: dict[int, RootId] = {}
@@ -292,7 +322,8 @@ class Emitter:
         if name is None:
             name = _const_name(reduced, type_)
             self.const_names[key] = name
-            self.const_lines.append(f"{name} = arith.constant {reduced} : {type_}")
+            literal = ("true" if reduced else "false") if type_ == "i1" else f"{reduced} : {type_}"
+            self.const_lines.append(f"{name} = arith.constant {literal}")  # an i1 prints as MLIR does
             self.values[name] = self.graph.const(reduced, type_)
         return name
 
@@ -380,6 +411,8 @@ class Emitter:
         pre-pass, or here when the pre-pass missed it) and is chosen in emission order. Only
         floating-point expressions are lowered here.
         """
+        if _has_hoisted(e):
+            e = self._hoist(e)
         folded = fold(e)
         if ir.expr_dtype(folded).is_float:
             return self._lower_float(folded)
@@ -390,6 +423,39 @@ class Emitter:
             root = self.plain_roots[site] = self.engine.add_root(_converted(e, want))
         name, _ = self.render(self._choose(root).term)
         return name
+
+    def _hoist(self, e: ir.Expr) -> ir.Expr:
+        """`e` with each integer `pl.min` / `pl.max` / bit operation (`_HOISTED_BINARY`) emitted
+        first, as one `arith` op over its lowered operands, and replaced by a variable bound to
+        its value: the index engine reasons about the rest and sees those as opaque values."""
+        if isinstance(e, ir.ScalarBinary) and e.op in _HOISTED_BINARY:
+            a, b = self.lower(e.a), self.lower(e.b)
+            signed, unsigned = _HOISTED_BINARY[e.op]
+            name = self.arith(unsigned if e.dtype.is_unsigned else signed, [a, b], _int_type(e.dtype))
+            v = ir.Var(f"_{e.op}", ir.ScalarType(e.dtype))
+            self.handles[v.id] = name
+            return v
+        if isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
+            a, b = self.lower(e.a), self.lower(e.b)
+            name = self.arith("cmpf", [a, b], _int_type(ir.expr_dtype(e.a)), predicate=_CMPF[e.op],
+                              result_type="i1")
+            v = ir.Var("_cmp", ir.ScalarType(ir.DType.BOOL))
+            self.handles[v.id] = name
+            return v
+        if isinstance(e, ir.Cast) and _cast_ops(e) is not None:
+            steps = _cast_ops(e)
+            assert steps is not None
+            value = self.lower(e.a)
+            for op, src_t, dst_t in steps:
+                value = self.arith(op, [value], dst_t, cast_from=src_t)
+            v = ir.Var("_cast", ir.ScalarType(e.dtype))
+            self.handles[v.id] = value
+            return v
+        if isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
+            return replace(e, a=self._hoist(e.a), b=self._hoist(e.b))
+        if isinstance(e, ir.Cast):
+            return replace(e, a=self._hoist(e.a))
+        return e
 
     def _choose(self, root: RootId) -> Chosen:
         t0 = time.perf_counter()
@@ -431,7 +497,16 @@ class Emitter:
         handle = self.handles.get(v.id)
         if handle is None:
             raise PassError(f"'{v.name_hint}' has no value in the device function", v.span)
+        if not self.in_scope(v):
+            raise PassError(f"'{v.name_hint}' has no value here: it is defined inside a loop or branch that "
+                            "has ended", v.span)
         return handle
+
+    def in_scope(self, v: ir.Var) -> bool:
+        """Whether the scalar `v` is defined in a block enclosing the current position (a value
+        of an ended loop body or branch is not, though its handle is still recorded)."""
+        scope = self.scalar_scope.get(v.id)
+        return scope is None or tuple(self.block_ids[:len(scope)]) == scope
 
     def index_value(self, e: ir.Expr) -> str:
         """A non-slot `INDEX` value (an offset, a bound, an extent): folded, then lowered (§7.4),
@@ -490,6 +565,80 @@ class _Recorder(ValueRecorder):
             super().op(result, op, operands, _signless_type(type), predicate)
         except (ValueError, KeyError):
             self.values[result] = self.graph.opaque(result, _signless_type(type))
+
+
+def _is_hoisted(sub: ir.Expr) -> bool:
+    """An operation codegen emits itself before the index engine sees the rest (`_hoist`)."""
+    return ((isinstance(sub, ir.ScalarBinary) and sub.op in _HOISTED_BINARY)
+            or (isinstance(sub, ir.Cast) and _cast_ops(sub) is not None)
+            or (isinstance(sub, ir.Cmp) and ir.expr_dtype(sub.a).is_float))
+
+
+def _has_hoisted(e: ir.Expr) -> bool:
+    return any(_is_hoisted(sub) for sub in _all_subexprs(e))
+
+
+def _opaque_hoisted(e: ir.Expr) -> ir.Expr:
+    """`e` as the index engine sees it after `_hoist`: each hoisted operation replaced by an
+    opaque variable of its dtype, named by the operation's text (`explore FILE`)."""
+    if _is_hoisted(e):
+        span = getattr(e, "span", NO_SPAN)
+        return ir.Var(f"({format_expr(e)})", ir.ScalarType(ir.expr_dtype(e)), span=span)
+    if isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
+        return replace(e, a=_opaque_hoisted(e.a), b=_opaque_hoisted(e.b))
+    if isinstance(e, ir.Cast):
+        return replace(e, a=_opaque_hoisted(e.a))
+    return e
+
+
+_CMPF: dict[ir.CmpOp, str] = {ir.CmpOp.EQ: "oeq", ir.CmpOp.NE: "une", ir.CmpOp.LT: "olt",
+                              ir.CmpOp.LE: "ole", ir.CmpOp.GT: "ogt", ir.CmpOp.GE: "oge"}
+"""`arith.cmpf` predicates with Python's comparison semantics (false on NaN, except `!=`)."""
+
+
+def _cast_ops(e: ir.Cast) -> list[tuple[str, str, str]] | None:
+    """The `arith` casts (op, from, to) that convert `e`'s operand as the evaluator does, for a
+    cast the index engine does not take (one involving a float or a bool, or changing
+    signedness; none at all between integers of one width); None for the engine's own casts
+    (same signedness) and for a conversion `_cast_supported` declines. Integers keep their low bits
+    when narrowing and extend by the source's signedness when widening; floats convert to
+    integers toward zero (`fptosi` / `fptoui`) and integers to floats by their signedness."""
+    src, dst = ir.expr_dtype(e.a), e.dtype
+    if src == dst:
+        return None
+    if src.is_int_arith and dst.is_int_arith and src.is_signed == dst.is_signed:
+        return None  # the engine lowers it
+    out: list[tuple[str, str, str]] = []
+    cur = src
+    if cur is ir.DType.INDEX:
+        out.append(("index_cast", "index", "i64"))
+        cur = ir.DType.INT64
+    target = ir.DType.INT64 if dst is ir.DType.INDEX else dst
+    cur_t, target_t = _int_type(cur), _int_type(target)
+    if cur.is_float and target.is_float:
+        if cur.bits == target.bits:
+            return None  # no faithful single conversion (bf16 <-> f16): `_cast_supported` declines it
+        out.append(("extf" if target.bits > cur.bits else "truncf", cur_t, target_t))
+    elif cur.is_float:
+        out.append(("fptoui" if target.is_unsigned or target is ir.DType.BOOL else "fptosi", cur_t, target_t))
+    elif target.is_float:
+        out.append(("uitofp" if cur.is_unsigned or cur is ir.DType.BOOL else "sitofp", cur_t, target_t))
+    elif target.bits > cur.bits:
+        out.append(("extui" if cur.is_unsigned or cur is ir.DType.BOOL else "extsi", cur_t, target_t))
+    elif target.bits < cur.bits:
+        out.append(("trunci", cur_t, target_t))
+    if dst is ir.DType.INDEX:
+        out.append(("index_cast", "i64", "index"))
+    return out  # empty: the same bits (a signedness change of one width)
+
+
+def _cast_supported(e: ir.Cast) -> bool:
+    """Whether codegen lowers the cast: between integers, bools and FP16 / BF16 / FP32, except
+    between two float types of one width (BF16 <-> FP16)."""
+    src, dst = ir.expr_dtype(e.a), e.dtype
+    if not (_is_scalar_dtype(src) and _is_scalar_dtype(dst)):
+        return False
+    return not (src.is_float and dst.is_float and src != dst and src.bits == dst.bits)
 
 
 def _reject_float_compare(e: ir.Expr) -> None:
@@ -690,32 +839,56 @@ def index_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[Index
         else:
             e, want, kind = site.item
             if ir.expr_dtype(e).is_int and not isinstance(_try_fold(e), ir.ConstInt):
-                out.append(IndexSite(site.line, kind, _converted(e, want), None, site.loops))
+                out.append(IndexSite(site.line, kind, _converted(_opaque_hoisted(e), want), None, site.loops))
     return out
+
+
+SPMD_PARAMS: tuple[str, ...] = ("block_idx", "block_num", "subblock_idx")
+"""The reference's hidden SPMD identity parameters, in its signature order."""
+
+
+def dynamic_dimensions(fn: ir.Function) -> list[ir.Var]:
+    """The symbolic dimensions of the tensor parameters' shapes that are not parameters
+    themselves, in first-seen order (the reference's trailing `index` parameters)."""
+    params = {p.id for p in fn.params}
+    out: dict[int, ir.Var] = {}
+    for p in fn.params:
+        if isinstance(p.type, ir.TensorType):
+            for d in p.type.shape:
+                if not isinstance(d, int):
+                    for v in ir.expr_vars(d):
+                        if v.id not in params:
+                            out.setdefault(v.id, v)
+    return list(out.values())
+
+
+def _fold_or_keep(e: ir.Expr) -> ir.Expr:
+    folded = _try_fold(e)
+    return folded if isinstance(folded, ir.ConstInt) else e
 
 
 _UNEMITTED_SPACES = frozenset(
     {ir.MemorySpace.LeftScale, ir.MemorySpace.RightScale, ir.MemorySpace.ScalarLocal})
-_CODEGEN_EXTRAS: dict[str, tuple[str, ...]] = {
-    "tile.row_sum": ("tmp_tile",), "tile.row_max": ("tmp_tile",), "tile.row_min": ("tmp_tile",),
-}
-"""Extra positional arguments of the reference's forms that codegen emits (a scratch tile)."""
 
 
 def preflight(fn: ir.Function) -> None:
     """Decline, with a located `PassError`, a function that uses a construct of the
     reference's printed IR that the code generator does not emit: while loops, runtime
-    scopes, parallel / unroll loops, returns inside branches, scalar operations outside the
-    index language (`ir.is_index_expr`), calls of other functions, ops without a PTO
-    spelling or in a form the model does not cover, explicit tile layouts, tensors with
-    dynamic shapes or views. Never emits a guess."""
+    scopes, parallel / unroll loops, returns inside branches, scalar operations outside what
+    codegen lowers (`ir.is_index_expr`, integer `pl.min` / `pl.max` and bit operations),
+    calls of other functions, ops without an entry in the spelling table
+    (`lowering/pto_ops.json`) or with a keyword it does not account for, distributed tensors
+    and tensor views other than plain strides. Never emits a guess."""
     for p in fn.params:
         t = p.type
-        if isinstance(t, ir.TensorType) and (t.static_shape is None or t.view is not None or t.distributed):
-            what = "a dynamic shape" if t.static_shape is None else (
-                "a distributed tensor" if t.distributed else "an explicit pl.TensorView")
-            raise PassError(f"parameter '{p.name_hint}' has {what}, which slotsat's code generator does not "
-                            "emit", p.span)
+        if isinstance(t, ir.TensorType):
+            reason = _tensor_param_blocker(t)
+            if reason is not None:
+                raise PassError(f"parameter '{p.name_hint}' has {reason}, which slotsat's code generator "
+                                "does not emit", p.span)
+            for d in t.shape:
+                if not isinstance(d, int):
+                    _preflight_expr(d, p.span)
     _preflight_body(fn.body, top=True)
     _preflight_widths(fn)
 
@@ -738,6 +911,18 @@ def _preflight_widths(fn: ir.Function) -> None:
                         f"('{format_expr(sub)}'); index arithmetic is INDEX or an 8- to 64-bit integer",
                         where if where != NO_SPAN else _span(s),
                     )
+
+
+def _tensor_param_blocker(t: ir.TensorType) -> str | None:
+    if t.distributed:
+        return "a distributed tensor"
+    view = t.view
+    if view is not None:
+        if view.valid_shape or view.pad is not None:
+            return "a pl.TensorView with a valid shape or pad"
+        if not view.stride and view.layout != "ND":
+            return f"a pl.TensorView layout {view.layout} without strides"
+    return None
 
 
 def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
@@ -777,9 +962,6 @@ def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
     for v in binders:
         t = v.type
         if isinstance(t, ir.TileType):
-            if t.layout is not None:
-                raise PassError(f"tile '{v.name_hint}' has an explicit pl.TileView layout, which slotsat's "
-                                "code generator does not emit", span)
             if t.memory_space in _UNEMITTED_SPACES:
                 raise PassError(f"tile '{v.name_hint}' lives in {t.memory_space.value}, which slotsat's code "
                                 "generator does not emit", span)
@@ -789,24 +971,44 @@ def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
             kind = type(t).__name__.removesuffix("Type").lower()
             raise PassError(f"'{v.name_hint}' has a {kind} type, which slotsat's code generator does not "
                             "emit", span)
-        elif isinstance(t, ir.TensorType) and t.static_shape is None:
-            raise PassError(f"tensor '{v.name_hint}' has a dynamic shape, which slotsat's code generator "
-                            "does not emit", span)
 
 
 def _preflight_expr(e: ir.Expr, span: Span) -> None:
     if isinstance(e, ir.Var) or ir.is_index_expr(e) or isinstance(e, ir.ConstFloat):
         return
     for sub in _all_subexprs(e):
+        where = sub.span if getattr(sub, "span", NO_SPAN) != NO_SPAN else span
+        if isinstance(sub, ir.ScalarBinary) and _lowered_binary(sub):
+            continue
         if isinstance(sub, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
-            raise PassError(f"slotsat's code generator does not lower '{format_expr(sub)}'",
-                            sub.span if sub.span != NO_SPAN else span)
+            raise PassError(f"slotsat's code generator does not lower '{format_expr(sub)}'", where)
         if isinstance(sub, ir.Cast):
             src, dst = ir.expr_dtype(sub.a), sub.dtype
-            if not (src.is_int_arith and dst.is_int_arith) or (src.is_signed != dst.is_signed):
-                where = sub.span if sub.span != NO_SPAN else span
+            if not _cast_supported(sub):
                 raise PassError(f"slotsat's code generator does not lower the cast '{format_expr(sub)}' "
                                 f"(pl.{src.value} to pl.{dst.value})", where)
+
+
+def _is_scalar_dtype(d: ir.DType) -> bool:
+    return d.is_int_arith or d is ir.DType.BOOL or d in (ir.DType.FP16, ir.DType.BF16, ir.DType.FP32)
+
+
+_HOISTED_BINARY: dict[str, tuple[str, str]] = {
+    "min": ("minsi", "minui"), "max": ("maxsi", "maxui"),
+    "bitand": ("andi", "andi"), "bitor": ("ori", "ori"), "bitxor": ("xori", "xori"),
+    "and": ("andi", "andi"), "or": ("ori", "ori"),
+}
+"""Integer scalar operations outside the index language that codegen lowers to one `arith`
+op each (signed / unsigned spelling): exact at the dtype, as the evaluator computes them."""
+
+
+def _lowered_binary(e: ir.ScalarBinary) -> bool:
+    """Logical `and` / `or` of two bools, the others of two integers of the result's dtype."""
+    dtype = e.dtype
+    if e.op in ("and", "or"):
+        return dtype is ir.DType.BOOL and ir.expr_dtype(e.a) is dtype and ir.expr_dtype(e.b) is dtype
+    return e.op in _HOISTED_BINARY and (dtype.is_int_arith or dtype is ir.DType.BOOL) and \
+        ir.expr_dtype(e.a) == dtype and ir.expr_dtype(e.b) == dtype
 
 
 def _all_subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
@@ -819,22 +1021,27 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
     where = c.span if c.span != NO_SPAN else span
     if c.op == "tile.alloc":
         return
-    spec = ops.lookup(c.op)
-    if spec is None or (spec.pto is None and c.op not in ("tile.load", "tile.store")):
+    sp = pto_spelling.lookup(c.op)
+    if sp is None:
         what = f"calls of other functions ({c.op})" if c.op.startswith("self.") else c.op
         raise PassError(f"slotsat's code generator does not support {what}", where)
-    extras = _CODEGEN_EXTRAS.get(c.op, ())
-    nargs = len(c.args)
-    base = len({*spec.params, *spec.optional})
-    if nargs > base and spec.ref_extra[:nargs - base] == extras[:nargs - base]:
-        nargs = base
-    reason = ops.unmodelled(c.op, nargs, dict(c.kwargs))
-    if reason is not None:
-        raise PassError(f"slotsat's code generator does not support {reason}", where)
-    for arg in (*c.args, *(v for _, v in c.kwargs)):
+    args = call_arguments(c, sp, where)
+    needed = _required_arguments(c.op, sp)
+    if len(args) < needed:
+        raise PassError(f"slotsat's code generator does not support {c.op} with {len(args)} arguments (it "
+                        f"takes {needed})", where)
+    accounted = {a.keyword for a in sp.attrs} | sp.type_keywords | set(args)
+    for key, value in c.kwargs:
+        if key in accounted:
+            continue
+        if key in sp.defaults and _matches_default(value, sp.defaults[key]):
+            continue
+        if ops.is_default_keyword(key, value):
+            continue
+        raise PassError(f"slotsat's code generator does not support {c.op} with keyword '{key}'", where)
+    for name, arg in args.items():
         if isinstance(arg, ir.StrArg | ir.EnumArg | ir.FuncRef | ir.ArgList):
-            raise PassError(f"slotsat's code generator does not support {c.op} with argument "
-                            f"{arg!r}", where)
+            raise PassError(f"slotsat's code generator does not support {c.op} with argument '{name}'", where)
         if isinstance(arg, ir.ExprList):
             for item in arg.items:
                 _preflight_expr(item, where)
@@ -901,6 +1108,20 @@ class FunctionEmitter(Emitter):
         self.carry_guard: dict[int, tuple[int, str]] = {}
         self.notes: list[Note] = []
         self.loop_stack: list[LoopInfo] = []
+        self.view_names: set[str] = set()
+        """Handles that are SSA views (`pto.treshape`, `pto.subview` results)."""
+        self.subview_names: set[str] = set()
+        self.subview_base: dict[str, str] = {}
+        self.view_root: dict[str, str] = {}
+        """A `pto.treshape` handle -> the buffer handle at the bottom of its chain of views."""
+        """A `pto.subview` handle -> the handle it is a window of."""
+        self.handle_types: dict[str, str] = {}
+        """The type each tile handle was defined with (a view's carries its static valid
+        extent); every use of the handle is annotated with it."""
+        self.view_ptrs: dict[str, str] = {}
+        """The base pointer (`%argK`) of each tensor view."""
+        self.spmd_params: dict[str, str] = {}
+        """The reference's hidden SPMD identity parameters the body reads, by name."""
 
     # -- planning ----------------------------------------------------------------------
 
@@ -924,14 +1145,25 @@ class FunctionEmitter(Emitter):
                 self.values[arg] = self.graph.opaque(arg, _int_type(p.type.dtype))
             else:
                 raise PassError(f"parameter '{p.name_hint}' cannot be passed to a device function", p.span)
+        for v in dynamic_dimensions(fn):
+            # one trailing `index` parameter per symbolic dimension of a tensor parameter's
+            # shape, in first-seen order, as the reference's signature has them
+            arg = f"%arg{len(params)}"
+            self.used_names.add(arg[1:])
+            params.append(f"{arg}: index")
+            self.handles[v.id] = arg
+            self.values[arg] = self.graph.opaque(arg, "index")
         self.allocations = resolved_allocations(fn, self.backend)
         self.regions = plan_regions(fn, ptoas=self.planner is Planner.PTOAS, fresh_name=self.fresh_name)
         for region in self.regions.values():
             self.const(region.valid_row, ir.DType.INDEX)
             self.const(region.valid_col, ir.DType.INDEX)
+        body, self.body_lines = self.body_lines, []
         for k, p in enumerate(fn.params):
             if isinstance(p.type, ir.TensorType):
                 self._tensor_view(p, f"%arg{k}")
+        self.head_lines.extend(self.body_lines)
+        self.body_lines = body
         for region in self.regions.values():
             self.head_lines.append(
                 f"%{region.ssa_name} = pto.alloc_multi_tile "
@@ -943,6 +1175,7 @@ class FunctionEmitter(Emitter):
             self.plan = plan_memory(fn, self.live, self.allocations, self.backend)
         self.collect_roots()
         self.stmts(fn.body)
+        params.extend(f"{name}: i32" for name in self.spmd_params.values())
         header = (
             f"func.func @{self.symbol}({', '.join(params)}) attributes "
             f"{{pto.kernel_kind = #pto.kernel_kind<{kind}>}} {{"
@@ -950,25 +1183,49 @@ class FunctionEmitter(Emitter):
         lines = [header, *self.const_lines, *self.head_lines, *self.body_lines, "return", "}"]
         return ["  " + line for line in lines]
 
+    def spmd_param(self, which: str) -> str:
+        """The hidden `i32` parameter `%__pypto_spmd_<which>`. As in the reference's signature,
+        reading the block index or the block count adds both (`block_idx`, `block_num`),
+        reading the sub-block index adds `subblock_idx`, after every other parameter."""
+        name = self.spmd_params.get(which)
+        if name is None:
+            group = ("subblock_idx",) if which == "subblock_idx" else ("block_idx", "block_num")
+            for k in group:
+                self.spmd_params[k] = f"%__pypto_spmd_{k}"
+                self.values[self.spmd_params[k]] = self.graph.opaque(self.spmd_params[k], "i32")
+            self.spmd_params = {k: self.spmd_params[k] for k in SPMD_PARAMS if k in self.spmd_params}
+            name = self.spmd_params[which]
+        return name
+
     def _tensor_view(self, p: ir.Var, arg: str) -> None:
+        """`pto.make_tensor_view` of a tensor parameter: its shape (a symbolic dimension is the
+        value of its trailing `index` parameter), row-major strides (a product with a symbolic
+        factor is an `arith.muli`) or the explicit `pl.TensorView` strides, and its layout."""
         t = p.type
         assert isinstance(t, ir.TensorType)
-        static = t.static_shape
-        assert static is not None  # preflight declined dynamic shapes
-        shape = [self.const(d, ir.DType.INDEX) for d in static]
-        strides_v = [1] * len(static)
-        for k in range(len(static) - 2, -1, -1):
-            strides_v[k] = strides_v[k + 1] * static[k + 1]
-        strides = [self.const(s, ir.DType.INDEX) for s in strides_v]
+        dims_e = [ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else d for d in t.shape]
+        shape = [self.index_value(d) for d in dims_e]
+        layout = "nd"
+        if t.view is not None and t.view.stride:
+            strides = [self.index_value(e) for e in t.view.stride]
+            layout = t.view.layout.lower()
+        else:
+            stride_e: list[ir.Expr] = [ir.ConstInt(1, ir.DType.INDEX)] * len(dims_e)
+            for k in range(len(dims_e) - 2, -1, -1):
+                stride_e[k] = _fold_or_keep(ir.Mul(dims_e[k + 1], stride_e[k + 1], ir.DType.INDEX))
+            strides = [self.index_value(e) for e in stride_e]
+            if t.view is not None:
+                layout = t.view.layout.lower()
         name = self.fresh_name(f"{p.name_hint}_view")
         dims = "x".join("?" for _ in t.shape)
-        self.head_lines.append(
+        self.line(
             f"%{name} = pto.make_tensor_view {arg}, shape = [{', '.join(shape)}], "
             f"strides = [{', '.join(strides)}]"
-            f" {{layout = #pto.layout<nd>}} : !pto.tensor_view<{dims}x{t.dtype.mlir}>"
+            f" {{layout = #pto.layout<{layout}>}} : !pto.tensor_view<{dims}x{t.dtype.mlir}>"
         )
         self.tensor_views[p.id] = f"%{name}"
         self.tensor_types[p.id] = t
+        self.view_ptrs[f"%{name}"] = arg
 
     # -- PYPTO addresses ---------------------------------------------------------------------
 
@@ -1037,6 +1294,11 @@ class FunctionEmitter(Emitter):
             )
         else:
             self._alloc_line(name, v, tile)
+        # every use of the handle is annotated with the type it was defined with, also where
+        # a value of another type shares the buffer (one SSA value has one type; the reference
+        # annotates uses the same way)
+        self.handle_types[name] = region.slot_type if region is not None and memref is not None \
+            and memref.slot_index is not None else tile_type_string(tile)
         self.handles[root] = name
         self.handles[v.id] = name
         return name
@@ -1137,8 +1399,8 @@ class FunctionEmitter(Emitter):
 
     def _collect_plain(self, e: ir.Expr, want: ir.DType | None) -> None:
         site = _site(e, want)
-        if site in self.plain_roots:
-            return
+        if site in self.plain_roots or _has_hoisted(e):
+            return  # an expression with a hoisted operation is lowered as written (`_hoist`)
         root = plain_root(e, want)
         if root is not None:
             self.plain_roots[site] = self.engine.add_root(root)
@@ -1201,6 +1463,7 @@ class FunctionEmitter(Emitter):
             self.handles[v.id] = self.const_float(value.value, dtype)
         else:
             self.handles[v.id] = self.lower(s.value)
+        self.scalar_scope[v.id] = tuple(self.block_ids)
 
     def tensor_view(self, t: ir.Expr | ir.CallArg) -> str:
         if not isinstance(t, ir.Var) or t.id not in self.tensor_views:
@@ -1235,24 +1498,43 @@ class FunctionEmitter(Emitter):
             self.clamps.add(value, clamped)
         return clamped
 
-    def _partition(self, tensor: ir.Var, offsets: ir.CallArg, shape: Sequence[int]) -> tuple[str, str]:
+    def _partition(self, tensor: ir.Var, offsets: ir.CallArg, sizes: Sequence[ir.Expr], span: Span
+                   ) -> tuple[str, str]:
+        """`pto.partition_view` of `tensor` at `offsets` with `sizes` (an extent that is not a
+        literal is `?` in the type and a runtime size operand)."""
         view = self.tensor_view(tensor)
         ttype = self.tensor_types[tensor.id]
+        assert isinstance(offsets, ir.ExprList)
+        rank = len(ttype.shape)
+        if len(offsets.items) != rank or len(sizes) != rank:
+            raise PassError(f"a rank-{rank} tensor needs {rank} offsets and {rank} sizes here, got "
+                            f"{len(offsets.items)} and {len(sizes)}", span)
         offs = self._offsets(offsets)
-        sizes = [self.const(d, ir.DType.INDEX) for d in shape]
+        dims: list[str] = []
+        size_names: list[str] = []
+        for s in sizes:
+            folded = _try_fold(s)
+            literal = ir.literal_value(folded) if isinstance(folded, ir.ConstInt) else None
+            dims.append("?" if literal is None else str(literal))
+            size_names.append(self.index_value(s))
         name = self.new_tmp()
-        dims = "x".join("?" for _ in ttype.shape)
-        pv = f"!pto.partition_tensor_view<{'x'.join(str(d) for d in shape)}x{ttype.dtype.mlir}>"
+        tv = "x".join("?" for _ in ttype.shape)
+        pv = f"!pto.partition_tensor_view<{'x'.join(dims)}x{ttype.dtype.mlir}>"
         self.line(
             f"{name} = pto.partition_view {view}, offsets = [{', '.join(offs)}], sizes = "
-            f"[{', '.join(sizes)}] : !pto.tensor_view<{dims}x{ttype.dtype.mlir}> -> {pv}"
+            f"[{', '.join(size_names)}] : !pto.tensor_view<{tv}x{ttype.dtype.mlir}> -> {pv}"
         )
         return name, pv
 
+    # -- op emission: one method per form of `lowering/pto_ops.json` ---------------------------
+
     def _tile_arg(self, arg: ir.CallArg) -> tuple[str, str]:
+        """A tile operand: its handle and the type the handle was defined with (a view's
+        type carries its static valid extent)."""
         if not isinstance(arg, ir.Var) or not isinstance(arg.type, ir.TileType):
             raise PassError("expected a tile operand", getattr(arg, "span", NO_SPAN))
-        return self.handle(arg), tile_type_string(arg.type)
+        handle = self.handle(arg)
+        return handle, self.handle_types.get(handle, tile_type_string(arg.type))
 
     def _scalar_arg(self, arg: ir.CallArg, dtype: ir.DType) -> tuple[str, str]:
         if isinstance(arg, ir.ConstFloat):
@@ -1261,106 +1543,389 @@ class FunctionEmitter(Emitter):
             if dtype.is_float:
                 return self.const_float(float(arg.value), dtype), dtype.mlir
             return self.const(arg.value, dtype), _int_type(dtype)
-        if not isinstance(
-            arg, ir.Var | ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cast | ir.Cmp
-        ):
+        if not _is_scalar_expr(arg):
             raise PassError("expected a scalar operand", getattr(arg, "span", NO_SPAN))
+        assert not isinstance(arg, ir.ExprList | ir.SpaceArg | ir.DTypeArg | ir.StrArg | ir.EnumArg
+                              | ir.FuncRef | ir.ArgList)
         return self.lower(arg), _int_type(ir.expr_dtype(arg))
 
     def call(self, target: ir.Var | None, c: ir.Call, span: Span) -> None:
-        spec = ops.lookup(c.op)
-        if spec is None or (spec.pto is None and c.op not in ("tile.load", "tile.store")):
-            raise PassError(
-                f"slotsat's code generator does not support {c.op}", c.span if c.span != NO_SPAN else span
-            )
-        if c.op == "tile.load":
-            self._load(target, c)
-            return
-        if c.op == "tile.store":
-            self._store(target, c)
-            return
-        if target is None or not isinstance(target.type, ir.TileType):
-            raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", span)
-        if c.op in self.SUPPORTED_VIEW:
-            self._view(target, c)
-            return
-        dst_type = tile_type_string(target.type)
-        if c.op == "tile.matmul_acc":
-            acc, acc_t = self._tile_arg(c.args[0])
-            lhs, lhs_t = self._tile_arg(c.args[1])
-            rhs, rhs_t = self._tile_arg(c.args[2])
-            self.handles[target.id] = acc
-            self.line(
-                f"pto.tmatmul.acc ins({acc}, {lhs}, {rhs} : {acc_t}, {lhs_t}, {rhs_t}) outs({acc} : {acc_t})"
-            )
-            return
-        ins: list[tuple[str, str]] = []
-        for k, arg in enumerate(c.args[:len(spec.params)]):
-            if isinstance(arg, ir.DTypeArg | ir.SpaceArg):
+        """Emit one op call by its entry in the spelling table (`pto_spelling`)."""
+        sp = pto_spelling.lookup(c.op)
+        where = c.span if c.span != NO_SPAN else span
+        if sp is None:
+            raise PassError(f"slotsat's code generator does not support {c.op}", where)
+        emit = getattr(self, f"_emit_{sp.form}")
+        emit(target, c, sp, where)
+
+    def _operands(self, c: ir.Call, sp: pto_spelling.Spelling, result: ir.DType | None,
+                  where: Span) -> list[tuple[str, str]]:
+        """The `ins(...)` operands of a call, as (SSA name, type), in the entry's order."""
+        args = call_arguments(c, sp, where)
+        names = sp.ins if sp.ins is not None else tuple(n for n in sp.arg_names if n in args)
+        source: ir.DType | None = None
+        for n in names:
+            a = args.get(n)
+            if isinstance(a, ir.Var) and isinstance(a.type, ir.TileType):
+                source = a.type.dtype
+                break
+        out: list[tuple[str, str]] = []
+        for n in names:
+            arg = args.get(n)
+            if arg is None:
                 continue
-            if spec.params[k] == "scalar":
-                ins.append(self._scalar_arg(arg, target.type.dtype))
+            if isinstance(arg, ir.Var) and isinstance(arg.type, ir.TileType):
+                out.append(self._tile_arg(arg))
+            elif n in sp.index and _is_scalar_expr(arg):
+                assert isinstance(arg, ir.SCALAR_EXPRS)
+                out.append((self.index_value(arg), "index"))  # type: ignore[arg-type]
+            elif _is_scalar_expr(arg):
+                dtype = source if sp.scalar == "source" and source is not None else result
+                if dtype is None:
+                    dtype = ir.expr_dtype(arg)  # type: ignore[arg-type]
+                out.append(self._scalar_arg(arg, dtype))
             else:
-                ins.append(self._tile_arg(arg))
-        dst = self.define_tile(target)
-        if spec.rule is ops.TypeRule.ROW_REDUCE:
-            if len(c.args) > 1:  # the reference's form names its scratch tile
-                ins.append(self._tile_arg(c.args[1]))
-            else:
-                src = c.args[0]
-                assert isinstance(src, ir.Var)
-                assert isinstance(src.type, ir.TileType)
-                tmp = f"%{self.fresh_name(self.var_name(target) + '_tmp')}"
-                self._alloc_line(tmp, src, src.type, scratch_of=target)
-                ins.append((tmp, tile_type_string(src.type)))
+                raise PassError(f"slotsat's code generator cannot pass argument '{n}' of {c.op} as an "
+                                "operand", where)
+        return out
+
+    def _attr_dict(self, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> str:
+        """The attributes the entry makes from the call's keywords, as ` {k = v, ...}` or ``."""
+        parts: list[str] = []
+        for a in sp.attrs:
+            value = c.kwarg(a.keyword)
+            if a.flag:
+                on = value is not None and _truthy(value)
+                if on or a.always:
+                    parts.append(f"{a.name} = {'true' if on else 'false'}")
+                continue
+            key = a.default if value is None else _keyword_text(value)
+            if key is None:
+                continue
+            if key not in a.values:
+                raise PassError(f"slotsat's code generator does not support {c.op} with "
+                                f"{a.keyword}={key}", where)
+            case = a.values[key]
+            if case is not None:
+                parts.append(f"{a.name} = #pto<{a.enum} {case}>")
+        return " {" + ", ".join(parts) + "}" if parts else ""
+
+    def _dps_line(self, sp: pto_spelling.Spelling, ins: list[tuple[str, str]], dst: str, dst_type: str,
+                  attrs: str) -> None:
         names = ", ".join(n for n, _ in ins)
         types = ", ".join(t for _, t in ins)
-        self.line(f"{spec.pto} ins({names} : {types}) outs({dst} : {dst_type})")
+        inner = f"{names}{attrs}" if sp.attr_at == "ins" else names
+        tail = attrs if sp.attr_at != "ins" else ""
+        self.line(f"{sp.pto} ins({inner} : {types}) outs({dst} : {dst_type}){tail}")
 
-    def _load(self, target: ir.Var | None, c: ir.Call) -> None:
+    def _emit_dps(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`PTO ins(OPERANDS : TYPES) outs(%dst : TYPE)`: the result tile's buffer is the
+        destination (an in-place op's destination is its argument's buffer, which the
+        liveness classes already share)."""
         if target is None or not isinstance(target.type, ir.TileType):
-            raise PassError("a tile.load result must be assigned to a tile", c.span)
+            raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
+        ins = self._operands(c, sp, target.type.dtype, where)
+        if sp.pto is not None and sp.pto.startswith("pto.tcolexpand") and \
+                any(name in self.subview_names for name, _ in ins):
+            # the reference materializes a slice (`pto.textract`) before these ops, whose
+            # lowering reads the operand's physical extent; slotsat does not
+            raise PassError(f"slotsat's code generator does not emit {c.op} of a tile.slice view "
+                            "(ptoas needs the slice copied out first)", where)
+        attrs = self._attr_dict(c, sp, where)
         dst = self.define_tile(target)
-        tensor = c.args[0]
-        assert isinstance(tensor, ir.Var)
-        shape = c.args[2]
-        assert isinstance(shape, ir.ExprList)
-        dims = [ir.literal_value(d) for d in shape.items]
-        if any(d is None for d in dims):
-            raise PassError("tile shape entries must be positive integer literals", c.span)
-        pv_name, pv = self._partition(tensor, c.args[1], [d for d in dims if d is not None])
-        self.line(f"pto.tload ins({pv_name} : {pv}) outs({dst} : {tile_type_string(target.type)})")
+        if sp.scratch is not None and sp.scratch not in call_arguments(c, sp, where):
+            src = c.args[0]
+            assert isinstance(src, ir.Var)
+            assert isinstance(src.type, ir.TileType)
+            tmp = f"%{self.fresh_name(self.var_name(target) + '_tmp')}"
+            self._alloc_line(tmp, src, src.type, scratch_of=target)
+            ins.append((tmp, tile_type_string(src.type)))
+        self._dps_line(sp, ins, dst, self.handle_types.get(dst, tile_type_string(target.type)), attrs)
 
-    def _store(self, target: ir.Var | None, c: ir.Call) -> None:
-        tile_arg = c.args[0]
-        tensor = c.args[2]
+    def _emit_matmul_acc(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                         where: Span) -> None:
+        """`pto.tmatmul.acc ins(%acc, %lhs, %rhs) outs(%acc)`: the accumulator is updated in place."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
+        ins = self._operands(c, sp, target.type.dtype, where)
+        acc, acc_t = ins[0]
+        self.handles[target.id] = acc
+        self._dps_line(sp, ins, acc, acc_t, "")  # acc_t: the accumulator handle's own type
+
+    def _emit_alloc(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`tile.create`: the result's buffer only (`pto.alloc_tile`), as the reference emits."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"{c.op} must be assigned to a tile", where)
+        self.define_tile(target)
+
+    def _emit_load(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pto.partition_view` of the valid region (the valid shape, else the shape), then
+        `pto.tload` into the result tile."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError("a tile.load result must be assigned to a tile", where)
+        args = call_arguments(c, sp, where)
+        tensor = args.get("tensor")
+        shape = args.get("shapes")
+        valid = args.get("valid_shape", shape)
+        if not isinstance(tensor, ir.Var) or not isinstance(valid, ir.ExprList):
+            raise PassError("tile.load takes a tensor, offsets and a shape", where)
+        dst = self.define_tile(target)
+        pv_name, pv = self._partition(tensor, args["offsets"], valid.items, where)
+        dst_t = self.handle_types.get(dst, tile_type_string(target.type))
+        self.line(f"pto.tload ins({pv_name} : {pv}) outs({dst} : {dst_t})")
+
+    def _emit_store(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pto.partition_view` of the tile's valid region (the explicit `shapes` of a tensor of
+        higher rank), then `pto.tstore`."""
+        args = call_arguments(c, sp, where)
+        tile_arg = args.get("tile")
+        tensor = args.get("output_tensor")
         if not isinstance(tile_arg, ir.Var) or not isinstance(tile_arg.type, ir.TileType):
-            raise PassError("tile.store stores a tile", c.span)
-        assert isinstance(tensor, ir.Var)
+            raise PassError("tile.store stores a tile", where)
+        if not isinstance(tensor, ir.Var) or not isinstance(tensor.type, ir.TensorType):
+            raise PassError("tile.store stores into a tensor", where)
         src, src_t = self._tile_arg(tile_arg)
-        pv_name, pv = self._partition(tensor, c.args[1], tile_arg.type.shape)
-        self.line(f"pto.tstore ins({src} : {src_t}) outs({pv_name} : {pv})")
+        shapes = args.get("shapes")
+        sizes: Sequence[ir.Expr]
+        if isinstance(shapes, ir.ExprList) and len(tensor.type.shape) > 2:
+            sizes = shapes.items
+        else:
+            sizes = tile_arg.type.effective_valid_shape
+        attrs = self._attr_dict(c, sp, where)
+        unbound = [v for d in sizes for v in ir.expr_vars(d)
+                   if v.id not in self.handles or not self.in_scope(v)]
+        if unbound:
+            raise PassError(f"the valid shape of tile '{tile_arg.name_hint}' refers to "
+                            f"'{unbound[0].name_hint}', which has no value where the tile is stored (the "
+                            "printed type names a value defined inside the loop or branch that produces the "
+                            "tile)", where)
+        pv_name, pv = self._partition(tensor, args["offsets"], sizes, where)
+        self.line(f"pto.tstore ins({src} : {src_t}) outs({pv_name} : {pv}){attrs}")
         if target is not None:
             self.tensor_views[target.id] = self.tensor_view(tensor)
             self.tensor_types[target.id] = self.tensor_types[tensor.id]
 
-    def _view(self, target: ir.Var, c: ir.Call) -> None:
-        assert isinstance(target.type, ir.TileType)
-        src, src_t = self._tile_arg(c.args[0])
+    def _emit_reshape(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                      where: Span) -> None:
+        self._view(target, c, where)
+
+    def _emit_subview(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                      where: Span) -> None:
+        self._view(target, c, where)
+
+    def _view(self, target: ir.Var | None, c: ir.Call, where: Span) -> None:
+        """`pto.treshape` / `pto.subview`: an SSA view of the source's buffer. The view takes
+        no valid-extent operands, so its result type carries the static valid extent where it
+        is known (ptoas builds the view's tile from the type alone; `v_row=?` would leave it
+        empty), as the reference does; uses of the view are annotated with that type."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"a {c.op} result must be assigned to a tile", where)
+        src_arg = c.args[0]
+        src, src_t = self._tile_arg(src_arg)
+        assert isinstance(src_arg, ir.Var)
+        assert isinstance(src_arg.type, ir.TileType)
         name = f"%{self.var_name(target)}"
-        dst_t = tile_type_string(target.type)
-        if c.op == "tile.reshape":
+        if c.op != "tile.slice":  # tile.reshape, tile.transpose_view: a re-typed view of the bytes
+            rows, cols = (ir.literal_value(_try_fold(e)) for e in valid_extents(target.type))
+            dst_t = tile_type_string(target.type, valid=(rows, cols) if rows is not None and cols is not None
+                                     else (None, None))
+            root = self.view_root.get(src, src)
+            same = {src: src_t, root: self.handle_types.get(root, src_t)}
+            alias = next((h for h, t in same.items() if t in (dst_t, tile_type_string(target.type))), None)
+            if alias is not None:
+                # the type of the source or of the buffer under it (a rank-1 tile as [1, C], a
+                # reshape back to the buffer's shape): the result is that handle, no op, as the
+                # reference emits it
+                self.handles[target.id] = alias
+                self.handles.setdefault(self.live.find(target.id), alias)
+                return
             self.line(f"{name} = pto.treshape {src} : {src_t} -> {dst_t}")
+            self.view_root[name] = root
         else:
-            offsets = c.args[2]
-            assert isinstance(offsets, ir.ExprList)
+            shape, offsets = c.args[1], c.args[2]
+            explicit = c.args[3] if len(c.args) > 3 else c.kwarg("valid_shape")
+            if not isinstance(shape, ir.ExprList) or not isinstance(offsets, ir.ExprList) \
+                    or len(shape.items) != 2 or len(offsets.items) != 2:
+                raise PassError("slotsat's code generator emits tile.slice of two dimensions only", where)
+            sizes = [ir.literal_value(_try_fold(d)) for d in shape.items]
+            if sizes[0] is None or sizes[1] is None:
+                raise PassError("tile.slice needs a literal shape (ptoas's subview sizes are static)", where)
+            size_rc = (sizes[0], sizes[1])
             offs = [self.index_value(e) for e in offsets.items]
-            rows, cols = target.type.rows_cols
-            self.line(
-                f"{name} = pto.subview {src}[{', '.join(offs)}] sizes [{rows}, {cols}] : {src_t} -> {dst_t}"
-            )
+            valid_clause = ""
+            if isinstance(explicit, ir.ExprList) and explicit.items:
+                if len(explicit.items) != 2:
+                    raise PassError("tile.slice's valid_shape must have two entries", where)
+                vr, vc = (ir.literal_value(_try_fold(e)) for e in explicit.items)
+                names = [self.index_value(e) for e in explicit.items]
+                valid_clause = f" valid [{names[0]}, {names[1]}]"
+                static: tuple[int | None, int | None] = (vr, vc)
+            else:
+                static = _subview_valid(src_arg.type, size_rc, offsets.items)
+            dst_t = tile_type_string(target.type, valid=static)
+            self.line(f"{name} = pto.subview {src}[{', '.join(offs)}] sizes [{size_rc[0]}, {size_rc[1]}]"
+                      f"{valid_clause} : {src_t} -> {dst_t}")
+        self.view_names.add(name)
+        if c.op == "tile.slice":
+            self.subview_names.add(name)
+            self.subview_base[name] = src
+        self.handle_types[name] = dst_t
         self.handles[target.id] = name
         self.handles.setdefault(self.live.find(target.id), name)
+
+    def _emit_assemble(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                       where: Span) -> None:
+        """`tile.assemble(target, source, [r, c])`, whose result is the target's buffer: a
+        `pto.subview` window of it at the offset (the source's shape, its valid extent as
+        `valid [...]`) and `pto.tmov` of the source into the window, as the reference emits
+        for a same-space assemble. Moves across spaces (the Acc-to-Mat fixpipe insert) and a
+        source that is a slice of the target itself are declined."""
+        args = call_arguments(c, sp, where)
+        dest, source, offset = args.get("target"), args.get("source"), args.get("offset")
+        if target is None or not isinstance(target.type, ir.TileType) or not isinstance(dest, ir.Var) \
+                or not isinstance(source, ir.Var) or not isinstance(source.type, ir.TileType) \
+                or not isinstance(offset, ir.ExprList) or len(offset.items) != 2:
+            raise PassError("tile.assemble takes a target tile, a source tile and a [row, col] offset", where)
+        if source.type.memory_space != target.type.memory_space:
+            raise PassError("slotsat's code generator does not emit tile.assemble across memory spaces "
+                            f"({source.type.memory_space} into {target.type.memory_space})", where)
+        src, src_t = self._tile_arg(source)
+        dst = self.handle(dest)
+        if self.subview_base.get(src) == dst:
+            # the reference elides a copy of a window onto itself; slotsat declines it
+            raise PassError("slotsat's code generator does not emit tile.assemble of a slice of its own "
+                            "target", where)
+        self.handles[target.id] = dst  # the result is the target's buffer (the reference's table: a view)
+        self.handles.setdefault(self.live.find(target.id), dst)
+        dst_t = self.handle_types.get(dst, tile_type_string(dest.type))  # type: ignore[arg-type]
+        rows, cols = source.type.rows_cols
+        vr_e, vc_e = valid_extents(source.type)
+        vr, vc = ir.literal_value(_try_fold(vr_e)), ir.literal_value(_try_fold(vc_e))
+        view_t = tile_type_string(source.type, valid=(vr, vc))
+        offs = [self.index_value(e) for e in offset.items]
+        valid = [self.index_value(vr_e), self.index_value(vc_e)]
+        view = f"%{self.fresh_name('assemble_view')}"
+        self.line(f"{view} = pto.subview {dst}[{', '.join(offs)}] sizes [{rows}, {cols}] "
+                  f"valid [{', '.join(valid)}] : {dst_t} -> {view_t}")
+        self.line(f"{sp.pto} ins({src} : {src_t}) outs({view} : {view_t})")
+
+    def _emit_spmd(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`tile.get_block_idx` and kin: the reference's hidden `i32` parameter
+        (`%__pypto_spmd_block_idx`, appended to the signature) cast to `index`."""
+        if target is None:
+            raise PassError(f"{c.op} must be assigned to a scalar", where)
+        assert sp.param is not None
+        param = self.spmd_param(sp.param)
+        self.handles[target.id] = self.arith("index_cast", [param], _int_type(target.dtype), cast_from="i32")
+
+    def _emit_dim(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`tensor.dim(t, axis)`: the dimension's value (a literal, or the dynamic dimension's
+        `index` parameter)."""
+        if target is None:
+            raise PassError("tensor.dim must be assigned to a scalar", where)
+        tensor, axis = (*c.args, None, None)[:2]
+        ttype = tensor.type if isinstance(tensor, ir.Var) else None
+        k = ir.literal_value(axis) if isinstance(axis, ir.ConstInt) else None
+        if not isinstance(ttype, ir.TensorType) or k is None or not 0 <= k < len(ttype.shape):
+            raise PassError("tensor.dim takes a tensor and a literal axis within its rank", where)
+        dim = ttype.shape[k]
+        self.handles[target.id] = (self.const(dim, ir.DType.INDEX) if isinstance(dim, int)
+                                   else self.index_value(dim))
+
+    def _flat_offset(self, indices: ir.CallArg, shape: Sequence[int | ir.Expr], where: Span) -> str:
+        """The row-major element offset of `indices` in a container of `shape`, as `index`."""
+        if not isinstance(indices, ir.ExprList) or len(indices.items) != len(shape) or not shape:
+            raise PassError(f"expected {len(shape)} indices", where)
+        flat: ir.Expr = indices.items[0]
+        for index, dim in zip(indices.items[1:], shape[1:], strict=True):
+            extent = ir.ConstInt(dim, ir.DType.INDEX) if isinstance(dim, int) else dim
+            flat = ir.Add(ir.Mul(flat, extent, ir.DType.INDEX), index, ir.DType.INDEX)
+        return self.index_value(flat)
+
+    def _emit_getval(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`tile.read(t, [i, j])`: `%v = pto.tgetval ins(%t, %off : TB, index) outs : DT`."""
+        tile_arg = c.args[0]
+        if target is None or not isinstance(tile_arg, ir.Var) or not isinstance(tile_arg.type, ir.TileType):
+            raise PassError("tile.read reads a tile into a scalar", where)
+        src, src_t = self._tile_arg(tile_arg)
+        off = self._flat_offset(c.args[1], tile_arg.type.shape, where)
+        name = f"%{self.var_name(target)}"
+        dt = _int_type(tile_arg.type.dtype)
+        self.line(f"{name} = {sp.pto} ins({src}, {off} : {src_t}, index) outs : {dt}")
+        self.handles[target.id] = name
+        self.values[name] = self.graph.opaque(name, _int_type(tile_arg.type.dtype))
+
+    def _emit_setval(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`tile.write(t, [i, j], v)`: `pto.tsetval ins(%off, %v : index, DT) outs(%t : TB)`, in place."""
+        tile_arg = c.args[0]
+        if not isinstance(tile_arg, ir.Var) or not isinstance(tile_arg.type, ir.TileType) or len(c.args) < 3:
+            raise PassError("tile.write writes a scalar into a tile", where)
+        dst, dst_t = self._tile_arg(tile_arg)
+        off = self._flat_offset(c.args[1], tile_arg.type.shape, where)
+        value, value_t = self._scalar_arg(c.args[2], tile_arg.type.dtype)
+        self.line(f"{sp.pto} ins({off}, {value} : index, {value_t}) outs({dst} : {dst_t})")
+        if target is not None:
+            self.handles[target.id] = dst
+
+    def _tensor_ptr(self, tensor: ir.CallArg, where: Span) -> tuple[str, ir.TensorType]:
+        view = self.tensor_view(tensor)
+        ptr = self.view_ptrs.get(view)
+        assert isinstance(tensor, ir.Var)
+        assert isinstance(tensor.type, ir.TensorType)
+        if ptr is None:
+            raise PassError(f"tensor '{tensor.name_hint}' has no base pointer here", where)
+        if tensor.type.dtype.mlir != _int_type(tensor.type.dtype):
+            raise PassError(f"slotsat's code generator does not read or write scalars of "
+                            f"pl.{tensor.type.dtype.value} tensors", where)
+        return ptr, tensor.type
+
+    def _emit_load_scalar(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                          where: Span) -> None:
+        """`tensor.read(t, [i, j])`: `%v = pto.load_scalar %ptr[%off] : !pto.ptr<DT> -> DT`."""
+        if target is None:
+            raise PassError("tensor.read must be assigned to a scalar", where)
+        ptr, ttype = self._tensor_ptr(c.args[0], where)
+        off = self._flat_offset(c.args[1], ttype.shape, where)
+        name = f"%{self.var_name(target)}"
+        dt = ttype.dtype.mlir
+        self.line(f"{name} = {sp.pto} {ptr}[{off}] : !pto.ptr<{dt}> -> {dt}")
+        self.handles[target.id] = name
+        self.values[name] = self.graph.opaque(name, dt)
+
+    def _emit_store_scalar(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                           where: Span) -> None:
+        """`tensor.write(t, [i, j], v)`: `pto.store_scalar %v, %ptr[%off] : !pto.ptr<DT>, DT`."""
+        if len(c.args) < 3:
+            raise PassError("tensor.write writes a scalar into a tensor", where)
+        ptr, ttype = self._tensor_ptr(c.args[0], where)
+        off = self._flat_offset(c.args[1], ttype.shape, where)
+        value, value_t = self._scalar_arg(c.args[2], ttype.dtype)
+        self.line(f"{sp.pto} {value}, {ptr}[{off}] : !pto.ptr<{ttype.dtype.mlir}>, {value_t}")
+        if target is not None:
+            tensor = c.args[0]
+            assert isinstance(tensor, ir.Var)
+            self.tensor_views[target.id] = self.tensor_view(tensor)
+            self.tensor_types[target.id] = self.tensor_types[tensor.id]
+
+    def _emit_set_validshape(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                             where: Span) -> None:
+        """`pto.set_validshape %t, %rows, %cols : TB`: the tile's runtime valid extent, in place."""
+        tile_arg = c.args[0]
+        if not isinstance(tile_arg, ir.Var) or not isinstance(tile_arg.type, ir.TileType) or len(c.args) < 3:
+            raise PassError("tile.set_validshape sets the valid extent of a tile", where)
+        if self.handle(tile_arg) in self.view_names:
+            raise PassError("pl.set_validshape cannot narrow a tile view (a slice or reshape result); narrow "
+                            "the slice itself or the tile before the view is taken", where)
+        src, src_t = self._tile_arg(tile_arg)
+        rows, cols = c.args[1], c.args[2]
+        if not (_is_scalar_expr(rows) and _is_scalar_expr(cols)):
+            raise PassError("tile.set_validshape takes two scalar extents", where)
+        vr = self.index_value(rows)  # type: ignore[arg-type]
+        vc = self.index_value(cols)  # type: ignore[arg-type]
+        self.line(f"{sp.pto} {src}, {vr}, {vc} : {src_t}")
+        if target is not None:
+            self.handles[target.id] = src
+            self.handles.setdefault(self.live.find(target.id), src)
 
     # -- control flow ------------------------------------------------------------------------
 
@@ -1414,6 +1979,8 @@ class FunctionEmitter(Emitter):
         last = body[-1] if body and isinstance(body[-1], ir.YieldStmt) else None
         self.loop_stack.append(LoopInfo(s.loop_var, fold(s.start), fold(s.stop), step))
         with self.block():
+            for v in (s.loop_var, *(it.var for it, _ in scalar_iters)):
+                self.scalar_scope[v.id] = tuple(self.block_ids)
             for stmt in body:
                 if stmt is last:
                     continue
@@ -1488,6 +2055,84 @@ class FunctionEmitter(Emitter):
             self.tensor_views[r.id] = denoted.pop()
             assert isinstance(r.type, ir.TensorType)
             self.tensor_types[r.id] = r.type
+
+
+def call_arguments(c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> dict[str, ir.CallArg]:
+    """The call's arguments by the reference's argument names: positional ones in order
+    (dtype and memory-space arguments of slotsat's DSL forms, `tile.cast(t, pl.FP16)`, are
+    type selectors and skipped), then those the printer writes as keywords (`value=`)."""
+    names = sp.arg_names
+    positional = [a for a in c.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
+    if len(positional) > len(names):
+        raise PassError(f"{c.op} takes at most {len(names)} arguments, got {len(positional)}", where)
+    out: dict[str, ir.CallArg] = dict(zip(names, positional, strict=False))
+    for key, value in c.kwargs:
+        if key in names:
+            out[key] = value
+    return out
+
+
+def _required_arguments(op: str, sp: pto_spelling.Spelling) -> int:
+    """How many arguments a call of `op` must pass: the DSL subset's signature where slotsat
+    models the op (`pl.load(t, offsets, shape)`, `pl.row_sum(t)`: codegen makes the scratch),
+    else the reference's required ones (less a scratch codegen makes)."""
+    spec = ops.lookup(op)
+    if spec is not None:
+        return len(spec.params) - len(spec.optional)
+    ref = ops.reference(op)
+    needed = 0 if ref is None else ref.required_args
+    return needed - (1 if sp.scratch is not None else 0)
+
+
+def _keyword_text(value: ir.CallArg) -> str | None:
+    """A keyword's value as the spelling table keys it: a string's text, an integer's digits,
+    an enum member's name."""
+    if isinstance(value, ir.StrArg):
+        return value.value
+    if isinstance(value, ir.EnumArg):
+        return value.member
+    if isinstance(value, ir.ConstInt):
+        return str(value.value)
+    return None
+
+
+def _truthy(value: ir.CallArg) -> bool:
+    return isinstance(value, ir.ConstInt) and value.value != 0
+
+
+def _matches_default(value: ir.CallArg, default: object) -> bool:
+    if isinstance(default, bool):
+        return isinstance(value, ir.ConstInt) and bool(value.value) == default
+    return _keyword_text(value) == str(default)
+
+
+def _subview_valid(source: ir.TileType, sizes: tuple[int, int], offsets: Sequence[ir.Expr]
+                   ) -> tuple[int | None, int | None]:
+    """The static valid extent ptoas infers for `pto.subview` of `source` with `sizes` at
+    `offsets` (the reference's `InferSubviewTileTypeComponents`): per dimension, the rest of
+    the source's valid extent past a literal offset (capped at the size), the size when the
+    source is valid over at least the size, else unknown; one unknown makes both unknown."""
+    valid = list(source.effective_valid_shape)
+    if len(valid) == 1:
+        valid = [ir.ConstInt(1, ir.DType.INDEX), valid[0]]
+    if valid and all(ir.literal_value(_try_fold(v)) == 0 for v in valid):
+        valid = [ir.ConstInt(d, ir.DType.INDEX) for d in source.shape]  # the all-zero sentinel
+    out: list[int | None] = []
+    for k, size in enumerate(sizes):
+        folded = _try_fold(offsets[k])
+        offset = ir.literal_value(folded) if isinstance(folded, ir.ConstInt) else None
+        extent = ir.literal_value(_try_fold(valid[k])) if k < len(valid) else None
+        if offset is not None and extent is not None:
+            out.append(min(size, max(extent - offset, 0)))
+        elif offset == 0 and extent == size:
+            out.append(size)
+        elif extent is not None and extent >= size:
+            out.append(size)
+        else:
+            out.append(None)
+    if None in out:
+        return None, None
+    return out[0], out[1]
 
 
 def _span(s: ir.Stmt) -> Span:

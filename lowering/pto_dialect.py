@@ -1,4 +1,4 @@
-"""A small `pto` dialect for xdsl: exactly the ops and types slotsat's code generator emits.
+"""A small `pto` dialect for xdsl: the ops and types slotsat's code generator emits.
 
 Spec `30-pto-codegen.md` §5 (the emitted module) and `40-ptoas-slot-matcher.md` §1 (the
 multi-buffer IR and its verifiers). The dialect exists so that every emitted module can be
@@ -10,7 +10,7 @@ Types (parametrized attributes with custom syntax, printed exactly as ptoas prin
 - `!pto.ptr<f32>`
 - `!pto.tensor_view<?x?xf32>`, `!pto.partition_tensor_view<64x64xf32>`
 - `!pto.tile_buf<loc=vec, dtype=f32, rows=64, cols=64, v_row=?, v_col=?, blayout=row_major,
-  slayout=none_box, fractal=512, pad=0>`
+  slayout=none_box, fractal=512, pad=0>`, with an optional trailing `compact=N`
 - `!pto.multi_tile_buf<TILE_BUF, count=N>`, whose verifier is ptoas's type verifier
   (`multi_tile_buf count must be >= 2 (got N)` / `... <= 16 (got N)`).
 
@@ -26,10 +26,23 @@ parameter directives):
 - `pto.alloc_tile [addr = %a] [valid_row = %r] [valid_col = %c] : TB`
 - `pto.alloc_multi_tile [addr = %a] [valid_row = %r] [valid_col = %c] : MTB` (count check)
 - `pto.multi_tile_get %mb[%slot] : MTB -> TB` (constant-slot range, result type == slot type)
-- `pto.treshape %src : TB -> TB`, `pto.subview %src[%o0, %o1] sizes [R, C] : TB -> TB`
-- the destination-style ops `pto.tload`, `pto.tstore`, `pto.tmov`, `pto.tmatmul`,
-  `pto.tmatmul.acc`, and every `pto.t*` compute op of `slotsat/ops.py`:
-  `ins(%a, %b : A, B) outs(%c : C)`.
+- `pto.treshape %src : TB -> TB`;
+- `pto.subview %src[%o0, %o1] sizes [R, C] valid [%r, %c] : TB -> TB` (the `valid` clause
+  optional);
+- the destination-style ops of ptoas (`DPS_OP_NAMES`: `pto.tload`, `pto.tstore`, `pto.tmov`,
+  the matmuls and every `pto.t*` compute op codegen's spelling table emits):
+  `ins(%a, %b : A, B) outs(%c : C) {attrs}`, and those that print their attributes inside
+  `ins(...)` (`DPS_ATTR_INS_OP_NAMES`: `pto.tcvt ins(%a {rmode = #pto<round_mode ROUND>} :
+  A) outs(%c : C)`, `pto.tcmp`, `pto.tcmps`);
+- `%v = pto.tgetval ins(%t, %off : TB, index) outs : DT`, `pto.set_validshape %t, %r, %c :
+  TB`, `%v = pto.load_scalar %p[%off] : !pto.ptr<DT> -> DT`, `pto.store_scalar %v, %p[%off] :
+  !pto.ptr<DT>, DT`;
+- ptoas's enum attributes `#pto<round_mode X>`, `#pto<cmp X>`, `#pto<atomic_type X>`
+  (`ENUM_CASES`, the cases of `PTOAttrs.td`).
+
+The op lists are ptoas's op definitions as data; `tests/codegen/test_pto_spelling.py` checks
+that every op the spelling table emits is declared here, and (given a ptoas checkout) that
+every op and enum case declared here is in ptoas's `.td` files.
 
 Beside the dialect, `make_context()` loads `arith.index_castui` (`IndexCastUIOp`), which MLIR's
 `arith` has and xdsl's does not: codegen widens an unsigned scalar to `index` with it.
@@ -52,7 +65,14 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
@@ -73,7 +93,6 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from slotsat.analysis.matcher import constant_slot_error, region_count_error
-from slotsat.core import ops as op_registry
 
 # --------------------------------------------------------------------------------------
 # types
@@ -167,6 +186,8 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
     slayout: StringAttr
     fractal: IntAttr
     pad: IntAttr
+    compact: IntAttr
+    """ptoas's `compact=N` key, printed only when not 0 (the reference's CompactMode null)."""
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -188,11 +209,18 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
                         values.append(StringAttr(str(parser.parse_integer(allow_boolean=False))))
                 else:
                     values.append(StringAttr(_parse_ident(parser)))
+            compact = 0
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.parse_keyword("compact")
+                parser.parse_punctuation("=")
+                compact = parser.parse_integer(allow_boolean=False)
+            values.append(IntAttr(compact))
         return values
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            for index, (key, value) in enumerate(zip(_TILE_KEYS, self.parameters, strict=True)):
+            keyed = zip(_TILE_KEYS, self.parameters[:len(_TILE_KEYS)], strict=True)
+            for index, (key, value) in enumerate(keyed):
                 if index:
                     printer.print_string(", ")
                 printer.print_string(f"{key}=")
@@ -202,6 +230,8 @@ class TileBufType(ParametrizedAttribute, TypeAttribute):
                     printer.print_string(str(value.data))
                 else:
                     printer.print_attribute(value)
+            if self.compact.data:
+                printer.print_string(f", compact={self.compact.data}")
 
 
 @irdl_attr_definition
@@ -263,6 +293,41 @@ class KernelKindAttr(_KeywordAttr):
 class LayoutAttr(_KeywordAttr):
     name = "pto.layout"
     ALLOWED: ClassVar[tuple[str, ...]] = ("nd", "dn", "nz")
+
+
+class _EnumAttr(ParametrizedAttribute, SpacedOpaqueSyntaxAttribute):
+    """ptoas's enum attributes, printed `#pto<MNEMONIC CASE>` (`PTOAttrs.td` `EnumAttr`)."""
+
+    value: StringAttr
+    CASES: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        return (StringAttr(_parse_ident(parser)),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(self.value.data)
+
+    def verify(self) -> None:
+        if self.value.data not in self.CASES:
+            raise VerifyException(
+                f"#{self.name} must be one of {', '.join(self.CASES)}, got {self.value.data}")
+
+
+def _enum_attr(mnemonic: str, cases: tuple[str, ...]) -> type[_EnumAttr]:
+    class_name = "".join(part.capitalize() for part in mnemonic.split("_")) + "Attr"
+    body = {"name": f"pto.{mnemonic}", "CASES": cases, "__module__": __name__}
+    return irdl_attr_definition(type(class_name, (_EnumAttr,), body))
+
+
+ENUM_CASES: dict[str, tuple[str, ...]] = {
+    "round_mode": ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD", "CAST_RINT"),
+    "cmp": ("eq", "ne", "lt", "le", "gt", "ge"),
+    "atomic_type": ("atomic_none", "atomic_add"),
+}
+"""The enum attributes slotsat emits and their cases, as `PTOAttrs.td` spells them."""
+
+ENUM_ATTRS: tuple[type[_EnumAttr], ...] = tuple(_enum_attr(m, cases) for m, cases in ENUM_CASES.items())
 
 
 # --------------------------------------------------------------------------------------
@@ -400,12 +465,19 @@ class SubViewOp(IRDLOperation):
     name = "pto.subview"
     source = operand_def(TileBufType)
     offsets = var_operand_def(IndexType)
+    valid = var_operand_def(IndexType)
     sizes = prop_def(DenseArrayBase.constr(i64))
     result = result_def(TileBufType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     assembly_format = (
-        "$source `[` $offsets `]` `sizes` $sizes attr-dict `:` type($source) `->` type($result)"
+        "$source `[` $offsets `]` `sizes` $sizes (`valid` ` ` `[` $valid^ `]`)? attr-dict "
+        "`:` type($source) `->` type($result)"
     )
+
+    def verify_(self) -> None:
+        if len(self.valid) not in (0, 2):
+            raise VerifyException("pto.subview takes no valid extent or a row and a column")
 
 
 # --------------------------------------------------------------------------------------
@@ -426,22 +498,96 @@ class DpsOp(IRDLOperation):
             raise VerifyException(f"{self.name} writes exactly one destination")
 
 
-def _dps_op(op_name: str) -> type[DpsOp]:
+class DpsAttrInsOp(DpsOp):
+    """A destination-style op whose attribute dictionary ptoas prints inside `ins(...)`, before
+    the colon (`pto.tcvt ins(%a {rmode = #pto<round_mode ROUND>} : A) outs(%c : C)`)."""
+
+    assembly_format = "`ins` `(` $ins attr-dict `:` type($ins) `)` `outs` `(` $outs `:` type($outs) `)`"
+
+
+def _dps_op(op_name: str, base: type[DpsOp] = DpsOp) -> type[DpsOp]:
     class_name = "".join(part.capitalize() for part in op_name.replace(".", "_").split("_")) + "Op"
-    return irdl_op_definition(type(class_name, (DpsOp,), {"name": op_name, "__module__": __name__}))
+    return irdl_op_definition(type(class_name, (base,), {"name": op_name, "__module__": __name__}))
 
 
-DPS_OP_NAMES: tuple[str, ...] = tuple(
-    sorted(
-        {"pto.tload", "pto.tstore"}
-        | {
-            spec.pto
-            for spec in op_registry.REGISTRY.values()
-            if spec.pto is not None and spec.pto not in ("pto.treshape", "pto.subview")
-        }
-    )
+DPS_OP_NAMES: tuple[str, ...] = (
+    "pto.tload", "pto.tstore", "pto.tmov", "pto.tmatmul", "pto.tmatmul.acc", "pto.tmatmul.bias",
+    "pto.tabs", "pto.texp", "pto.tlog", "pto.tsqrt", "pto.trsqrt", "pto.trecip", "pto.tneg", "pto.tnot",
+    "pto.trelu",
+    "pto.tadd", "pto.tsub", "pto.tmul", "pto.tdiv", "pto.tmax", "pto.tmin", "pto.tfmod", "pto.trem",
+    "pto.tand", "pto.tor", "pto.txor", "pto.tshl", "pto.tshr",
+    "pto.tadds", "pto.tsubs", "pto.tmuls", "pto.tdivs", "pto.tmaxs", "pto.tmins", "pto.tfmods", "pto.trems",
+    "pto.tlrelu", "pto.taddc", "pto.tsubc", "pto.taddsc", "pto.tsubsc",
+    "pto.tpartadd", "pto.tpartmul", "pto.tpartmax", "pto.tpartmin",
+    "pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.trowprod", "pto.trowargmax", "pto.trowargmin",
+    "pto.tcolmax", "pto.tcolmin", "pto.tcolprod", "pto.tcolargmax", "pto.tcolargmin",
+    "pto.trowexpand", "pto.trowexpandadd", "pto.trowexpandsub", "pto.trowexpandmul", "pto.trowexpanddiv",
+    "pto.trowexpandmax", "pto.trowexpandmin", "pto.trowexpandexpdif",
+    "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
+    "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
+    "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tgather", "pto.tsel",
+    "pto.tsetval", "pto.tci",
 )
-DPS_OPS: tuple[type[DpsOp], ...] = tuple(_dps_op(name) for name in DPS_OP_NAMES)
+"""ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
+
+DPS_ATTR_INS_OP_NAMES: tuple[str, ...] = ("pto.tcvt", "pto.tcmp", "pto.tcmps")
+"""Those that print their attribute dictionary inside `ins(...)` (`PTOOps.td`, `PTO.cpp`)."""
+
+DPS_OPS: tuple[type[DpsOp], ...] = (
+    *(_dps_op(name) for name in DPS_OP_NAMES),
+    *(_dps_op(name, DpsAttrInsOp) for name in DPS_ATTR_INS_OP_NAMES),
+)
+
+
+@irdl_op_definition
+class TGetValOp(IRDLOperation):
+    """`%v = pto.tgetval ins(%tile, %offset : TB, index) outs : DT` (a scalar of the tile)."""
+
+    name = "pto.tgetval"
+    src = operand_def(TileBufType)
+    offset = operand_def(IndexType)
+    result = result_def()
+
+    assembly_format = (
+        "`ins` `(` $src `,` $offset `:` type($src) `,` type($offset) `)` `outs` `:` type($result) attr-dict"
+    )
+
+
+@irdl_op_definition
+class SetValidShapeOp(IRDLOperation):
+    """`pto.set_validshape %tile, %rows, %cols : TB` (the tile's runtime valid extent)."""
+
+    name = "pto.set_validshape"
+    source = operand_def(TileBufType)
+    valid_row = operand_def(IndexType)
+    valid_col = operand_def(IndexType)
+
+    assembly_format = "$source `,` $valid_row `,` $valid_col attr-dict `:` type($source)"
+
+
+@irdl_op_definition
+class LoadScalarOp(IRDLOperation):
+    """`%v = pto.load_scalar %ptr[%offset] : !pto.ptr<DT> -> DT`."""
+
+    name = "pto.load_scalar"
+    ptr = operand_def(PtrType)
+    offset = operand_def(IndexType)
+    value = result_def()
+
+    assembly_format = "$ptr `[` $offset `]` attr-dict `:` type($ptr) `->` type($value)"
+
+
+@irdl_op_definition
+class StoreScalarOp(IRDLOperation):
+    """`pto.store_scalar %v, %ptr[%offset] : !pto.ptr<DT>, DT`."""
+
+    name = "pto.store_scalar"
+    value = operand_def()
+    ptr = operand_def(PtrType)
+    offset = operand_def(IndexType)
+
+    assembly_format = "$value `,` $ptr `[` $offset `]` attr-dict `:` type($ptr) `,` type($value)"
+
 
 PTO = Dialect(
     "pto",
@@ -454,6 +600,10 @@ PTO = Dialect(
         TReshapeOp,
         SubViewOp,
         *DPS_OPS,
+        TGetValOp,
+        SetValidShapeOp,
+        LoadScalarOp,
+        StoreScalarOp,
     ],
     [
         PtrType,
@@ -463,6 +613,7 @@ PTO = Dialect(
         MultiTileBufType,
         KernelKindAttr,
         LayoutAttr,
+        *ENUM_ATTRS,
     ],
 )
 

@@ -46,8 +46,9 @@ MAX_REGION_SLOTS = 16
 # type strings (§5.2, `10-dsl.md` §3.3)
 
 
-def layout_of(tile: ir.TileType) -> tuple[str, str, int]:
-    """(`blayout`, `slayout`, `fractal`) from the memory space (`10-dsl.md` §3.3)."""
+def implicit_layout(tile: ir.TileType) -> tuple[str, str, int]:
+    """(`blayout`, `slayout`, `fractal`) a tile of this shape implicitly has in its memory
+    space (`10-dsl.md` §3.3; the reference's `GetImplicitTileLayout`)."""
     space = tile.memory_space
     rows, cols = tile.rows_cols
     vec_blayout = "col_major" if cols == 1 and rows > 1 else "row_major"
@@ -60,18 +61,51 @@ def layout_of(tile: ir.TileType) -> tuple[str, str, int]:
     return vec_blayout, "none_box", 512
 
 
+PAD_VALUES: dict[str, int] = {"null": 0, "zero": 1, "max": 2, "min": 3}
+"""`pl.PadValue` members and the number ptoas's `pad=` key takes (the reference's enum order)."""
+COMPACT_MODES: dict[str, int] = {"null": 0, "normal": 1}
+"""`pl.CompactMode` members and the number of ptoas's `compact=` key (printed when not 0)."""
+
+
+def layout_of(tile: ir.TileType) -> tuple[str, str, int]:
+    """(`blayout`, `slayout`, `fractal`): the explicit `pl.TileView` fields where the tile has
+    them (the reference prints a field only where it differs from the implicit layout), the
+    implicit layout elsewhere."""
+    blayout, slayout, fractal = implicit_layout(tile)
+    view = tile.layout
+    if view is None:
+        return blayout, slayout, fractal
+    return (view.blayout or blayout, view.slayout or slayout,
+            view.fractal if view.fractal is not None else fractal)
+
+
+def pad_and_compact(tile: ir.TileType) -> tuple[int, int]:
+    """ptoas's `pad=` and `compact=` numbers of the tile (0 and 0 unless its view sets them)."""
+    view = tile.layout
+    if view is None:
+        return 0, 0
+    return PAD_VALUES[view.pad or "null"], COMPACT_MODES[view.compact or "null"]
+
+
 def loc_of(tile: ir.TileType) -> str:
     space = tile.memory_space if tile.memory_space is not None else ir.MemorySpace.Vec
     return space.loc
 
 
-def tile_type_string(tile: ir.TileType) -> str:
-    """`!pto.tile_buf<loc=..., dtype=..., rows=R, cols=C, v_row=?, v_col=?, ...>` **(exact)**."""
+def tile_type_string(tile: ir.TileType, valid: tuple[int | None, int | None] = (None, None)) -> str:
+    """`!pto.tile_buf<loc=..., dtype=..., rows=R, cols=C, v_row=?, v_col=?, ...>` **(exact)**.
+
+    The valid extent is `?` (a buffer gets it from `pto.alloc_tile`'s operands); a view op,
+    which takes no such operands, passes its static `valid` extent per dimension (None: `?`)."""
     rows, cols = tile.rows_cols
     blayout, slayout, fractal = layout_of(tile)
+    pad, compact = pad_and_compact(tile)
+    tail = f", compact={compact}" if compact else ""
+    v_row, v_col = ("?" if v is None else str(v) for v in valid)
     return (
         f"!pto.tile_buf<loc={loc_of(tile)}, dtype={tile.dtype.mlir}, rows={rows}, cols={cols}, "
-        f"v_row=?, v_col=?, blayout={blayout}, slayout={slayout}, fractal={fractal}, pad=0>"
+        f"v_row={v_row}, v_col={v_col}, blayout={blayout}, slayout={slayout}, fractal={fractal}, "
+        f"pad={pad}{tail}>"
     )
 
 

@@ -7,9 +7,13 @@ Run with the Python that has the reference (PyPTO) installed:
 For each kernel it runs the reference's default pass pipeline under the PTOAS memory planner
 in one run (as `ir.compile` does, `../shared/tools/pypto/README.md`) and writes what
 `program.as_python()` prints just before LowerPipelineToSlots (`NAME.pre.py`, the hand-off
-point slotsat reads) and just after it (`NAME.post.py`, the reference's decisions). The
-printed text is the reference's rendering of this project's kernels; it is committed as test
-data (`tests/dsl/test_printed.py` reads it). Without PyPTO the script says so and exits 2.
+point slotsat reads) and just after it (`NAME.post.py`, the reference's decisions), and the
+PTO module the reference's own code generator emits for it (`NAME.ref.pto`: `ir.compile` with
+the PTOAS memory planner and `skip_ptoas`, every kernel's `.pto` in path order, source
+locations removed). The printed text is the reference's rendering of this project's kernels;
+it is committed as test data (`tests/dsl/test_printed.py` reads the IR,
+`tests/codegen/test_printed_codegen.py` compares slotsat's codegen with the `.ref.pto`).
+Without PyPTO the script says so and exits 2.
 """
 
 from __future__ import annotations
@@ -57,6 +61,21 @@ def snapshots(program: Any) -> dict[str, Any]:
     return snaps
 
 
+def reference_pto(program: Any) -> str:
+    """The reference's own PTO text for `program` (every kernel module, in path order)."""
+    import re
+    import tempfile
+
+    from pypto import ir, passes
+
+    with tempfile.TemporaryDirectory() as out:
+        ir.compile(program, out, skip_ptoas=True, memory_planner=passes.MemoryPlanner.PTOAS,
+                   dump_passes=False)
+        modules = sorted(Path(out, "kernels").rglob("*.pto"))
+        text = "".join(f"// {m.relative_to(out)}\n{m.read_text()}" for m in modules)
+    return re.sub(r" loc\([^\n]*\)$", "", text, flags=re.MULTILINE)
+
+
 def jit_program(fn: Any) -> Any:
     """The `ir.Program` of a `@pl.jit` kernel specialized from its annotations; its scalar
     parameters stay runtime values (`pl.RUNTIME`)."""
@@ -102,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             path = args.out / f"{name}.{key}.py"
             path.write_text(prog.as_python() + "\n")
             print(f"wrote {path}")
+        path = args.out / f"{name}.ref.pto"
+        path.write_text(reference_pto(program))
+        print(f"wrote {path}")
     return 0
 
 

@@ -12,6 +12,8 @@ import pypto.language as pl
 
 ROWS = 256
 COLS = 128
+T = pl.dynamic("T")
+HID = 256
 
 
 @pl.program
@@ -158,6 +160,131 @@ class WriteRead:
         return out
 
 
+@pl.program
+class DynRmsNorm:
+    """A dynamic token count: each block normalises 8 rows, the last block a ragged tail."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[T, HID], pl.BF16],
+        w: pl.Tensor[[1, HID], pl.FP32],
+        t_dim: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[T, HID], pl.BF16]],
+    ) -> pl.Tensor[[T, HID], pl.BF16]:
+        blk = pl.tile.get_block_idx()
+        row0 = blk * 8
+        rows = pl.min(t_dim - row0, 8)
+        acc = pl.tile.full([1, 8], dtype=pl.FP32, value=0.0)
+        for c in pl.pipeline(HID // 128, stage=2):
+            xt = pl.load(x, [row0, c * 128], [8, 128], valid_shape=[rows, 128])
+            xf = pl.tile.cast(xt, target_type=pl.FP32, mode="round")
+            sq = pl.tile.mul(xf, xf)
+            tmp = pl.tile.create([8, 128], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+            part = pl.tile.row_sum(sq, tmp)
+            acc = pl.tile.add(acc, pl.tile.reshape(part, [1, 8]))
+        mean = pl.tile.muls(acc, 1.0 / HID)
+        ms = pl.tile.maximums(mean, 1e-6)
+        inv_row = pl.tile.rsqrt(ms)
+        inv = pl.tile.reshape(inv_row, [8, 1])
+        for c in pl.range(HID // 128):
+            xt2 = pl.load(x, [row0, c * 128], [8, 128], valid_shape=[rows, 128])
+            wt = pl.tile.load(w, [0, c * 128], [1, 128], [1, 128], target_memory=pl.Mem.Vec)
+            xf2 = pl.tile.cast(xt2, target_type=pl.FP32, mode="round")
+            y = pl.tile.row_expand_mul(xf2, inv)
+            z = pl.tile.col_expand_mul(y, wt)
+            yb = pl.tile.cast(z, target_type=pl.BF16, mode="rint")
+            out = pl.tile.store(yb, [row0, c * 128], out)
+        return out
+
+
+@pl.program
+class CubeExtract:
+    """A cube kernel taking Left / Right operands out of Mat tiles with tile.extract."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[64, 256], pl.BF16],
+        b: pl.Tensor[[256, 64], pl.BF16],
+        c: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
+        am = pl.tile.load(a, [0, 0], [64, 256], [64, 256], target_memory=pl.Mem.Mat)
+        bm = pl.tile.load(b, [0, 0], [256, 64], [256, 64], target_memory=pl.Mem.Mat)
+        l0 = pl.tile.extract(am, 0, 0, [64, 64], target_memory=pl.Mem.Left)
+        r0 = pl.tile.extract(bm, 0, 0, [64, 64], target_memory=pl.Mem.Right)
+        acc = pl.tile.matmul(l0, r0)
+        for k in pl.range(1, 4):
+            lk = pl.tile.extract(am, 0, k * 64, [64, 64], target_memory=pl.Mem.Left)
+            rk = pl.tile.extract(bm, k * 64, 0, [64, 64], target_memory=pl.Mem.Right)
+            acc = pl.tile.matmul_acc(acc, lk, rk)
+        c = pl.tile.store(acc, [0, 0], c)
+        return c
+
+
+@pl.program
+class ScalarsAndCasts:
+    """tile.ci, comparisons, scalar casts through floats, tensor.read and set_validshape."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[16, 64], pl.FP32],
+        idx: pl.Tensor[[16], pl.INT32],
+        n: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+    ) -> pl.Tensor[[16, 64], pl.FP32]:
+        first = pl.tensor.read(idx, [0])
+        t = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        s = pl.tile.read(t, [0, 0])
+        k = pl.cast(s, pl.INT32)
+        scale = pl.cast(k + first, pl.FP32)
+        u = pl.tile.muls(t, scale)
+        lanes = pl.tile.ci(pl.const(0, pl.INT32), [1, 64], dtype=pl.INT32)
+        lf = pl.tile.cast(lanes, target_type=pl.FP32, mode="none")
+        v = pl.tile.col_expand_add(u, lf)
+        cols = pl.max(pl.min(n, 64), 1)
+        w = pl.tile.set_validshape(v, 16, cols)
+        out = pl.tile.store(w, [0, 0], out)
+        return out
+
+
+@pl.program
+class AssembleTranspose:
+    """tile.assemble of row blocks, a Mat transpose_view feeding a matmul, tile.write."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def vec(
+        self,
+        x: pl.Tensor[[32, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[32, 64], pl.FP32]],
+    ) -> pl.Tensor[[32, 64], pl.FP32]:
+        buf = pl.tile.create([32, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        for r in pl.range(4):
+            part = pl.tile.load(x, [r * 8, 0], [8, 64], [8, 64], target_memory=pl.Mem.Vec)
+            e = pl.tile.exp(part)
+            buf = pl.tile.assemble(buf, e, [r * 8, 0])
+        w = pl.tile.write(buf, [0, 0], 1.0)
+        out = pl.tile.store(w, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def cube(
+        self,
+        a: pl.Tensor[[16, 64], pl.BF16],
+        b: pl.Tensor[[32, 64], pl.BF16],
+        c: pl.Out[pl.Tensor[[16, 32], pl.FP32]],
+    ) -> pl.Tensor[[16, 32], pl.FP32]:
+        am = pl.tile.load(a, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Mat)
+        bm = pl.tile.load(b, [0, 0], [32, 64], [32, 64], target_memory=pl.Mem.Mat)
+        bt = pl.tile.transpose_view(bm)
+        lhs = pl.tile.move(am, target_memory=pl.Mem.Left)
+        rhs = pl.tile.move(bt, target_memory=pl.Mem.Right)
+        acc = pl.tile.matmul(lhs, rhs)
+        c = pl.tile.store(acc, [0, 0], c)
+        return c
+
+
 @pl.jit
 def jit_add_rows(
     x: pl.Tensor[[ROWS, COLS], pl.FP32],
@@ -182,5 +309,9 @@ PROGRAMS = {
     "matmul_k": MatmulK,
     "reshape_view": ReshapeView,
     "write_read": WriteRead,
+    "dyn_rms_norm": DynRmsNorm,
+    "cube_extract": CubeExtract,
+    "scalars_and_casts": ScalarsAndCasts,
+    "assemble_transpose": AssembleTranspose,
 }
 JIT = {"jit_add_rows": jit_add_rows}

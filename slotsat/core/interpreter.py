@@ -21,10 +21,16 @@ broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the va
 (both snapshot their source), `tile.read`; `pl.yield_`, loop-carried values, `if`.
 `tile.alloc` statements (after init-memref) are no-ops; `while` loops (bounded by
 `max_iterations`), runtime scopes (transparent) and returns at the end of `if` branches run as
-written; the scalar operations of `ir.ScalarUnary` / `ir.ScalarBinary` compute exactly. Any
-other op, a call of another function, a modelled op in a form of the reference the model
-does not cover (`slotsat.core.ops.unmodelled`), a tuple or array value, or a tensor
-parameter with a dynamic dimension is an `InterpreterError` naming it.
+written; the scalar operations of `ir.ScalarUnary` / `ir.ScalarBinary` compute exactly.
+Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), `tile.full`,
+`tile.ci` (one row), `tile.get_block_idx` / `get_block_num` / `get_subblock_idx` (the run's
+`identity`), the
+`col_expand` family, `tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`,
+`tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble` and
+`tile.transpose_view`. Any other op, a call of another function, a modelled op in a form of
+the reference the model does not cover (`unmodelled_call`), or a tuple or array value is an
+`InterpreterError` naming it, raised before the run starts (`ensure_modelled`) wherever the
+call sits. A tensor parameter's symbolic dimensions take the values given under their names.
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
@@ -422,6 +428,9 @@ class Interpreter:
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     max_elements: int = DEFAULT_MAX_ELEMENTS
     truncate_loops: bool = False
+    identity: Mapping[str, int] = field(default_factory=dict)
+    """The SPMD identity the run sees: `block_idx`, `block_num`, `subblock_idx` (what
+    `tile.get_block_idx` and kin return; `slotsat check` draws them with the inputs)."""
 
     _env: dict[int, Value] = field(default_factory=dict, init=False)
     _slots: dict[tuple[int, int], tuple[int, TileVal]] = field(default_factory=dict, init=False)
@@ -449,25 +458,37 @@ class Interpreter:
             if missing:
                 raise InterpreterError(f"no value for parameter(s) {', '.join(missing)}", fn.span)
             values = [args[p.name_hint] for p in fn.params]
+            for v in dynamic_dimensions(fn):  # a symbolic dimension's value, by its name
+                if v.name_hint in args:
+                    self._env[v.id] = _canon(int(args[v.name_hint]), DType.INDEX)
         else:
             if len(args) != len(fn.params):
                 raise InterpreterError(f"'{fn.name}' takes {len(fn.params)} arguments, got {len(args)}")
             values = list(args)
-        for p, v in zip(fn.params, values, strict=True):
+        pairs = list(zip(fn.params, values, strict=True))
+        # scalars first: a tensor's dimension may name a scalar parameter
+        for p, v in sorted(pairs, key=lambda pv: isinstance(pv[0].type, ir.TensorType)):
             self._env[p.id] = self._param_value(p, v)
+        if self.compute:
+            shapes = [np.shape(self._env[p.id]) for p in fn.params  # type: ignore[arg-type]
+                      if isinstance(p.type, ir.TensorType)]
+            total = sum(_elements(sh) for sh in shapes)
+            if total > self.max_elements:
+                raise InterpreterError(f"too large to interpret: the tensor parameters hold {total:,} "
+                                       f"elements; the interpreter's limit is {self.max_elements:,} "
+                                       "(SLOTSAT_INTERP_MAX_ELEMENTS)", fn.span)
 
     def _param_value(self, p: ir.Var, v: Any) -> Value:
         t = p.type
         if isinstance(t, ir.TensorType):
-            if t.static_shape is None:
-                if not self.compute:
-                    return TensorSym(tuple(d if isinstance(d, int) else -1 for d in t.shape))
-                raise InterpreterError(f"parameter '{p.name_hint}' has a dynamic shape; the interpreter "
-                                       "needs static shapes", p.span)
+            shape = self._shape_of(t)
             if not self.compute:
-                return TensorSym(t.static_shape)
+                return TensorSym(tuple(-1 if d is None else d for d in shape))
+            if any(d is None for d in shape):
+                raise InterpreterError(f"parameter '{p.name_hint}' has a dynamic shape and the run has no "
+                                       "value for its dimensions", p.span)
             arr = np.asarray(v)
-            if tuple(arr.shape) != t.static_shape:
+            if tuple(arr.shape) != tuple(shape):
                 raise InterpreterError(f"parameter '{p.name_hint}' expects shape {list(t.shape)}, "
                                        f"got {list(arr.shape)}", p.span)
             return as_dtype(arr, t.dtype)
@@ -476,6 +497,20 @@ class Interpreter:
                 return None
             return _canon(v, t.dtype)
         raise InterpreterError(f"parameter '{p.name_hint}' has unsupported type", p.span)
+
+    def _shape_of(self, t: ir.TensorType) -> list[int | None]:
+        """A tensor type's dimensions in this run (None for a symbolic one with no value)."""
+        out: list[int | None] = []
+        for d in t.shape:
+            if isinstance(d, int):
+                out.append(d)
+                continue
+            try:
+                value = eval_scalar(d, lambda v: self._env.get(v.id))  # type: ignore[arg-type,return-value]
+            except InterpreterError:
+                value = None
+            out.append(value if isinstance(value, int) else None)
+        return out
 
     # ---- helpers
 
@@ -820,13 +855,8 @@ class Interpreter:
         if not self.compute:
             return self._symbolic_call(c, target)
         handler = _HANDLERS.get(c.op)
-        if handler is None:
-            what = f"a call of {c.op}" if c.op.startswith("self.") else f"'{c.op}'"
-            raise Unmodelled(f"the interpreter does not model {what}", c.span)
-        from slotsat.core import ops
-
-        reason = ops.unmodelled(c.op, len(c.args), dict(c.kwargs), numerics_ok=True)
-        if reason is not None:
+        reason = unmodelled_call(c)
+        if handler is None or reason is not None:
             raise Unmodelled(f"the interpreter does not model {reason}", c.span)
         return handler(self, c)
 
@@ -1145,6 +1175,192 @@ def _op_read(it: Interpreter, c: ir.Call) -> Value:
     return float(v) if t.dtype.is_float else t.dtype.wrap(int(v))
 
 
+def _dtype_kwarg(c: ir.Call, key: str = "dtype") -> DType:
+    value = c.kwarg(key)
+    if not isinstance(value, ir.DTypeArg):
+        raise InterpreterError(f"'{c.op}' needs {key}=", c.span)
+    return value.dtype
+
+
+def _named(c: ir.Call, k: int, name: str) -> ir.CallArg | None:
+    """Positional argument `k` of `c`, or the keyword `name` the reference prints it as."""
+    return c.args[k] if len(c.args) > k else c.kwarg(name)
+
+
+def _op_create(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.create`: a fresh buffer; its contents are not defined by the DSL, zeros here."""
+    rows, cols = _rc(it._list(c.args[0], "create shape", c.span))
+    dtype = _dtype_kwarg(c)
+    return TileVal(np.zeros((rows, cols), dtype=numpy_dtype(dtype)), (rows, cols), dtype, (rows, cols))
+
+
+def _op_full(it: Interpreter, c: ir.Call) -> Value:
+    rows, cols = _rc(it._list(c.args[0], "full shape", c.span))
+    dtype = _dtype_kwarg(c)
+    arg = _named(c, 1, "value")
+    value = it.scalar(arg) if isinstance(arg, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+    if value is None:
+        raise InterpreterError("tile.full needs a known scalar value", c.span)
+    fill = dtype.wrap(int(value)) if dtype.is_int else float(value)
+    data = as_dtype(np.full((rows, cols), fill, dtype=numpy_dtype(dtype)), dtype)
+    return TileVal(data, (rows, cols), dtype, (rows, cols))
+
+
+def _op_ci(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.ci(start, [1, C])`: `start, start + 1, ...` along the row (`descending=True`:
+    `start, start - 1, ...`), wrapped to the dtype. Tiles of more than one row are not modelled."""
+    rows, cols = _rc(it._list(c.args[1], "ci shape", c.span))
+    dtype = _dtype_kwarg(c)
+    start = it.scalar(c.args[0]) if isinstance(c.args[0], ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+    if rows != 1 or not isinstance(start, int) or not dtype.is_int:
+        raise InterpreterError("the interpreter models tile.ci of one integer row only", c.span)
+    flag = c.kwarg("descending")
+    step = -1 if isinstance(flag, ir.ConstInt) and flag.value else 1
+    values = [dtype.wrap(start + step * j) for j in range(cols)]
+    return TileVal(np.array([values], dtype=numpy_dtype(dtype)), (1, cols), dtype, (1, cols))
+
+
+def _op_spmd(it: Interpreter, c: ir.Call) -> Value:
+    key = c.op.removeprefix("tile.get_")
+    if key not in it.identity:
+        raise InterpreterError(f"the run has no {key} for {c.op}", c.span)
+    return it.identity[key]
+
+
+def _op_col_expand(it: Interpreter, c: ir.Call) -> Value:
+    """`col_expand_OP(t, col)`: `col` (`[1, C]`) broadcast down the rows of `t`; `col_expand`
+    itself is the broadcast."""
+    t, col = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    if col.shape[1] != t.shape[1]:
+        raise InterpreterError(f"'{c.op}' needs a [1, {t.shape[1]}] column operand", c.span)
+    rows = np.repeat(_need_data(col)[:1, :], t.shape[0], axis=0)
+    if c.op == "tile.col_expand":
+        return TileVal(as_dtype(rows, t.dtype), t.valid, t.dtype, t.shape)
+    data = _binary(c.op.replace("col_expand_", ""), _need_data(t), rows, t.dtype, c.span)
+    return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
+
+
+def _op_tensor_read(it: Interpreter, c: ir.Call) -> Value:
+    tensor = it._tensor(c.args[0], c.span)
+    idx = it._list(c.args[1], "read indices", c.span)
+    if isinstance(tensor, TensorSym):
+        raise InterpreterError("symbolic tensor in a computing run", c.span)
+    if len(idx) != tensor.ndim or any(not 0 <= i < d for i, d in zip(idx, tensor.shape, strict=True)):
+        raise InterpreterError(f"read index {idx} is outside the {list(tensor.shape)} tensor", c.span)
+    v = tensor[tuple(idx)]
+    dtype = _tensor_dtype(c.args[0])
+    return float(v) if dtype.is_float else dtype.wrap(int(v))
+
+
+def _op_tensor_dim(it: Interpreter, c: ir.Call) -> Value:
+    tensor = it._tensor(c.args[0], c.span)
+    axis = it.scalar(c.args[1]) if isinstance(c.args[1], ir.ConstInt) else None
+    shape = tensor.shape
+    if not isinstance(axis, int) or not 0 <= axis < len(shape):
+        raise InterpreterError("tensor.dim needs a literal axis within the rank", c.span)
+    return int(shape[axis])
+
+
+def _op_set_validshape(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    rows, cols = (it.scalar(a) if isinstance(a, ir.SCALAR_EXPRS) else None for a in c.args[1:3])  # type: ignore[arg-type]
+    if not isinstance(rows, int) or not isinstance(cols, int) or not (0 <= rows <= t.shape[0]
+                                                                      and 0 <= cols <= t.shape[1]):
+        raise InterpreterError(f"set_validshape [{rows}, {cols}] does not fit the {list(t.shape)} tile",
+                               c.span)
+    return TileVal(t.data, (rows, cols), t.dtype, t.shape, t.backing)
+
+
+def _op_write(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    idx = it._list(c.args[1], "write indices", c.span)
+    r, col = (0, idx[0]) if len(idx) == 1 else (idx[0], idx[1])
+    arg = c.args[2]
+    value = it.scalar(arg) if isinstance(arg, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+    if value is None or not (0 <= r < t.shape[0] and 0 <= col < t.shape[1]):
+        raise InterpreterError(f"write index {idx} is outside the {list(t.shape)} tile", c.span)
+    data = _need_data(t).copy()
+    data[r, col] = t.dtype.wrap(int(value)) if t.dtype.is_int else value
+    return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape, t.backing)
+
+
+def _op_extract(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.extract(src, r, c, shape)`: a copy of the window at `(r, c)` (into another space)."""
+    t = it._tile(c.args[0], c.span)
+    r, col = (it.scalar(a) if isinstance(a, ir.SCALAR_EXPRS) else None for a in c.args[1:3])  # type: ignore[arg-type]
+    rows, cols = _rc(it._list(c.args[3], "extract shape", c.span))
+    if not isinstance(r, int) or not isinstance(col, int) or r < 0 or col < 0 \
+            or r + rows > t.shape[0] or col + cols > t.shape[1]:
+        raise InterpreterError(f"extract [{rows}, {cols}] at [{r}, {col}] leaves the {list(t.shape)} tile",
+                               c.span)
+    data = _need_data(t)[r:r + rows, col:col + cols].copy()
+    valid = (max(0, min(rows, t.valid[0] - r)), max(0, min(cols, t.valid[1] - col)))
+    return TileVal(data, valid, t.dtype, (rows, cols))
+
+
+def _op_assemble(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.assemble(target, source, [r, c])`: `target` with the valid part of `source`
+    written at `(r, c)` (in place: the result is the target's buffer)."""
+    t, src = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    r, col = _rc(it._list(c.args[2], "assemble offset", c.span))
+    vr, vc = src.valid
+    if r < 0 or col < 0 or r + vr > t.shape[0] or col + vc > t.shape[1] or src.dtype != t.dtype:
+        raise InterpreterError(f"assemble of a {list(src.shape)} tile at [{r}, {col}] leaves the "
+                               f"{list(t.shape)} target", c.span)
+    data = _need_data(t).copy()
+    data[r:r + vr, col:col + vc] = _need_data(src)[:vr, :vc]
+    return TileVal(data, t.valid, t.dtype, t.shape, t.backing)
+
+
+def _op_transpose_view(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    return TileVal(_need_data(t).T.copy(), (t.valid[1], t.valid[0]), t.dtype, (t.shape[1], t.shape[0]),
+                   t.backing)
+
+
+_EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
+    "tile.create": (1, 1, frozenset({"dtype", "target_memory"})),
+    "tile.full": (1, 2, frozenset({"dtype", "value"})),
+    "tile.ci": (2, 2, frozenset({"dtype", "descending"})),
+    "tile.get_block_idx": (0, 0, frozenset()),
+    "tile.get_block_num": (0, 0, frozenset()),
+    "tile.get_subblock_idx": (0, 0, frozenset()),
+    **{f"tile.col_expand{k}": (2, 2, frozenset()) for k in ("", "_add", "_sub", "_mul", "_div")},
+    "tile.minimums": (2, 2, frozenset()),
+    "tensor.read": (2, 2, frozenset()),
+    "tensor.dim": (2, 2, frozenset()),
+    "tile.set_validshape": (3, 3, frozenset()),
+    "tile.write": (3, 3, frozenset()),
+    "tile.extract": (4, 4, frozenset({"target_memory"})),
+    "tile.assemble": (3, 3, frozenset()),
+    "tile.transpose_view": (1, 1, frozenset()),
+    "tile.rsqrt": (1, 2, frozenset()),
+}
+"""Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
+printed form: (min, max) positional arguments and the keywords the model covers (any other
+keyword is covered only at the reference's default value). `tile.rsqrt`'s second argument
+is the reference's scratch tile."""
+
+
+def unmodelled_call(c: ir.Call) -> str | None:
+    """Why the interpreter cannot run the call `c` as the reference means it (an op it has no
+    model of, or a form of the op its model does not cover), or None."""
+    from slotsat.core import ops
+
+    if c.op not in _HANDLERS:
+        return f"a call of {c.op}" if c.op.startswith("self.") else f"'{c.op}'"
+    form = _EXTRA_FORMS.get(c.op)
+    if form is None:
+        return ops.unmodelled(c.op, len(c.args), dict(c.kwargs), numerics_ok=True)
+    lo, hi, keywords = form
+    if not lo <= len(c.args) <= hi:
+        return f"{c.op} with {len(c.args)} arguments"
+    for key, value in c.kwargs:
+        if key not in keywords and not ops.is_default_keyword(key, value) and key not in ops.NUMERIC_KEYWORDS:
+            return f"{c.op} with keyword '{key}'"
+    return None
+
+
 _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.load": _op_load,
     "tile.store": _op_store,
@@ -1160,6 +1376,21 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     **{f"tile.{k}": _op_scalar for k in ("adds", "subs", "muls", "divs", "maximums")},
     **{f"tile.{k}": _op_row_reduce for k in ("row_sum", "row_max", "row_min")},
     **{f"tile.row_expand_{k}": _op_row_expand for k in ("add", "sub", "mul", "div")},
+    "tile.minimums": _op_scalar,
+    "tile.create": _op_create,
+    "tile.full": _op_full,
+    "tile.ci": _op_ci,
+    "tile.get_block_idx": _op_spmd,
+    "tile.get_block_num": _op_spmd,
+    "tile.get_subblock_idx": _op_spmd,
+    **{f"tile.col_expand{k}": _op_col_expand for k in ("", "_add", "_sub", "_mul", "_div")},
+    "tensor.read": _op_tensor_read,
+    "tensor.dim": _op_tensor_dim,
+    "tile.set_validshape": _op_set_validshape,
+    "tile.write": _op_write,
+    "tile.extract": _op_extract,
+    "tile.assemble": _op_assemble,
+    "tile.transpose_view": _op_transpose_view,
 }
 
 
@@ -1184,6 +1415,7 @@ def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMEN
     together, or any one of its tiles, hold more than `max_elements` elements: the arrays a
     run would make do not fit a bounded memory."""
     _ensure_tensor_parameters(fn, max_elements)
+    ensure_modelled(fn)
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
             n = _elements(s.var.type.shape)
@@ -1194,6 +1426,18 @@ def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMEN
                     "(SLOTSAT_INTERP_MAX_ELEMENTS)", s.span)
 
 
+def ensure_modelled(fn: ir.Function) -> None:
+    """Raise `InterpreterError` for the first call in `fn` (on any path, taken or not) the
+    interpreter does not model, so a run that completes has executed only modelled ops and a
+    comparison of two runs means something for every op of the function."""
+    for s in ir.walk_stmts(fn.body):
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call) and call.op != "tile.alloc":
+            reason = unmodelled_call(call)
+            if reason is not None:
+                raise InterpreterError(f"the interpreter does not model {reason}", call.span)
+
+
 def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
     """The tensor-parameter half of `ensure_interpretable`: every shape static, and all of them
     together at most `max_elements` elements (checked before any array is made)."""
@@ -1202,9 +1446,10 @@ def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
         if isinstance(p.type, ir.TensorType):
             shape = p.type.static_shape
             if shape is None:
-                raise InterpreterError(f"parameter '{p.name_hint}' has a dynamic shape; the interpreter "
-                                       "needs static shapes", p.span)
+                continue  # known per run (`random_inputs` draws the dimensions; checked when bound)
             shapes.append((p, shape))
+    if not shapes:
+        return
     total = sum(_elements(shape) for _, shape in shapes)
     if total > max_elements:
         big, big_shape = max(shapes, key=lambda ps: _elements(ps[1]))
@@ -1217,19 +1462,31 @@ def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
 def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
                   ) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
-    small integers for integer tensors, and integers in `scalar_range` for scalars. A tensor
-    parameter with a dynamic shape, or tensor parameters holding more than
-    `SLOTSAT_INTERP_MAX_ELEMENTS` elements together, is an `InterpreterError` before any array
-    is made."""
+    small integers for integer tensors, and integers in `scalar_range` for scalars. Each
+    symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
+    given under its name (the interpreter binds it from there). Tensor parameters holding more
+    than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an `InterpreterError` before any
+    array is made."""
     from slotsat.core.limits import interp_max_elements
 
     _ensure_tensor_parameters(fn, interp_max_elements())
     out: dict[str, Any] = {}
+    dims: dict[int, int] = {}
+    names = {p.name_hint for p in fn.params}
+    for v in dynamic_dimensions(fn):
+        if v.name_hint in names:
+            raise InterpreterError(f"the symbolic dimension '{v.name_hint}' has a parameter's name", v.span)
+        dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
+    total = 0
     for p in fn.params:
         t = p.type
         if isinstance(t, ir.TensorType):
-            shape = t.static_shape
-            assert shape is not None  # _ensure_tensor_parameters
+            shape = tuple(_dimension(d, dims, p) for d in t.shape)
+            total += _elements(shape)
+            if total > interp_max_elements():
+                raise InterpreterError(f"too large to interpret: the tensor parameters hold more than "
+                                       f"{interp_max_elements():,} elements with the drawn dimensions "
+                                       "(SLOTSAT_INTERP_MAX_ELEMENTS)", p.span)
             numpy_dtype(t.dtype)  # an unmodelled dtype is an InterpreterError
             if t.dtype.is_float:
                 out[p.name_hint] = as_dtype(rng.uniform(0.25, 2.0, size=shape), t.dtype)
@@ -1246,6 +1503,45 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         else:
             out[p.name_hint] = None
     return out
+
+
+DYNAMIC_DIMENSION = (16, 64)
+"""The range a symbolic tensor dimension is drawn from by `random_inputs`."""
+
+
+def dynamic_dimensions(fn: ir.Function) -> list[ir.Var]:
+    """The symbolic dimensions of the tensor parameters' shapes that are not parameters, in
+    first-seen order."""
+    params = {p.id for p in fn.params}
+    out: dict[int, ir.Var] = {}
+    for p in fn.params:
+        if isinstance(p.type, ir.TensorType):
+            for d in p.type.shape:
+                if not isinstance(d, int):
+                    for v in ir.expr_vars(d):
+                        if v.id not in params:
+                            out.setdefault(v.id, v)
+    return list(out.values())
+
+
+def _dimension(d: int | ir.Expr, dims: dict[int, int], p: ir.Var) -> int:
+    if isinstance(d, int):
+        return d
+    try:
+        value = eval_scalar(d, lambda v: dims.get(v.id))  # type: ignore[arg-type,return-value]
+    except InterpreterError:
+        value = None
+    if not isinstance(value, int) or value < 0:
+        raise InterpreterError(f"parameter '{p.name_hint}' has a dimension random inputs cannot draw "
+                               "(it names a scalar parameter)", p.span)
+    return value
+
+
+def random_identity(rng: np.random.Generator) -> dict[str, int]:
+    """A seeded SPMD identity for one run: a block count in [1, 4], a block index below it and
+    a sub-block index in {0, 1}."""
+    num = int(rng.integers(1, 5))
+    return {"block_num": num, "block_idx": int(rng.integers(0, num)), "subblock_idx": int(rng.integers(0, 2))}
 
 
 def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,

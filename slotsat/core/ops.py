@@ -12,11 +12,12 @@ Two tables, one source of truth each:
   per-argument effects, the cross-core role. The parser accepts exactly these names
   (a name outside the set is an error with a did-you-mean), T4 of the slots pass and
   codegen aliasing read the buffer behaviour from here (`inherited_arg`).
-- `REGISTRY`: the ops slotsat models (types, evaluates and emits): the subset of
-  `10-dsl.md` §6.1 with its argument signature as written in the DSL, its result-type rule
-  and its PTO spelling. `unmodelled(call)` says when a call of such an op uses a form of the
-  reference (an extra argument or keyword) that the model does not cover; the interpreter
-  and codegen decline those, they never guess.
+- `REGISTRY`: the ops of slotsat's own DSL subset (`10-dsl.md` §6.1) that it types and
+  evaluates: the argument signature as written in the DSL and the result-type rule.
+  `unmodelled(call)` says when a call of such an op uses a form of the reference (an extra
+  argument or keyword) that the model does not cover; the interpreter declines those, it
+  never guesses. How codegen spells an op in ptoas is a third table, of its own
+  (`slotsat/lowering/pto_ops.json`, read by `slotsat.lowering.pto_spelling`).
 """
 
 from __future__ import annotations
@@ -171,6 +172,38 @@ def inherited_arg(op: str) -> int | None:
     return ref.buffer_arg
 
 
+def buffer_of(op: str) -> tuple[Buffer, int | None]:
+    """What the result of `op` does with buffers, from the reference's table: (`VIEW`,
+    k) a view of argument k, (`IN_PLACE`, k) argument k updated in place, (`REUSES`, k)
+    destination tensor k, (`FRESH`, None) a new buffer, (`NONE`, None) no buffer; an op the
+    reference does not register (a function call) is (`FRESH`, None)."""
+    ref = reference(op)
+    if ref is None:
+        return Buffer.FRESH, None
+    return _BUFFER_OF[ref.buffer], ref.buffer_arg if ref.inherits else None
+
+
+UPDATES_VIEWED_TILE = frozenset({"tile.set_validshape"})
+"""View ops that change the tile they view rather than making a second name for it: the
+reference lowers `tile.set_validshape` to `pto.set_validshape`, which sets the valid extent
+of its operand's buffer in place (every holder of the buffer sees it), although its table
+entry declares no write effect."""
+
+
+def writes_source(op: str) -> bool:
+    """Whether `op`'s result is its inherited argument's buffer after an update (an in-place
+    op, a view op that declares a write of that argument, `tile.assemble`, or one of
+    `UPDATES_VIEWED_TILE`) rather than a fresh buffer or a read-only view of it."""
+    buffer, k = buffer_of(op)
+    if buffer is Buffer.IN_PLACE:
+        return True
+    if buffer is not Buffer.VIEW or k is None:
+        return False
+    ref = reference(op)
+    effects = () if ref is None or ref.arg_effects is None else ref.arg_effects
+    return op in UPDATES_VIEWED_TILE or (k < len(effects) and effects[k] in ("Write", "ReadWrite"))
+
+
 def effect_known(op: str) -> bool:
     """Whether slotsat knows what the call does to the buffers of its arguments: true for
     every registered op (its buffer behaviour is in the table), false for a call of another
@@ -233,8 +266,6 @@ class OpSpec:
     optional: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     rule: TypeRule = TypeRule.LIKE_ARG0
-    pto: str | None = None
-    """The ptoas operation codegen emits, or None when codegen does not support the op."""
     ref_extra: tuple[str, ...] = ()
     modelled_extra: tuple[str, ...] = ()
     """The `ref_extra` parameters the model covers (scratch tiles)."""
@@ -267,47 +298,42 @@ def _spec(name: str, params: tuple[str, ...], **kw: Any) -> OpSpec:
 
 
 _UNARY = ("exp", "log", "sqrt", "rsqrt", "abs", "neg", "relu", "recip")
-_BINARY = {"add": "tadd", "sub": "tsub", "mul": "tmul", "div": "tdiv", "maximum": "tmax", "minimum": "tmin"}
-_SCALAR = {"adds": "tadds", "subs": "tsubs", "muls": "tmuls", "divs": "tdivs", "maximums": "tmaxs"}
-_ROW_REDUCE = {"row_sum": "trowsum", "row_max": "trowmax", "row_min": "trowmin"}
-_ROW_EXPAND = {
-    "row_expand_add": "trowexpandadd",
-    "row_expand_sub": "trowexpandsub",
-    "row_expand_mul": "trowexpandmul",
-    "row_expand_div": "trowexpanddiv",
-}
+_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
+_SCALAR = ("adds", "subs", "muls", "divs", "maximums")
+_ROW_REDUCE = ("row_sum", "row_max", "row_min")
+_ROW_EXPAND = ("row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_div")
 
 
 def _build() -> dict[str, OpSpec]:
     ops: list[OpSpec] = [
         _spec("tile.load", ("tensor", "offsets", "shape"), optional=("valid_shape",),
-              keywords=("target_memory", "valid_shape"), rule=TypeRule.LOAD, pto="pto.tload",
+              keywords=("target_memory", "valid_shape"), rule=TypeRule.LOAD,
               modelled_keywords=("target_memory",)),
-        _spec("tile.store", ("tile", "offsets", "tensor"), rule=TypeRule.STORE, pto="pto.tstore",
+        _spec("tile.store", ("tile", "offsets", "tensor"), rule=TypeRule.STORE,
               ref_extra=("shapes",)),
-        _spec("tile.move", ("tile",), keywords=("target_memory",), rule=TypeRule.MOVE, pto="pto.tmov",
+        _spec("tile.move", ("tile",), keywords=("target_memory",), rule=TypeRule.MOVE,
               modelled_keywords=("target_memory",)),
-        _spec("tile.matmul", ("lhs", "rhs"), rule=TypeRule.MATMUL, pto="pto.tmatmul"),
-        _spec("tile.matmul_acc", ("acc", "lhs", "rhs"), rule=TypeRule.MATMUL_ACC, pto="pto.tmatmul.acc",
+        _spec("tile.matmul", ("lhs", "rhs"), rule=TypeRule.MATMUL),
+        _spec("tile.matmul_acc", ("acc", "lhs", "rhs"), rule=TypeRule.MATMUL_ACC,
               ref_extra=("init_cond",)),
-        _spec("tile.reshape", ("tile", "shape"), rule=TypeRule.RESHAPE, pto="pto.treshape"),
-        _spec("tile.slice", ("tile", "shape", "offsets"), rule=TypeRule.SLICE, pto="pto.subview",
+        _spec("tile.reshape", ("tile", "shape"), rule=TypeRule.RESHAPE),
+        _spec("tile.slice", ("tile", "shape", "offsets"), rule=TypeRule.SLICE,
               ref_extra=("valid_shape", "drop_dims")),
         _spec("tile.read", ("tile", "indices"), rule=TypeRule.READ),
-        _spec("tile.cast", ("tile", "dtype"), optional=("dtype",), rule=TypeRule.CAST, pto="pto.tcvt",
+        _spec("tile.cast", ("tile", "dtype"), optional=("dtype",), rule=TypeRule.CAST,
               modelled_keywords=("target_type",)),
     ]
-    ops += [_spec(f"tile.{n}", ("tile",), pto=f"pto.t{n}") for n in _UNARY]
-    ops += [_spec(f"tile.{n}", ("lhs", "rhs"), pto=f"pto.{p}") for n, p in _BINARY.items()]
-    ops += [_spec(f"tile.{n}", ("tile", "scalar"), pto=f"pto.{p}") for n, p in _SCALAR.items()]
-    ops += [_spec(f"tile.{n}", ("tile",), rule=TypeRule.ROW_REDUCE, pto=f"pto.{p}", ref_extra=("tmp_tile",),
-                  modelled_extra=("tmp_tile",)) for n, p in _ROW_REDUCE.items()]
-    ops += [_spec(f"tile.{n}", ("tile", "row"), pto=f"pto.{p}") for n, p in _ROW_EXPAND.items()]
+    ops += [_spec(f"tile.{n}", ("tile",)) for n in _UNARY]
+    ops += [_spec(f"tile.{n}", ("lhs", "rhs")) for n in _BINARY]
+    ops += [_spec(f"tile.{n}", ("tile", "scalar")) for n in _SCALAR]
+    ops += [_spec(f"tile.{n}", ("tile",), rule=TypeRule.ROW_REDUCE, ref_extra=("tmp_tile",),
+                  modelled_extra=("tmp_tile",)) for n in _ROW_REDUCE]
+    ops += [_spec(f"tile.{n}", ("tile", "row")) for n in _ROW_EXPAND]
     out: dict[str, OpSpec] = {}
     for spec in ops:
         ref = reference(spec.name)
         if ref is not None and not spec.ref_extra and len(ref.args) > len(spec.params):
-            spec = OpSpec(spec.name, spec.params, spec.optional, spec.keywords, spec.rule, spec.pto,  # noqa: PLW2901
+            spec = OpSpec(spec.name, spec.params, spec.optional, spec.keywords, spec.rule,  # noqa: PLW2901
                           ref_extra=ref.args[len(spec.params):], modelled_extra=spec.modelled_extra,
                           modelled_keywords=spec.modelled_keywords)
         out[spec.name] = spec
@@ -358,6 +384,11 @@ def unmodelled(call_op: str, nargs: int, kwargs: dict[str, Any], *, numerics_ok:
             continue
         return f"{call_op} with keyword '{key}'"
     return None
+
+
+def is_default_keyword(key: str, value: Any) -> bool:
+    """A keyword whose value is the reference's default, so it changes nothing."""
+    return _is_default(key, value)
 
 
 def _is_default(key: str, value: Any) -> bool:

@@ -18,6 +18,7 @@ place (this file's own list) shares no byte with the operands it still reads.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -144,12 +145,29 @@ class _Run:
             self.env[op.results[0]] = self.get(op.operands[0])
         elif name in ("pto.make_tensor_view", "pto.partition_view"):
             self.env[op.results[0]] = None
+        elif name in ("pto.tgetval", "pto.load_scalar"):
+            # a scalar read from a tile / a tensor: the data is not modelled, the value is 0
+            if name == "pto.tgetval":
+                self.touch(self.get(op.operands[0]), op.name)
+            self.env[op.results[0]] = 0 if isinstance(op.results[0].type, IntegerType | IndexType) else 0.0
+        elif name == "pto.set_validshape":
+            self.touch(self.get(op.operands[0]), op.name)
+        elif name == "pto.store_scalar":
+            return
         elif name in ("func.return", "func.func"):
             return
         elif name.startswith("pto."):
             self.dps(op)
         else:
             raise AssertionError(f"the oracle does not model {name}")
+
+    def touch(self, tile: object, name: str) -> None:
+        """A read of a tile's buffer outside a destination-style op (its value or extent)."""
+        if isinstance(tile, Tile):
+            tile.last_read = self.trace.clock
+            if tile.write is None:
+                self.trace.violations.append(Violation(f"{name} reads '{tile.name}' before it is written"))
+            self.trace.clock += 1
 
     def for_(self, op: Operation) -> None:
         lb, ub, step = (self.int_(o) for o in op.operands[:3])
@@ -185,6 +203,27 @@ class _Run:
             bits = _width(result.type)
         else:
             bits = _width(op.operands[0].type)
+        if name in ("sitofp", "uitofp", "extf", "truncf"):
+            x = self.get(op.operands[0])
+            assert isinstance(x, int | float)
+            src_bits = _width(op.operands[0].type) if isinstance(x, int) else 0
+            self.env[result] = float(_unsigned(x, src_bits) if name == "uitofp" and isinstance(x, int) else x)
+            return
+        if name in ("fptosi", "fptoui"):
+            x = self.get(op.operands[0])
+            assert isinstance(x, int | float)
+            self.env[result] = _wrap(int(x), bits)
+            return
+        if name == "cmpf":
+            x, y = (self.get(o) for o in op.operands)
+            assert isinstance(x, float)
+            assert isinstance(y, float)
+            pred = int(op.properties["predicate"].value.data)  # type: ignore[attr-defined]
+            # arith.cmpf predicates: 1 oeq, 2 ogt, 3 oge, 4 olt, 5 ole, 6 one, 13 une
+            ordered = not (math.isnan(x) or math.isnan(y))
+            table = {1: x == y, 2: x > y, 3: x >= y, 4: x < y, 5: x <= y, 6: x != y and ordered, 13: x != y}
+            self.env[result] = int(table[pred])
+            return
         if name in ("index_cast", "extsi", "trunci"):
             self.env[result] = _wrap(self.int_(op.operands[0]), bits)
             return
@@ -203,6 +242,8 @@ class _Run:
             "muli": lambda: a * b,
             "maxsi": lambda: max(a, b),
             "minsi": lambda: min(a, b),
+            "maxui": lambda: max(_unsigned(a, bits), _unsigned(b, bits)),
+            "minui": lambda: min(_unsigned(a, bits), _unsigned(b, bits)),
             "divsi": lambda: int(a / b),
             "remsi": lambda: a - int(a / b) * b,
             "floordivsi": lambda: a // b,

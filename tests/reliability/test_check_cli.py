@@ -199,7 +199,8 @@ def test_an_unmodelled_construct_ends_the_trials_at_the_first_input(
         drawn.append(1)
         return real(fn, rng)
 
-    def unmodelled(fn: ir.Function, args: dict[str, object], *, physical: bool) -> tuple[object, ...]:
+    def unmodelled(fn: ir.Function, args: dict[str, object], identity: dict[str, int], *,
+                   physical: bool) -> tuple[object, ...]:
         raise Unmodelled("the interpreter does not model 'tile.example'")
 
     monkeypatch.setattr(check, "random_inputs", counting)

@@ -179,7 +179,10 @@ def test_a_100000_statement_body_is_checked_and_compiled() -> None:
     assert len(module.programs[0].functions[0].body.stmts) == n
     result = check_module(module, CheckOptions(trials=1))
     compiled = compile_module(module)
-    assert time.monotonic() - start < 120
+    # A guard against unbounded or super-linear work, not a speed target (those are the
+    # benchmark's, issue 14): since every integer root goes through egglog the run is about
+    # 4x the as-written lowering's (52 s idle, up to 130 s on a loaded 2-core machine).
+    assert time.monotonic() - start < 300
     assert not result.failed
     assert result.functions[0].loops[0].decision == "rotated: t[i % 2]"
     assert "pto.multi_tile_get" in compiled.pto_text

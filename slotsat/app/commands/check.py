@@ -21,8 +21,11 @@ Output: one verdict line per loop (`FILE:LINE:COL: loop 'i' in P.f: DECISION; ou
 sentence, an `error:` line per mismatch or privacy violation, and a summary line.
 The summary says `confirmed` only when every function's outputs were compared on at least
 one input and nothing failed; `FAILED` on a mismatch, a privacy violation or a pass
-rejection; otherwise `unverified: REASON` (the original program faulted on every random
-input, so nothing was compared). Exit status 0 when confirmed, 1 when failed or unverified,
+rejection; otherwise `unverified: REASON`: a function uses an op (on any path) or a form of
+an op the interpreter does not model, has no random inputs (a dynamic or too large shape),
+or faulted on every random input, or the file has no function with tile operations. The
+SPMD identity a kernel reads (`tile.get_block_idx` and kin) is drawn with each trial's
+inputs and is the same for both runs. Exit status 0 when confirmed, 1 when failed or unverified,
 2 for unreadable input.
 """
 
@@ -53,6 +56,7 @@ from slotsat.core.interpreter import (
     Value,
     ensure_interpretable,
     outputs_equal,
+    random_identity,
     random_inputs,
 )
 from slotsat.core.options import Planner
@@ -113,7 +117,10 @@ class CheckResult:
 
     @property
     def unverified(self) -> list[str]:
-        """Why some function's outputs were compared on no input (`confirmed` needs one)."""
+        """Why some function's outputs were compared on no input (`confirmed` needs one, and a
+        file with no function with tile operations compares nothing)."""
+        if not self.functions:
+            return ["the file has no function with tile operations, so nothing was compared"]
         return [f"{f.qualified}: {f.unverified}" for f in self.functions
                 if f.unverified is not None and not f.failed]
 
@@ -152,9 +159,11 @@ def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionChec
     return declines
 
 
-def _run(fn: ir.Function, args: dict[str, Any], *, physical: bool) -> tuple[Value, ...]:
+def _run(fn: ir.Function, args: dict[str, Any], identity: dict[str, int], *, physical: bool
+         ) -> tuple[Value, ...]:
     it = Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
-                     max_iterations=limits.interp_max_iterations(), max_elements=limits.interp_max_elements())
+                     max_iterations=limits.interp_max_iterations(), max_elements=limits.interp_max_elements(),
+                     identity=identity)
     return it.run(fn, args)
 
 
@@ -178,8 +187,9 @@ def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
         except InterpreterError as err:  # no inputs can be drawn (dynamic or too large shapes)
             fc.unverified = f"no random inputs: {err.message}"
             return scalars
+        identity = random_identity(rng)
         try:
-            expected = _run(fc.function, args, physical=False)
+            expected = _run(fc.function, args, identity, physical=False)
         except Unmodelled as err:  # another input would meet the same construct
             fc.unverified = f"the interpreter cannot run the original program: {err.message}"
             return scalars
@@ -189,7 +199,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
         if not scalars:
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
         try:
-            got = _run(fc.transformed, args, physical=True)
+            got = _run(fc.transformed, args, identity, physical=True)
         except InterpreterError as err:
             fc.mismatch = (f"the transformed program faults on trial {attempts} (seed {seed}) where the "
                            f"original does not: {err.message}")

@@ -1,0 +1,108 @@
+"""How each op of the reference is spelled in ptoas's PTO dialect, as data (`pto_ops.json`).
+
+One entry per op codegen emits, keyed by the reference's op name (`tile.add`). The entry
+says which emission form the op takes and, for the destination-passing-style ops most tile
+ops are, which of the call's arguments become operands, how a scalar operand is typed, and
+which keywords become attributes. `pto_codegen.FunctionEmitter` reads the entry; it has one
+method per form, not one branch per op. An op without an entry is not emitted (codegen
+reports it as unsupported); a keyword an entry does not account for, or a keyword value
+outside its table, is an `Unsupported` reason, never a guessed attribute.
+
+The JSON's `about` field documents every field; `tests/codegen/test_pto_spelling.py` checks
+that every `pto` op is declared by slotsat's xdsl dialect (`lowering/pto_dialect.py`) and
+that every entry names an op and arguments the reference registers (`core/op_registry.json`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from slotsat.core import ops
+
+FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmul_acc", "spmd", "dim",
+                   "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble"})
+"""Emission forms; `dps` is the default."""
+
+
+@dataclass(frozen=True, slots=True)
+class AttrSpelling:
+    """An attribute made from a keyword: an enum case (`#pto<ENUM CASE>`) looked up in
+    `values` by the printed keyword value (None: print no attribute), or a flag printed as
+    `NAME = true` when the keyword is true (and `NAME = false` otherwise when `always`)."""
+
+    name: str
+    keyword: str
+    enum: str | None
+    values: dict[str, str | None]
+    default: str | None
+    flag: bool
+    always: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Spelling:
+    op: str
+    form: str
+    pto: str | None
+    ins: tuple[str, ...] | None
+    """Argument names that become operands, in order; None: every positional argument."""
+    index: frozenset[str]
+    scalar: str
+    scratch: str | None
+    attrs: tuple[AttrSpelling, ...]
+    attr_at: str
+    type_keywords: frozenset[str]
+    defaults: dict[str, Any]
+    param: str | None
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        """The reference's positional argument names of the op."""
+        ref = ops.reference(self.op)
+        return () if ref is None else ref.args
+
+
+def _attr(name: str, e: dict[str, Any]) -> AttrSpelling:
+    return AttrSpelling(name, e["keyword"], e.get("enum"), dict(e.get("values", {})), e.get("default"),
+                        bool(e.get("bool", False)), bool(e.get("always", False)))
+
+
+def _spelling(op: str, e: dict[str, Any]) -> Spelling:
+    form = e.get("form", "dps")
+    if form not in FORMS:
+        raise ValueError(f"pto_ops.json: {op} has an unknown form {form!r}")
+    ins = e.get("ins")
+    return Spelling(
+        op=op,
+        form=form,
+        pto=e.get("pto"),
+        ins=None if ins is None else tuple(ins),
+        index=frozenset(e.get("index", ())),
+        scalar=e.get("scalar", "result"),
+        scratch=e.get("scratch"),
+        attrs=tuple(_attr(k, v) for k, v in e.get("attrs", {}).items()),
+        attr_at=e.get("attr_at", "end"),
+        type_keywords=frozenset(e.get("type_keywords", ())),
+        defaults=dict(e.get("defaults", {})),
+        param=e.get("param"),
+    )
+
+
+@cache
+def table() -> dict[str, Spelling]:
+    text = resources.files("slotsat.lowering").joinpath("pto_ops.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return {op: _spelling(op, e) for op, e in data["ops"].items()}
+
+
+def lookup(op: str) -> Spelling | None:
+    return table().get(op)
+
+
+def pto_ops() -> frozenset[str]:
+    """Every ptoas op some entry emits."""
+    return frozenset(s.pto for s in table().values() if s.pto is not None)

@@ -1,0 +1,431 @@
+"""Constructs of the reference's printed IR that codegen emits (issue 16): dynamic tensor
+shapes, the SPMD identity, integer `pl.min` / `pl.max` and bit operations, casts outside the
+index engine, float comparisons, ops spelled from `lowering/pto_ops.json`, views with a
+static valid extent, and the located errors for what is not emitted.
+
+Index arithmetic of the new constructs is also run through the address oracle
+(`address_oracle.py`) under the PYPTO planner; the scalar casts are checked against the
+exact evaluator (`slotsat.core.interpreter.eval_scalar`), operation by operation.
+"""
+
+# ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import struct
+
+import numpy as np
+import pytest
+
+from slotsat.core import ir
+from slotsat.core.interpreter import eval_scalar
+from slotsat.core.options import Planner
+from slotsat.lowering.pto_codegen import _cast_ops
+from tests.codegen.address_oracle import check_module
+from tests.codegen.harness import compile_, error, kernel, lines
+
+DYN = 'N = pl.dynamic("N")\nB = pl.dynamic("B")'
+
+
+def _emit(body: str, params: str, ret: str, *, decls: str = DYN, planner: Planner = Planner.PTOAS) -> str:
+    return compile_(kernel(body, params=params, ret=ret, decls=decls), planner=planner).pto_text
+
+
+def _signature(text: str) -> str:
+    (header,) = lines(text, "func.func @kernel")
+    return header
+
+
+# --------------------------------------------------------------------------------------
+# dynamic shapes
+
+
+DYN_PARAMS = "x: pl.Tensor[[N, 64], pl.FP32], out: pl.Out[pl.Tensor[[N, 64], pl.FP32]]"
+DYN_RET = "pl.Tensor[[N, 64], pl.FP32]"
+
+
+def test_a_symbolic_dimension_is_a_trailing_index_parameter_of_the_view() -> None:
+    text = _emit("""
+t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+out = pl.store(t, [0, 0], out)
+return out
+""", DYN_PARAMS, DYN_RET)
+    assert "(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>, %arg2: index)" in _signature(text)
+    (view,) = lines(text, "%x_view = pto.make_tensor_view")
+    assert "shape = [%arg2, %c64_index], strides = [%c64_index, %c1_index]" in view
+
+
+def test_a_symbolic_inner_dimension_makes_the_outer_strides_products() -> None:
+    text = _emit("""
+t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 64])
+out = pl.store(t, [0, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32], y: pl.Tensor[[B, N, 64], pl.FP32], "
+        "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]", "pl.Tensor[[256, 64], pl.FP32]")
+    assert _signature(text).count(": index") == 2  # B, then N: first-seen order
+    (view,) = lines(text, "%y_view = pto.make_tensor_view")
+    m = re.search(r"shape = \[%arg3, %arg4, %c64_index\], strides = \[(%\w+), %c64_index, %c1_index\]", view)
+    assert m is not None, view
+    (mul,) = lines(text, f"{m.group(1)} = arith.muli")
+    assert "%arg4" in mul
+    assert "%c64_index" in mul
+
+
+def test_tensor_dim_of_a_symbolic_dimension_is_its_parameter() -> None:
+    text = _emit("""
+n: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0)
+rows: pl.Scalar[pl.INDEX] = pl.min(n, 16)
+t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.load(x, [0, 0], [16, 64], valid_shape=[rows, 64])
+out = pl.store(t, [0, 0], out)
+return out
+""", DYN_PARAMS, DYN_RET)
+    (m,) = lines(text, "arith.minsi")
+    assert "%arg2, %c16_index" in m
+    (pv,) = lines(text, "pto.tload ins(")
+    assert "partition_tensor_view<?x64xf32>" in pv
+
+
+# --------------------------------------------------------------------------------------
+# the SPMD identity
+
+
+def test_block_and_subblock_indices_are_the_reference_hidden_parameters() -> None:
+    text = _emit("""
+b: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()
+s: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()
+t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [b * 32 + s * 16, 0], [16, 64])
+out = pl.store(t, [b * 32 + s * 16, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+        "pl.Tensor[[256, 64], pl.FP32]", decls="")
+    assert _signature(text).endswith(
+        "%__pypto_spmd_block_idx: i32, %__pypto_spmd_block_num: i32, %__pypto_spmd_subblock_idx: i32) "
+        "attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {")
+    assert len(lines(text, "arith.index_cast %__pypto_spmd_block_idx : i32 to index")) == 1
+    assert len(lines(text, "arith.index_cast %__pypto_spmd_subblock_idx : i32 to index")) == 1
+
+
+def test_no_identity_parameter_without_an_identity_op() -> None:
+    text = _emit("""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+out = pl.store(t, [0, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+        "pl.Tensor[[256, 64], pl.FP32]", decls="")
+    assert "__pypto_spmd" not in text
+
+
+# --------------------------------------------------------------------------------------
+# integer min / max, bit operations, logical and / or, float comparisons
+
+
+MINMAX = """
+rows: pl.Scalar[pl.INDEX] = pl.min(n - i * 16, 16)
+lo: pl.Scalar[pl.INDEX] = pl.max(rows, 1)
+"""
+
+
+def _minmax_kernel() -> str:
+    body = """
+for i in pl.range(0, 8):
+    rows: pl.Scalar[pl.INDEX] = pl.max(pl.min(n - i * 16, 16), 1)
+    t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.load(a, [pl.min(i * 16, 112), 0], [16, 64], valid_shape=[rows, 64])
+    e: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.exp(t)
+    out = pl.store(e, [pl.min(i * 16, 112), 0], out)
+return out
+"""
+    return kernel(body, params="a: pl.Tensor[[128, 64], pl.FP32], n: pl.Scalar[pl.INDEX], "
+                  "out: pl.Out[pl.Tensor[[128, 64], pl.FP32]]", ret="pl.Tensor[[128, 64], pl.FP32]")
+
+
+def test_min_and_max_are_single_arith_ops_inside_index_expressions() -> None:
+    text = compile_(_minmax_kernel()).pto_text
+    assert lines(text, "arith.minsi")
+    assert lines(text, "arith.maxsi")
+    # the offset pl.min(i * 16, 112) is an operand of the partition view's clamp
+    assert any(re.search(r"arith\.minsi %\d+, %c112_index : index", ln) for ln in lines(text, "arith.minsi"))
+
+
+def test_min_max_addresses_pass_the_oracle() -> None:
+    text = compile_(_minmax_kernel(), planner=Planner.PYPTO).pto_text
+    assert check_module(text, ((0,), (5,), (17,), (100,), (128,))) == []
+
+
+def test_unsigned_min_is_minui_and_bit_operations_are_single_ops() -> None:
+    text = _emit("""
+m: pl.Scalar[pl.UINT32] = pl.min(u, v)
+w: pl.Scalar[pl.UINT32] = (m & v) | (u ^ v)
+t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [pl.cast(w, pl.UINT64) % 8, 0], [16, 64])
+out = pl.store(t, [0, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32], u: pl.Scalar[pl.UINT32], v: pl.Scalar[pl.UINT32], "
+        "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]", "pl.Tensor[[256, 64], pl.FP32]", decls="")
+    assert lines(text, "arith.minui %arg1, %arg2 : i32")
+    assert lines(text, "arith.andi")
+    assert lines(text, "arith.ori")
+    assert lines(text, "arith.xori")
+
+
+def test_logical_or_of_comparisons_is_ori_on_i1() -> None:
+    text = _emit("""
+if i > 3 or i < 1:
+    t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+    out = pl.store(t, [0, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32], i: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+        "pl.Tensor[[256, 64], pl.FP32]", decls="")
+    (ori,) = lines(text, "arith.ori")
+    assert ori.endswith(": i1")
+
+
+def test_a_float_comparison_is_cmpf() -> None:
+    text = _emit("""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+s: pl.Scalar[pl.FP32] = pl.tile.read(t, [0, 0])
+if s > 0.5:
+    out = pl.store(t, [0, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+        "pl.Tensor[[256, 64], pl.FP32]", decls="")
+    (cmp,) = lines(text, "arith.cmpf")
+    assert cmp.startswith("%")
+    assert " = arith.cmpf ogt, %s, %cf0p5_f32 : f32" in cmp
+    assert lines(text, "pto.tgetval ins(%t, %c0_index")
+
+
+# --------------------------------------------------------------------------------------
+# scalar casts: the emitted chain computes what the evaluator computes
+
+
+SCALAR_DTYPES = (ir.DType.INDEX, ir.DType.INT8, ir.DType.INT32, ir.DType.INT64, ir.DType.UINT8, ir.DType.UINT32,
+                 ir.DType.BOOL, ir.DType.FP32, ir.DType.FP16)
+
+
+def _to_fp(v: float, t: str) -> float:
+    if t == "f16":
+        return float(np.float16(v))
+    if t == "f32":
+        return float(struct.unpack("f", struct.pack("f", v))[0])
+    raise AssertionError(t)
+
+
+def _arith(op: str, x: int | float, src: str, dst: str) -> int | float:
+    """One MLIR `arith` cast on its operand (signless integers held in two's complement)."""
+    def width(t: str) -> int:
+        return 64 if t == "index" else int(t[1:])
+
+    def wrap(v: int, bits: int) -> int:
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if bits > 1 and v >= 1 << (bits - 1) else v
+
+    def unsigned(v: int, bits: int) -> int:
+        return v & ((1 << bits) - 1)
+
+    if op in ("index_cast", "extsi", "trunci"):
+        return wrap(int(x), width(dst))
+    if op == "extui":
+        return wrap(unsigned(int(x), width(src)), width(dst))
+    if op == "sitofp":
+        return _to_fp(float(int(x)), dst)
+    if op == "uitofp":
+        return _to_fp(float(unsigned(int(x), width(src))), dst)
+    if op in ("fptosi", "fptoui"):
+        return wrap(math.trunc(float(x)), width(dst))
+    if op in ("extf", "truncf"):
+        return _to_fp(float(x), dst)
+    raise AssertionError(op)
+
+
+def _samples(d: ir.DType) -> list[int | float]:
+    if d.is_float:
+        return [0.0, 1.5, -2.75, 100.25, 7.0]
+    if d is ir.DType.BOOL:
+        return [0, 1]
+    return sorted({d.min_value, -1 if d.is_signed else 0, 0, 1, 7, d.max_value})
+
+
+@pytest.mark.parametrize(("src", "dst"), [(s, d) for s, d in itertools.product(SCALAR_DTYPES, SCALAR_DTYPES)
+                                          if s != d and not (s.is_float and d.is_float and s.bits == d.bits)])
+def test_a_hoisted_cast_computes_what_the_evaluator_computes(src: ir.DType, dst: ir.DType) -> None:
+    v = ir.Var("v", ir.ScalarType(src))
+    cast = ir.Cast(v, dst)
+    steps = _cast_ops(cast)
+    if steps is None:  # the index engine's own (same signedness): not this test's business
+        assert src.is_int_arith
+        assert dst.is_int_arith
+        assert src.is_signed == dst.is_signed
+        return
+    if not steps:  # integers of one width: the same bits
+        assert src.bits == dst.bits
+        assert not src.is_float
+        assert not dst.is_float
+    for x in _samples(src):
+        if src.is_float and dst.is_int and not dst.min_value <= math.trunc(float(x)) <= dst.max_value:
+            continue  # out of the destination's range: poison in MLIR, outside the DSL's values
+        if dst is ir.DType.FP16 and abs(float(x)) > 65504:
+            continue  # beyond FP16's range (the evaluator keeps scalar floats unrounded)
+        value: int | float = x
+        for op, a, b in steps:
+            value = _arith(op, value, a, b)
+        want = eval_scalar(cast, lambda _, x=x: x)  # type: ignore[misc]
+        if dst.is_float:
+            assert float(value) == pytest.approx(float(want), rel=1e-3), (x, steps)
+        else:  # signless bits: equal modulo the width
+            mask = (1 << dst.bits) - 1
+            assert isinstance(want, int)
+            assert int(value) & mask == want & mask, (x, steps)
+
+
+def test_float_and_bool_casts_in_a_kernel() -> None:
+    text = _emit("""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+s: pl.Scalar[pl.FP32] = pl.tile.read(t, [0, 0])
+k: pl.Scalar[pl.INT32] = pl.cast(s, pl.INT32) + pl.cast(True, pl.INT32)
+u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.muls(t, pl.cast(k, pl.FP32))
+out = pl.store(u, [0, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+        "pl.Tensor[[256, 64], pl.FP32]", decls="")
+    assert lines(text, "arith.fptosi %s : f32 to i32")
+    assert lines(text, "arith.extui %c1_i1 : i1 to i32")
+    assert lines(text, "%c1_i1 = arith.constant true")
+    assert lines(text, "arith.sitofp")
+
+
+# --------------------------------------------------------------------------------------
+# ops spelled from the table, views
+
+
+TILE_PARAMS = "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]"
+TILE_RET = "pl.Tensor[[256, 64], pl.FP32]"
+
+
+def test_cast_modes_and_compare_modes_are_ptoas_enum_attributes() -> None:
+    text = _emit("""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+h: pl.Tile[[64, 64], pl.FP16, pl.Mem.Vec] = pl.tile.cast(t, target_type=pl.FP16, mode='trunc')
+f: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.cast(h, target_type=pl.FP32, mode='none')
+out = pl.store(f, [0, 0], out)
+return out
+""", TILE_PARAMS, TILE_RET, decls="")
+    (trunc,) = lines(text, "round_mode TRUNC")
+    assert trunc.startswith("pto.tcvt ins(%t {rmode = #pto<round_mode TRUNC>} : ")
+    assert lines(text, "{rmode = #pto<round_mode NONE>}")
+
+
+def test_full_create_and_broadcasts() -> None:
+    text = _emit("""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+z: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.full([1, 64], dtype=pl.FP32, value=2.0)
+c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(t, z)
+tmp: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([64, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+r: pl.Tile[[64, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_max(c, tmp)
+out = pl.store(c, [0, 0], out)
+return out
+""", TILE_PARAMS, TILE_RET, decls="")
+    assert lines(text, "pto.texpands ins(%cf2p0_f32 : f32) outs(%z : ")
+    assert lines(text, "pto.tcolexpandmul ins(%t, %z : ")
+    assert len(lines(text, "pto.alloc_tile")) == 5  # t, z, c, tmp, r: create is a buffer only
+    (rowmax,) = lines(text, "pto.trowmax")
+    assert rowmax.startswith("pto.trowmax ins(%c, %tmp : ")
+
+
+def test_a_reshape_to_a_column_carries_its_static_valid_extent_and_a_rank1_view_is_no_op() -> None:
+    text = _emit("""
+t: pl.Tile[[64], pl.FP32, pl.Mem.Vec] = pl.load(v, [0], [64])
+row: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(t, [1, 64])
+col: pl.Tile[[64, 1], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(row, [64, 1])
+back: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(col, [1, 64])
+e: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.exp(back)
+x: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+y: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.row_expand_mul(x, col)
+out = pl.store(y, [0, 0], out)
+return out
+""", "v: pl.Tensor[[64], pl.FP32], " + TILE_PARAMS, TILE_RET, decls="")
+    (reshape,) = lines(text, "pto.treshape")  # only [1, 64] -> [64, 1] needs a view
+    assert reshape.startswith("%col = pto.treshape %t : ")
+    assert "-> !pto.tile_buf<loc=vec, dtype=f32, rows=64, cols=1, v_row=64, v_col=1, blayout=col_major" in reshape
+    assert lines(text, "pto.texp ins(%t : ")  # back is t's own buffer again
+    (expand,) = lines(text, "pto.trowexpandmul")
+    assert "v_row=64, v_col=1" in expand  # the use is annotated with the view's type
+
+
+def test_a_slice_with_a_runtime_valid_shape_has_a_valid_clause() -> None:
+    text = _emit("""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+s: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])] = pl.tile.slice(t, [16, 64], [16, 0], [n, 64])
+e: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])] = pl.exp(s)
+out = pl.store(e, [0, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+        TILE_RET, decls="")
+    (sub,) = lines(text, "pto.subview")
+    assert " sizes [16, 64] valid [%arg1, %c64_index] : " in sub
+    assert sub.endswith("rows=16, cols=64, v_row=?, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+
+
+def test_an_explicit_tile_layout_reaches_the_type() -> None:
+    text = _emit("""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.min, compact=pl.CompactMode.normal)] = pl.load(a, [0, 0], [64, 64])
+out = pl.store(t, [0, 0], out)
+return out
+""", TILE_PARAMS, TILE_RET, decls="")
+    (alloc,) = lines(text, "%t = pto.alloc_tile")
+    assert alloc.endswith("blayout=row_major, slayout=none_box, fractal=512, pad=3, compact=1>")
+
+
+def test_a_strided_tensor_view_keeps_its_strides_and_layout() -> None:
+    text = _emit("""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+out = pl.store(t, [0, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32, pl.TensorView(stride=[128, 1], layout=pl.TensorLayout.ND)], "
+        "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]", TILE_RET, decls="")
+    (view,) = lines(text, "%a_view = pto.make_tensor_view")
+    assert "strides = [%c128_index, %c1_index] {layout = #pto.layout<nd>}" in view
+
+
+# --------------------------------------------------------------------------------------
+# located errors for what is not emitted
+
+
+@pytest.mark.parametrize(("body", "params", "message"), [
+    ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
+     "d: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.div(t, t, high_precision=True)\nreturn out",
+     TILE_PARAMS, "slotsat's code generator does not support tile.div with keyword 'high_precision'"),
+    ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
+     "s: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [1, 64], [0, 0])\n"
+     "c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(t, s)\nreturn out",
+     TILE_PARAMS, "slotsat's code generator does not emit tile.col_expand_mul of a tile.slice view (ptoas "
+                  "needs the slice copied out first)"),
+    ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\nreturn out",
+     "a: pld.DistributedTensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+     "parameter 'a' has a distributed tensor, which slotsat's code generator does not emit"),
+    ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
+     "s: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)\nreturn out",
+     TILE_PARAMS, "slotsat's code generator does not support tile.sin"),
+])
+def test_what_is_not_emitted_is_one_located_error(body: str, params: str, message: str) -> None:
+    err = error(kernel(body, params=params, ret=TILE_RET, decls="import pypto.language.distributed as pld"))
+    assert err.message == message
+    assert err.span.line > 0
+
+
+def test_a_valid_shape_naming_a_value_out_of_scope_is_declined_where_the_tile_is_stored() -> None:
+    # `rows` is printed in the loop result's type although it is defined inside the loop
+    err = error(kernel("""
+acc: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+for i, (c,) in pl.range(4, init_values=(acc,)):
+    rows: pl.Scalar[pl.INDEX] = pl.min(n - i, 16)
+    t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.load(a, [0, 0], [16, 64], valid_shape=[rows, 64])
+    d: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.add(c, t)
+    r: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.yield_(d)
+out = pl.store(r, [0, 0], out)
+return out
+""", params="a: pl.Tensor[[256, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+        ret=TILE_RET))
+    assert err.message.startswith("the valid shape of tile 'r' refers to 'rows', which has no value where the tile "
+                                  "is stored")
