@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
-
 class _State:
     active: dict[str, float] | None = None
 
