@@ -1,0 +1,34 @@
+"""`slotsat.core.phases`: recorded only inside `recording()`, sub-phases counted in their parent."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from slotsat.core import phases
+
+
+def test_phase_records_only_while_recording() -> None:
+    with phases.phase("outside"):
+        pass
+    with phases.recording() as totals:
+        with phases.phase("codegen"):
+            with phases.phase("codegen.saturate"):
+                time.sleep(0.01)
+        with phases.phase("codegen"):
+            pass
+    with phases.phase("after"):
+        pass
+    assert set(totals) == {"codegen", "codegen.saturate"}
+    assert totals["codegen"] >= totals["codegen.saturate"] >= 0.01
+
+
+def test_recordings_do_not_nest() -> None:
+    with phases.recording():
+        with pytest.raises(RuntimeError, match="already active"):
+            with phases.recording():
+                pass
+    with phases.recording() as totals:
+        pass
+    assert totals == {}
