@@ -47,6 +47,7 @@ from egglog import (
 )
 
 from slotsat.egraph_rules.calls import Action, Arg, Call, Set
+from slotsat.egraph_rules.lang import rname
 from slotsat.egraph_rules.loops import (
     Loop,
     loop_ref,
@@ -145,6 +146,11 @@ def decline_rank(loop: Loop) -> i64: ...
 gates = ruleset(name="gates")
 
 
+def _g(name: str, algebra: str) -> str:
+    """A gate rule's name (`lang.RULES`: what a run reports its matches under)."""
+    return rname("gates", "gate", name, algebra)
+
+
 def _decline(loop: Loop, code: str) -> tuple[ActionLike, ...]:
     return (
         set_(ok(loop)).to(Bool(False)),
@@ -160,63 +166,132 @@ def _decline_tile(loop: Loop, code: str, t: Tile) -> tuple[ActionLike, ...]:
 @gates.register
 def _alias_closure(v: Tile, s: Tile, r: Tile) -> Iterable[RewriteOrRule]:
     """reaches = reflexive-transitive closure of alias_edge; roots of phi / inherit reads."""
-    yield rule(tile_var(v)).then(reaches(v, v))
-    yield rule(alias_edge(v, s), reaches(s, r)).then(reaches(v, r))
-    yield rule(phi_read(v), reaches(v, r)).then(phi_root(r), phi_via(r, v))
-    yield rule(inherit_read(v), reaches(v, r)).then(inherit_root(r), inherit_via(r, v))
+    yield rule(tile_var(v), name=_g("alias_reflexive", "tile_var(v) -> reaches(v, v)")).then(reaches(v, v))
+    yield rule(
+        alias_edge(v, s),
+        reaches(s, r),
+        name=_g("alias_step", "alias_edge(v, s), reaches(s, r) -> reaches(v, r)"),
+    ).then(reaches(v, r))
+    yield rule(
+        phi_read(v), reaches(v, r), name=_g("phi_root_of", "phi_read(v), reaches(v, r) -> phi_root(r)")
+    ).then(phi_root(r), phi_via(r, v))
+    yield rule(
+        inherit_read(v),
+        reaches(v, r),
+        name=_g("inherit_root_of", "inherit_read(v), reaches(v, r) -> inherit_root(r)"),
+    ).then(inherit_root(r), inherit_via(r, v))
 
 
 @gates.register
 def _seed(loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
     """ok(l) = True for every pipeline loop asking for F > 1 stages."""
-    yield rule(eq(stages(loop)).to(f), f > i64(1)).then(set_(ok(loop)).to(Bool(True)))
+    yield rule(
+        eq(stages(loop)).to(f), f > i64(1), name=_g("seed_ok", "stages(l) = F > 1 -> ok(l) = True")
+    ).then(set_(ok(loop)).to(Bool(True)))
 
 
 @gates.register
 def _cross_core(loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
     """A body that both pushes and pops across cores is a cross-core pipeline (the reference's
     `BodyHasCrossCorePair`): one direction alone is an ordinary op to the slots pass."""
-    yield rule(holds_tpush(loop), holds_tpop(loop), eq(stages(loop)).to(f), f > i64(1)).then(
-        *_decline(loop, "cross-core"))
+    yield rule(
+        holds_tpush(loop),
+        holds_tpop(loop),
+        eq(stages(loop)).to(f),
+        f > i64(1),
+        name=_g("gate_cross_core", "decline cross-core"),
+    ).then(*_decline(loop, "cross-core"))
 
 
 @gates.register
 def _loop_shape(loop: Loop, f: i64, s: i64, p: i64, m: i64) -> Iterable[RewriteOrRule]:
     """L1–L4 (§4.1)."""
-    yield rule(eq(stages(loop)).to(f), f > i64(16)).then(*_decline(loop, "stage-range"))  # L1
-    yield rule(step_runtime(loop), eq(stages(loop)).to(f), f > i64(1)).then(
-        *_decline(loop, "runtime-step"))  # L2
-    yield rule(eq(loop_step(loop)).to(s), s <= i64(0), eq(stages(loop)).to(f), f > i64(1)).then(
-        *_decline(loop, "non-positive-step"))  # L2
-    yield rule(start_runtime(loop), eq(stages(loop)).to(f), f > i64(1)).then(
-        *_decline(loop, "runtime-start"))  # L3
-    yield rule(eq(loop_start(loop)).to(s), s < i64(0), eq(stages(loop)).to(f), f > i64(1)).then(
-        *_decline(loop, "negative-start"))  # L3
-    yield rule(eq(loop_step(loop)).to(s), s > i64(1), stop_runtime(loop), eq(stages(loop)).to(f),
-               f > i64(1)).then(*_decline(loop, "stepped-runtime-stop"))  # L4
+    yield rule(eq(stages(loop)).to(f), f > i64(16), name=_g("gate_stage_range", "decline stage-range")).then(
+        *_decline(loop, "stage-range")
+    )  # L1
     yield rule(
-        eq(loop_step(loop)).to(s), s > i64(1), eq(loop_stop(loop)).to(p), eq(stages(loop)).to(f), f > i64(1),
-        eq(m).to(i64(INT64_MAX) - (s - i64(1))), p > m,
+        step_runtime(loop),
+        eq(stages(loop)).to(f),
+        f > i64(1),
+        name=_g("gate_runtime_step", "decline runtime-step"),
+    ).then(*_decline(loop, "runtime-step"))  # L2
+    yield rule(
+        eq(loop_step(loop)).to(s),
+        s <= i64(0),
+        eq(stages(loop)).to(f),
+        f > i64(1),
+        name=_g("gate_non_positive_step", "decline non-positive-step"),
+    ).then(*_decline(loop, "non-positive-step"))  # L2
+    yield rule(
+        start_runtime(loop),
+        eq(stages(loop)).to(f),
+        f > i64(1),
+        name=_g("gate_runtime_start", "decline runtime-start"),
+    ).then(*_decline(loop, "runtime-start"))  # L3
+    yield rule(
+        eq(loop_start(loop)).to(s),
+        s < i64(0),
+        eq(stages(loop)).to(f),
+        f > i64(1),
+        name=_g("gate_negative_start", "decline negative-start"),
+    ).then(*_decline(loop, "negative-start"))  # L3
+    yield rule(
+        eq(loop_step(loop)).to(s),
+        s > i64(1),
+        stop_runtime(loop),
+        eq(stages(loop)).to(f),
+        f > i64(1),
+        name=_g("gate_stepped_runtime_stop", "decline stepped-runtime-stop"),
+    ).then(*_decline(loop, "stepped-runtime-stop"))  # L4
+    yield rule(
+        eq(loop_step(loop)).to(s),
+        s > i64(1),
+        eq(loop_stop(loop)).to(p),
+        eq(stages(loop)).to(f),
+        f > i64(1),
+        eq(m).to(i64(INT64_MAX) - (s - i64(1))),
+        p > m,
+        name=_g("gate_stop_overflow", "decline stop-overflow"),
     ).then(*_decline(loop, "stop-overflow"))  # L4: stop > INT64_MAX - (step - 1)
 
 
 @gates.register
 def _tiles(loop: Loop, t: Tile, n: i64) -> Iterable[RewriteOrRule]:
     """T1–T4 on candidates (§6), the empty candidate set (§5), capacity (§8)."""
-    yield rule(candidate(t, loop), tile_space_bad(t)).then(*_decline_tile(loop, "tile-space", t))  # T1
-    yield rule(candidate(t, loop), tile_shape_bad(t)).then(*_decline_tile(loop, "tile-valid-shape", t))  # T2
-    yield rule(candidate(t, loop), phi_root(t)).then(*_decline_tile(loop, "tile-phi", t))  # T3
-    yield rule(candidate(t, loop), inherit_root(t)).then(*_decline_tile(loop, "tile-view", t))  # T4
-    yield rule(eq(candidate_count(loop)).to(n), eq(n).to(i64(0))).then(*_decline(loop, "no-candidates"))
+    yield rule(candidate(t, loop), tile_space_bad(t), name=_g("gate_tile_space", "decline tile-space")).then(
+        *_decline_tile(loop, "tile-space", t)
+    )  # T1
+    yield rule(
+        candidate(t, loop), tile_shape_bad(t), name=_g("gate_tile_valid_shape", "decline tile-valid-shape")
+    ).then(*_decline_tile(loop, "tile-valid-shape", t))  # T2
+    yield rule(candidate(t, loop), phi_root(t), name=_g("gate_tile_phi", "decline tile-phi")).then(
+        *_decline_tile(loop, "tile-phi", t)
+    )  # T3
+    yield rule(candidate(t, loop), inherit_root(t), name=_g("gate_tile_view", "decline tile-view")).then(
+        *_decline_tile(loop, "tile-view", t)
+    )  # T4
+    yield rule(
+        eq(candidate_count(loop)).to(n),
+        eq(n).to(i64(0)),
+        name=_g("gate_no_candidates", "decline no-candidates"),
+    ).then(*_decline(loop, "no-candidates"))
     for code in ("capacity-size", "capacity"):
-        yield rule(capacity_declined(loop, String(code))).then(*_decline(loop, code))
+        yield rule(
+            capacity_declined(loop, String(code)),
+            name=_g(f"gate_{code.replace('-', '_')}", f"decline {code}"),
+        ).then(*_decline(loop, code))
 
 
 @gates.register
 def _enclosing(m: Loop, loop: Loop, f: i64) -> Iterable[RewriteOrRule]:
     """§7: a declined F > 1 pipeline loop disqualifies every F > 1 pipeline loop below it."""
-    yield rule(eq(ok(m)).to(Bool(False)), encloses(m, loop), eq(stages(loop)).to(f), f > i64(1)).then(
-        *_decline(loop, "under-declined"), declined_under(loop, m))
+    yield rule(
+        eq(ok(m)).to(Bool(False)),
+        encloses(m, loop),
+        eq(stages(loop)).to(f),
+        f > i64(1),
+        name=_g("gate_under_declined", "decline under-declined"),
+    ).then(*_decline(loop, "under-declined"), declined_under(loop, m))
 
 
 # -- facts, as calls ------------------------------------------------------------------

@@ -9,16 +9,15 @@ Two rulesets:
   equal forms of the rotation counter `((iv - start) // step) % F` — `iv % F`,
   `(iv - start) % F`, `(iv + k) % F` with `k = (-start) mod F`, `iv // step % F` — and
   rewrites next- and previous-iteration slots (`((iv + step) - start) // step % F`) onto the
-  same symbol `(iv - start) // step` plus a constant. Two families go beyond §6.2: remainders
+  same symbol `(iv - start) // step` plus a constant. One family goes beyond §6.2: remainders
   by a power of two distribute over a sum that may wrap (`(i + j) % 2` with `i` under a
-  runtime stop becomes `((i % 2) + (j % 2)) % 2`, every remainder proven), and a remainder
-  of a floor quotient splits into a quotient of a remainder (`((k - 1) // 4) % 2` ==
-  `((k - 1) % 8) // 4`) where the dividend may be negative.
+  runtime stop becomes `((i % 2) + (j % 2)) % 2`, every remainder proven).
 - `ir_forms`: the three IR rewrites of the slots pass (`20-lower-pipeline-to-slots.md` §11
   step 4).
 
 Semantics: `+ - *` wrap at the dtype (two's complement), so ring identities (reassociation
-of literals, the sign normal form, the exchange of two literal offsets, identities) hold
+of literals, the sign normal form `x + c -> x - (-c)`, the exchange of two literal offsets,
+`x + 0 -> x`) hold
 modulo `2**w` and need no guard beyond the combined literal being representable at the
 dtype. `//` and `%` are floor operations; every rule that involves one is guarded by a
 positive literal divisor and by interval facts that the dividends cannot wrap (`fits`:
@@ -34,7 +33,7 @@ literal operands or make a negative literal positive; the residue shifts leave a
 literal offsets and only onto a symbol `x - d` that already exists (it creates no e-class,
 so it cannot build an `i - 1, i - 2, ...` chain); the power-of-two rules fire only on a
 dividend whose exact range exceeds the width, and their own dividends are below `2f`; the
-split builds a quotient, which no rule turns back into a remainder; the shifts move a literal
+shifts move a literal
 out of a division or into `[0, f)`; eliminations and unions are idempotent. No
 commutativity or associativity of non-literal operands. The iteration cap of the schedules
 (`slotsat.egraph_rules.schedules`) backs this up.
@@ -118,21 +117,13 @@ def _reassociation(x: Idx, c: i64, d: i64, s: i64, dt: Dtype) -> Iterable[Rewrit
         *fits(s),
         name=_nm("sign_add_neg", "x + c -> x - (-c)  [c < 0, -c fits]"),
     ).then(union(e).with_(x - K(s, dt)))
-    yield rule(
-        e := x - K(c, dt),
-        c < i64(0),
-        eq(s).to(i64(0) - c),
-        *fits(s),
-        name=_nm("sign_sub_neg", "x - c -> x + (-c)  [c < 0, -c fits]"),
-    ).then(union(e).with_(x + K(s, dt)))
 
 
 @slot_forms.register
 def _identities(x: Idx, dt: Dtype) -> Iterable[RewriteOrRule]:
     yield rule(e := x + K(0, dt), name=_nm("id_add_zero", "x + 0 -> x")).then(union(e).with_(x))
-    yield rule(e := x - K(0, dt), name=_nm("id_sub_zero", "x - 0 -> x")).then(union(e).with_(x))
-    yield rule(e := x * K(1, dt), name=_nm("id_mul_one", "x * 1 -> x")).then(union(e).with_(x))
-    yield rule(e := x // K(1, dt), name=_nm("id_div_one", "x // 1 -> x")).then(union(e).with_(x))
+    # reassociation reaches x + 0 from (x + c) - c; no rule builds x - 0, x * 1 or x // 1, and
+    # the source never holds them on the corpus (x // 1 folds before insertion, §7.5)
 
 
 @slot_forms.register
@@ -283,42 +274,6 @@ def _power_of_two(  # noqa: PLR0917
 
 
 @slot_forms.register
-def _split(  # noqa: PLR0917
-    x: Idx, a: i64, b: i64, ab: i64, dt: Dtype, lx: BigInt, hx: BigInt, mx: BigInt
-) -> Iterable[RewriteOrRule]:
-    """`(x // a) % b -> (x % (a*b)) // a` for literals `a, b > 0` with `a*b` within the dtype.
-
-    Exact for every integer `x` (write `x = q*a*b + s*a + t` with `0 <= s < b`, `0 <= t < a`:
-    both sides are `s`), and no operation on either side can wrap (a floor quotient by a
-    positive literal and a floor remainder never leave the range of `x`'s dtype), so it holds
-    for every `w`-bit `x`. It pays where `x` may be negative: the written form is a
-    `floordivsi` and a correction chain, the split form one correction (or, when `x % (a*b)`
-    has a proven form, none) and a `divui` of a proven remainder, whose value the interval
-    rules bound to `[0, b)`. Guards (where it pays, not soundness): `lo(x) < 0` (elsewhere
-    `divu` / `remu` already apply, and the rotation counters `((iv - s) // step) % F` keep
-    their one form), and `hi(x) + a*b > max(dt)`: `x` reaches the top of its width (a
-    runtime stop, a parameter), so no literal can be moved out of it without a wrap. Where
-    `x` is bounded the residue shifts give a `remui` the matcher peels, which compares
-    across iterations (`40-ptoas-slot-matcher.md` §7.3), where this form is a bare value."""
-    yield rule(
-        e := (x // K(a, dt)) % K(b, dt),
-        a > i64(0),
-        b > i64(0),
-        eq(ab).to(a * b),
-        ab <= imax(dt),
-        eq(lx).to(lo(x)),
-        lx < BigInt(0),
-        eq(hx).to(hi(x)),
-        eq(mx).to(wmax(dt)),
-        hx + BigInt(ab) > mx,
-        name=_nm(
-            "floordiv_mod_split",
-            "(x // a) % b -> (x % (a*b)) // a  [a, b > 0, a*b fits, lo(x) < 0, hi(x) + a*b > max(dt)]",
-        ),
-    ).then(union(e).with_((x % K(ab, dt)) // K(a, dt)))
-
-
-@slot_forms.register
 def _eliminations(  # noqa: PLR0917
     x: Idx, c: i64, f: i64, dt: Dtype, lx: BigInt, hx: BigInt, mn: BigInt
 ) -> Iterable[RewriteOrRule]:
@@ -373,34 +328,11 @@ def _casts(x: Idx, a: Idx, c: i64, n: Dtype, w: Dtype, lx: BigInt, hx: BigInt) -
 
 @slot_forms.register
 def _folding(a: i64, b: i64, r: i64, dt: Dtype) -> Iterable[RewriteOrRule]:
-    def fits(v: i64) -> tuple[FactLike, FactLike]:
-        return v >= imin(dt), v <= imax(dt)
+    """The literal remainders the power-of-two rules build (`pow2_mod_add` on `x + c`: `c % f`).
 
-    yield rule(
-        e := K(a, dt) + K(b, dt),
-        eq(r).to(a + b),
-        *fits(r),
-        name=_nm("fold_add", "a + b -> r  [literals, r fits]"),
-    ).then(union(e).with_(K(r, dt)))
-    yield rule(
-        e := K(a, dt) - K(b, dt),
-        eq(r).to(a - b),
-        *fits(r),
-        name=_nm("fold_sub", "a - b -> r  [literals, r fits]"),
-    ).then(union(e).with_(K(r, dt)))
-    yield rule(
-        e := K(a, dt) * K(b, dt),
-        eq(r).to(a * b),
-        *fits(r),
-        name=_nm("fold_mul", "a * b -> r  [literals, r fits]"),
-    ).then(union(e).with_(K(r, dt)))
-    yield rule(
-        e := K(a, dt) // K(b, dt),
-        a >= i64(0),
-        b > i64(0),
-        eq(r).to(a / b),
-        name=_nm("fold_floordiv", "a // b -> a / b  [a >= 0, b > 0: truncation is floor]"),
-    ).then(union(e).with_(K(r, dt)))
+    Literals of the source are folded once, before insertion (`slotsat.core.semantics.fold`,
+    `30-pto-codegen.md` §7.5, with its wrap, floor and error semantics); no rule builds a
+    sum, difference, product or quotient of two literals, so this is the one folding rule."""
     yield rule(
         e := K(a, dt) % K(b, dt),
         a >= i64(0),

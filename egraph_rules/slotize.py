@@ -31,7 +31,7 @@ from egglog import Bool, RewriteOrRule, eq, function, i64, rule, ruleset, union
 from slotsat.core import ir
 from slotsat.egraph_rules.calls import Call
 from slotsat.egraph_rules.gates import Tile, candidate, ok, tile_ref
-from slotsat.egraph_rules.lang import Dtype, Idx
+from slotsat.egraph_rules.lang import Dtype, Idx, rname
 from slotsat.egraph_rules.loops import Loop, loop_start, loop_step, stages
 
 
@@ -54,6 +54,7 @@ def _rotation(t: Tile, lp: Loop, f: i64, s: i64, k: i64) -> Iterable[RewriteOrRu
     yield rule(
         candidate(t, lp), eq(ok(lp)).to(Bool(True)),
         eq(stages(lp)).to(f), eq(loop_start(lp)).to(s), eq(loop_step(lp)).to(k),
+        name=rname("slotize", "rewrite", "slotize_rotation", "slot_of(t) = ((iv - s) // step) % F  [ok(l)]"),
     ).then(union(slot_of(t)).with_(((Idx.iv(lp) - _k(s)) // _k(k)) % _k(f)))
 
 

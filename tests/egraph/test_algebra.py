@@ -8,9 +8,8 @@ public engine API (`slotsat.egraph_rules.normalize`, `slotsat.egraph_rules.extra
 - common subexpressions shared between offsets and slot operands: one e-graph per function,
   one CSE-aware extraction;
 - remainders by a power of two distributed over a sum that may wrap (`pow2_mod_*`: `(i + j) % 2`
-  under a runtime stop), and the split of a remainder of a quotient (`floordiv_mod_split`:
-  `((k - 1) // 4) % 2` over `k >= 0` under a runtime stop), each checked against the exact
-  evaluator at the iterations where the written sum wraps.
+  under a runtime stop), checked against the exact evaluator at the iterations where the
+  written sum wraps.
 """
 
 from __future__ import annotations
@@ -213,36 +212,3 @@ def test_a_power_of_two_remainder_of_a_shifted_variable_under_a_runtime_stop() -
         assert chosen.accepted
         _agrees(chosen.term, expr, [{i.id: v} for v in RUNTIME_POINTS])
         assert engine.saturate().report.matches[rule_name] >= 1, rule_name
-
-
-def test_a_remainder_of_a_quotient_splits_where_the_dividend_may_be_negative() -> None:
-    """`((k - 1) // 4) % 2` over `k >= 0` under a runtime stop: `k + 3` may wrap, so the residue
-    shift cannot help; `((k - 1) % 8) // 4` is a quotient of a proven remainder, bounded to
-    `[0, 2)`, which the matcher accepts as a bare value."""
-    engine, k = _engine(0, None)
-    e = fmod(fdiv(sub(k, C(1)), C(4)), C(2))
-    root = engine.add_root(e, slots=2)
-    chosen = engine.choose(root, EmittedScope())
-    assert describe(chosen.term) == "divui(remui((remui(i, 8) + 7), 8), 4)"
-    assert (chosen.accepted, chosen.matcher_class, chosen.cost) == (True, "bare", 4)
-    _agrees(chosen.term, e, [{k.id: v} for v in RUNTIME_POINTS])
-    assert engine.saturate().report.matches["floordiv_mod_split"] >= 1
-
-
-def test_the_split_of_a_runtime_value_saves_a_correction() -> None:
-    """`(x // 4) % 2` with `x` a parameter: a floordivsi and a correction (8 ops) against a
-    correction and a divui (5)."""
-    engine = IndexEngine()
-    x = var("x")
-    e = fmod(fdiv(x, C(4)), C(2))
-    chosen = engine.choose(engine.add_root(e), EmittedScope())
-    assert describe(chosen.term) == "divui(floormod(x, 8), 4)"
-    assert chosen.cost == 5
-    _agrees(chosen.term, e, [{x.id: v} for v in (-(2**63), -9, -8, -7, -1, 0, 3, 4, 7, 8, 2**63 - 1)])
-
-
-def test_the_split_leaves_a_non_negative_rotation_counter_alone() -> None:
-    engine, i = _engine(8, 40, 4)
-    root = engine.add_root(fmod(fdiv(sub(i, C(8)), C(4)), C(4)), slots=4)
-    assert describe(engine.choose(root, EmittedScope()).term) == "remui(divui((i - 8), 4), 4)"
-    assert engine.saturate().report.matches.get("floordiv_mod_split", 0) == 0

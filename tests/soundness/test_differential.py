@@ -142,6 +142,8 @@ def test_extracted_terms_match_random_seed(kernel: tuple) -> None:  # type: igno
 
 
 def test_at_least_ten_thousand_cases_were_compared() -> None:
-    print(f"differential: {CASES['compared']} cases compared, {CASES['nonneg_checked']} proofs sampled, "
-          f"{CASES['undefined']} points where the source is undefined")
+    print(
+        f"differential: {CASES['compared']} cases compared, {CASES['nonneg_checked']} proofs sampled, "
+        f"{CASES['undefined']} points where the source is undefined"
+    )
     assert CASES["compared"] >= 10_000
