@@ -26,6 +26,7 @@ settings.register_profile(
     max_examples=200,
     deadline=None,
     derandomize=True,
+    database=None,  # .ci/run runs two suites side by side in one checkout
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
