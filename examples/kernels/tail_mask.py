@@ -1,4 +1,5 @@
-"""A runtime-length row loop whose last block has a runtime valid shape, chosen by an if."""
+"""A runtime-length row loop whose last block has a runtime valid shape, chosen by an if;
+and a pipeline whose every load has a runtime valid shape, declined `tile-valid-shape`."""
 
 import pypto.language as pl
 
@@ -26,3 +27,14 @@ class TailMask:
                 written: pl.Tensor[[1024, 128], pl.FP32] = pl.yield_(pn)
             res = pl.yield_(written)
         return res
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def runtime_valid_shape(
+        self, a: pl.Tensor[[256, 64], pl.FP32], rows: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]
+    ) -> pl.Tensor[[256, 64], pl.FP32]:
+        for i, (acc,) in pl.pipeline(0, 4, 1, stage=2, init_values=(out,)):
+            t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.load(a, [i * 16, 0], [16, 64], valid_shape=[rows, 64])
+            e: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.exp(t)
+            nxt: pl.Tensor[[256, 64], pl.FP32] = pl.store(e, [i * 16, 0], acc)
+            y = pl.yield_(nxt)
+        return y

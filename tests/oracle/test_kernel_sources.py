@@ -42,7 +42,7 @@ BUNDLED = sorted(p.name for p in KERNELS.glob("*.py"))
 REJECTED = {
     "rms_norm.py": "22:57: error: pl.row_sum: Tile inputs require tmp_tile",
     "softmax_rows.py": "16:56: error: pl.row_max: Tile inputs require tmp_tile",
-    "tail_mask.py": ("9:5: error: Failed to parse function 'kernel': For loop has 1 iteration arguments but "
+    "tail_mask.py": ("10:5: error: Failed to parse function 'kernel': For loop has 1 iteration arguments but "
                      "0 return variables. They must match. (Check your function definition for errors) "
                      "(caused by TypeError: __init__(): incompatible function arguments."),
     "two_programs.py": "18:57: error: Unknown operation 'pl.muls'",
@@ -54,6 +54,7 @@ shows up here."""
 
 EXPLAINED = {
     "block_sum_scale.py": ["decision 1: loop shapes"],  # start 1 with stage 2
+    "declined_pipelines.py": ["decision 8: negative start"],  # the reference slots pl.pipeline(-2, 2, ...)
     "matmul_k.py": ["decision 1: loop shapes"],  # start 1 with stage 2
     "strided_exp.py": ["decision 1: loop shapes"],  # step 64
     "unaligned_start.py": ["decision 1: loop shapes"],  # start 3 with stage 4

@@ -174,15 +174,16 @@ def test_a_100000_statement_body_is_checked_and_compiled() -> None:
               "            nxt: pl.Tensor[[128, 64], pl.FP32] = pl.store(e, [i * 8, 0], dst)",
               "            res = pl.yield_(nxt)",
               "        return res", ""]
-    start = time.monotonic()
+    start = time.process_time()
     module = parse_source("\n".join(lines), "big.py")
     assert len(module.programs[0].functions[0].body.stmts) == n
     result = check_module(module, CheckOptions(trials=1))
     compiled = compile_module(module)
     # A guard against unbounded or super-linear work, not a speed target (those are the
-    # benchmark's, issue 14): since every integer root goes through egglog the run is about
-    # 4x the as-written lowering's (52 s idle, up to 130 s on a loaded 2-core machine).
-    assert time.monotonic() - start < 300
+    # benchmark's, issue 14). Counted in this process's CPU time, not the wall clock: two CI
+    # suites run side by side and other work may share the machine (52 s idle; 322 s of wall
+    # clock once at a load of 8 on two cores).
+    assert time.process_time() - start < 300
     assert not result.failed
     assert result.functions[0].loops[0].decision == "rotated: t[i % 2]"
     assert "pto.multi_tile_get" in compiled.pto_text
