@@ -51,9 +51,11 @@ def is_part(e: ir.Expr) -> bool:
 class TermBuilder:
     """Builds the terms of one engine's roots; remembers every opaque leaf and every part."""
 
-    def __init__(self, loop_keys: Mapping[int, int]) -> None:
+    def __init__(self, loop_keys: Mapping[int, int], prefix: str = "") -> None:
         self.loop_keys = loop_keys
         """Induction variable id -> loop key (read when a term is built)."""
+        self.prefix = prefix
+        """Prefix of the opaque leaves' names (`u<n>`), unique per function in a joint e-graph."""
         self.leaves: dict[str, ir.Expr] = {}
         """Opaque leaf name -> the expression it stands for (a `Var`, or a subexpression)."""
         self.parts: dict[int, tuple[ir.Expr, Call]] = {}
@@ -82,7 +84,7 @@ class TermBuilder:
             name = f"v{e.id}"
         else:
             known = self._by_expr.get(id(e))
-            name = known[0] if known is not None else f"u{len(self._by_expr)}"
+            name = known[0] if known is not None else f"{self.prefix}u{len(self._by_expr)}"
             self._by_expr[id(e)] = (name, e)  # keeps `e` alive, so its id stays its own
             self._register_parts(e)
         self.leaves[name] = e

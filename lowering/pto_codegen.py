@@ -101,13 +101,14 @@ from typing import ClassVar
 from slotsat.analysis import matcher as mm
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.liveness import liveness
-from slotsat.core import ir, ops
+from slotsat.core import ir, ops, phases
 from slotsat.core.errors import NO_SPAN, PassError, Span
 from slotsat.core.options import Mode, Planner
 from slotsat.core.semantics import fold
 from slotsat.egraph_rules.costs import EmitTerm
 from slotsat.egraph_rules.costs import signless_type as _signless_type
-from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootId
+from slotsat.egraph_rules.engine import CLOCK as ENGINE_CLOCK
+from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootId, saturate_together
 from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.lowering import pto_spelling
@@ -459,10 +460,13 @@ class Emitter:
 
     def _choose(self, root: RootId) -> Chosen:
         t0 = time.perf_counter()
+        sat0 = ENGINE_CLOCK.seconds
         try:
             return self.engine.choose(root, self.emitted)
         finally:
-            self.extract_seconds += time.perf_counter() - t0
+            seconds = time.perf_counter() - t0 - (ENGINE_CLOCK.seconds - sat0)
+            self.extract_seconds += seconds
+            phases.add("codegen.extract", seconds)
 
     def render(self, term: EmitTerm) -> tuple[str, int]:
         """Render an engine term at the current position: (SSA name, ops emitted)."""
@@ -1122,12 +1126,32 @@ class FunctionEmitter(Emitter):
         """The base pointer (`%argK`) of each tensor view."""
         self.spmd_params: dict[str, str] = {}
         """The reference's hidden SPMD identity parameters the body reads, by name."""
+        self._params: list[str] = []
+        self._kind = ""
+        self._emit_seconds = 0.0
+        """Time in `prepare` / `finish` outside saturations and extraction (`codegen.emit`)."""
 
     # -- planning ----------------------------------------------------------------------
 
     # -- the function --------------------------------------------------------------------
 
     def emit(self) -> list[str]:
+        """The lines of the function (its index engine saturated on its own)."""
+        self.prepare()
+        self.engine.saturate()
+        return self.finish()
+
+    def prepare(self) -> None:
+        """Everything before the body: checks, parameters, regions, the head, and the index
+        engine's roots (not saturated: `PtoCodegen` saturates every function's at once)."""
+        t0 = time.perf_counter()
+        sat0 = ENGINE_CLOCK.seconds
+        try:
+            self._prepare()
+        finally:
+            self._emit_seconds += time.perf_counter() - t0 - (ENGINE_CLOCK.seconds - sat0)
+
+    def _prepare(self) -> None:
         fn = self.fn
         preflight(fn)
         kind = _kernel_kind(fn)
@@ -1174,7 +1198,24 @@ class FunctionEmitter(Emitter):
         if self.planner is Planner.PYPTO:
             self.plan = plan_memory(fn, self.live, self.allocations, self.backend)
         self.collect_roots()
-        self.stmts(fn.body)
+        self._params = params
+        self._kind = kind
+
+    def finish(self) -> list[str]:
+        """The body and the function's lines (after `prepare` and the saturation)."""
+        t0 = time.perf_counter()
+        sat0, ext0 = ENGINE_CLOCK.seconds, self.extract_seconds
+        try:
+            return self._finish()
+        finally:
+            inner = (ENGINE_CLOCK.seconds - sat0) + (self.extract_seconds - ext0)
+            self._emit_seconds += time.perf_counter() - t0 - inner
+            phases.add("codegen.emit", self._emit_seconds)
+            self._emit_seconds = 0.0
+
+    def _finish(self) -> list[str]:
+        params, kind = self._params, self._kind
+        self.stmts(self.fn.body)
         params.extend(f"{name}: i32" for name in self.spmd_params.values())
         header = (
             f"func.func @{self.symbol}({', '.join(params)}) attributes "
@@ -1368,7 +1409,8 @@ class FunctionEmitter(Emitter):
 
         Plain roots are keyed by the `id` of the IR expression the emitter later lowers; an
         expression the pre-pass misses is still lowered by the engine (as written). A folding
-        error is left for emission, so errors surface in emission order.
+        error is left for emission, so errors surface in emission order. The caller saturates
+        (`emit`: this function's engine alone; `PtoCodegen`: every function's together).
         """
         for s in ir.walk_stmts(self.fn.body):
             if isinstance(s, ir.ForStmt):
@@ -1380,7 +1422,6 @@ class FunctionEmitter(Emitter):
                 self._collect_slot(v)
             for e, want, _ in plain_sites(s, self.planner):
                 self._collect_plain(e, want)
-        self.engine.saturate()
 
     def _collect_slot(self, v: ir.Var) -> None:
         tile = v.type
@@ -2173,6 +2214,7 @@ class PtoCodegen:
         attrs = f' attributes {{pto.target_arch = "{arch}"}}' if arch is not None else ""
         lines = [f"module{attrs} {{"]
         used: set[str] = set()
+        functions: list[tuple[ir.Function, str, list[Note]]] = []
         for fn, opaque in kernel_functions(module):
             symbol = mlir_name(fn.name)
             n = 1
@@ -2181,8 +2223,9 @@ class PtoCodegen:
                 symbol = f"{mlir_name(fn.name)}_{n}"
                 n += 1
             used.add(symbol)
+            first: list[Note] = []
             if opaque:
-                result.notes.append(
+                first.append(
                     Note(
                         "note",
                         f"function '{fn.name}' is a plain @pl.function with tile "
@@ -2191,14 +2234,33 @@ class PtoCodegen:
                         fn.span,
                     )
                 )
-            emitter = FunctionEmitter(
-                fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol
-            )
-            lines.extend(emitter.emit())
+            functions.append((fn, symbol, first))
+        # Every function's head and roots first, then one saturation of all their index
+        # engines (`saturate_together`), then the bodies in program order. An error while
+        # preparing function k stops there: functions before k are saturated and emitted
+        # first (their errors come first, as in emission order), then k's error is raised.
+        prepared: list[tuple[FunctionEmitter, list[Note]]] = []
+        failure: Exception | None = None
+        for fn, symbol, first in functions:
+            try:
+                emitter = FunctionEmitter(
+                    fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol
+                )
+                emitter.prepare()
+            except Exception as exc:
+                failure = exc
+                break
+            prepared.append((emitter, first))
+        saturate_together([e.engine for e, _ in prepared])
+        for emitter, first in prepared:
+            result.notes.extend(first)
+            lines.extend(emitter.finish())
             result.gets.extend(emitter.gets)
             result.notes.extend(emitter.notes)
             result.engine_reports.append(emitter.engine_stats())
-            result.function_ops[fn.name] = emitter.op_count
+            result.function_ops[emitter.fn.name] = emitter.op_count
+        if failure is not None:
+            raise failure
         lines.append("}")
         result.text = "\n".join(lines) + "\n"
         return result
