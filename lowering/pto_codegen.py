@@ -272,6 +272,8 @@ class Emitter:
         """Scalar variable id -> the blocks (outermost first) around its definition."""
         self.plain_roots: dict[Site, RootId] = {}
         """Plain integer roots by their site (see `Site`)."""
+        self._placeholders: dict[int, tuple[ir.Expr, ir.Var]] = {}
+        self._hoisted_forms: dict[int, tuple[ir.Expr, ir.Expr]] = {}
         self.slot_roots: dict[int, RootId] = {}
         """Slot-operand roots by the tile variable's id."""
         self.extract_seconds = 0.0
@@ -426,37 +428,83 @@ class Emitter:
         return name
 
     def _hoist(self, e: ir.Expr) -> ir.Expr:
-        """`e` with each integer `pl.min` / `pl.max` / bit operation (`_HOISTED_BINARY`) emitted
-        first, as one `arith` op over its lowered operands, and replaced by a variable bound to
-        its value: the index engine reasons about the rest and sees those as opaque values."""
+        """`e` with each integer `pl.min` / `pl.max` / bit operation (`_HOISTED_BINARY`), cast
+        step and float comparison emitted first, as one `arith` op over its lowered operands,
+        and replaced by a variable bound to its value: the index engine reasons about the rest
+        and sees those as opaque values. The rest is `_hoisted_form(e)`, the expression the
+        pre-pass registered as a root (so it is saturated with the others, not late)."""
+        self._emit_hoisted(e)
+        return self._hoisted_form(e)
+
+    def _emit_hoisted(self, e: ir.Expr) -> None:
+        """Emit the hoisted operations of `e` (see `_hoist`), binding their placeholders."""
         if isinstance(e, ir.ScalarBinary) and e.op in _HOISTED_BINARY:
             a, b = self.lower(e.a), self.lower(e.b)
             signed, unsigned = _HOISTED_BINARY[e.op]
             name = self.arith(unsigned if e.dtype.is_unsigned else signed, [a, b], _int_type(e.dtype))
-            v = ir.Var(f"_{e.op}", ir.ScalarType(e.dtype))
-            self.handles[v.id] = name
-            return v
-        if isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
+            self.handles[self._placeholder(e).id] = name
+        elif isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
             a, b = self.lower(e.a), self.lower(e.b)
             name = self.arith("cmpf", [a, b], _int_type(ir.expr_dtype(e.a)), predicate=_CMPF[e.op],
                               result_type="i1")
-            v = ir.Var("_cmp", ir.ScalarType(ir.DType.BOOL))
-            self.handles[v.id] = name
-            return v
-        if isinstance(e, ir.Cast) and _cast_ops(e) is not None:
+            self.handles[self._placeholder(e).id] = name
+        elif isinstance(e, ir.Cast) and _cast_ops(e) is not None:
             steps = _cast_ops(e)
             assert steps is not None
             value = self.lower(e.a)
             for op, src_t, dst_t in steps:
                 value = self.arith(op, [value], dst_t, cast_from=src_t)
-            v = ir.Var("_cast", ir.ScalarType(e.dtype))
-            self.handles[v.id] = value
-            return v
+            self.handles[self._placeholder(e).id] = value
+        elif isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
+            self._emit_hoisted(e.a)
+            self._emit_hoisted(e.b)
+        elif isinstance(e, ir.Cast):
+            self._emit_hoisted(e.a)
+
+    def _placeholder(self, e: ir.Expr) -> ir.Var:
+        """The variable standing for the hoisted operation `e` (one per expression object)."""
+        known = self._placeholders.get(id(e))
+        if known is not None and known[0] is e:
+            return known[1]
+        if isinstance(e, ir.ScalarBinary):
+            v = ir.Var(f"_{e.op}", ir.ScalarType(e.dtype))
+        elif isinstance(e, ir.Cmp):
+            v = ir.Var("_cmp", ir.ScalarType(ir.DType.BOOL))
+        else:
+            v = ir.Var("_cast", ir.ScalarType(ir.expr_dtype(e)))
+        self._placeholders[id(e)] = (e, v)  # holds `e`, so its id stays its own
+        return v
+
+    def _hoisted_form(self, e: ir.Expr) -> ir.Expr:
+        """`e` with each hoisted operation replaced by its placeholder (one object per `e`)."""
+        known = self._hoisted_forms.get(id(e))
+        if known is not None and known[0] is e:
+            return known[1]
+        out: ir.Expr
+        if _is_hoisted(e):
+            out = self._placeholder(e)
+        elif isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
+            out = replace(e, a=self._hoisted_form(e.a), b=self._hoisted_form(e.b))
+        elif isinstance(e, ir.Cast):
+            out = replace(e, a=self._hoisted_form(e.a))
+        else:
+            out = e
+        self._hoisted_forms[id(e)] = (e, out)
+        return out
+
+    def _hoisted_operands(self, e: ir.Expr) -> list[ir.Expr]:
+        """The operands `_emit_hoisted` lowers for `e`, in its order."""
+        if isinstance(e, ir.ScalarBinary) and e.op in _HOISTED_BINARY:
+            return [e.a, e.b]
+        if isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
+            return [e.a, e.b]
+        if isinstance(e, ir.Cast) and _cast_ops(e) is not None:
+            return [e.a]
         if isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
-            return replace(e, a=self._hoist(e.a), b=self._hoist(e.b))
+            return [*self._hoisted_operands(e.a), *self._hoisted_operands(e.b)]
         if isinstance(e, ir.Cast):
-            return replace(e, a=self._hoist(e.a))
-        return e
+            return self._hoisted_operands(e.a)
+        return []
 
     def _choose(self, root: RootId) -> Chosen:
         t0 = time.perf_counter()
@@ -1439,9 +1487,14 @@ class FunctionEmitter(Emitter):
             return
 
     def _collect_plain(self, e: ir.Expr, want: ir.DType | None) -> None:
+        if _has_hoisted(e):
+            # What `lower` will ask for: the hoisted operations' operands, then the rest.
+            for operand in self._hoisted_operands(e):
+                self._collect_plain(operand, None)
+            e = self._hoisted_form(e)
         site = _site(e, want)
-        if site in self.plain_roots or _has_hoisted(e):
-            return  # an expression with a hoisted operation is lowered as written (`_hoist`)
+        if site in self.plain_roots:
+            return
         root = plain_root(e, want)
         if root is not None:
             self.plain_roots[site] = self.engine.add_root(root)
