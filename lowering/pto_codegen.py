@@ -1490,7 +1490,7 @@ class FunctionEmitter(Emitter):
         if _has_hoisted(e):
             # What `lower` will ask for: the hoisted operations' operands, then the rest.
             for operand in self._hoisted_operands(e):
-                self._collect_plain(operand, None)
+                self._collect_operand(operand)
             e = self._hoisted_form(e)
         site = _site(e, want)
         if site in self.plain_roots:
@@ -1498,6 +1498,22 @@ class FunctionEmitter(Emitter):
         root = plain_root(e, want)
         if root is not None:
             self.plain_roots[site] = self.engine.add_root(root)
+
+    def _collect_operand(self, e: ir.Expr) -> None:
+        """An operand `_hoist` lowers: a root even when it is a literal (`lower` makes every
+        integer it lowers a root; other sites emit their literals themselves)."""
+        dtype = ir.expr_dtype(e)
+        if _has_hoisted(e) or not (dtype.is_int or dtype is ir.DType.BOOL):
+            self._collect_plain(e, None)
+            return
+        site = _site(e, None)
+        if site in self.plain_roots:
+            return
+        try:
+            fold(e)
+        except PassError:
+            return  # left for emission to report in order
+        self.plain_roots[site] = self.engine.add_root(e)
 
     def engine_stats(self) -> EngineStats:
         report = self.engine.saturate().report

@@ -120,3 +120,24 @@ def test_a_function_alone_over_the_limit_keeps_its_best_form_and_reports_it(
     assert all(r.nodes > 0 for r in reports)  # each saturated in an e-graph of its own
     for e, r in zip(engines, roots, strict=True):
         assert e.choose(r, EmittedScope()).term is not None
+
+
+def test_hoisted_operations_are_saturated_with_the_other_roots(monkeypatch: pytest.MonkeyPatch) -> None:
+    # valid_rows computes pl.min / pl.max of index expressions: their operands and the rest of
+    # each expression are roots of the pre-pass, so the function saturates once (no late root).
+    from pathlib import Path
+
+    from slotsat.app.pipeline import compile_source
+
+    path = Path(__file__).resolve().parents[1] / "data" / "printed" / "valid_rows.pre.py"
+    groups: list[int] = []
+    real = engine_mod._saturate_groups
+
+    def spy(pending: list[IndexEngine]) -> None:
+        groups.append(len(pending))
+        real(pending)
+
+    monkeypatch.setattr(engine_mod, "_saturate_groups", spy)
+    result = compile_source(path.read_text(), path.name, CompileOptions(backend=Backend.NONE))
+    assert "arith.maxsi" in result.pto_text and "arith.minsi" in result.pto_text
+    assert groups == [len(result.engine_reports)]
