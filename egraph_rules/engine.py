@@ -9,6 +9,7 @@ Usage (codegen, `slotsat explore`, the benchmark's probe):
     engine.add_loop(LoopInfo(i, start, stop, step))       # every enclosing loop
     r = engine.add_root(expr, slots=2)                     # a slot operand (or a plain expression)
     engine.saturate()                                      # one session: insert, run, export
+                                                           # (or saturate_together(engines))
     chosen = engine.choose(r, scope)                       # in emission order; CSE-aware
 
 What goes where:
@@ -33,6 +34,12 @@ The result of a saturation is a `Saturated` graph, immutable, with its own gener
 engine keeps the latest and builds a new one when roots or loops were added since (a late
 root builds a new graph). Choices and emitted-value scopes are keyed by generation, so a
 value emitted for one graph is never reused for another.
+
+Codegen saturates the engines of every kernel function of a module in one e-graph
+(`saturate_together`: one session, one insert, one run, one export and one parse per
+module; each function keyed apart, each with a generation of its own, and one e-graph per
+function again when the joint run hits a limit). Its pre-pass registers every root emission
+will ask for, including the operands of hoisted operations, so a function saturates once.
 """
 
 from __future__ import annotations

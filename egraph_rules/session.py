@@ -27,12 +27,17 @@ of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
   `_serialize` on both paths (there is no public one), with the op-name mapping computed
   once per template on the command path.
 - **Bounded runner.** `Session.run(schedule, limits)` drives every loop of the schedule
-  (`schedules.Fix`) in Python, one egglog iteration of one ruleset per call: a loop repeats
-  its steps until a round reports no update, a top-level phase at most
+  (`schedules.Fix`) in Python, one egglog iteration of one ruleset per call (the call also
+  returns the table sizes after it, so a limit check costs no call of its own): a loop
+  repeats its steps until a round reports no update, a top-level phase at most
   `limits.rounds_for(name)` rounds in all (`rounds` counts those), and after every call the
   runner stops when the tables hold more than `limits.rows` rows or `limits.seconds` have
   passed since `started`. One iteration over a finite e-graph always returns, so the limits
-  hold even for a ruleset that would never saturate.
+  hold even for a ruleset that would never saturate. (egglog's own `repeat` / `saturate`
+  schedules would take one call per phase, but egglog checks neither a row nor a time limit
+  inside them, so the runner keeps the iteration as its unit.) Callers put the terms of many
+  functions into one session (`engine.saturate_together`,
+  `LowerPipelineToSlots.plan_all`), so the calls are per module, not per function.
 - **Failure rule.** Hitting a limit is never an exception: the returned `ScheduleRun`
   names the limit (`limit_hit`, with the environment variable that raises it), and the
   caller declines safely. The slots pass declines every pipeline loop of the function

@@ -72,8 +72,12 @@ Cost: a function without a pipeline loop of `F > 1` never builds an e-graph. Oth
 e-graph is one session (`slotsat.egraph_rules.session`): a fresh copy of a per-thread
 template in which the rulesets are already lowered; the loop facts (`loops.loop_facts`)
 and the gate facts (`gates.FactBatch`) are inserted in one batch; schedules, reads and the
-one `Vec` extraction go through egglog's command objects. At 1,000 loops the pass takes
-about a second instead of about ten.
+one `Vec` extraction go through egglog's command objects. The pipeline runs the pass over
+a whole module at once (`run_all` / `plan_all`): the functions that need an e-graph share
+one session, their loops keyed apart, advancing in lock-step (each schedule once for all,
+one extraction, each table read once), so a module pays the session's fixed costs once.
+A joint run that hits a limit plans each function on its own instead, so the failure rule
+below applies per function.
 
 A schedule that hits an e-graph limit (rounds, rows or time, `slotsat.core.limits`)
 leaves verdicts that may still change, so every pipeline loop of `F > 1` in the function
