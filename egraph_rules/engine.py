@@ -608,8 +608,11 @@ def _saturate_groups(pending: list[IndexEngine]) -> None:
                                                           b.engine.schedule.name))
         if not live:
             continue
-        if len(live) > 1 and _saturate_joint(live):
-            continue
+        if len(live) > 1:
+            if _saturate_joint(live):
+                continue
+            for b in live:  # each function's own time limit starts now, not before the joint run
+                b.started = time.perf_counter()
         for b in live:
             _saturate_alone(b)
 
