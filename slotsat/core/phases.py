@@ -44,11 +44,6 @@ def add(name: str, seconds: float) -> None:
         record[name] = record.get(name, 0.0) + seconds
 
 
-def active() -> bool:
-    """True when a recording is on (a pass may skip computing a figure nobody records)."""
-    return _STATE.active is not None
-
-
 @contextmanager
 def recording() -> Iterator[dict[str, float]]:
     """Record phases for the duration of the block into the returned dict (seconds).
