@@ -9,6 +9,7 @@ Usage (codegen, `slotsat explore`, the benchmark's probe):
     engine.add_loop(LoopInfo(i, start, stop, step))       # every enclosing loop
     r = engine.add_root(expr, slots=2)                     # a slot operand (or a plain expression)
     engine.saturate()                                      # one session: insert, run, export
+                                                           # (or saturate_together(engines))
     chosen = engine.choose(r, scope)                       # in emission order; CSE-aware
 
 What goes where:
@@ -33,18 +34,24 @@ The result of a saturation is a `Saturated` graph, immutable, with its own gener
 engine keeps the latest and builds a new one when roots or loops were added since (a late
 root builds a new graph). Choices and emitted-value scopes are keyed by generation, so a
 value emitted for one graph is never reused for another.
+
+Codegen saturates the engines of every kernel function of a module in one e-graph
+(`saturate_together`: one session, one insert, one run, one export and one parse per
+module; each function keyed apart, each with a generation of its own, and one e-graph per
+function again when the joint run hits a limit). Its pre-pass registers every root emission
+will ask for, including the operands of hoisted operations, so a function saturates once.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import NewType
 
 from slotsat.analysis.matcher import MatcherClass, ValueGraph, accepted, classify
-from slotsat.core import ir
+from slotsat.core import ir, phases
 from slotsat.core.options import Mode
 from slotsat.core.semantics import fold
 from slotsat.egraph_rules.calls import Action, Call
@@ -184,51 +191,57 @@ class IndexEngine:
         one session (batched insert, the bounded run, one export)."""
         if self._graph is not None:
             return self._graph
+        saturate_together([self])
+        assert self._graph is not None
+        return self._graph
+
+    def _batch(self) -> _Batch:
+        """What this engine inserts: its terms, its parts and its loop facts."""
         t0 = time.perf_counter()
-        terms = [self._root_term(r) for r in self.roots]
-        parts = dict(self.terms.parts)
-        inserted = [t for t in terms if t is not None] + [t for _, t in parts.values()]
-        if not inserted:
-            report = SaturationReport(0, 0, time.perf_counter() - t0, None, self.schedule.name)
-            self._graph = Saturated(
-                next(_generations),
-                report,
-                None,
-                tuple(terms),
-                tuple(None for _ in terms),
-                tuple(frozenset() for _ in terms),
-            )
-            return self._graph
-        facts: list[Action] = []
-        for vid, key in self.loop_keys.items():
-            facts.extend(loop_facts(key, self.loops[vid]))
-        with session(INDEX_ENGINE) as s:
-            s.insert([*facts, *inserted])
-            run = s.run(self.schedule, self.limits, started=t0)
-            rows = s.rows()
-            view = EGraphView(s.export())
+        with phases.phase("codegen.insert"):
+            terms = [self._root_term(r) for r in self.roots]
+            parts = dict(self.terms.parts)
+            inserted: list[Action] = [t for t in terms if t is not None]
+            inserted += [t for _, t in parts.values()]
+            facts: list[Action] = []
+            if inserted:
+                for vid, key in self.loop_keys.items():
+                    facts.extend(loop_facts(key, self.loops[vid]))
+        return _Batch(self, terms, parts, facts, inserted, t0)
+
+    def _rebase(self, base: int, prefix: str) -> None:
+        """Renumber the loop keys from `base` and name the opaque leaves with `prefix`, so that
+        the loops and leaves of several engines are distinct in one e-graph. Terms are built
+        afresh from the new keys (a new term builder)."""
+        order = sorted(self.loop_keys.items(), key=lambda kv: kv[1])
+        self.loop_keys.clear()
+        self._loop_vars.clear()
+        for k, (vid, _) in enumerate(order):
+            self.loop_keys[vid] = base + k
+            self._loop_vars[base + k] = self.loops[vid].var
+        self.terms = TermBuilder(self.loop_keys, prefix)
+        self._leaf_terms.clear()
+        self._graph = None
+
+    def _adopt(self, batch: _Batch, view: EGraphView | None, report: SaturationReport) -> None:
+        """Take the saturated graph `view` (shared with the other engines of one batch)."""
         classes: list[str | None] = []
         written: list[frozenset[NodeKey]] = []
-        for t in terms:
-            nodes: set[NodeKey] = set()
-            classes.append(view.resolve(t, nodes) if t is not None else None)
-            written.append(frozenset(nodes))
         part_info: dict[int, tuple[Call, str, frozenset[NodeKey]]] = {}
-        for pid, (_, t) in parts.items():
-            nodes = set()
-            part_info[pid] = (t, view.resolve(t, nodes), frozenset(nodes))
-        report = SaturationReport(
-            iterations=run.rounds,
-            nodes=rows,
-            seconds=time.perf_counter() - t0,
-            limit_hit=run.limit_hit,
-            schedule=run.schedule,
-            matches=dict(run.matches),
-        )
+        if view is None:
+            classes = [None for _ in batch.terms]
+            written = [frozenset() for _ in batch.terms]
+        else:
+            for t in batch.terms:
+                nodes: set[NodeKey] = set()
+                classes.append(view.resolve(t, nodes) if t is not None else None)
+                written.append(frozenset(nodes))
+            for pid, (_, t) in batch.parts.items():
+                nodes = set()
+                part_info[pid] = (t, view.resolve(t, nodes), frozenset(nodes))
         self._graph = Saturated(
-            next(_generations), report, view, tuple(terms), tuple(classes), tuple(written), part_info
+            next(_generations), report, view, tuple(batch.terms), tuple(classes), tuple(written), part_info
         )
-        return self._graph
 
     def _root_term(self, root: Root) -> Call | None:
         if not (ir.expr_dtype(root.expr).is_int or root.slots is None):
@@ -525,6 +538,131 @@ class IndexEngine:
         return graph.view.proof(cls)
 
 
+@dataclass
+class _Batch:
+    """One engine's share of a saturation (`IndexEngine._batch`)."""
+
+    engine: IndexEngine
+    terms: list[Call | None]
+    parts: dict[int, tuple[ir.Expr, Call]]
+    facts: list[Action]
+    inserted: list[Action]
+    started: float
+
+
+class _Clock:
+    seconds = 0.0
+    """Wall time spent in saturations so far (inserts included), process-wide."""
+
+
+CLOCK = _Clock()
+"""Read by codegen to keep its extraction and emission phases disjoint from the
+saturations run inside them (a root added late saturates when it is chosen)."""
+
+
+def saturate_together(engines: Sequence[IndexEngine]) -> None:
+    """Saturate the roots of several engines (one per kernel function of a module) in one
+    e-graph of one session: one batched insert, one bounded run, one export and one parse,
+    instead of one of each per function.
+
+    Scoping: each engine's loops get keys of their own (`_rebase`) and its opaque leaves a
+    name prefix, so no term of one function names a loop or a leaf of another; variables are
+    keyed by their process-unique id. The functions' terms then share only e-classes built
+    from literals alone (hash-consed, equal in every function), and no rule unions a class
+    that reads a loop or a variable with one that does not, so each function's part of the
+    e-graph evolves round by round exactly as in an e-graph of its own: same classes, same
+    facts, same choices. (Each engine's extraction starts from its own roots, so it only
+    ever reaches its own part.)
+
+    Limits: the joint e-graph has at least the rows of each function's own and runs as many
+    rounds as the slowest function's, so a joint run within the limits means every function
+    alone would have been within them. When the joint run hits a limit, each engine is
+    saturated alone instead, and the failure rule applies per function exactly as documented
+    (`slotsat.egraph_rules.session`).
+
+    Engines already saturated are left as they are; engines of different modes are
+    saturated in one e-graph per mode. The joint report (rows, rounds, matches, seconds) is
+    the first engine's; the others report zero rows and rounds, so figures summed over
+    functions count each e-graph once.
+    """
+    t0 = time.perf_counter()
+    try:
+        _saturate_groups([e for e in engines if e._graph is None])
+    finally:
+        CLOCK.seconds += time.perf_counter() - t0
+
+
+def _saturate_groups(pending: list[IndexEngine]) -> None:
+    for mode in (Mode.SLOTSAT, Mode.PYPTO):
+        group = [e for e in pending if e.mode is mode]
+        if len(group) > 1:
+            base = 0
+            for k, e in enumerate(group):
+                e._rebase(base, f"f{k}.")
+                base += len(e.loop_keys)
+        batches = [e._batch() for e in group]
+        live = [b for b in batches if b.inserted]
+        for b in batches:
+            if not b.inserted:
+                b.engine._adopt(b, None, SaturationReport(0, 0, time.perf_counter() - b.started, None,
+                                                          b.engine.schedule.name))
+        if not live:
+            continue
+        if len(live) > 1:
+            if _saturate_joint(live):
+                continue
+            for b in live:  # each function's own time limit starts now, not before the joint run
+                b.started = time.perf_counter()
+        for b in live:
+            _saturate_alone(b)
+
+
+def _saturate_alone(b: _Batch) -> None:
+    engine = b.engine
+    with session(INDEX_ENGINE) as s:
+        with phases.phase("codegen.insert"):
+            s.insert([*b.facts, *b.inserted])
+        with phases.phase("codegen.saturate"):
+            run = s.run(engine.schedule, engine.limits, started=b.started)
+            rows = s.rows()
+            view = EGraphView(s.export())
+    report = SaturationReport(
+        iterations=run.rounds,
+        nodes=rows,
+        seconds=time.perf_counter() - b.started,
+        limit_hit=run.limit_hit,
+        schedule=run.schedule,
+        matches=dict(run.matches),
+    )
+    with phases.phase("codegen.saturate"):
+        engine._adopt(b, view, report)
+
+
+def _saturate_joint(batches: list[_Batch]) -> bool:
+    """One e-graph for every batch (see `saturate_together`); False when it hit a limit
+    (nothing adopted: each engine is then saturated alone)."""
+    first = batches[0].engine
+    started = min(b.started for b in batches)
+    with session(INDEX_ENGINE) as s:
+        with phases.phase("codegen.insert"):
+            s.insert([a for b in batches for a in b.facts] + [a for b in batches for a in b.inserted])
+        with phases.phase("codegen.saturate"):
+            run = s.run(first.schedule, first.limits, started=started)
+            if run.limit_hit is not None:
+                return False
+            rows = s.rows()
+            view = EGraphView(s.export())
+    seconds = time.perf_counter() - started
+    with phases.phase("codegen.saturate"):
+        for k, b in enumerate(batches):
+            if k == 0:
+                report = SaturationReport(run.rounds, rows, seconds, None, run.schedule, dict(run.matches))
+            else:
+                report = SaturationReport(0, 0, 0.0, None, run.schedule)
+            b.engine._adopt(b, view, report)
+    return True
+
+
 def _leaf_node(term: Call) -> ENode:
     """The view's node of an inserted `const` / `var` leaf term."""
     value, dt = term.args
@@ -606,4 +744,5 @@ __all__ = [
     "RootId",
     "Saturated",
     "SaturationReport",
+    "saturate_together",
 ]

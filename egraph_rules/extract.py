@@ -137,13 +137,21 @@ class Extractor:
     def completions(
         self, root: str, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]
     ) -> dict[str, Completion]:
-        order = self.view.reachable(root)
+        # An e-class holding a literal (other than the root) completes as that literal: it
+        # costs 0 ops and 0 in total, and every other node costs at least one op, so no other
+        # node can beat or tie it, and none of its other nodes' children is needed. Not
+        # following them keeps the closure to the root's own terms: literal-only terms the
+        # rules build (`8 % 3`) collect in the literals' e-classes, which many roots share.
+        view = self.view
+        order = view.reachable(root, through_literals=False)
         best: dict[str, Completion] = {}
         fresh: list[str] = []
         for cls in order:
             t = emitted(cls)
             if t is not None:
                 best[cls] = Completion(0, op_count(t), 0, t, frozenset())
+            elif cls != root and cls in view.literal_classes:
+                best[cls] = self._literal(cls, original)
             else:
                 fresh.append(cls)
         # Passes in `order` until one changes nothing. A class none of whose child classes
@@ -176,6 +184,17 @@ class Extractor:
                         changed_at[cls] = version
                         version += 1
         return best
+
+    def _literal(self, cls: str, original: set[NodeKey]) -> Completion:
+        """The completion of a literal's e-class: its best leaf (see `completions`)."""
+        found: Completion | None = None
+        for node in self.view.classes[cls]:
+            if node.kind in LEAF_KINDS:
+                cand = self.complete(cls, node, {}, original)
+                if cand is not None and (found is None or cand.better_than(found)):
+                    found = cand
+        assert found is not None
+        return found
 
     def complete(
         self, cls: str, node: ENode, best: dict[str, Completion], original: set[NodeKey]

@@ -51,14 +51,18 @@ def is_part(e: ir.Expr) -> bool:
 class TermBuilder:
     """Builds the terms of one engine's roots; remembers every opaque leaf and every part."""
 
-    def __init__(self, loop_keys: Mapping[int, int]) -> None:
+    def __init__(self, loop_keys: Mapping[int, int], prefix: str = "") -> None:
         self.loop_keys = loop_keys
         """Induction variable id -> loop key (read when a term is built)."""
+        self.prefix = prefix
+        """Prefix of the opaque leaves' names (`u<n>`), unique per function in a joint e-graph."""
         self.leaves: dict[str, ir.Expr] = {}
         """Opaque leaf name -> the expression it stands for (a `Var`, or a subexpression)."""
         self.parts: dict[int, tuple[ir.Expr, Call]] = {}
         """`id` of a part (a signed subexpression inside a leaf) -> (the part, its term)."""
         self._by_expr: dict[int, tuple[str, ir.Expr]] = {}
+        self._memo: dict[int, tuple[ir.Expr, Call]] = {}
+        self._memo_loops = len(loop_keys)
 
     def root(self, e: ir.Expr, *, slot: bool) -> Call | None:
         """The term of a root (a slot operand ends at `INDEX`); None for a root of a dtype the
@@ -82,7 +86,7 @@ class TermBuilder:
             name = f"v{e.id}"
         else:
             known = self._by_expr.get(id(e))
-            name = known[0] if known is not None else f"u{len(self._by_expr)}"
+            name = known[0] if known is not None else f"{self.prefix}u{len(self._by_expr)}"
             self._by_expr[id(e)] = (name, e)  # keeps `e` alive, so its id stays its own
             self._register_parts(e)
         self.leaves[name] = e
@@ -104,6 +108,20 @@ class TermBuilder:
         return t
 
     def _own(self, e: ir.Expr) -> Call:
+        """`e` at its own dtype, memoized by identity: a subexpression shared by several roots
+        (or reached twice in one) is built once. The memo holds `e`, so its `id` stays its
+        own, and is dropped when a loop is registered (a variable may become an `iv`)."""
+        if self._memo_loops != len(self.loop_keys):
+            self._memo.clear()
+            self._memo_loops = len(self.loop_keys)
+        hit = self._memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        t = self._build(e)
+        self._memo[id(e)] = (e, t)
+        return t
+
+    def _build(self, e: ir.Expr) -> Call:
         own = ir.expr_dtype(e)
         if isinstance(e, ir.ConstInt):
             if own in _SIGNED and own.fits(e.value):

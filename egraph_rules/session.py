@@ -27,12 +27,17 @@ of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
   `_serialize` on both paths (there is no public one), with the op-name mapping computed
   once per template on the command path.
 - **Bounded runner.** `Session.run(schedule, limits)` drives every loop of the schedule
-  (`schedules.Fix`) in Python, one egglog iteration of one ruleset per call: a loop repeats
-  its steps until a round reports no update, a top-level phase at most
+  (`schedules.Fix`) in Python, one egglog iteration of one ruleset per call (the call also
+  returns the table sizes after it, so a limit check costs no call of its own): a loop
+  repeats its steps until a round reports no update, a top-level phase at most
   `limits.rounds_for(name)` rounds in all (`rounds` counts those), and after every call the
   runner stops when the tables hold more than `limits.rows` rows or `limits.seconds` have
   passed since `started`. One iteration over a finite e-graph always returns, so the limits
-  hold even for a ruleset that would never saturate.
+  hold even for a ruleset that would never saturate. (egglog's own `repeat` / `saturate`
+  schedules would take one call per phase, but egglog checks neither a row nor a time limit
+  inside them, so the runner keeps the iteration as its unit.) Callers put the terms of many
+  functions into one session (`engine.saturate_together`,
+  `LowerPipelineToSlots.plan_all`), so the calls are per module, not per function.
 - **Failure rule.** Hitting a limit is never an exception: the returned `ScheduleRun`
   names the limit (`limit_hit`, with the environment variable that raises it), and the
   caller declines safely. The slots pass declines every pipeline loop of the function
@@ -133,7 +138,7 @@ class _Path(Protocol):
 
     def insert(self, actions: Sequence[Action]) -> None: ...
 
-    def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int]]: ...
+    def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int], int]: ...
 
     def rows(self) -> int: ...
 
@@ -168,6 +173,7 @@ class _Commands:
         for ruleset in spec.rulesets():
             self.runs[id(ruleset)] = state.run_schedule_to_egg(ruleset.schedule)
         self._op_mapping: dict[str, str] | None = None
+        self._print_size = bindings.PrintSize(self.span, None)
 
     def _run(self, *cmds: Any) -> list[Any]:
         out: list[Any] = self.egraph._egraph.run_program(*cmds)
@@ -212,13 +218,15 @@ class _Commands:
         for k in range(0, len(cmds), INSERT_CHUNK):
             self._run(*cmds[k : k + INSERT_CHUNK])
 
-    def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int]]:
-        (out,) = self._run(self.runs[id(ruleset)])
+    def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int], int]:
+        """One iteration of `ruleset` and the table rows after it, in one egglog call."""
+        out, size = self._run(self.runs[id(ruleset)], self._print_size)
         raw = out.report
-        return bool(raw.updated), {str(k): int(v) for k, v in raw.num_matches_per_rule.items()}
+        matches = {str(k): int(v) for k, v in raw.num_matches_per_rule.items()}
+        return bool(raw.updated), matches, sum(int(n) for _, n in size.sizes)
 
     def rows(self) -> int:
-        (out,) = self._run(self.b.PrintSize(self.span, None))
+        (out,) = self._run(self._print_size)
         return sum(int(size) for _, size in out.sizes)
 
     def _decode(self, dag: Any, term: int, memo: dict[int, Arg]) -> Arg:
@@ -325,14 +333,14 @@ class _Public:
         if high:
             self.egraph.register(*high)
 
-    def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int]]:
+    def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int], int]:
         report = self.egraph.run(ruleset)
         matches: dict[str, int] = {}
         for rule_decl, count in report.num_matches_per_rule.items():
             name = getattr(rule_decl, "name", None)
             key = name if isinstance(name, str) else str(rule_decl)
             matches[key] = matches.get(key, 0) + count
-        return report.updated, matches
+        return report.updated, matches, self.rows()
 
     def rows(self) -> int:
         return sum(size for _, size in self.egraph.all_function_sizes())
@@ -471,19 +479,21 @@ class Session:
                 while result.limit_hit is None and self._round(step, result, limits, t0):
                     changed = True
             else:
-                updated, matches = self._path.run_once(step)
+                updated, matches, rows = self._path.run_once(step)
                 result.matches.update(matches)
                 changed = changed or updated
-                result.limit_hit = self._over(result.schedule, limits, t0, grew=updated)
+                result.limit_hit = self._over(result.schedule, limits, t0, rows if updated else None)
             if result.limit_hit is not None:
                 return False
         return changed
 
-    def _over(self, name: str, limits: Limits, t0: float, *, grew: bool = True) -> str | None:
-        """The time or row limit this e-graph is over, if any (rows only counted when it `grew`)."""
+    @staticmethod
+    def _over(name: str, limits: Limits, t0: float, rows: int | None) -> str | None:
+        """The time or row limit this e-graph is over, if any (`rows`: the table rows after an
+        iteration that changed the e-graph, None when it changed nothing)."""
         if time.perf_counter() - t0 > limits.seconds:
             return f"{name}: time limit of {limits.seconds:g} s (SLOTSAT_EGRAPH_SECONDS raises it)"
-        if grew and self.rows() > limits.rows:
+        if rows is not None and rows > limits.rows:
             return f"{name}: row limit of {limits.rows} (SLOTSAT_EGRAPH_NODES raises it)"
         return None
 

@@ -114,6 +114,10 @@ class EGraphView:
                 self.nonneg.add(eclass(children[0]))
         for members in self.classes.values():
             members.sort(key=lambda n: (n.kind, repr(n.payload), n.children))
+        self.literal_classes = frozenset(
+            cls for cls, members in self.classes.items() if any(n.kind == "const" for n in members)
+        )
+        """E-classes holding a literal (`const`): their value is that literal."""
 
     @staticmethod
     def _enode(  # noqa: PLR0917
@@ -201,8 +205,10 @@ class EGraphView:
                         dot.edge(_safe(self.node_ids[en.key]), anchor[child], lhead=f"cluster_{_safe(child)}")
         return str(dot.source)
 
-    def reachable(self, root: str) -> list[str]:
-        """E-classes reachable from `root`, children before parents where acyclic."""
+    def reachable(self, root: str, *, through_literals: bool = True) -> list[str]:
+        """E-classes reachable from `root`, children before parents where acyclic; without
+        `through_literals`, the children of a literal's e-class (other than `root`) are not
+        followed."""
         order: list[str] = []
         seen: set[str] = set()
         stack: list[tuple[str, bool]] = [(root, False)]
@@ -215,6 +221,8 @@ class EGraphView:
                 continue
             seen.add(cls)
             stack.append((cls, True))
+            if not through_literals and cls != root and cls in self.literal_classes:
+                continue
             for node in self.classes.get(cls, ()):
                 for child in node.children:
                     if child not in seen:

@@ -72,8 +72,12 @@ Cost: a function without a pipeline loop of `F > 1` never builds an e-graph. Oth
 e-graph is one session (`slotsat.egraph_rules.session`): a fresh copy of a per-thread
 template in which the rulesets are already lowered; the loop facts (`loops.loop_facts`)
 and the gate facts (`gates.FactBatch`) are inserted in one batch; schedules, reads and the
-one `Vec` extraction go through egglog's command objects. At 1,000 loops the pass takes
-about a second instead of about ten.
+one `Vec` extraction go through egglog's command objects. The pipeline runs the pass over
+a whole module at once (`run_all` / `plan_all`): the functions that need an e-graph share
+one session, their loops keyed apart, advancing in lock-step (each schedule once for all,
+one extraction, each table read once), so a module pays the session's fixed costs once.
+A joint run that hits a limit plans each function on its own instead, so the failure rule
+below applies per function.
 
 A schedule that hits an e-graph limit (rounds, rows or time, `slotsat.core.limits`)
 leaves verdicts that may still change, so every pipeline loop of `F > 1` in the function
@@ -93,22 +97,25 @@ Related passes
 
 from __future__ import annotations
 
+import bisect
 import enum
 import time
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import Any, ClassVar, Protocol
 
 import networkx as nx
 
 from slotsat.analysis.alias import AliasFacts, alias_facts, tile_definitions
 from slotsat.analysis.budget import Backend, Budget, CapacityDecline, region_bytes
 from slotsat.analysis.loops import LoopNode, loop_nodes, loop_tree, pipeline_ancestors
-from slotsat.core import ir, ops
+from slotsat.core import ir, ops, phases
 from slotsat.core.ops import CrossCore, cross_core_role
 from slotsat.core.options import Planner
 from slotsat.egraph_rules import gates as g
+from slotsat.egraph_rules.calls import Action, Arg, Call, Set
 from slotsat.egraph_rules.loops import LoopInfo, loop_facts
-from slotsat.egraph_rules.schedules import SLOTS_FORMS, SLOTS_GATES, SLOTS_PASS
+from slotsat.egraph_rules.schedules import SLOTS_FORMS, SLOTS_GATES, SLOTS_PASS, NamedSchedule
 from slotsat.egraph_rules.session import Limits, ScheduleRun, Session, session
 from slotsat.egraph_rules.slotize import slot_expr, slot_root
 from slotsat.lowering.common import Decline, PassResult, Rewriter
@@ -178,6 +185,135 @@ class _Context:
     """Loops the budget walk declined: key -> (code, message)."""
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """What a function's e-graph needs (`LowerPipelineToSlots._prepare`)."""
+
+    fn: ir.Function
+    tree: nx.DiGraph
+    infos: list[LoopNode]
+    pipes: list[_Loop]
+    facts: AliasFacts
+    tiles: list[ir.Var]
+
+
+_Request = NamedSchedule | list[Call]
+"""What a plan's steps ask for: a schedule run, or the extraction of slot roots."""
+
+
+class _Graph(Protocol):
+    """What a plan reads and writes of its e-graph: a `Session`, or a `_Scope` of a joint one."""
+
+    def insert(self, actions: Sequence[Action]) -> None: ...
+
+    def table(self, fn: str) -> list[tuple[tuple[Arg, ...], Arg]]: ...
+
+
+class _Own:
+    """A function's own session, its reads and writes marked as e-graph work."""
+
+    def __init__(self, s: Session) -> None:
+        self.s = s
+
+    def insert(self, actions: Sequence[Action]) -> None:
+        with phases.phase("slots.saturate"):
+            self.s.insert(actions)
+
+    def table(self, fn: str) -> list[tuple[tuple[Arg, ...], Arg]]:
+        with phases.phase("slots.saturate"):
+            return self.s.table(fn)
+
+
+class _Shared:
+    """The joint session of `plan_all`: inserts buffered until the next run, and each table
+    read once per run and split by function."""
+
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.pending: list[Action] = []
+        self.tables: dict[str, dict[int, list[tuple[tuple[Arg, ...], Arg]]]] = {}
+        self.loop_owner: list[tuple[int, int]] = []
+        """(first loop key, function index) in key order."""
+        self.tile_owner: dict[int, int] = {}
+
+    def flush(self) -> None:
+        if self.pending:
+            with phases.phase("slots.saturate"):
+                self.s.insert(self.pending)
+            self.pending = []
+
+    def changed(self) -> None:
+        self.tables.clear()
+
+    def rows(self, fn: str, owner: int) -> list[tuple[tuple[Arg, ...], Arg]]:
+        split = self.tables.get(fn)
+        if split is None:
+            split = {}
+            with phases.phase("slots.saturate"):
+                rows = self.s.table(fn)
+            for row in rows:
+                split.setdefault(self._owner(row[0]), []).append(row)
+            self.tables[fn] = split
+        return split.get(owner, [])
+
+    def _owner(self, args: tuple[Arg, ...]) -> int:
+        for a in args:
+            if isinstance(a, Call) and a.fn == "Loop":
+                (key,) = a.args
+                assert isinstance(key, int)
+                at = bisect.bisect_right(self.loop_owner, (key, len(self.loop_owner))) - 1
+                return self.loop_owner[at][1]
+        for a in args:
+            if isinstance(a, Call) and a.fn == "Tile":
+                (key,) = a.args
+                assert isinstance(key, int)
+                return self.tile_owner[key]
+        raise AssertionError(f"a table row of no function: {args!r}")
+
+
+class _Scope:
+    """One function's view of a joint e-graph: its loop keys `k` are `base + k` there (tiles
+    keep their binders' ids), its inserts are buffered and its table reads hold its rows."""
+
+    def __init__(self, shared: _Shared, base: int, index: int) -> None:
+        self.shared = shared
+        self.base = base
+        self.index = index
+        shared.loop_owner.append((base, index))
+
+    def insert(self, actions: Sequence[Action]) -> None:
+        for a in actions:
+            self.shared.pending.append(self._shift(a, self.base, own=True))
+
+    def table(self, fn: str) -> list[tuple[tuple[Arg, ...], Arg]]:
+        return [
+            (tuple(self.local(a) for a in args), self.local(value))
+            for args, value in self.shared.rows(fn, self.index)
+        ]
+
+    def local(self, arg: Any) -> Any:
+        """A term read back, with this function's own loop keys."""
+        return self._shift(arg, -self.base)
+
+    def _shift(self, arg: Any, by: int, *, own: bool = False) -> Any:
+        """`arg` with every loop key moved by `by`; `own`: its tiles are this function's."""
+        if isinstance(arg, Set):
+            return Set(self._shift(arg.target, by, own=own), self._shift(arg.value, by, own=own))
+        if not isinstance(arg, Call):
+            return arg
+        if arg.fn == "Loop":
+            (key,) = arg.args
+            assert isinstance(key, int)
+            return Call("Loop", (key + by,))
+        if arg.fn == "Tile" and own:
+            (key,) = arg.args
+            assert isinstance(key, int)
+            self.shared.tile_owner[key] = self.index
+        if not arg.args:
+            return arg
+        return Call(arg.fn, tuple(self._shift(a, by, own=own) for a in arg.args))
+
+
 def _candidates(loop: ir.ForStmt) -> list[ir.AssignStmt]:
     """§5: direct statements assigning an unbound tile from exactly `tile.load`."""
     out: list[ir.AssignStmt] = []
@@ -235,10 +371,119 @@ class LowerPipelineToSlots:
         plan = self.plan(fn)
         return PassResult(plan.result, plan.declines)
 
+    def run_all(self, fns: Sequence[ir.Function]) -> list[PassResult]:
+        """`run` of every function, with one e-graph for all of them (`plan_all`)."""
+        return [PassResult(p.result, p.declines) for p in self.plan_all(fns)]
+
     # ----------------------------------------------------------------------------------
 
     def plan(self, fn: ir.Function) -> FunctionPlan:
         """Decide every pipeline loop of `fn` and build the rewritten function."""
+        early = self._prepare(fn)
+        if isinstance(early, FunctionPlan):
+            return early
+        limits, started = Limits.from_env(), time.perf_counter()
+        with session(SLOTS_PASS) as s:  # one fresh e-graph per function (§11)
+            steps = self._decide(early, _Own(s))
+            request = next(steps)
+            while True:
+                if isinstance(request, NamedSchedule):
+                    with phases.phase("slots.saturate"):
+                        answer: object = s.run(request, limits, started=started)
+                else:
+                    with phases.phase("slots.saturate"):
+                        answer = s.extract(request)
+                try:
+                    request = steps.send(answer)
+                except StopIteration as done:
+                    result: FunctionPlan = done.value
+                    return result
+
+    def plan_all(self, fns: Sequence[ir.Function]) -> list[FunctionPlan]:
+        """`plan` of every function, the functions that need an e-graph sharing one.
+
+        Each function's loops are keyed apart (`_Scope`; tiles are keyed by their binders'
+        process-unique ids), so its facts and terms meet no other function's except in
+        literal-only terms, and its part of the e-graph evolves exactly as in an e-graph of
+        its own. The functions advance in lock-step: each schedule runs once for all that ask
+        for it, `SLOTS_GATES` (also the re-run after the capacity facts) before any
+        `SLOTS_FORMS`, which reads the final gate verdicts, then one extraction of every slot
+        term. A joint run within the limits means each function's own would have been (its
+        e-graph is part of the joint one, whose rounds are the slowest function's); if a
+        joint run hits a limit, every function is planned on its own instead, so the failure
+        rule (`egraph-limit`) applies per function as documented.
+        """
+        plans: list[FunctionPlan | None] = []
+        joint: list[tuple[int, _Prepared]] = []
+        failure: Exception | None = None
+        for k, fn in enumerate(fns):
+            try:
+                early = self._prepare(fn)
+            except Exception as exc:
+                failure = exc  # raised after the functions before it, as `run` one by one would
+                break
+            if isinstance(early, FunctionPlan):
+                plans.append(early)
+            else:
+                plans.append(None)
+                joint.append((k, early))
+        if len(joint) == 1:
+            k, _ = joint[0]
+            plans[k] = self.plan(fns[k])
+        elif joint:
+            done = self._plan_joint([prep for _, prep in joint])
+            for n, (k, _) in enumerate(joint):
+                plans[k] = done[n] if done is not None else self.plan(fns[k])
+        out = [p for p in plans if p is not None]
+        if failure is not None:
+            raise failure
+        assert len(out) == len(fns)
+        return out
+
+    def _plan_joint(self, preps: list[_Prepared]) -> list[FunctionPlan] | None:
+        """The lock-step of `plan_all` in one session; None when a joint run hit a limit."""
+        limits, started = Limits.from_env(), time.perf_counter()
+        with session(SLOTS_PASS) as s:
+            shared = _Shared(s)
+            scopes: list[_Scope] = []
+            base = 0
+            for prep in preps:
+                scopes.append(_Scope(shared, base, len(scopes)))
+                base += len(prep.infos)
+            steps = [self._decide(prep, scope) for prep, scope in zip(preps, scopes, strict=True)]
+            waiting: dict[int, _Request] = {k: next(g) for k, g in enumerate(steps)}
+            results: dict[int, FunctionPlan] = {}
+            while waiting:
+                runs = [r for r in waiting.values() if isinstance(r, NamedSchedule)]
+                if runs:
+                    schedule = SLOTS_GATES if any(r is SLOTS_GATES for r in runs) else runs[0]
+                    shared.flush()
+                    with phases.phase("slots.saturate"):
+                        run = s.run(schedule, limits, started=started)
+                    if run.limit_hit is not None:
+                        return None
+                    shared.changed()
+                    served: dict[int, object] = {k: run for k, r in waiting.items() if r is schedule}
+                else:
+                    shared.flush()
+                    wanted = {k: r for k, r in waiting.items() if isinstance(r, list)}
+                    with phases.phase("slots.saturate"):
+                        terms = s.extract([root for r in wanted.values() for root in r])
+                    served = {}
+                    at = 0
+                    for k, r in wanted.items():
+                        served[k] = [scopes[k].local(t) for t in terms[at : at + len(r)]]
+                        at += len(r)
+                for k, answer in served.items():
+                    try:
+                        waiting[k] = steps[k].send(answer)
+                    except StopIteration as stop:
+                        results[k] = stop.value
+                        del waiting[k]
+            return [results[k] for k in range(len(preps))]
+
+    def _prepare(self, fn: ir.Function) -> FunctionPlan | _Prepared:
+        """The plan of a function that needs no e-graph, or what its e-graph needs."""
         tree = loop_tree(fn)
         infos = loop_nodes(tree)
         pipes = [_Loop(i, i.stmt.stages) for i in infos if i.stmt.stages is not None]
@@ -262,30 +507,38 @@ class LowerPipelineToSlots:
                 p.candidates = _candidates(p.info.stmt)
         facts = alias_facts(fn.body, compat=self.compat)
         tiles = tile_definitions(fn.body)
-        limits, started = Limits.from_env(), time.perf_counter()
-        with session(SLOTS_PASS) as s:  # one fresh e-graph per function (§11)
-            s.insert(self._facts(pipes, facts, tiles).actions)
-            run = s.run(SLOTS_GATES, limits, started=started)
+        return _Prepared(fn, tree, infos, pipes, facts, tiles)
+
+    def _decide(self, prep: _Prepared, s: _Graph) -> Generator[_Request, object, FunctionPlan]:
+        """The e-graph part of a plan, as steps: yields a schedule to run (and is sent its
+        `ScheduleRun`) or the roots to extract (and is sent their terms); returns the plan."""
+        fn, tree, pipes, facts, tiles = prep.fn, prep.tree, prep.pipes, prep.facts, prep.tiles
+        s.insert(self._facts(pipes, facts, tiles).actions)
+        run = yield SLOTS_GATES
+        assert isinstance(run, ScheduleRun)
+        if run.limit_hit is not None:
+            return _limit_hit(fn, pipes, run)
+        ok = _ok(s)
+        capacity = self._capacity(s, pipes, ok, tiles)
+        if capacity:
+            run = yield SLOTS_GATES
+            assert isinstance(run, ScheduleRun)
             if run.limit_hit is not None:
                 return _limit_hit(fn, pipes, run)
             ok = _ok(s)
-            capacity = self._capacity(s, pipes, ok, tiles)
-            if capacity:
-                run = s.run(SLOTS_GATES, limits, started=started)
-                if run.limit_hit is not None:
-                    return _limit_hit(fn, pipes, run)
-                ok = _ok(s)
-            ctx = _Context(fn, tree, pipes, {p.info.key: p for p in pipes}, facts, ok, capacity)
-            eligible = [p for p in pipes if p.stages > 1 and ok.get(p.info.key, False)]
-            run = s.run(SLOTS_FORMS, limits, started=started)
-            if run.limit_hit is not None:
-                return _limit_hit(fn, pipes, run)
-            tile_ids = [c.var.id for p in eligible for c in p.candidates]
-            loop_vars = {p.info.key: p.info.stmt.loop_var for p in eligible}
-            terms = {t: slot_expr(term, loop_vars)
-                     for t, term in zip(tile_ids, s.extract([slot_root(t) for t in tile_ids]), strict=True)}
-            ranks = {k: v for k, v in g.loop_rows(s.table("decline_rank")).items() if isinstance(v, int)}
-            return self._finish(ctx, terms, ranks, _Reasons.read(s))
+        ctx = _Context(fn, tree, pipes, {p.info.key: p for p in pipes}, facts, ok, capacity)
+        eligible = [p for p in pipes if p.stages > 1 and ok.get(p.info.key, False)]
+        run = yield SLOTS_FORMS
+        assert isinstance(run, ScheduleRun)
+        if run.limit_hit is not None:
+            return _limit_hit(fn, pipes, run)
+        tile_ids = [c.var.id for p in eligible for c in p.candidates]
+        loop_vars = {p.info.key: p.info.stmt.loop_var for p in eligible}
+        extracted = yield [slot_root(t) for t in tile_ids]
+        assert isinstance(extracted, list)
+        terms = {t: slot_expr(term, loop_vars) for t, term in zip(tile_ids, extracted, strict=True)}
+        ranks = {k: v for k, v in g.loop_rows(s.table("decline_rank")).items() if isinstance(v, int)}
+        return self._finish(ctx, terms, ranks, _Reasons.read(s))
 
     # ----------------------------------------------------------------------------------
 
@@ -322,7 +575,7 @@ class LowerPipelineToSlots:
             batch.tile("inherit_read", vid)
         return batch
 
-    def _capacity(self, s: Session, pipes: list[_Loop], ok: dict[int, bool],
+    def _capacity(self, s: _Graph, pipes: list[_Loop], ok: dict[int, bool],
                   tiles: list[ir.Var]) -> dict[int, tuple[str, str]]:
         """§8: the budget walk in pre-order; inserts `capacity_declined` facts. Returns
         key -> (code, message) for the loops it declined."""
@@ -394,7 +647,7 @@ class LowerPipelineToSlots:
         return FunctionPlan(fn, tuple(decisions), tuple(declines), result)
 
 
-def _ok(s: Session) -> dict[int, bool]:
+def _ok(s: _Graph) -> dict[int, bool]:
     """Loop key -> the `ok` verdict, for every loop with one."""
     return {k: v for k, v in g.loop_rows(s.table("ok")).items() if isinstance(v, bool)}
 
@@ -427,7 +680,7 @@ class _Reasons:
     inherit_via: dict[int, frozenset[int]]
 
     @classmethod
-    def read(cls, s: Session) -> _Reasons:
+    def read(cls, s: _Graph) -> _Reasons:
         tiles: dict[tuple[int, str], set[int]] = {}
         for (lp, code, t), _ in s.table("declined_tile"):
             assert isinstance(code, str)

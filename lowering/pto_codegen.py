@@ -101,13 +101,14 @@ from typing import ClassVar
 from slotsat.analysis import matcher as mm
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.liveness import liveness
-from slotsat.core import ir, ops
+from slotsat.core import ir, ops, phases
 from slotsat.core.errors import NO_SPAN, PassError, Span
 from slotsat.core.options import Mode, Planner
 from slotsat.core.semantics import fold
 from slotsat.egraph_rules.costs import EmitTerm
 from slotsat.egraph_rules.costs import signless_type as _signless_type
-from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootId
+from slotsat.egraph_rules.engine import CLOCK as ENGINE_CLOCK
+from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootId, saturate_together
 from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.lowering import pto_spelling
@@ -271,6 +272,8 @@ class Emitter:
         """Scalar variable id -> the blocks (outermost first) around its definition."""
         self.plain_roots: dict[Site, RootId] = {}
         """Plain integer roots by their site (see `Site`)."""
+        self._placeholders: dict[int, tuple[ir.Expr, ir.Var]] = {}
+        self._hoisted_forms: dict[int, tuple[ir.Expr, ir.Expr]] = {}
         self.slot_roots: dict[int, RootId] = {}
         """Slot-operand roots by the tile variable's id."""
         self.extract_seconds = 0.0
@@ -425,44 +428,93 @@ class Emitter:
         return name
 
     def _hoist(self, e: ir.Expr) -> ir.Expr:
-        """`e` with each integer `pl.min` / `pl.max` / bit operation (`_HOISTED_BINARY`) emitted
-        first, as one `arith` op over its lowered operands, and replaced by a variable bound to
-        its value: the index engine reasons about the rest and sees those as opaque values."""
+        """`e` with each integer `pl.min` / `pl.max` / bit operation (`_HOISTED_BINARY`), cast
+        step and float comparison emitted first, as one `arith` op over its lowered operands,
+        and replaced by a variable bound to its value: the index engine reasons about the rest
+        and sees those as opaque values. The rest is `_hoisted_form(e)`, the expression the
+        pre-pass registered as a root (so it is saturated with the others, not late)."""
+        self._emit_hoisted(e)
+        return self._hoisted_form(e)
+
+    def _emit_hoisted(self, e: ir.Expr) -> None:
+        """Emit the hoisted operations of `e` (see `_hoist`), binding their placeholders."""
         if isinstance(e, ir.ScalarBinary) and e.op in _HOISTED_BINARY:
             a, b = self.lower(e.a), self.lower(e.b)
             signed, unsigned = _HOISTED_BINARY[e.op]
             name = self.arith(unsigned if e.dtype.is_unsigned else signed, [a, b], _int_type(e.dtype))
-            v = ir.Var(f"_{e.op}", ir.ScalarType(e.dtype))
-            self.handles[v.id] = name
-            return v
-        if isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
+            self.handles[self._placeholder(e).id] = name
+        elif isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
             a, b = self.lower(e.a), self.lower(e.b)
             name = self.arith("cmpf", [a, b], _int_type(ir.expr_dtype(e.a)), predicate=_CMPF[e.op],
                               result_type="i1")
-            v = ir.Var("_cmp", ir.ScalarType(ir.DType.BOOL))
-            self.handles[v.id] = name
-            return v
-        if isinstance(e, ir.Cast) and _cast_ops(e) is not None:
+            self.handles[self._placeholder(e).id] = name
+        elif isinstance(e, ir.Cast) and _cast_ops(e) is not None:
             steps = _cast_ops(e)
             assert steps is not None
             value = self.lower(e.a)
             for op, src_t, dst_t in steps:
                 value = self.arith(op, [value], dst_t, cast_from=src_t)
-            v = ir.Var("_cast", ir.ScalarType(e.dtype))
-            self.handles[v.id] = value
-            return v
+            self.handles[self._placeholder(e).id] = value
+        elif isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
+            self._emit_hoisted(e.a)
+            self._emit_hoisted(e.b)
+        elif isinstance(e, ir.Cast):
+            self._emit_hoisted(e.a)
+
+    def _placeholder(self, e: ir.Expr) -> ir.Var:
+        """The variable standing for the hoisted operation `e` (one per expression object)."""
+        known = self._placeholders.get(id(e))
+        if known is not None and known[0] is e:
+            return known[1]
+        if isinstance(e, ir.ScalarBinary):
+            v = ir.Var(f"_{e.op}", ir.ScalarType(e.dtype))
+        elif isinstance(e, ir.Cmp):
+            v = ir.Var("_cmp", ir.ScalarType(ir.DType.BOOL))
+        else:
+            v = ir.Var("_cast", ir.ScalarType(ir.expr_dtype(e)))
+        self._placeholders[id(e)] = (e, v)  # holds `e`, so its id stays its own
+        return v
+
+    def _hoisted_form(self, e: ir.Expr) -> ir.Expr:
+        """`e` with each hoisted operation replaced by its placeholder (one object per `e`)."""
+        known = self._hoisted_forms.get(id(e))
+        if known is not None and known[0] is e:
+            return known[1]
+        out: ir.Expr
+        if _is_hoisted(e):
+            out = self._placeholder(e)
+        elif isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
+            out = replace(e, a=self._hoisted_form(e.a), b=self._hoisted_form(e.b))
+        elif isinstance(e, ir.Cast):
+            out = replace(e, a=self._hoisted_form(e.a))
+        else:
+            out = e
+        self._hoisted_forms[id(e)] = (e, out)
+        return out
+
+    def _hoisted_operands(self, e: ir.Expr) -> list[ir.Expr]:
+        """The operands `_emit_hoisted` lowers for `e`, in its order."""
+        if isinstance(e, ir.ScalarBinary) and e.op in _HOISTED_BINARY:
+            return [e.a, e.b]
+        if isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
+            return [e.a, e.b]
+        if isinstance(e, ir.Cast) and _cast_ops(e) is not None:
+            return [e.a]
         if isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod | ir.Cmp):
-            return replace(e, a=self._hoist(e.a), b=self._hoist(e.b))
+            return [*self._hoisted_operands(e.a), *self._hoisted_operands(e.b)]
         if isinstance(e, ir.Cast):
-            return replace(e, a=self._hoist(e.a))
-        return e
+            return self._hoisted_operands(e.a)
+        return []
 
     def _choose(self, root: RootId) -> Chosen:
         t0 = time.perf_counter()
+        sat0 = ENGINE_CLOCK.seconds
         try:
             return self.engine.choose(root, self.emitted)
         finally:
-            self.extract_seconds += time.perf_counter() - t0
+            seconds = time.perf_counter() - t0 - (ENGINE_CLOCK.seconds - sat0)
+            self.extract_seconds += seconds
+            phases.add("codegen.extract", seconds)
 
     def render(self, term: EmitTerm) -> tuple[str, int]:
         """Render an engine term at the current position: (SSA name, ops emitted)."""
@@ -1122,12 +1174,32 @@ class FunctionEmitter(Emitter):
         """The base pointer (`%argK`) of each tensor view."""
         self.spmd_params: dict[str, str] = {}
         """The reference's hidden SPMD identity parameters the body reads, by name."""
+        self._params: list[str] = []
+        self._kind = ""
+        self._emit_seconds = 0.0
+        """Time in `prepare` / `finish` outside saturations and extraction (`codegen.emit`)."""
 
     # -- planning ----------------------------------------------------------------------
 
     # -- the function --------------------------------------------------------------------
 
     def emit(self) -> list[str]:
+        """The lines of the function (its index engine saturated on its own)."""
+        self.prepare()
+        self.engine.saturate()
+        return self.finish()
+
+    def prepare(self) -> None:
+        """Everything before the body: checks, parameters, regions, the head, and the index
+        engine's roots (not saturated: `PtoCodegen` saturates every function's at once)."""
+        t0 = time.perf_counter()
+        sat0 = ENGINE_CLOCK.seconds
+        try:
+            self._prepare()
+        finally:
+            self._emit_seconds += time.perf_counter() - t0 - (ENGINE_CLOCK.seconds - sat0)
+
+    def _prepare(self) -> None:
         fn = self.fn
         preflight(fn)
         kind = _kernel_kind(fn)
@@ -1174,7 +1246,24 @@ class FunctionEmitter(Emitter):
         if self.planner is Planner.PYPTO:
             self.plan = plan_memory(fn, self.live, self.allocations, self.backend)
         self.collect_roots()
-        self.stmts(fn.body)
+        self._params = params
+        self._kind = kind
+
+    def finish(self) -> list[str]:
+        """The body and the function's lines (after `prepare` and the saturation)."""
+        t0 = time.perf_counter()
+        sat0, ext0 = ENGINE_CLOCK.seconds, self.extract_seconds
+        try:
+            return self._finish()
+        finally:
+            inner = (ENGINE_CLOCK.seconds - sat0) + (self.extract_seconds - ext0)
+            self._emit_seconds += time.perf_counter() - t0 - inner
+            phases.add("codegen.emit", self._emit_seconds)
+            self._emit_seconds = 0.0
+
+    def _finish(self) -> list[str]:
+        params, kind = self._params, self._kind
+        self.stmts(self.fn.body)
         params.extend(f"{name}: i32" for name in self.spmd_params.values())
         header = (
             f"func.func @{self.symbol}({', '.join(params)}) attributes "
@@ -1368,7 +1457,8 @@ class FunctionEmitter(Emitter):
 
         Plain roots are keyed by the `id` of the IR expression the emitter later lowers; an
         expression the pre-pass misses is still lowered by the engine (as written). A folding
-        error is left for emission, so errors surface in emission order.
+        error is left for emission, so errors surface in emission order. The caller saturates
+        (`emit`: this function's engine alone; `PtoCodegen`: every function's together).
         """
         for s in ir.walk_stmts(self.fn.body):
             if isinstance(s, ir.ForStmt):
@@ -1380,7 +1470,6 @@ class FunctionEmitter(Emitter):
                 self._collect_slot(v)
             for e, want, _ in plain_sites(s, self.planner):
                 self._collect_plain(e, want)
-        self.engine.saturate()
 
     def _collect_slot(self, v: ir.Var) -> None:
         tile = v.type
@@ -1398,12 +1487,33 @@ class FunctionEmitter(Emitter):
             return
 
     def _collect_plain(self, e: ir.Expr, want: ir.DType | None) -> None:
+        if _has_hoisted(e):
+            # What `lower` will ask for: the hoisted operations' operands, then the rest.
+            for operand in self._hoisted_operands(e):
+                self._collect_operand(operand)
+            e = self._hoisted_form(e)
         site = _site(e, want)
-        if site in self.plain_roots or _has_hoisted(e):
-            return  # an expression with a hoisted operation is lowered as written (`_hoist`)
+        if site in self.plain_roots:
+            return
         root = plain_root(e, want)
         if root is not None:
             self.plain_roots[site] = self.engine.add_root(root)
+
+    def _collect_operand(self, e: ir.Expr) -> None:
+        """An operand `_hoist` lowers: a root even when it is a literal (`lower` makes every
+        integer it lowers a root; other sites emit their literals themselves)."""
+        dtype = ir.expr_dtype(e)
+        if _has_hoisted(e) or not (dtype.is_int or dtype is ir.DType.BOOL):
+            self._collect_plain(e, None)
+            return
+        site = _site(e, None)
+        if site in self.plain_roots:
+            return
+        try:
+            fold(e)
+        except PassError:
+            return  # left for emission to report in order
+        self.plain_roots[site] = self.engine.add_root(e)
 
     def engine_stats(self) -> EngineStats:
         report = self.engine.saturate().report
@@ -2173,6 +2283,7 @@ class PtoCodegen:
         attrs = f' attributes {{pto.target_arch = "{arch}"}}' if arch is not None else ""
         lines = [f"module{attrs} {{"]
         used: set[str] = set()
+        functions: list[tuple[ir.Function, str, list[Note]]] = []
         for fn, opaque in kernel_functions(module):
             symbol = mlir_name(fn.name)
             n = 1
@@ -2181,8 +2292,9 @@ class PtoCodegen:
                 symbol = f"{mlir_name(fn.name)}_{n}"
                 n += 1
             used.add(symbol)
+            first: list[Note] = []
             if opaque:
-                result.notes.append(
+                first.append(
                     Note(
                         "note",
                         f"function '{fn.name}' is a plain @pl.function with tile "
@@ -2191,14 +2303,33 @@ class PtoCodegen:
                         fn.span,
                     )
                 )
-            emitter = FunctionEmitter(
-                fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol
-            )
-            lines.extend(emitter.emit())
+            functions.append((fn, symbol, first))
+        # Every function's head and roots first, then one saturation of all their index
+        # engines (`saturate_together`), then the bodies in program order. An error while
+        # preparing function k stops there: functions before k are saturated and emitted
+        # first (their errors come first, as in emission order), then k's error is raised.
+        prepared: list[tuple[FunctionEmitter, list[Note]]] = []
+        failure: Exception | None = None
+        for fn, symbol, first in functions:
+            try:
+                emitter = FunctionEmitter(
+                    fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol
+                )
+                emitter.prepare()
+            except Exception as exc:
+                failure = exc
+                break
+            prepared.append((emitter, first))
+        saturate_together([e.engine for e, _ in prepared])
+        for emitter, first in prepared:
+            result.notes.extend(first)
+            lines.extend(emitter.finish())
             result.gets.extend(emitter.gets)
             result.notes.extend(emitter.notes)
             result.engine_reports.append(emitter.engine_stats())
-            result.function_ops[fn.name] = emitter.op_count
+            result.function_ops[emitter.fn.name] = emitter.op_count
+        if failure is not None:
+            raise failure
         lines.append("}")
         result.text = "\n".join(lines) + "\n"
         return result

@@ -83,11 +83,14 @@ def run_passes(
     """Run `passes` over every function of `module`; `after(pass_name, module)` sees each stage."""
     declines: list[Decline] = []
     for p in passes:
+        every = [fn for program in module.programs for fn in program.functions]
+        run_all = getattr(p, "run_all", None)  # a pass that batches its functions (one e-graph)
+        results = iter(run_all(every) if run_all is not None else [p.run(fn) for fn in every])
         programs = []
         for program in module.programs:
             functions = []
-            for fn in program.functions:
-                result = p.run(fn)
+            for _ in program.functions:
+                result = next(results)
                 declines.extend(result.declines)
                 functions.append(result.function)
             programs.append(replace(program, functions=tuple(functions)))

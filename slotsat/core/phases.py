@@ -35,6 +35,15 @@ def phase(name: str) -> Iterator[None]:
         record[name] = record.get(name, 0.0) + time.perf_counter() - start
 
 
+def add(name: str, seconds: float) -> None:
+    """Add `seconds` to phase `name` when recording is on: for a figure a pass computes
+    itself, such as the time of a block minus that of the sub-phases run inside it, so that
+    sibling sub-phases stay disjoint."""
+    record = _STATE.active
+    if record is not None:
+        record[name] = record.get(name, 0.0) + seconds
+
+
 @contextmanager
 def recording() -> Iterator[dict[str, float]]:
     """Record phases for the duration of the block into the returned dict (seconds).

@@ -32,3 +32,11 @@ def test_recordings_do_not_nest() -> None:
     with phases.recording() as totals:
         pass
     assert totals == {}
+
+
+def test_add_records_a_computed_figure_only_while_recording() -> None:
+    phases.add("codegen.emit", 1.0)
+    with phases.recording() as totals:
+        phases.add("codegen.emit", 0.25)
+        phases.add("codegen.emit", 0.5)
+    assert totals == {"codegen.emit": 0.75}
