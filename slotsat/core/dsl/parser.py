@@ -93,7 +93,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NoReturn
 
-from slotsat.core import ir, ops
+from slotsat.core import ir, ops, phases
 from slotsat.core.dsl import ssa
 from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
@@ -164,7 +164,13 @@ def parse_source(text: str, filename: str = "<input>") -> ir.Module:
     """Parse kernel source text into an `ir.Module` (one `Program` per `@pl.program`).
 
     Text longer than the input-size limit (`slotsat.core.limits`) is refused up front: Python's
-    own parser alone needs seconds per MiB, and real kernels are a few KiB."""
+    own parser alone needs seconds per MiB, and real kernels are a few KiB. The time is
+    recorded as the compile-time phase `parse` (`slotsat.core.phases`)."""
+    with phases.phase("parse"):
+        return _parse_source(text, filename)
+
+
+def _parse_source(text: str, filename: str) -> ir.Module:
     limit = max_file_bytes()
     if len(text) > limit:
         raise SlotsatError(f"the file is too large to be a kernel: {len(text)} characters (the limit is "
