@@ -585,7 +585,10 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     if startup.get("parse_one_loop_seconds") is not None:
         lines += ["", f"Startup: `slotsat --version` {_fmt_s(startup.get('version_seconds'))} s, "
                   f"`slotsat parse` of a one-loop kernel {_fmt_s(startup['parse_one_loop_seconds'])} s "
-                  f"(fresh processes, the median of {startup.get('runs', '?')} runs)."]
+                  f"(fresh processes with a bytecode cache, the median of {startup.get('runs', '?')} "
+                  f"runs); without one (every module compiled from source): "
+                  f"{_fmt_s(startup.get('version_cold_seconds'))} s and "
+                  f"{_fmt_s(startup.get('parse_one_loop_cold_seconds'))} s."]
 
     lines += ["", "## Per kernel", ""]
     kernel_rows: list[list[object]] = []

@@ -122,7 +122,9 @@ NOTES: tuple[str, ...] = (
     "sub-phases, and `unmarked` = the run's seconds outside every top-level phase; the leaves sum to "
     "the point's seconds (the stacked plot phases.png). parse_one_loop: wall clock of "
     "`python -m slotsat parse FILE` on a one-loop kernel in a fresh process (interpreter start and "
-    "imports included), the median of 5 runs.",
+    "imports included), the median of 5 runs, reading bytecode from a cache one untimed run fills "
+    "(as an installed package does); the `_cold` figures run with PYTHONDONTWRITEBYTECODE=1 (modules "
+    "without bytecode next to them are compiled from source on every run).",
 )
 
 

@@ -189,7 +189,12 @@ STARTUP_RUNS = 5
 def startup_seconds(seed: int, timeout: float = 60.0) -> dict[str, Any]:
     """Wall clock of `python -m slotsat --version` and of `python -m slotsat parse FILE` on a
     one-loop kernel, each in a fresh process (interpreter start and imports included), the
-    median of `STARTUP_RUNS` runs; a failed run is an `error`."""
+    median of `STARTUP_RUNS` runs; a failed run is an `error`.
+
+    The timed runs read bytecode from a cache (`PYTHONPYCACHEPREFIX`, a temporary directory
+    one untimed run fills), as an installed package does; the `_cold` figures run with
+    `PYTHONDONTWRITEBYTECODE=1` and no cache prefix, so a module without a `__pycache__` next
+    to it (the project's, in a checkout that never wrote one) is compiled from source."""
     import statistics
     import tempfile
     from pathlib import Path
@@ -199,22 +204,28 @@ def startup_seconds(seed: int, timeout: float = 60.0) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "one_loop.py"
         path.write_text(kernel.text)
-        commands = (("version_seconds", ["--version"]), ("parse_one_loop_seconds", ["parse", str(path)]))
-        for key, args in commands:
-            times: list[float] = []
-            for _ in range(STARTUP_RUNS):
-                start = time.perf_counter()
-                try:
-                    proc = subprocess.run([sys.executable, "-m", "slotsat", *args], capture_output=True,
-                                          timeout=timeout, check=False)
-                except subprocess.TimeoutExpired:
-                    out["error"] = f"slotsat {' '.join(args[:1])} timed out after {timeout:.0f} s"
-                    return out
-                times.append(time.perf_counter() - start)
-                if proc.returncode != 0:
-                    out["error"] = f"slotsat {' '.join(args[:1])} exited {proc.returncode}"
-                    return out
-            out[key] = statistics.median(times)
+        warm = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        warm["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        cold = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
+        cold["PYTHONDONTWRITEBYTECODE"] = "1"
+        commands = (("version", ["--version"]), ("parse_one_loop", ["parse", str(path)]))
+        settings = (("_seconds", warm, STARTUP_RUNS + 1), ("_cold_seconds", cold, STARTUP_RUNS))
+        for suffix, env, runs in settings:
+            for key, args in commands:
+                times: list[float] = []
+                for _ in range(runs):
+                    start = time.perf_counter()
+                    try:
+                        proc = subprocess.run([sys.executable, "-m", "slotsat", *args], capture_output=True,
+                                              timeout=timeout, check=False, env=env)
+                    except subprocess.TimeoutExpired:
+                        out["error"] = f"slotsat {args[0]} timed out after {timeout:.0f} s"
+                        return out
+                    times.append(time.perf_counter() - start)
+                    if proc.returncode != 0:
+                        out["error"] = f"slotsat {args[0]} exited {proc.returncode}"
+                        return out
+                out[key + suffix] = statistics.median(times[len(times) - STARTUP_RUNS:])
     return out
 
 
