@@ -1925,13 +1925,15 @@ class _FunctionParser:
         The annotation is the reference's type for printed IR, so it wins where slotsat's
         rule is only a default: the valid shape (checked for `tile.load`, whose valid shape is
         an argument) and the explicit `pl.TileView` layout fields."""
-        mismatch = f"annotation says {type_text(annot)} but {what} produces {type_text(got)}"
+        def mismatch() -> str:  # only spelled for an error: every assignment comes here
+            return f"annotation says {type_text(annot)} but {what} produces {type_text(got)}"
+
         if isinstance(annot, ir.TileType):
             if not isinstance(got, ir.TileType) or got.shape != annot.shape or got.dtype != annot.dtype:
-                self.error(mismatch, node)
+                self.error(mismatch(), node)
             if annot.memory_space is not None and got.memory_space is not None and (
                     annot.memory_space != got.memory_space):
-                self.error(mismatch, node)
+                self.error(mismatch(), node)
             is_load = what == "pl.tile.load"
             if is_load and annot.valid_shape is not None and annot.valid_shape != got.valid_shape:
                 self.error(f"annotation says valid_shape={_exprs_text(annot.effective_valid_shape)} "
@@ -1943,7 +1945,7 @@ class _FunctionParser:
             return ir.TileType(annot.shape, annot.dtype, annot.memory_space or got.memory_space, annot.memref,
                                valid, annot.layout)
         if not _same_kind_shape_dtype(annot, got):
-            self.error(mismatch, node)
+            self.error(mismatch(), node)
         return annot
 
     # -- operation calls
