@@ -567,9 +567,11 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     if single:
         lines += ["", "## Scaling, every loop in one function (slotsat mode, --backend none)", ""]
         single_ratios = {b: r for _, b, r in tenfold_ratios(single)}
-        header = ("loops", "lines", "seconds", "peak MB", "baseline MB", "runs", "ratio vs /10", "error")
+        header = ("loops", "lines", "seconds", "CPU s", "peak MB", "baseline MB", "runs", "ratio vs /10",
+                  "error")
         lines += _table(header, [
-            [p["loops"], p.get("lines", "-"), _fmt_s(p["seconds"]), _fmt_mb(p["peak_mb"]),
+            [p["loops"], p.get("lines", "-"), _fmt_s(p["seconds"]), _fmt_s(p.get("cpu_seconds")),
+             _fmt_mb(p["peak_mb"]),
              _fmt_mb(p.get("baseline_mb")), p.get("repeats", "-"),
              f"{single_ratios[int(p['loops'])]:.2f}x" if int(p["loops"]) in single_ratios else "-",
              p.get("error") or ""]

@@ -84,20 +84,22 @@ def scaling_point(
     compile_kernel(parse_kernel(warm.text, "warmup.py"), "slotsat", spec.backend)
     baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     kernel = spec.generate(seed, loops)
-    runs: list[tuple[float, float, Compiled, dict[str, float]]] = []
+    runs: list[tuple[float, float, float, Compiled, dict[str, float]]] = []
     spent = 0.0
     while not runs or (spent < MIN_TIMED_SECONDS and len(runs) < MAX_REPEATS):
         with phases.recording() as recorded:
+            cpu = time.process_time()
             start = time.perf_counter()
             module = parse_kernel(kernel.text, f"{kernel.name}.py")
             parsed = time.perf_counter()
             compiled = compile_kernel(module, "slotsat", spec.backend)
             end = time.perf_counter()
-        runs.append((end - start, parsed - start, compiled, recorded))
+            cpu = time.process_time() - cpu
+        runs.append((end - start, parsed - start, cpu, compiled, recorded))
         spent += end - start
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     runs.sort(key=lambda r: r[0])
-    seconds, parse_seconds, compiled, recorded = runs[len(runs) // 2]
+    seconds, parse_seconds, cpu_seconds, compiled, recorded = runs[len(runs) // 2]
     point: dict[str, Any] = {
         "shape": shape,
         "loops": loops,
@@ -106,6 +108,7 @@ def scaling_point(
         "seconds": seconds,
         "parse_seconds": parse_seconds,
         "compile_seconds": seconds - parse_seconds,
+        "cpu_seconds": cpu_seconds,
         "phases": phase_breakdown(recorded, seconds),
         "compiler_reported": compiled.engine,
         "repeats": len(runs),
