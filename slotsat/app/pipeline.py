@@ -8,9 +8,7 @@ pto-codegen emits the `.pto` module from the whole program.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -79,34 +77,6 @@ def function_passes(options: CompileOptions) -> list[FunctionPass]:
     ]
 
 
-FULL_COLLECTIONS_OFF = 1 << 30
-"""The collector's third threshold during a compile: no full collection runs (below)."""
-
-
-@contextmanager
-def _collector_for_a_compile() -> Iterator[None]:
-    """Run only the cyclic collector's young generations until the block ends.
-
-    A compilation allocates millions of objects, and each full collection traversed every
-    object alive, most of them long-lived (the imports, the input, the IR each pass
-    returns): at 3,000 loops in one function 12 full collections took 3.2 s of a 34 s
-    compile, growing faster than the loop count, and found 7,000 garbage objects, against
-    the 600,000 the young collections found (the cycles a compile drops, recursive closures
-    and value graphs, die young). So during the block the third threshold is
-    `FULL_COLLECTIONS_OFF`; it is restored on every exit, and the next full collection
-    after it sees everything as before. Reference counting frees as it always does. A
-    nested compile finds the threshold already raised and leaves it to the outer one."""
-    thresholds = gc.get_threshold()
-    if thresholds[2] == FULL_COLLECTIONS_OFF:
-        yield
-        return
-    gc.set_threshold(thresholds[0], thresholds[1], FULL_COLLECTIONS_OFF)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-
-
 PASS_PHASES: dict[str, str] = {
     "lower-pipeline-to-slots": "slots",
     "lower-pipeline-loops": "replication",
@@ -122,13 +92,6 @@ def run_passes(
     module: ir.Module, passes: Sequence[FunctionPass], after: Callable[[str, ir.Module], None] | None = None
 ) -> tuple[ir.Module, list[Decline]]:
     """Run `passes` over every function of `module`; `after(pass_name, module)` sees each stage."""
-    with _collector_for_a_compile():
-        return _run_passes(module, passes, after)
-
-
-def _run_passes(
-    module: ir.Module, passes: Sequence[FunctionPass], after: Callable[[str, ir.Module], None] | None
-) -> tuple[ir.Module, list[Decline]]:
     declines: list[Decline] = []
     for p in passes:
         programs = []
@@ -151,11 +114,6 @@ def compile_module(module: ir.Module, options: CompileOptions | None = None) -> 
 
     Raises `SlotsatError` / `PassError` (one line, exit status 1 or 2) for rejected input.
     """
-    with _collector_for_a_compile():
-        return _compile_module(module, options)
-
-
-def _compile_module(module: ir.Module, options: CompileOptions | None) -> CompileResult:
     opts = options if options is not None else CompileOptions()
     lowered, declines = run_passes(module, function_passes(opts))
     # 7. pto-codegen last: regions, blockers and emission read the resolved allocations.
