@@ -56,7 +56,7 @@ def kernel_dir(path: Path, option: str = "--corpus") -> list[Path]:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true",
-                        help="a smaller corpus and scaling up to 1,000 loops (under a minute)")
+                        help="a smaller corpus and scaling up to 1,000 loops in both shapes")
     parser.add_argument("--corpus", type=Path, default=None, metavar="DIR",
                         help="measure every kernel file in DIR instead of the bundled and generated corpus")
     parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), metavar="DIR",
@@ -67,7 +67,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernels", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--max-loops", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--scaling", type=str, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--single-scaling", type=str, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--no-bundled", action="store_true", help=argparse.SUPPRESS)
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(",") if x.strip())
 
 
 def _config(args: argparse.Namespace) -> Any:
@@ -84,9 +89,10 @@ def _config(args: argparse.Namespace) -> Any:
         config = replace(config, random_kernels=int(args.kernels))
     if args.max_loops is not None:
         config = replace(config, max_loops=int(args.max_loops))
-    if args.scaling is not None:
-        sizes = tuple(int(x) for x in str(args.scaling).split(",") if x.strip())
-        config = replace(config, scaling=sizes)
+    if args.scaling is not None:  # both shapes, unless --single-scaling says otherwise
+        config = replace(config, scaling=_sizes(args.scaling), single_scaling=_sizes(args.scaling))
+    if args.single_scaling is not None:
+        config = replace(config, single_scaling=_sizes(args.single_scaling))
     if args.no_bundled:
         config = replace(config, include_bundled=False)
     return config

@@ -407,3 +407,75 @@ def generate_corpus(seed: int, count: int, max_loops: int = 24) -> list[Generate
 def count_loops(text: str) -> int:
     """The number of `pl.range` / `pl.pipeline` loops in kernel text (for reports on --corpus)."""
     return text.count("in pl.range(") + text.count("in pl.pipeline(")
+
+
+SINGLE_STAGES = (2, 3, 4)
+SINGLE_STEPS = (1, 2, 8)
+SINGLE_MAX_START = 64
+SINGLE_MAX_TRIPS = 16
+"""The shape of a loop of `generate_single_function`: stage 2-4, step 1, 2 or 8, a literal
+start in [0, 64] and 2 to 16 iterations, so the largest row index is 64 + 15 * 8 = 184 and
+every load and store lands inside the tensor."""
+
+
+def _single_offset(rng: random.Random, start: int, step: int) -> str:
+    """A row offset of one loop of the single-function shape, in elements (rows of 8)."""
+    k = rng.randint(1, 7)
+    m = rng.choice((5, 7, 16))
+    forms = [
+        f"i * {TILE_ROWS}",
+        f"(i + {k}) % {m} * {TILE_ROWS}",
+        f"(i - {start}) * {TILE_ROWS}",
+    ]
+    if step > 1:
+        forms.append(f"(i - {start}) // {step} * {TILE_ROWS}")
+    return rng.choice(forms)
+
+
+def generate_single_function(seed: int, loops: int, name: str | None = None) -> GeneratedKernel:
+    """A kernel file with exactly `loops` sibling pipeline loops in ONE function (issue 14's
+    single-function scaling shape), deterministic in `seed`.
+
+    Each loop is one load, one exp, one store and a yield, with a mixed shape (stage 2-4,
+    step 1 / 2 / 8, start 0..64, offsets `i * 8`, `(i - s) // st * 8`, `(i + k) % m * 8`,
+    `(i - s) * 8`). Every loop rebinds the same names, as people write sibling loops
+    (`for i, (t,) in ...`, `x`, `e`, `w`, and the carried `acc`): the front end's SSA
+    conversion renames them (`i_1`, `x_1`, ...), so the shape also measures that.
+    """
+    if loops < 1:
+        raise ValueError(f"a generated kernel needs at least one loop, got {loops}")
+    rng = random.Random(f"slotsat-bench-single:{seed}:{loops}")
+    program = name if name is not None else f"Single{seed}L{loops}"
+    indent = " " * 8
+    body = " " * 12
+    lines = [
+        "# type: ignore",
+        f"# A slotsat bench kernel: bench.generate.generate_single_function(seed={seed}, loops={loops}).",
+        "import pypto.language as pl",
+        "",
+        "",
+        "@pl.program",
+        f"class {program}:",
+        "    @pl.function(type=pl.FunctionType.InCore)",
+        "    def kernel(",
+        "        self,",
+        f"        a: {_TENSOR},",
+        f"        out: pl.Out[{_TENSOR}],",
+        f"    ) -> {_TENSOR}:",
+        f"{indent}acc: {_TENSOR} = out",
+    ]
+    for _ in range(loops):
+        stages = rng.choice(SINGLE_STAGES)
+        step = rng.choice(SINGLE_STEPS)
+        start = rng.randint(0, SINGLE_MAX_START)
+        stop = start + rng.randint(2, SINGLE_MAX_TRIPS) * step
+        lines += [
+            f"{indent}for i, (t,) in pl.pipeline({start}, {stop}, {step}, stage={stages}, "
+            "init_values=(acc,)):",
+            f"{body}x: {_TILE} = pl.load(a, [{_single_offset(rng, start, step)}, 0], {_SHAPE})",
+            f"{body}e: {_TILE} = pl.exp(x)",
+            f"{body}w: {_TENSOR} = pl.store(e, [{_single_offset(rng, start, step)}, 0], t)",
+            f"{body}acc = pl.yield_(w)",
+        ]
+    lines.append(f"{indent}return acc")
+    return GeneratedKernel(program, "\n".join(lines) + "\n", loops, seed)

@@ -64,13 +64,15 @@ def rule_matches(result: Any) -> dict[str, int]:
     return out
 
 
-def compile_kernel(module: ir.Module, mode: str) -> Compiled:
-    """Compile a parsed module in `mode` ("pypto" or "slotsat") and time it."""
+def compile_kernel(module: ir.Module, mode: str, backend: str = "910b") -> Compiled:
+    """Compile a parsed module in `mode` ("pypto" or "slotsat") for `backend` (a `--backend`
+    spelling) and time it."""
+    from slotsat.analysis.budget import Backend
     from slotsat.app.pipeline import CompileOptions, compile_module
     from slotsat.core.options import Mode
 
     start = time.perf_counter()
-    result = compile_module(module, CompileOptions(mode=Mode.parse(mode)))
+    result = compile_module(module, CompileOptions(mode=Mode.parse(mode), backend=Backend.parse(backend)))
     seconds = time.perf_counter() - start
     return Compiled(result.pto_text, result.module, seconds, engine_figures(result), rule_matches(result))
 

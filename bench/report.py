@@ -13,7 +13,8 @@ JSON layout (the keys the issue fixes first, then slotsat's additions):
                "matcher_accepted", "pairs_resolved", "pairs_unknown", ...}},
  "gains": {"pypto" | "swap" | "naive": {"index_ops_ratio", "matcher_accepted", ...}},
  "rules": {"<rule>": matches, ...},
- "scaling": [{"loops", "seconds", "peak_mb", ...}],
+ "scaling": [{"loops", "seconds", "peak_mb", "phases": {"parse", "codegen", "codegen.other", ...}, ...}],
+ "scaling_single": [...same, the single-function shape...], "startup": {"parse_one_loop_seconds", ...},
  "kernels": [{"name", "source", "loops", "lowerings": {...}, "egraph": {...}, ...}],
  "targets": [...], "soundness_failures": [...],
  "kernel_failures": [{"name", "source", "path", "error"}], "meta": {...}}
@@ -51,6 +52,15 @@ SECONDS_AT_1000_TARGET = 2.0
 TENFOLD_RATIO_TARGET = 12.0
 SATURATE_AT_1000_TARGET = 0.5
 PEAK_MB_AT_1000_TARGET = 300.0
+# Issue 14's compile-time targets.
+SINGLE_SECONDS_AT_1000_TARGET = 2.0
+TENFOLD_14_TARGET = 11.0
+TENFOLD_14_STEPS: tuple[tuple[int, int], ...] = ((100, 1000), (1000, 10000))
+SECONDS_AT_10000_TARGET = 25.0
+PEAK_MB_AT_10000_TARGET = 1024.0
+PARSE_ONE_LOOP_TARGET = 0.3
+SHAPE_KEYS: dict[str, str] = {"functions": "scaling", "single": "scaling_single"}
+"""The report key of each scaling shape's points."""
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -243,8 +253,8 @@ def _target_accepted(data: Mapping[str, Any]) -> Target:
     )
 
 
-def _scaling_at(data: Mapping[str, Any], loops: int) -> Mapping[str, Any] | None:
-    for point in data.get("scaling", []):
+def _scaling_at(data: Mapping[str, Any], loops: int, key: str = "scaling") -> Mapping[str, Any] | None:
+    for point in data.get(key, []):
         if int(point["loops"]) == loops:
             return point  # type: ignore[no-any-return]
     return None
@@ -353,6 +363,83 @@ def _target_engine(data: Mapping[str, Any]) -> list[Target]:
     return targets
 
 
+def _target_seconds(data: Mapping[str, Any], shape: str, loops: int, bound: float) -> Target:
+    name = f"{shape}-time-{loops}"
+    goal = f"{shape} shape: {loops:,} loops end to end in <= {bound:g} s (issue 14)"
+    point = _scaling_at(data, loops, SHAPE_KEYS[shape])
+    missing = f"the run has no {loops:,}-loop {shape} point"
+    if point is None:
+        return Target(name, goal, "not run", "not measured", missing)
+    if point.get("seconds") is None:
+        return Target(name, goal, str(point.get("error")), "missed",
+                      f"the {loops:,}-loop point did not finish")
+    seconds = float(point["seconds"])
+    if seconds <= bound:
+        return Target(name, goal, f"{seconds:.2f} s", "met", f"{bound - seconds:.2f} s to spare")
+    return Target(name, goal, f"{seconds:.2f} s", "missed",
+                  f"{seconds - bound:.2f} s over ({seconds / bound:.1f}x the budget)")
+
+
+def _target_memory(data: Mapping[str, Any], shape: str, loops: int, bound: float) -> Target:
+    name = f"{shape}-memory-{loops}"
+    goal = f"{shape} shape: peak RSS <= {bound:g} MB at {loops:,} loops (issue 14)"
+    point = _scaling_at(data, loops, SHAPE_KEYS[shape])
+    if point is None:
+        return Target(name, goal, "not run", "not measured",
+                      f"the run has no {loops:,}-loop {shape} point")
+    if point.get("peak_mb") is None:
+        return Target(name, goal, "not finished", "not measured", str(point.get("error")))
+    mb = float(point["peak_mb"])
+    if mb <= bound:
+        return Target(name, goal, f"{mb:.0f} MB", "met", f"{bound - mb:.0f} MB to spare")
+    return Target(name, goal, f"{mb:.0f} MB", "missed", f"{mb - bound:.0f} MB over")
+
+
+def _target_tenfold_14(data: Mapping[str, Any], shape: str) -> Target:
+    name = f"{shape}-tenfold"
+    steps = ", ".join(f"{a:,}->{b:,}" for a, b in TENFOLD_14_STEPS)
+    goal = f"{shape} shape: ten times the loops costs <= {TENFOLD_14_TARGET:g}x the time ({steps}; issue 14)"
+    ratios = {(a, b): r for a, b, r in tenfold_ratios(data.get(SHAPE_KEYS[shape], []))
+              if (a, b) in TENFOLD_14_STEPS}
+    if not ratios:
+        return Target(name, goal, "no such step", "not measured", f"the run measured none of {steps}")
+    measured = ", ".join(f"{a}->{b}: {r:.2f}x" for (a, b), r in sorted(ratios.items()))
+    missing = [f"{a:,}->{b:,}" for a, b in TENFOLD_14_STEPS if (a, b) not in ratios]
+    misses = [(a, b, r) for (a, b), r in sorted(ratios.items()) if r > TENFOLD_14_TARGET]
+    if misses:
+        detail = "; ".join(f"{a}->{b} is {r - TENFOLD_14_TARGET:.2f}x over" for a, b, r in misses)
+        return Target(name, goal, measured, "missed", detail)
+    if missing:
+        return Target(name, goal, measured, "not measured", f"not run: {', '.join(missing)}")
+    return Target(name, goal, measured, "met", f"worst step {max(ratios.values()):.2f}x")
+
+
+def _target_parse_one_loop(data: Mapping[str, Any]) -> Target:
+    name = "parse-one-loop"
+    goal = (f"`slotsat parse` of a one-loop kernel in <= {PARSE_ONE_LOOP_TARGET:g} s, process start "
+            "included (issue 14)")
+    startup = data.get("startup") or {}
+    seconds = startup.get("parse_one_loop_seconds")
+    if seconds is None:
+        return Target(name, goal, "not run", "not measured", str(startup.get("error") or "no scaling run"))
+    seconds = float(seconds)
+    measured = f"{seconds:.3f} s"
+    if seconds <= PARSE_ONE_LOOP_TARGET:
+        return Target(name, goal, measured, "met", f"{PARSE_ONE_LOOP_TARGET - seconds:.3f} s to spare")
+    return Target(name, goal, measured, "missed", f"{seconds - PARSE_ONE_LOOP_TARGET:.3f} s over")
+
+
+def compile_time_targets(data: Mapping[str, Any]) -> list[Target]:
+    """Issue 14's targets, from the scaling points of both shapes and the startup figures."""
+    targets = [_target_seconds(data, "single", 1000, SINGLE_SECONDS_AT_1000_TARGET)]
+    for shape in SHAPE_KEYS:
+        targets.append(_target_tenfold_14(data, shape))
+        targets.append(_target_seconds(data, shape, 10000, SECONDS_AT_10000_TARGET))
+        targets.append(_target_memory(data, shape, 10000, PEAK_MB_AT_10000_TARGET))
+    targets.append(_target_parse_one_loop(data))
+    return targets
+
+
 def evaluate_targets(data: Mapping[str, Any]) -> list[Target]:
     """Every target, evaluated from the run's own figures."""
     return [
@@ -367,6 +454,7 @@ def evaluate_targets(data: Mapping[str, Any]) -> list[Target]:
         _target_soundness(data),
         _target_kernels(data),
         *_target_engine(data),
+        *compile_time_targets(data),
     ]
 
 
@@ -475,6 +563,35 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     lines += _table(("loops", "functions", "seconds", "parse s", "compile s", "saturate s", "extract s",
                      "peak MB", "baseline MB", "runs", "ratio vs /10", "error"), scaling_rows)
 
+    single = data.get("scaling_single", [])
+    if single:
+        lines += ["", "## Scaling, every loop in one function (slotsat mode, --backend none)", ""]
+        single_ratios = {b: r for _, b, r in tenfold_ratios(single)}
+        header = ("loops", "lines", "seconds", "CPU s", "peak MB", "baseline MB", "runs", "ratio vs /10",
+                  "error")
+        lines += _table(header, [
+            [p["loops"], p.get("lines", "-"), _fmt_s(p["seconds"]), _fmt_s(p.get("cpu_seconds")),
+             _fmt_mb(p["peak_mb"]),
+             _fmt_mb(p.get("baseline_mb")), p.get("repeats", "-"),
+             f"{single_ratios[int(p['loops'])]:.2f}x" if int(p["loops"]) in single_ratios else "-",
+             p.get("error") or ""]
+            for p in single
+        ])
+    phase_rows, phase_names = phase_table(data)
+    if phase_rows:
+        lines += ["", "## Compile-time phases (seconds of the reported run)", ""]
+        lines += _table(("shape", "loops", "seconds", *phase_names), phase_rows)
+        lines += ["", "Sub-phases (`codegen.saturate`, ...) are included in their parent; `X.other` is X "
+                  "outside its recorded sub-phases; `unmarked` is the run outside every top-level phase."]
+    startup = data.get("startup") or {}
+    if startup.get("parse_one_loop_seconds") is not None:
+        lines += ["", f"Startup: `slotsat --version` {_fmt_s(startup.get('version_seconds'))} s, "
+                  f"`slotsat parse` of a one-loop kernel {_fmt_s(startup['parse_one_loop_seconds'])} s "
+                  f"(fresh processes with a bytecode cache, the median of {startup.get('runs', '?')} "
+                  f"runs); without one (every module compiled from source): "
+                  f"{_fmt_s(startup.get('version_cold_seconds'))} s and "
+                  f"{_fmt_s(startup.get('parse_one_loop_cold_seconds'))} s."]
+
     lines += ["", "## Per kernel", ""]
     kernel_rows: list[list[object]] = []
     for k in data.get("kernels", []):
@@ -521,6 +638,36 @@ def render_markdown(data: Mapping[str, Any]) -> str:
         lines += ["", "## Plots", ""]
         lines += [f"![{Path(p).stem}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def _phase_order(names: set[str]) -> list[str]:
+    """Phases in pipeline order (parse, slots, replication, init-memref, codegen, then any
+    other), each followed by its sub-phases, `unmarked` last."""
+    pipeline = ["parse", "slots", "replication", "init-memref", "codegen", "print"]
+
+    def key(name: str) -> tuple[int, str, int, str]:
+        top = name.split(".", maxsplit=1)[0]
+        if top in pipeline:
+            rank = pipeline.index(top)
+        else:
+            rank = len(pipeline) + 1 if top == "unmarked" else len(pipeline)
+        leaf = name.rsplit(".", maxsplit=1)[-1]
+        return rank, top, name.count("."), "~" if leaf == "other" else name
+
+    return sorted(names, key=key)
+
+
+def phase_table(data: Mapping[str, Any]) -> tuple[list[list[object]], list[str]]:
+    """One row per measured scaling point of either shape: its seconds and every recorded
+    phase (the union of the points' phase names, in pipeline order)."""
+    points = [(shape, p) for shape, key in SHAPE_KEYS.items() for p in data.get(key, [])
+              if p.get("seconds") is not None and p.get("phases")]
+    names = _phase_order({k for _, p in points for k in p["phases"]})
+    rows: list[list[object]] = [
+        [shape, p["loops"], _fmt_s(p["seconds"]), *(_fmt_s(p["phases"].get(n)) for n in names)]
+        for shape, p in points
+    ]
+    return rows, names
 
 
 # --------------------------------------------------------------------------------------
@@ -574,6 +721,11 @@ def _plot_scaling(data: Mapping[str, Any], path: Path) -> None:
     if loops:
         linear = [seconds[0] * x / loops[0] for x in loops]
         ax.loglog(loops, linear, ":", color="gray", label="linear from the first point")
+    single = sorted((p for p in data.get("scaling_single", []) if p.get("seconds") is not None),
+                    key=lambda p: int(p["loops"]))
+    if single:
+        ax.loglog([int(p["loops"]) for p in single], [max(float(p["seconds"]), 1e-6) for p in single],
+                  "^-", color="#8172b2", label="end-to-end seconds, one function")
     ax.axhline(SECONDS_AT_1000_TARGET, color="#c44e52", lw=0.8, ls="--", label="2 s target (1,000 loops)")
     ax.set_xlabel("loops per file")
     ax.set_ylabel("seconds")
@@ -583,17 +735,61 @@ def _plot_scaling(data: Mapping[str, Any], path: Path) -> None:
     handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
     labels = ax.get_legend_handles_labels()[1] + ax2.get_legend_handles_labels()[1]
     ax.legend(handles, labels, fontsize=7, loc="upper left")
-    ax.set_title("Compile-time scaling (slotsat mode)")
+    ax.set_title("Compile-time scaling (slotsat mode; circles: many functions)")
     fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _plot_phases(data: Mapping[str, Any], path: Path) -> None:
+    """Stacked bars per shape: milliseconds per loop of every leaf phase at each size (a flat
+    stack is linear scaling; a phase whose share grows with the size is super-linear)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from slotsat.bench.scaling import leaf_phases
+
+    shapes = [(shape, [p for p in data.get(key, []) if p.get("seconds") is not None and p.get("phases")])
+              for shape, key in SHAPE_KEYS.items()]
+    shapes = [(shape, points) for shape, points in shapes if points]
+    fig, axes = plt.subplots(1, max(len(shapes), 1), figsize=(5.2 * max(len(shapes), 1), 4.0), dpi=100,
+                             squeeze=False)
+    leaves = _phase_order({k for _, points in shapes for p in points for k in leaf_phases(p["phases"])})
+    cmap = plt.get_cmap("tab20")
+    colors = {name: cmap(k % 20) for k, name in enumerate(leaves)}
+    for ax, (shape, points) in zip(axes[0], shapes, strict=False):
+        labels = [f"{int(p['loops']):,}" for p in points]
+        bottoms = [0.0] * len(points)
+        for name in leaves:
+            values = [1000.0 * max(float(leaf_phases(p["phases"]).get(name, 0.0)), 0.0) / int(p["loops"])
+                      for p in points]
+            ax.bar(labels, values, bottom=bottoms, color=colors[name], label=name, width=0.6)
+            bottoms = [b + v for b, v in zip(bottoms, values, strict=True)]
+        for x, (b, p) in enumerate(zip(bottoms, points, strict=True)):
+            ax.annotate(f"{float(p['seconds']):.2f} s", (x, b), ha="center", va="bottom", fontsize=7)
+        ax.set_xlabel("loops")
+        ax.set_ylabel("ms per loop")
+        ax.set_title(f"{shape} shape: time per loop by phase")
+    if not shapes:
+        axes[0][0].set_title("no scaling point measured")
+    handles, names = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, names, fontsize=7, loc="center right")
+        fig.tight_layout(rect=(0.0, 0.0, 0.82, 1.0))
+    else:
+        fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
 
 
 def write_plots(data: Mapping[str, Any], out: Path) -> list[str]:
     """Write the PNG plots into `out`; returns their file names."""
-    files = ["ops_per_lowering.png", "scaling.png"]
+    files = ["ops_per_lowering.png", "scaling.png", "phases.png"]
     _plot_ops(data, out / files[0])
     _plot_scaling(data, out / files[1])
+    _plot_phases(data, out / files[2])
     return files
 
 

@@ -14,11 +14,16 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from slotsat.bench.config import QUICK_BUDGET_SECONDS, BenchConfig, collect_sources
+from slotsat.bench.config import (
+    QUICK_BUDGET_SECONDS,
+    SINGLE_QUICK_BUDGET_SECONDS,
+    BenchConfig,
+    collect_sources,
+)
 from slotsat.bench.lowerings import LOWERINGS
 from slotsat.bench.measure import KernelResult, measure_kernel
 from slotsat.bench.metrics import Failure, Metrics
-from slotsat.bench.scaling import run_scaling_point
+from slotsat.bench.scaling import SHAPES, run_scaling_point, startup_seconds
 from slotsat.bench.truth import Truth
 
 
@@ -108,6 +113,20 @@ NOTES: tuple[str, ...] = (
     "subprocesses run with SLOTSAT_MAX_FILE_BYTES = 64 MiB: the 10,000-loop file is over the "
     "parser's 4 MiB default. meta.load_average is the 1-minute load before and after the run (the "
     "machine may be shared; timings are wall clock).",
+    "scaling shapes: `scaling` is the `functions` shape (the loops spread over many small functions, "
+    "backend 910b), `scaling_single` the `single` shape (every loop in one function, --backend none, "
+    "as issue 14 measures it). Each point's `phases` is the per-phase wall clock of the reported run, "
+    "recorded by slotsat.core.phases inside that one compilation: the top-level phases parse, slots, "
+    "replication (lower-pipeline-loops and the marker cleanup), init-memref and codegen, the dotted "
+    "sub-phases the passes mark (codegen.saturate, ...), `<phase>.other` = a phase minus its recorded "
+    "sub-phases, and `unmarked` = the run's seconds outside every top-level phase; the leaves sum to "
+    "the point's seconds (the stacked plot phases.png). cpu_seconds: the reported run's "
+    "process CPU time (time.process_time), which a shared machine inflates less than the wall "
+    "clock. parse_one_loop: wall clock of "
+    "`python -m slotsat parse FILE` on a one-loop kernel in a fresh process (interpreter start and "
+    "imports included), the median of 5 runs, reading bytecode from a cache one untimed run fills "
+    "(as an installed package does); the `_cold` figures run with PYTHONDONTWRITEBYTECODE=1 (modules "
+    "without bytecode next to them are compiled from source on every run).",
 )
 
 
@@ -122,8 +141,10 @@ def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] 
     """Run everything; returns the report document and the soundness failures.
 
     A scaling point that exceeds `scaling_timeout` (default 900 s; in a quick run, whatever
-    is left of `QUICK_BUDGET_SECONDS`) is reported as timed out and the larger sizes as
-    skipped, so `--quick` stays bounded whatever the compiler's speed."""
+    is left of `QUICK_BUDGET_SECONDS` for the corpus and the `functions` shape, of
+    `SINGLE_QUICK_BUDGET_SECONDS` for the `single` shape) is reported as timed out and the
+    larger sizes of its shape as skipped, so `--quick` stays bounded whatever the compiler's
+    speed."""
     timeout = scaling_timeout if scaling_timeout is not None else 900.0
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
@@ -132,31 +153,42 @@ def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] 
     failures: list[Failure] = []
     truth_cache: dict[tuple[str, ...], Truth] = {}
     kernels: list[KernelResult] = []
-    total_steps = len(sources) + len(config.scaling)
+    plan = [(loops, "functions") for loops in config.scaling]
+    plan += [(loops, "single") for loops in config.single_scaling]
+    total_steps = len(sources) + len(plan)
     for k, src in enumerate(sources):
         if progress is not None:
             progress(f"kernel {src.name}", k, total_steps)
         kernels.append(measure_kernel(src, failures, truth_cache))
     corpus_seconds = time.perf_counter() - started
-    scaling: list[dict[str, Any]] = []
-    stopped: str | None = None
-    for k, loops in enumerate(config.scaling):
+    scaling: dict[str, list[dict[str, Any]]] = {"functions": [], "single": []}
+    stopped: dict[str, str] = {}
+    for k, (loops, shape) in enumerate(plan):
         if progress is not None:
-            progress(f"scaling {loops} loops", len(sources) + k, total_steps)
-        if stopped is not None:
-            scaling.append({"loops": loops, "seconds": None, "peak_mb": None, "error": stopped})
+            progress(f"scaling {loops} loops ({shape})", len(sources) + k, total_steps)
+        if shape in stopped:
+            scaling[shape].append({"shape": shape, "loops": loops, "seconds": None, "peak_mb": None,
+                                   "error": stopped[shape]})
             continue
+        if shape == "single" and deadline is not None and not scaling["single"]:
+            # The single-function shape has a budget of its own, so a slow many-function point
+            # does not leave it none.
+            deadline = time.perf_counter() + SINGLE_QUICK_BUDGET_SECONDS
         budget = timeout if deadline is None else max(1.0, min(timeout, deadline - time.perf_counter()))
-        point = run_scaling_point(loops, config.seed, budget)
+        point = run_scaling_point(loops, config.seed, budget, shape)
         if point.get("seconds") is None:
-            stopped = f"skipped: the {loops}-loop point did not finish"
-        scaling.append(point)
+            stopped[shape] = f"skipped: the {loops}-loop point did not finish"
+        scaling[shape].append(point)
+    startup = startup_seconds(config.seed) if plan else {}
     if progress is not None:
         progress("done", total_steps, total_steps)
     data: dict[str, Any] = {
         "lowerings": _totals([k for k in kernels if k.error is None]),
         "rules": rule_totals(kernels),
-        "scaling": scaling,
+        "scaling": scaling["functions"],
+        "scaling_single": scaling["single"],
+        "startup": startup,
+        "shapes": {name: shape.description for name, shape in SHAPES.items()},
         "kernels": [k.to_json() for k in kernels],
         "soundness_failures": [f.to_json() for f in failures],
         "kernel_failures": kernel_failures(kernels),
@@ -173,6 +205,7 @@ def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] 
             "wall_seconds": time.perf_counter() - started,
             "corpus_seconds": corpus_seconds,
             "scaling_seconds": time.perf_counter() - started - corpus_seconds,
+            "single_scaling": list(config.single_scaling),
             **_versions(),
         },
     }

@@ -1,10 +1,17 @@
-"""Compile-time scaling: end-to-end time and peak memory of one generated file per size.
+"""Compile-time scaling: end-to-end time, peak memory and the per-phase breakdown of one
+generated file per size.
 
 Each size (1, 10, 100, 1,000 and, in a full run, 10,000 loops) runs in a fresh subprocess
-(`python -m slotsat.bench.scaling --scaling-point N`) so that
+(`python -m slotsat.bench.scaling --scaling-point N --shape NAME`) so that
 `resource.getrusage(RUSAGE_SELF).ru_maxrss` is that size's own peak RSS and no tracing
-slows the timed code. `SHAPES` names how a size becomes a kernel file; the subprocess
-takes the shape's name, so a further shape (issue 14's single function) is one more entry.
+slows the timed code. `SHAPES` names how a size becomes a kernel file: `functions` spreads
+the loops over many small functions, `single` puts them all in one function (issue 14).
+
+Every timed compilation runs inside its own `slotsat.core.phases.recording()`, so the point
+reports the phases the passes marked (`parse`, `slots`, `replication`, `init-memref`,
+`codegen` and their dotted sub-phases) for the run whose time it reports (`phase_breakdown`
+adds, per parent, `<parent>.other`: its time outside its recorded sub-phases, and
+`unmarked`: the run's time outside every top-level phase).
 """
 
 from __future__ import annotations
@@ -16,19 +23,39 @@ import resource
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from slotsat.bench import probe, scan
-from slotsat.bench.generate import GeneratedKernel, generate_kernel
+from slotsat.bench.generate import GeneratedKernel, generate_kernel, generate_single_function
 from slotsat.bench.harness import Compiled, compile_kernel, parse_kernel
+from slotsat.core import phases
 from slotsat.core.options import Mode
 
-SHAPES: dict[str, Callable[[int, int], GeneratedKernel]] = {
-    "functions": generate_kernel,
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """How a scaling size becomes one kernel file, and how it is compiled."""
+
+    generate: Callable[[int, int], GeneratedKernel]
+    backend: str
+    """`--backend` of the timed compile."""
+    probe: bool
+    """Run the e-graph probe after the timed runs (its saturate / extract / node figures)."""
+    description: str
+
+
+SHAPES: dict[str, Shape] = {
+    "functions": Shape(generate_kernel, "910b", True,
+                       "the loops spread over generated functions of at most 8 loops each "
+                       "(bench.generate.generate_kernel), default backend 910b"),
+    "single": Shape(generate_single_function, "none", False,
+                    "every loop in one function, each one load, one exp, one store and a yield, "
+                    "sibling loops rebinding the same names (bench.generate.generate_single_function), "
+                    "--backend none as issue 14 measures it"),
 }
-"""How a scaling size becomes one kernel file, by name: `functions` spreads the loops over
-generated functions of at most `generate.MAX_LOOPS_PER_FUNCTION` loops each."""
+"""The scaling shapes, by name."""
 
 DEFAULT_SHAPE = "functions"
 
@@ -49,33 +76,40 @@ def scaling_point(
 
     A size whose first run takes under `MIN_TIMED_SECONDS` is repeated (at most
     `MAX_REPEATS` times, until that much time has passed) and the median run is reported,
-    so the small sizes' ratios are not clock noise. `timed` receives the timing and memory
-    figures as soon as they are measured, before the e-graph probe runs.
+    with that run's phases. `timed` receives the timing, memory and phase figures as soon as
+    they are measured, before the e-graph probe runs.
     """
+    spec = SHAPES[shape]
     warm = generate_kernel(seed, 1, name="Warmup")
-    compile_kernel(parse_kernel(warm.text, "warmup.py"), "slotsat")
+    compile_kernel(parse_kernel(warm.text, "warmup.py"), "slotsat", spec.backend)
     baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    kernel = SHAPES[shape](seed, loops)
-    runs: list[tuple[float, float, Compiled]] = []
+    kernel = spec.generate(seed, loops)
+    runs: list[tuple[float, float, float, Compiled, dict[str, float]]] = []
     spent = 0.0
     while not runs or (spent < MIN_TIMED_SECONDS and len(runs) < MAX_REPEATS):
-        start = time.perf_counter()
-        module = parse_kernel(kernel.text, f"{kernel.name}.py")
-        parsed = time.perf_counter()
-        compiled = compile_kernel(module, "slotsat")
-        end = time.perf_counter()
-        runs.append((end - start, parsed - start, compiled))
+        with phases.recording() as recorded:
+            cpu = time.process_time()
+            start = time.perf_counter()
+            module = parse_kernel(kernel.text, f"{kernel.name}.py")
+            parsed = time.perf_counter()
+            compiled = compile_kernel(module, "slotsat", spec.backend)
+            end = time.perf_counter()
+            cpu = time.process_time() - cpu
+        runs.append((end - start, parsed - start, cpu, compiled, recorded))
         spent += end - start
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     runs.sort(key=lambda r: r[0])
-    seconds, parse_seconds, compiled = runs[len(runs) // 2]
+    seconds, parse_seconds, cpu_seconds, compiled, recorded = runs[len(runs) // 2]
     point: dict[str, Any] = {
+        "shape": shape,
         "loops": loops,
         "functions": len(scan.scan_module(compiled.pto)),
         "lines": kernel.text.count("\n"),
         "seconds": seconds,
         "parse_seconds": parse_seconds,
         "compile_seconds": seconds - parse_seconds,
+        "cpu_seconds": cpu_seconds,
+        "phases": phase_breakdown(recorded, seconds),
         "compiler_reported": compiled.engine,
         "repeats": len(runs),
         "peak_mb": peak_kb / 1024.0,
@@ -83,6 +117,8 @@ def scaling_point(
     }
     if timed is not None:
         timed(dict(point))
+    if not spec.probe:
+        return point
     # The e-graph figures at this size, from the engine probe (after the timed runs and the
     # memory reading, so neither includes it).
     probes = [probe.probe_function(fn, Mode.SLOTSAT) for program in compiled.module.programs
@@ -94,6 +130,31 @@ def scaling_point(
         "egraph_iterations": max((p.iterations for p in probes), default=0),
     })
     return point
+
+
+def phase_breakdown(recorded: Mapping[str, float], total: float) -> dict[str, float]:
+    """The recorded phases (seconds), plus for every phase with recorded sub-phases
+    `<phase>.other` (its time outside them) and `unmarked` (`total` outside every top-level
+    phase), so the leaves (`leaf_phases`) sum to `total`.
+
+    A sub-phase is a name with one more dotted component than its parent (`codegen.saturate`
+    under `codegen`); a sub-phase recorded without its parent is kept as it is."""
+    out = dict(recorded)
+    for name, seconds in recorded.items():
+        depth = name.count(".") + 1
+        children = [v for k, v in recorded.items() if k.startswith(name + ".") and k.count(".") == depth]
+        if children:
+            out[f"{name}.other"] = seconds - sum(children)
+    top = sum(v for k, v in recorded.items() if "." not in k)
+    out["unmarked"] = total - top
+    return out
+
+
+def leaf_phases(breakdown: Mapping[str, float]) -> dict[str, float]:
+    """The phases of a `phase_breakdown` that no other entry subdivides: they sum to the
+    point's seconds (a stacked plot stacks these)."""
+    return {k: v for k, v in breakdown.items()
+            if not any(other.startswith(k + ".") for other in breakdown)}
 
 
 def run_scaling_point(loops: int, seed: int, timeout: float, shape: str = DEFAULT_SHAPE) -> dict[str, Any]:
@@ -115,13 +176,60 @@ def run_scaling_point(loops: int, seed: int, timeout: float, shape: str = DEFAUL
             partial: dict[str, Any] = json.loads(timed[-1])
             partial["probe_error"] = f"the e-graph probe timed out (the point's budget is {timeout:.0f} s)"
             return partial
-        return {"loops": loops, "seconds": None, "peak_mb": None, "error": f"timed out after {timeout:.0f} s"}
+        return {"shape": shape, "loops": loops, "seconds": None, "peak_mb": None,
+                "error": f"timed out after {timeout:.0f} s"}
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"loops": loops, "seconds": None, "peak_mb": None, "error": tail[:300]}
+        return {"shape": shape, "loops": loops, "seconds": None, "peak_mb": None, "error": tail[:300]}
     point: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     return point
 
+
+
+STARTUP_RUNS = 5
+
+
+def startup_seconds(seed: int, timeout: float = 60.0) -> dict[str, Any]:
+    """Wall clock of `python -m slotsat --version` and of `python -m slotsat parse FILE` on a
+    one-loop kernel, each in a fresh process (interpreter start and imports included), the
+    median of `STARTUP_RUNS` runs; a failed run is an `error`.
+
+    The timed runs read bytecode from a cache (`PYTHONPYCACHEPREFIX`, a temporary directory
+    one untimed run fills), as an installed package does; the `_cold` figures run with
+    `PYTHONDONTWRITEBYTECODE=1` and no cache prefix, so a module without a `__pycache__` next
+    to it (the project's, in a checkout that never wrote one) is compiled from source."""
+    import statistics
+    import tempfile
+    from pathlib import Path
+
+    kernel = generate_single_function(seed, 1, name="OneLoop")
+    out: dict[str, Any] = {"runs": STARTUP_RUNS}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "one_loop.py"
+        path.write_text(kernel.text)
+        warm = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        warm["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        cold = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
+        cold["PYTHONDONTWRITEBYTECODE"] = "1"
+        commands = (("version", ["--version"]), ("parse_one_loop", ["parse", str(path)]))
+        settings = (("_seconds", warm, STARTUP_RUNS + 1), ("_cold_seconds", cold, STARTUP_RUNS))
+        for suffix, env, runs in settings:
+            for key, args in commands:
+                times: list[float] = []
+                for _ in range(runs):
+                    start = time.perf_counter()
+                    try:
+                        proc = subprocess.run([sys.executable, "-m", "slotsat", *args], capture_output=True,
+                                              timeout=timeout, check=False, env=env)
+                    except subprocess.TimeoutExpired:
+                        out["error"] = f"slotsat {args[0]} timed out after {timeout:.0f} s"
+                        return out
+                    times.append(time.perf_counter() - start)
+                    if proc.returncode != 0:
+                        out["error"] = f"slotsat {args[0]} exited {proc.returncode}"
+                        return out
+                out[key + suffix] = statistics.median(times[len(times) - STARTUP_RUNS:])
+    return out
 
 
 def _main(argv: Sequence[str] | None = None) -> int:

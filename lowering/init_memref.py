@@ -54,6 +54,9 @@ Related: `lowering/regions.py` (which allocations become ptoas regions),
 
 from __future__ import annotations
 
+import enum
+import types
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any, ClassVar
@@ -229,19 +232,60 @@ _INIT_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _init_fields(t: type) -> tuple[str, ...]:
-    """How `substitute` walks a value of type `t`: a binder, a tuple, a leaf, or a
-    dataclass's init field names."""
+    """How `substitute` walks a value of type `t`: a binder, a tuple, a leaf, or the init
+    fields of a dataclass that may hold a binder.
+
+    A field whose declared type cannot hold an `ir.Var` (a `Span`, a `DType`, an `int`, a
+    `ConstInt`, ...) is not walked, and a dataclass none of whose fields can is a leaf: most
+    of a body's nodes are literals, spans and dtypes, and walking them was most of the pass's
+    time. The declared types are the fields' annotations (mypy-checked); one that cannot be
+    read is taken to hold a binder."""
     names: tuple[str, ...]
     if issubclass(t, ir.Var):
         names = _VAR
     elif issubclass(t, tuple):
         names = _TUPLE
     elif is_dataclass(t) and not issubclass(t, type):
-        names = tuple(f.name for f in fields(t) if f.init)
+        try:
+            hints = typing.get_type_hints(t)
+        except Exception:
+            hints = {}
+        names = tuple(f.name for f in fields(t)
+                      if f.init and (f.name not in hints or _may_hold_var(hints[f.name], set())))
+        if not names:
+            names = _LEAF
     else:
         names = _LEAF
     _INIT_FIELDS[t] = names
     return names
+
+
+_NO_VAR_TYPES: tuple[type, ...] = (int, float, str, bool, bytes, type(None), enum.Enum, Span)
+
+
+def _may_hold_var(hint: Any, open_types: set[type]) -> bool:
+    """Whether a value of the declared type `hint` may be or contain an `ir.Var`; True for
+    anything not understood (`Any`, a type variable, a container other than a tuple)."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_may_hold_var(a, open_types) for a in typing.get_args(hint))
+    if origin is tuple:
+        return any(_may_hold_var(a, open_types) for a in typing.get_args(hint) if a is not Ellipsis)
+    if origin is not None or not isinstance(hint, type):
+        return True
+    if issubclass(hint, _NO_VAR_TYPES):
+        return False
+    if issubclass(hint, ir.Var) or not is_dataclass(hint) or hint in open_types:
+        return True
+    try:
+        hints = typing.get_type_hints(hint)
+    except Exception:
+        return True
+    open_types.add(hint)
+    try:
+        return any(f.name not in hints or _may_hold_var(hints[f.name], open_types) for f in fields(hint))
+    finally:
+        open_types.discard(hint)
 
 
 # --------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from slotsat.analysis.budget import Backend
-from slotsat.core import ir
+from slotsat.core import ir, phases
 from slotsat.core.options import Mode, Planner
 from slotsat.lowering.common import Decline, PassResult
 from slotsat.lowering.pto_codegen import GetRecord, Note, PtoCodegen
@@ -77,24 +77,36 @@ def function_passes(options: CompileOptions) -> list[FunctionPass]:
     ]
 
 
+PASS_PHASES: dict[str, str] = {
+    "lower-pipeline-to-slots": "slots",
+    "lower-pipeline-loops": "replication",
+    "resolve-pipeline-markers": "replication",
+    "init-memref": "init-memref",
+}
+"""The compile-time phase (`slotsat.core.phases`) each pass's time is recorded under; the
+marker cleanup belongs to replication (it demotes the markers replication leaves). A pass
+not listed here is recorded under its own name."""
+
+
 def run_passes(
     module: ir.Module, passes: Sequence[FunctionPass], after: Callable[[str, ir.Module], None] | None = None
 ) -> tuple[ir.Module, list[Decline]]:
     """Run `passes` over every function of `module`; `after(pass_name, module)` sees each stage."""
     declines: list[Decline] = []
     for p in passes:
-        every = [fn for program in module.programs for fn in program.functions]
-        run_all = getattr(p, "run_all", None)  # a pass that batches its functions (one e-graph)
-        results = iter(run_all(every) if run_all is not None else [p.run(fn) for fn in every])
-        programs = []
-        for program in module.programs:
-            functions = []
-            for _ in program.functions:
-                result = next(results)
-                declines.extend(result.declines)
-                functions.append(result.function)
-            programs.append(replace(program, functions=tuple(functions)))
-        module = ir.Module(tuple(programs))
+        with phases.phase(PASS_PHASES.get(p.name, p.name)):
+            every = [fn for program in module.programs for fn in program.functions]
+            run_all = getattr(p, "run_all", None)  # a pass that batches its functions (one e-graph)
+            results = iter(run_all(every) if run_all is not None else [p.run(fn) for fn in every])
+            programs = []
+            for program in module.programs:
+                functions = []
+                for _ in program.functions:
+                    result = next(results)
+                    declines.extend(result.declines)
+                    functions.append(result.function)
+                programs.append(replace(program, functions=tuple(functions)))
+            module = ir.Module(tuple(programs))
         if after is not None:
             after(p.name, module)
     return module, declines
@@ -108,7 +120,8 @@ def compile_module(module: ir.Module, options: CompileOptions | None = None) -> 
     opts = options if options is not None else CompileOptions()
     lowered, declines = run_passes(module, function_passes(opts))
     # 7. pto-codegen last: regions, blockers and emission read the resolved allocations.
-    out = PtoCodegen(planner=opts.planner, mode=opts.mode, backend=opts.backend).run(lowered)
+    with phases.phase("codegen"):
+        out = PtoCodegen(planner=opts.planner, mode=opts.mode, backend=opts.backend).run(lowered)
     return CompileResult(
         out.text,
         lowered,

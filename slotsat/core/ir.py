@@ -52,73 +52,82 @@ class DType(enum.Enum):
     TASK_ID = "TASK_ID"
     """The reference's task handle (a scalar of orchestration code, never an index)."""
 
+    # Per-member facts, set once below the class (`_set_dtype_facts`): the properties are
+    # attribute reads, not set lookups through the enum's Python-level `__hash__`, because
+    # every literal the parser and the passes build asks them.
+    _nbytes: int
+    _bits: int
+    _mlir: str
+    _is_int: bool
+    _is_signed: bool
+    _is_unsigned: bool
+    _is_float: bool
+    _is_int_arith: bool
+    _min: int
+    _max: int
+
+    __hash__ = object.__hash__
+    """Members are singletons compared by identity; the C-level identity hash keeps sets
+    and dicts keyed by dtype fast (Python's string hash of the name was randomized per
+    process anyway, so no order depended on it)."""
+
     @property
     def nbytes(self) -> int:
         """Bytes per element, rounded up (a 4-bit element takes a byte of its own here; tile
         sizes of packed 4-bit types are computed by `tile_bits`)."""
-        return _DTYPE_FACTS[self][0]
+        return self._nbytes
 
     @property
     def bits(self) -> int:
-        if self is DType.BOOL:
-            return 1
-        return _SUB_BYTE_BITS.get(self, 8 * self.nbytes)
+        return self._bits
 
     @property
     def mlir(self) -> str:
-        return _DTYPE_FACTS[self][1]
+        return self._mlir
 
     @property
     def is_int(self) -> bool:
         """Integer dtypes including INDEX (not BOOL)."""
-        return self in _SIGNED or self in _UNSIGNED
+        return self._is_int
 
     @property
     def is_signed(self) -> bool:
-        return self in _SIGNED
+        return self._is_signed
 
     @property
     def is_unsigned(self) -> bool:
-        return self in _UNSIGNED
+        return self._is_unsigned
 
     @property
     def is_float(self) -> bool:
-        return self in _FLOATS
+        return self._is_float
 
     @property
     def is_int_arith(self) -> bool:
         """An integer dtype slotsat's index engine and evaluator compute with (INDEX and the
         8- to 64-bit integers; not the packed 4-bit ones, not BOOL, not TASK_ID)."""
-        return (self in _SIGNED or self in _UNSIGNED) and self not in _SUB_BYTE_BITS
+        return self._is_int_arith
 
     @property
     def min_value(self) -> int:
-        if self.is_unsigned:
-            return 0
-        if self is DType.BOOL:
-            return 0
-        return -(1 << (self.bits - 1))
+        return self._min
 
     @property
     def max_value(self) -> int:
-        if self.is_unsigned:
-            return (1 << self.bits) - 1
-        if self is DType.BOOL:
-            return 1
-        return (1 << (self.bits - 1)) - 1
+        return self._max
 
     def wrap(self, value: int) -> int:
         """Reduce an exact integer to this dtype's width (two's complement for signed)."""
         if self is DType.BOOL:
             return value & 1
-        mask = (1 << self.bits) - 1
-        value &= mask
-        if self.is_signed and value >= 1 << (self.bits - 1):
-            value -= 1 << self.bits
+        bits = self._bits
+        value &= (1 << bits) - 1
+        if self._is_signed and value >= 1 << (bits - 1):
+            value -= 1 << bits
         return value
 
     def fits(self, value: int) -> bool:
-        return self.min_value <= value <= self.max_value
+        return self._min <= value <= self._max
 
 
 _SIGNED = frozenset({DType.INDEX, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.INT4})
@@ -150,6 +159,26 @@ _DTYPE_FACTS: dict[DType, tuple[int, str]] = {
     DType.HF8: (1, "hf8"),
     DType.TASK_ID: (8, "i64"),
 }
+
+
+def _set_dtype_facts() -> None:
+    for d in DType:
+        nbytes, mlir = _DTYPE_FACTS[d]
+        bits = 1 if d is DType.BOOL else _SUB_BYTE_BITS.get(d, 8 * nbytes)
+        unsigned = d in _UNSIGNED
+        is_int = d in _SIGNED or unsigned
+        if unsigned or d is DType.BOOL:
+            low, high = 0, (1 << bits) - 1
+        else:
+            low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        facts = {"_nbytes": nbytes, "_bits": bits, "_mlir": mlir, "_is_int": is_int,
+                 "_is_signed": d in _SIGNED, "_is_unsigned": unsigned, "_is_float": d in _FLOATS,
+                 "_is_int_arith": is_int and d not in _SUB_BYTE_BITS, "_min": low, "_max": high}
+        for name, value in facts.items():
+            setattr(d, name, value)
+
+
+_set_dtype_facts()
 
 
 class MemorySpace(enum.Enum):

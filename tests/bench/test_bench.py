@@ -22,8 +22,9 @@ import pytest
 from slotsat.analysis.matcher import MatcherClass, Relation, ValueGraph, classify, compare
 from slotsat.app.cli import main
 from slotsat.bench import config, harness, lowerings, measure, metrics, scan, truth
-from slotsat.bench.generate import count_loops, generate_corpus, generate_kernel
+from slotsat.bench.generate import count_loops, generate_corpus, generate_kernel, generate_single_function
 from slotsat.bench.report import LOWERINGS, METRICS, PNG_MAGIC, evaluate_targets, tenfold_ratios
+from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 
 CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
@@ -70,6 +71,27 @@ def test_generated_kernels_parse_and_compile_in_both_modes() -> None:
 def test_a_zero_loop_file_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one loop"):
         generate_kernel(0, 0)
+    with pytest.raises(ValueError, match="at least one loop"):
+        generate_single_function(0, 0)
+
+
+def test_the_single_function_shape_is_one_function_of_sibling_loops_rebinding_one_name() -> None:
+    kernel = generate_single_function(4, 60)
+    assert kernel.text == generate_single_function(4, 60).text
+    assert count_loops(kernel.text) == 60
+    assert kernel.text.count("        for i, (t,) in pl.pipeline(") == 60  # every loop rebinds i
+    for feature in ("stage=2", "stage=3", "stage=4", ", 1, stage=", ", 2, stage=", ", 8, stage=",
+                    "[i * 8, 0]", ") // 2 * 8, 0]", ") // 8 * 8, 0]", ") % 7 * 8, 0]"):
+        assert feature in kernel.text, feature
+    module = parse_source(kernel.text, "single.py")
+    ((fn,),) = [p.functions for p in module.programs]
+    loops = [s for s in fn.body.stmts if isinstance(s, ir.ForStmt)]
+    assert len(loops) == 60
+    # The front end's SSA renaming gives every rebinding its own binder.
+    assert len({loop.loop_var.id for loop in loops}) == 60
+    assert [loop.loop_var.name_hint for loop in loops[:3]] == ["i", "i_1", "i_2"]
+    compiled = harness.compile_kernel(module, "slotsat", "none")
+    assert compiled.pto.count("pto.alloc_multi_tile") == 60
 
 
 # --------------------------------------------------------------------------------------
@@ -243,6 +265,49 @@ def test_tenfold_ratios_pair_sizes_ten_apart() -> None:
     assert [(a, b, round(r, 2)) for a, b, r in tenfold_ratios(points)] == [(1, 10, 5.0), (10, 100, 12.0)]
 
 
+def test_the_phase_breakdown_adds_other_and_unmarked_so_the_leaves_sum_to_the_total() -> None:
+    from slotsat.bench.scaling import leaf_phases, phase_breakdown
+
+    recorded = {"parse": 0.5, "codegen": 2.0, "codegen.saturate": 0.75, "codegen.emit": 0.25,
+                "codegen.emit.text": 0.125, "slots": 0.25}
+    breakdown = phase_breakdown(recorded, 3.0)
+    assert breakdown["codegen.other"] == 1.0
+    assert breakdown["codegen.emit.other"] == 0.125
+    assert "parse.other" not in breakdown
+    assert breakdown["unmarked"] == 0.25
+    leaves = leaf_phases(breakdown)
+    assert set(leaves) == {"parse", "slots", "codegen.saturate", "codegen.other", "codegen.emit.text",
+                           "codegen.emit.other", "unmarked"}
+    assert sum(leaves.values()) == pytest.approx(3.0)
+
+
+def test_the_compile_time_targets_say_met_only_on_a_measurement() -> None:
+    def point(loops: int, seconds: float | None, mb: float | None = 100.0) -> dict[str, Any]:
+        return {"loops": loops, "seconds": seconds, "peak_mb": mb}
+
+    data: dict[str, Any] = {
+        "lowerings": {}, "kernels": [],
+        "scaling": [point(100, 0.2), point(1000, 1.9), point(10000, 30.0, 1500.0)],
+        "scaling_single": [point(100, 0.1), point(1000, 1.5)],
+        "startup": {"parse_one_loop_seconds": 0.25, "version_seconds": 0.05},
+    }
+    targets = {t.name: t for t in evaluate_targets(data)}
+    assert targets["single-time-1000"].status == "met"
+    assert (targets["single-tenfold"].status, targets["single-tenfold"].detail) == (
+        "missed", "100->1000 is 4.00x over")
+    assert targets["functions-tenfold"].status == "missed"  # 1,000 -> 10,000 is 15.8x
+    assert targets["functions-time-10000"].status == "missed"
+    assert targets["functions-memory-10000"].status == "missed"
+    assert targets["single-time-10000"].status == "not measured"
+    assert targets["single-memory-10000"].status == "not measured"
+    assert targets["parse-one-loop"].status == "met"
+    data["scaling_single"] = [point(100, 0.2), point(1000, 1.5)]
+    data["startup"] = {"error": "slotsat parse exited 3"}
+    targets = {t.name: t for t in evaluate_targets(data)}
+    assert targets["single-tenfold"].status == "not measured"  # 1,000 -> 10,000 not run
+    assert targets["parse-one-loop"].status == "not measured"
+
+
 def test_a_missed_target_says_by_how_much() -> None:
     data: dict[str, Any] = {
         "lowerings": {}, "scaling": [{"loops": 1000, "seconds": 3.5, "peak_mb": 100.0}], "kernels": [],
@@ -280,16 +345,25 @@ def test_the_tiny_bench_exits_zero_and_prints_report_json(tiny_report: TinyRepor
 
 
 def test_report_json_has_the_issue_schema(tiny_report: TinyReport) -> None:
+    from slotsat.bench.scaling import leaf_phases
+
     _, _, data, _ = tiny_report
     assert set(data["lowerings"]) == set(LOWERINGS)
     for name in LOWERINGS:
         for metric in METRICS:
             assert isinstance(data["lowerings"][name][metric], int), (name, metric)
     assert [p["loops"] for p in data["scaling"]] == [1, 10]
-    for point in data["scaling"]:
+    assert [p["loops"] for p in data["scaling_single"]] == [1, 10]
+    for point in data["scaling"] + data["scaling_single"]:
         assert point.get("error") is None, point
         assert point["seconds"] > 0
         assert point["peak_mb"] > 0
+        phases = point["phases"]
+        assert {"parse", "slots", "replication", "init-memref", "codegen", "unmarked"} <= set(phases)
+        assert sum(leaf_phases(phases).values()) == pytest.approx(point["seconds"])
+        assert phases["parse"] <= point["parse_seconds"]
+    assert {p["functions"] for p in data["scaling_single"]} == {1}
+    assert data["startup"]["parse_one_loop_seconds"] > 0
     sources = {k["source"] for k in data["kernels"]}
     assert {"bundled", "random"} <= sources
     assert sum(1 for k in data["kernels"] if k["source"] == "random") == 4
@@ -319,7 +393,8 @@ def test_slotsat_emits_no_more_index_ops_than_pypto_on_any_kernel(
 def test_report_md_has_every_section(tiny_report: TinyReport) -> None:
     _, _, data, md = tiny_report
     for heading in ("# slotsat bench report", "## Totals per lowering", "## Targets", "## Scaling",
-                    "## Per kernel", "## Method", "## Plots"):
+                    "## Scaling, every loop in one function", "## Compile-time phases", "## Per kernel",
+                    "## Method", "## Plots"):
         assert heading in md
     for name in LOWERINGS:
         assert f"| {name} | {data['lowerings'][name]['index_ops']} |" in md
@@ -344,7 +419,7 @@ def test_the_report_states_gains_and_rules(tiny_report: TinyReport) -> None:
 
 def test_the_plots_are_valid_pngs(tiny_report: TinyReport) -> None:
     _, out, data, _ = tiny_report
-    assert data["plots"] == ["ops_per_lowering.png", "scaling.png"]
+    assert data["plots"] == ["ops_per_lowering.png", "scaling.png", "phases.png"]
     for name in data["plots"]:
         blob = (out / name).read_bytes()
         assert blob.startswith(PNG_MAGIC)

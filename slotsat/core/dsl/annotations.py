@@ -48,6 +48,8 @@ _VIEW_ENUMS = {"blayout": "pl.TileLayout", "slayout": "pl.TileLayout", "pad": "p
 
 def dotted(node: ast.expr) -> str | None:
     """`pl.tile.load` for an attribute chain rooted at a name, else None."""
+    if type(node) is ast.Attribute and type(node.value) is ast.Name:  # `pl.x`, most of them
+        return f"{node.value.id}.{node.attr}"
     parts: list[str] = []
     cur: ast.expr = node
     while isinstance(cur, ast.Attribute):

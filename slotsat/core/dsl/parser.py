@@ -93,7 +93,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NoReturn
 
-from slotsat.core import ir, ops
+from slotsat.core import ir, ops, phases
 from slotsat.core.dsl import ssa
 from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
@@ -164,7 +164,13 @@ def parse_source(text: str, filename: str = "<input>") -> ir.Module:
     """Parse kernel source text into an `ir.Module` (one `Program` per `@pl.program`).
 
     Text longer than the input-size limit (`slotsat.core.limits`) is refused up front: Python's
-    own parser alone needs seconds per MiB, and real kernels are a few KiB."""
+    own parser alone needs seconds per MiB, and real kernels are a few KiB. The time is
+    recorded as the compile-time phase `parse` (`slotsat.core.phases`)."""
+    with phases.phase("parse"):
+        return _parse_source(text, filename)
+
+
+def _parse_source(text: str, filename: str) -> ir.Module:
     limit = max_file_bytes()
     if len(text) > limit:
         raise SlotsatError(f"the file is too large to be a kernel: {len(text)} characters (the limit is "
@@ -179,7 +185,15 @@ def parse_source(text: str, filename: str = "<input>") -> ir.Module:
     gc.disable()
     try:
         with parsing_recursion():
-            return parser.parse()
+            module = parser.parse()
+        # The module outlives the caller's next few thousand allocations: hand it to the
+        # oldest generation now (freeze + unfreeze moves every tracked object there without
+        # a scan), so the young collections after the parse do not each traverse all of it.
+        # Skipped when the caller froze objects of its own, which unfreeze would release.
+        if collecting and gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
+        return module
     except RecursionError:
         raise SlotsatError("the kernel is nested too deeply to parse; split the expression or body",
                            parser.last_span, file=filename) from None
@@ -314,6 +328,8 @@ class _ModuleParser:
         self.filename = filename
         self.lines = text.split("\n")
         self._ascii: dict[int, bool] = {}
+        self._all_ascii = text.isascii()
+        """No line needs its byte offsets turned into character columns (`span`)."""
         self.last_span = Span(1, 1)
         self.decls: dict[str, _Decl] = {}
         self.dynamics: dict[str, str] = {}
@@ -333,6 +349,8 @@ class _ModuleParser:
     def span(self, node: ast.AST) -> Span:
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0)
+        if self._all_ascii:
+            return Span(line, col + 1)
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         is_ascii = self._ascii.get(line)
         if is_ascii is None:
@@ -421,33 +439,53 @@ class _ModuleParser:
         (`ssa.Names`) and the last line that reads each name (escaping names)."""
         first: tuple[tuple[int, int], str, ast.AST] | None = None
         stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+        push = stack.append
+        pop = stack.pop
+        walked = _WALKED_FIELDS
+        name_t, constant_t, call_t = ast.Name, ast.Constant, ast.Call
+        functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        node_t = ast.AST
         while stack:
-            node, owner = stack.pop()
-            if type(node) is ast.Name:
+            node, owner = pop()
+            t = type(node)
+            if t is name_t:
                 if owner:
-                    self._note_name(node, owner)
+                    self._note_name(node, owner)  # type: ignore[arg-type]
                 continue
-            found: tuple[str, ast.AST] | None = None
-            if isinstance(node, ast.Call):
-                found = _repeated_keyword(node)
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-                found = _repeated_parameter(node.args)
-                if isinstance(node, ast.FunctionDef):
-                    owner = id(node)
-                    self.bound_names[owner] = {"pl", "self", *(a.arg for a in node.args.args)}
-                    self.last_read[owner] = {}
-            if found is not None:
-                key = (getattr(found[1], "lineno", 0), getattr(found[1], "col_offset", 0))
-                if first is None or key < first[0]:
-                    first = (key, *found)
-            for field in node._fields:
+            if t is constant_t:
+                continue
+            if t is call_t or t in functions:
+                found, owner = self._compiler_error(node, owner)
+                if found is not None:
+                    key = (getattr(found[1], "lineno", 0), getattr(found[1], "col_offset", 0))
+                    if first is None or key < first[0]:
+                        first = (key, *found)
+            names = walked.get(t)
+            if names is None:
+                names = walked[t] = tuple(f for f in t._fields if f not in _UNWALKED_FIELDS)
+            for field in names:
                 value = getattr(node, field, None)
                 if type(value) is list:
-                    stack.extend((v, owner) for v in value if isinstance(v, ast.AST))
-                elif isinstance(value, ast.AST) and field != "ctx" and type(value) is not ast.Constant:
-                    stack.append((value, owner))
+                    for v in value:
+                        if isinstance(v, node_t):
+                            push((v, owner))
+                elif isinstance(value, node_t) and type(value) is not constant_t:
+                    push((value, owner))
         if first is not None:
             self.error(f"syntax error: {first[1]}", first[2])
+
+    def _compiler_error(self, node: ast.AST, owner: int) -> tuple[tuple[str, ast.AST] | None, int]:
+        """A call's repeated keyword or a function's repeated parameter, and the owner of the
+        names below `node` (a `def` owns its own)."""
+        if isinstance(node, ast.Call):
+            return _repeated_keyword(node), owner
+        assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        found = _repeated_parameter(node.args)
+        if isinstance(node, ast.FunctionDef):
+            owner = id(node)
+            self.bound_names[owner] = {"pl", "self", *(a.arg for a in node.args.args)}
+            self.last_read[owner] = {}
+        return found, owner
 
     def _note_name(self, node: ast.Name, owner: int) -> None:
         if type(node.ctx) is ast.Store:
@@ -655,6 +693,13 @@ def _is_bool_literal(node: ast.expr) -> bool:
 def _is_ellipsis(node: ast.stmt) -> bool:
     return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
             and node.value.value is Ellipsis)
+
+
+_UNWALKED_FIELDS = frozenset({"ctx", "op", "type_comment"})
+"""Fields `_compile_checks` does not descend into: a load / store context and an operator
+are argument-less singletons, a type comment is a string."""
+_WALKED_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Per AST node type, the fields `_compile_checks` descends into."""
 
 
 def _repeated_keyword(call: ast.Call) -> tuple[str, ast.AST] | None:
@@ -1880,13 +1925,15 @@ class _FunctionParser:
         The annotation is the reference's type for printed IR, so it wins where slotsat's
         rule is only a default: the valid shape (checked for `tile.load`, whose valid shape is
         an argument) and the explicit `pl.TileView` layout fields."""
-        mismatch = f"annotation says {type_text(annot)} but {what} produces {type_text(got)}"
+        def mismatch() -> str:  # only spelled for an error: every assignment comes here
+            return f"annotation says {type_text(annot)} but {what} produces {type_text(got)}"
+
         if isinstance(annot, ir.TileType):
             if not isinstance(got, ir.TileType) or got.shape != annot.shape or got.dtype != annot.dtype:
-                self.error(mismatch, node)
+                self.error(mismatch(), node)
             if annot.memory_space is not None and got.memory_space is not None and (
                     annot.memory_space != got.memory_space):
-                self.error(mismatch, node)
+                self.error(mismatch(), node)
             is_load = what == "pl.tile.load"
             if is_load and annot.valid_shape is not None and annot.valid_shape != got.valid_shape:
                 self.error(f"annotation says valid_shape={_exprs_text(annot.effective_valid_shape)} "
@@ -1898,7 +1945,7 @@ class _FunctionParser:
             return ir.TileType(annot.shape, annot.dtype, annot.memory_space or got.memory_space, annot.memref,
                                valid, annot.layout)
         if not _same_kind_shape_dtype(annot, got):
-            self.error(mismatch, node)
+            self.error(mismatch(), node)
         return annot
 
     # -- operation calls
