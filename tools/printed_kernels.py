@@ -301,6 +301,31 @@ def jit_add_rows(
     return y
 
 
+
+@pl.jit
+def jit_valid_carry(
+    qr: pl.Tensor[[16, 384], pl.INT8],
+    wq: pl.Tensor[[384, 128], pl.INT8],
+    t: pl.Scalar[pl.INDEX],
+    out: pl.Out[pl.Tensor[[16, 128], pl.INT32]],
+):
+    """A carried accumulator whose first matmul has a runtime valid shape: the reference
+    prints the loop result with the carried (whole) type and the yielded value with the
+    valid shape; its store writes the whole tile. Three iterations at stage 2 leave a tail
+    clone after replication."""
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="valid_carry"):
+        acc = pl.create_tensor([16, 128], dtype=pl.INT32)
+        for kb in pl.pipeline(0, 3, stage=2):
+            q0 = kb * 128
+            a = pl.slice(qr, [16, 128], [0, q0], valid_shape=[t, 128])
+            w = wq[q0 : q0 + 128, 0:128]
+            if q0 == 0:
+                acc = pl.matmul(a, w, out_dtype=pl.INT32)
+            else:
+                acc = pl.matmul_acc(acc, a, w)
+        out[0:16, 0:128] = acc
+    return out
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -314,4 +339,4 @@ PROGRAMS = {
     "scalars_and_casts": ScalarsAndCasts,
     "assemble_transpose": AssembleTranspose,
 }
-JIT = {"jit_add_rows": jit_add_rows}
+JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}
