@@ -193,6 +193,15 @@ def _co_live_message(
 # one buffer, one value at a time (every planner)
 
 
+class SharedBufferConflict(PassError):
+    """`check_shared_buffers`' rejection: `var` is read where its buffer holds another value
+    (`lowering/carry_copies.py` repairs the loop carries among them)."""
+
+    def __init__(self, message: str, span: Span, var: ir.Var) -> None:
+        super().__init__(message, span)
+        self.var = var
+
+
 @dataclass(frozen=True, eq=False)
 class _Value:
     """What a buffer holds after a write (`writer`) or where its content is not one value
@@ -252,11 +261,11 @@ class _BufferValues:
             held = state[b] if state is not None and b in state else self.holds.get(b)
         if value is None or held is None or held is value:
             return
-        raise PassError(
+        raise SharedBufferConflict(
             f"tile '{v.name_hint}' is {verb} after its buffer was overwritten by {held.describe()}: a loop "
             "carry, an if result and an in-place result stay in the buffer of the value they start from, "
             "so they share one address with it; read the carried value instead, or copy the tile first",
-            span if span != NO_SPAN else v.span,
+            span if span != NO_SPAN else v.span, v,
         )
 
     def reads(self, e: object, span: Span) -> None:
