@@ -1030,7 +1030,7 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
     if len(args) < needed:
         raise PassError(f"slotsat's code generator does not support {c.op} with {len(args)} arguments (it "
                         f"takes {needed})", where)
-    accounted = {a.keyword for a in sp.attrs} | sp.type_keywords | set(args)
+    accounted = {a.keyword for a in sp.attrs if a.argument is None} | sp.type_keywords | set(args)
     for key, value in c.kwargs:
         if key in accounted:
             continue
@@ -1593,9 +1593,10 @@ class FunctionEmitter(Emitter):
         """The attributes the entry makes from the call's keywords, as ` {k = v, ...}` or ``."""
         parts: list[str] = []
         for a in sp.attrs:
-            value = c.kwarg(a.keyword)
+            value = c.kwarg(a.keyword) if a.argument is None else None
             if a.flag:
-                on = value is not None and _truthy(value)
+                on = (a.argument in call_arguments(c, sp, where) if a.argument is not None
+                      else value is not None and _truthy(value))
                 if on or a.always:
                     parts.append(f"{a.name} = {'true' if on else 'false'}")
                 continue

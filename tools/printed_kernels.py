@@ -249,6 +249,31 @@ class ScalarsAndCasts:
         return out
 
 
+
+@pl.program
+class ColSumSort:
+    """Column sums in both of ptoas's forms (sequential, and binary-tree with a scratch tile)
+    and a 32-element block sort with its index tile."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[16, 64], pl.FP32],
+        ids: pl.Tensor[[1, 32], pl.UINT32],
+        out: pl.Out[pl.Tensor[[4, 64], pl.FP32]],
+    ) -> pl.Tensor[[4, 64], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        s1 = pl.tile.col_sum(t)
+        tmp = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        s2 = pl.tile.col_sum(t, tmp)
+        both = pl.tile.add(s1, s2)
+        row = pl.tile.load(x, [0, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec)
+        idx = pl.tile.load(ids, [0, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec)
+        sorted_row = pl.tile.sort32(row, idx)
+        out = pl.tile.store(both, [0, 0], out)
+        out = pl.tile.store(sorted_row, [1, 0], out)
+        return out
+
 @pl.program
 class AssembleTranspose:
     """tile.assemble of row blocks, a Mat transpose_view feeding a matmul, tile.write."""
@@ -337,6 +362,7 @@ PROGRAMS = {
     "dyn_rms_norm": DynRmsNorm,
     "cube_extract": CubeExtract,
     "scalars_and_casts": ScalarsAndCasts,
+    "col_sum_sort": ColSumSort,
     "assemble_transpose": AssembleTranspose,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}

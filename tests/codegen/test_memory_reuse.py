@@ -167,6 +167,8 @@ return n1
 @pytest.mark.parametrize(("op", "line"), [
     ("pl.recip(t)", "pto.trecip"),
     ("pl.rsqrt(t)", "pto.trsqrt"),
+    # not_inplace_safe in the reference's op registry (core/op_registry.json), not in a hand list
+    ("pl.tile.fmods(t, 3.0)", "pto.tfmods"),
 ])
 def test_an_op_that_cannot_run_in_place_gets_its_own_buffer(op: str, line: str) -> None:
     text = pypto(f"""

@@ -44,7 +44,7 @@ def op_lines(text: str) -> set[str]:
         m = _OP_LINE.match(raw.strip())
         if m is None or m.group(1) in SETUP_OPS:
             continue
-        out.add(m.group(1) + _SSA.sub("%", m.group(2)))
+        out.add(m.group(1) + " ".join(_SSA.sub("%", m.group(2)).split()))  # spacing is not spelling
     return out
 
 

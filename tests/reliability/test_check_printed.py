@@ -191,5 +191,6 @@ def test_printed_kernels_with_modelled_ops_are_confirmed(name: str, capsys: pyte
 def test_every_printed_kernel_has_a_verdict() -> None:
     names = sorted(p.name.removesuffix(".pre.py") for p in PRINTED.glob("*.pre.py"))
     assert set(CONFIRMED) <= set(names)
-    # valid_rows draws n below its row base and faults on the load, as its author wrote it
-    assert set(names) - set(CONFIRMED) == {"valid_rows"}
+    # valid_rows draws n below its row base and faults on the load, as its author wrote it;
+    # col_sum_sort uses ops the interpreter does not model (tile.col_sum, tile.sort32)
+    assert set(names) - set(CONFIRMED) == {"valid_rows", "col_sum_sort"}
