@@ -1643,6 +1643,23 @@ class FunctionEmitter(Emitter):
             ins.append((tmp, tile_type_string(src.type)))
         self._dps_line(sp, ins, dst, self.handle_types.get(dst, tile_type_string(target.type)), attrs)
 
+    def _emit_tensor_view(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                          where: Span) -> None:
+        """`tensor.view`: a new `pto.make_tensor_view` of the input's base pointer with the
+        result's own shape, strides and layout (its printed type), as the reference emits it;
+        later loads and stores of the result address the input's storage."""
+        if target is None or not isinstance(target.type, ir.TensorType):
+            raise PassError(f"{c.op} must be assigned to a tensor", where)
+        src = c.args[0] if c.args else None
+        if not isinstance(src, ir.Var) or src.id not in self.tensor_views:
+            raise PassError(f"slotsat's code generator emits {c.op} only of a tensor parameter or a view of "
+                            "one", where)
+        base = self.view_ptrs.get(self.tensor_views[src.id])
+        if base is None:
+            raise PassError(f"slotsat's code generator emits {c.op} only of a tensor parameter or a view of "
+                            "one", where)
+        self._tensor_view(target, base)
+
     def _emit_matmul_acc(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                          where: Span) -> None:
         """`pto.tmatmul.acc ins(%acc, %lhs, %rhs) outs(%acc)`: the accumulator is updated in place."""

@@ -24,7 +24,8 @@ from typing import Any
 from slotsat.core import ops
 
 FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmul_acc", "spmd", "dim",
-                   "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble"})
+                   "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble",
+                   "tensor_view"})
 """Emission forms; `dps` is the default."""
 
 

@@ -274,6 +274,22 @@ class ColSumSort:
         out = pl.tile.store(sorted_row, [1, 0], out)
         return out
 
+
+@pl.program
+class TensorView2d:
+    """A 3-D tensor parameter viewed as 2-D (`tensor.view`) and loaded through the view."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[2, 16, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[32, 64], pl.FP32]],
+    ) -> pl.Tensor[[32, 64], pl.FP32]:
+        flat = pl.tensor.view(x, [32, 64])
+        t = pl.tile.load(flat, [16, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        out = pl.tile.store(t, [0, 0], out)
+        return out
+
 @pl.program
 class AssembleTranspose:
     """tile.assemble of row blocks, a Mat transpose_view feeding a matmul, tile.write."""
@@ -363,6 +379,7 @@ PROGRAMS = {
     "cube_extract": CubeExtract,
     "scalars_and_casts": ScalarsAndCasts,
     "col_sum_sort": ColSumSort,
+    "tensor_view_2d": TensorView2d,
     "assemble_transpose": AssembleTranspose,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}
