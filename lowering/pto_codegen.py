@@ -1122,6 +1122,8 @@ class FunctionEmitter(Emitter):
         """The base pointer (`%argK`) of each tensor view."""
         self.spmd_params: dict[str, str] = {}
         """The reference's hidden SPMD identity parameters the body reads, by name."""
+        self.arg_of: dict[int, str] = {}
+        """A parameter's `%argK` (tensors first, then scalars)."""
 
     # -- planning ----------------------------------------------------------------------
 
@@ -1133,7 +1135,13 @@ class FunctionEmitter(Emitter):
         kind = _kernel_kind(fn)
         check_shared_buffers(fn, self.live)
         params: list[str] = []
-        for k, p in enumerate(fn.params):
+        # tensors first, then scalars, each in parameter order: the runtime passes a kernel's
+        # arguments in that layout whatever the signature's order (the reference's PTOParam
+        # dispatch), so the reference's signature has it too
+        order = [p for p in fn.params if isinstance(p.type, ir.TensorType)]
+        order += [p for p in fn.params if not isinstance(p.type, ir.TensorType)]
+        self.arg_of = {p.id: f"%arg{k}" for k, p in enumerate(order)}
+        for k, p in enumerate(order):
             arg = f"%arg{k}"
             self.used_names.add(arg[1:])
             self.var_names[p.id] = arg[1:]
@@ -1159,9 +1167,9 @@ class FunctionEmitter(Emitter):
             self.const(region.valid_row, ir.DType.INDEX)
             self.const(region.valid_col, ir.DType.INDEX)
         body, self.body_lines = self.body_lines, []
-        for k, p in enumerate(fn.params):
+        for p in fn.params:
             if isinstance(p.type, ir.TensorType):
-                self._tensor_view(p, f"%arg{k}")
+                self._tensor_view(p, self.arg_of[p.id])
         self.head_lines.extend(self.body_lines)
         self.body_lines = body
         for region in self.regions.values():

@@ -79,6 +79,17 @@ def test_ops_are_spelled_as_the_reference_spells_them(name: str) -> None:
     assert sorted(theirs - ours) == [], "ops only the reference emits"
 
 
+def signatures(text: str) -> list[str]:
+    return sorted(line.strip() for line in text.splitlines() if line.strip().startswith("func.func @"))
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_signatures_are_the_references(name: str) -> None:
+    """Parameters in the reference's order (tensors first, then scalars, then the symbolic
+    dimensions and the SPMD identity): the runtime passes arguments in that layout."""
+    assert signatures(_emit(name)) == signatures((PRINTED / f"{name}.ref.pto").read_text())
+
+
 def test_the_comparison_sees_a_misspelled_attribute() -> None:
     """The comparison is not vacuous: an attribute case the reference does not print differs."""
     text = _emit("dyn_rms_norm")
