@@ -92,21 +92,26 @@ LOAD_OPS = frozenset({"tile.load", "tile.read"})
 
 ALL_OPERANDS = -1
 FORBIDDEN_OPERANDS: dict[str, tuple[int, ...]] = {
-    # not_inplace_safe in the reference: the result may alias none of the operands
-    "tile.move": (ALL_OPERANDS,),
-    "tile.recip": (ALL_OPERANDS,),
-    "tile.rsqrt": (ALL_OPERANDS,),
-    "tile.row_sum": (ALL_OPERANDS,),
-    "tile.row_max": (ALL_OPERANDS,),
-    "tile.row_min": (ALL_OPERANDS,),
     # forbid_output_alias(1): the broadcast row is re-read for every output row
     "tile.row_expand_add": (1,),
     "tile.row_expand_sub": (1,),
     "tile.row_expand_mul": (1,),
     "tile.row_expand_div": (1,),
+    # the binary-tree column sum writes its scratch tile during the op
+    "tile.col_sum": (1,),
 }
-"""The reference's op markers (`not_inplace_safe`, `forbid_output_alias`) for the ops
-slotsat's codegen emits; a widening `tile.cast` is handled by dtype width."""
+"""The reference's `forbid_output_alias` markers for the ops slotsat's codegen emits, and a
+scratch tile an op writes. Its `not_inplace_safe` marker (the result may alias none of the
+operands: moves, reciprocals, reductions, sorts, gathers, ...) is read from the op registry
+(`forbidden_operands`); a widening `tile.cast` is handled by dtype width."""
+
+
+def forbidden_operands(op: str) -> tuple[int, ...]:
+    """The operand positions `op`'s result may not share a buffer with (`ALL_OPERANDS`: any)."""
+    ref = ops.reference(op)
+    if ref is not None and not ref.inplace_safe:
+        return (ALL_OPERANDS,)
+    return FORBIDDEN_OPERANDS.get(op, ())
 
 
 def align_up(n: int) -> int:
@@ -193,6 +198,15 @@ def _co_live_message(
 # one buffer, one value at a time (every planner)
 
 
+class SharedBufferConflict(PassError):
+    """`check_shared_buffers`' rejection: `var` is read where its buffer holds another value
+    (`lowering/carry_copies.py` repairs the loop carries among them)."""
+
+    def __init__(self, message: str, span: Span, var: ir.Var) -> None:
+        super().__init__(message, span)
+        self.var = var
+
+
 @dataclass(frozen=True, eq=False)
 class _Value:
     """What a buffer holds after a write (`writer`) or where its content is not one value
@@ -252,11 +266,11 @@ class _BufferValues:
             held = state[b] if state is not None and b in state else self.holds.get(b)
         if value is None or held is None or held is value:
             return
-        raise PassError(
+        raise SharedBufferConflict(
             f"tile '{v.name_hint}' is {verb} after its buffer was overwritten by {held.describe()}: a loop "
             "carry, an if result and an in-place result stay in the buffer of the value they start from, "
             "so they share one address with it; read the carried value instead, or copy the tile first",
-            span if span != NO_SPAN else v.span,
+            span if span != NO_SPAN else v.span, v,
         )
 
     def reads(self, e: object, span: Span) -> None:
@@ -467,7 +481,7 @@ def _forbidden(fn: ir.Function, live: Liveness) -> dict[int, set[int]]:
         if result is None:
             continue
         args = [a for a in call.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
-        marks = FORBIDDEN_OPERANDS.get(call.op, ())
+        marks = forbidden_operands(call.op)
         picked = args if ALL_OPERANDS in marks else [args[k] for k in marks if k < len(args)]
         if call.op == "tile.cast" and args and _widens(s.var, args[0]):
             picked = [args[0]]

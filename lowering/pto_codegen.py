@@ -1082,7 +1082,7 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
     if len(args) < needed:
         raise PassError(f"slotsat's code generator does not support {c.op} with {len(args)} arguments (it "
                         f"takes {needed})", where)
-    accounted = {a.keyword for a in sp.attrs} | sp.type_keywords | set(args)
+    accounted = {a.keyword for a in sp.attrs if a.argument is None} | sp.type_keywords | set(args)
     for key, value in c.kwargs:
         if key in accounted:
             continue
@@ -1178,6 +1178,8 @@ class FunctionEmitter(Emitter):
         self._kind = ""
         self._emit_seconds = 0.0
         """Time in `prepare` / `finish` outside saturations and extraction (`codegen.emit`)."""
+        self.arg_of: dict[int, str] = {}
+        """A parameter's `%argK` (tensors first, then scalars)."""
 
     # -- planning ----------------------------------------------------------------------
 
@@ -1205,7 +1207,13 @@ class FunctionEmitter(Emitter):
         kind = _kernel_kind(fn)
         check_shared_buffers(fn, self.live)
         params: list[str] = []
-        for k, p in enumerate(fn.params):
+        # tensors first, then scalars, each in parameter order: the runtime passes a kernel's
+        # arguments in that layout whatever the signature's order (the reference's PTOParam
+        # dispatch), so the reference's signature has it too
+        order = [p for p in fn.params if isinstance(p.type, ir.TensorType)]
+        order += [p for p in fn.params if not isinstance(p.type, ir.TensorType)]
+        self.arg_of = {p.id: f"%arg{k}" for k, p in enumerate(order)}
+        for k, p in enumerate(order):
             arg = f"%arg{k}"
             self.used_names.add(arg[1:])
             self.var_names[p.id] = arg[1:]
@@ -1231,9 +1239,9 @@ class FunctionEmitter(Emitter):
             self.const(region.valid_row, ir.DType.INDEX)
             self.const(region.valid_col, ir.DType.INDEX)
         body, self.body_lines = self.body_lines, []
-        for k, p in enumerate(fn.params):
+        for p in fn.params:
             if isinstance(p.type, ir.TensorType):
-                self._tensor_view(p, f"%arg{k}")
+                self._tensor_view(p, self.arg_of[p.id])
         self.head_lines.extend(self.body_lines)
         self.body_lines = body
         for region in self.regions.values():
@@ -1703,9 +1711,10 @@ class FunctionEmitter(Emitter):
         """The attributes the entry makes from the call's keywords, as ` {k = v, ...}` or ``."""
         parts: list[str] = []
         for a in sp.attrs:
-            value = c.kwarg(a.keyword)
+            value = c.kwarg(a.keyword) if a.argument is None else None
             if a.flag:
-                on = value is not None and _truthy(value)
+                on = (a.argument in call_arguments(c, sp, where) if a.argument is not None
+                      else value is not None and _truthy(value))
                 if on or a.always:
                     parts.append(f"{a.name} = {'true' if on else 'false'}")
                 continue
@@ -1751,6 +1760,23 @@ class FunctionEmitter(Emitter):
             self._alloc_line(tmp, src, src.type, scratch_of=target)
             ins.append((tmp, tile_type_string(src.type)))
         self._dps_line(sp, ins, dst, self.handle_types.get(dst, tile_type_string(target.type)), attrs)
+
+    def _emit_tensor_view(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                          where: Span) -> None:
+        """`tensor.view`: a new `pto.make_tensor_view` of the input's base pointer with the
+        result's own shape, strides and layout (its printed type), as the reference emits it;
+        later loads and stores of the result address the input's storage."""
+        if target is None or not isinstance(target.type, ir.TensorType):
+            raise PassError(f"{c.op} must be assigned to a tensor", where)
+        src = c.args[0] if c.args else None
+        if not isinstance(src, ir.Var) or src.id not in self.tensor_views:
+            raise PassError(f"slotsat's code generator emits {c.op} only of a tensor parameter or a view of "
+                            "one", where)
+        base = self.view_ptrs.get(self.tensor_views[src.id])
+        if base is None:
+            raise PassError(f"slotsat's code generator emits {c.op} only of a tensor parameter or a view of "
+                            "one", where)
+        self._tensor_view(target, base)
 
     def _emit_matmul_acc(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                          where: Span) -> None:

@@ -526,11 +526,11 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
     "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tgather", "pto.tsel",
-    "pto.tsetval", "pto.tci",
+    "pto.tsetval", "pto.tci", "pto.tsort32",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
 
-DPS_ATTR_INS_OP_NAMES: tuple[str, ...] = ("pto.tcvt", "pto.tcmp", "pto.tcmps")
+DPS_ATTR_INS_OP_NAMES: tuple[str, ...] = ("pto.tcvt", "pto.tcmp", "pto.tcmps", "pto.tcolsum")
 """Those that print their attribute dictionary inside `ins(...)` (`PTOOps.td`, `PTO.cpp`)."""
 
 DPS_OPS: tuple[type[DpsOp], ...] = (

@@ -24,7 +24,8 @@ from typing import Any
 from slotsat.core import ops
 
 FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmul_acc", "spmd", "dim",
-                   "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble"})
+                   "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble",
+                   "tensor_view"})
 """Emission forms; `dps` is the default."""
 
 
@@ -32,7 +33,9 @@ FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmu
 class AttrSpelling:
     """An attribute made from a keyword: an enum case (`#pto<ENUM CASE>`) looked up in
     `values` by the printed keyword value (None: print no attribute), or a flag printed as
-    `NAME = true` when the keyword is true (and `NAME = false` otherwise when `always`)."""
+    `NAME = true` when the keyword is true (and `NAME = false` otherwise when `always`). A
+    flag with an `argument` instead of a keyword is on when the call passes that argument
+    (`tile.col_sum`'s optional `tmp_tile` selects ptoas's binary-tree form, `isBinary`)."""
 
     name: str
     keyword: str
@@ -41,6 +44,7 @@ class AttrSpelling:
     default: str | None
     flag: bool
     always: bool = False
+    argument: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +71,13 @@ class Spelling:
 
 
 def _attr(name: str, e: dict[str, Any]) -> AttrSpelling:
-    return AttrSpelling(name, e["keyword"], e.get("enum"), dict(e.get("values", {})), e.get("default"),
-                        bool(e.get("bool", False)), bool(e.get("always", False)))
+    argument = e.get("argument")
+    if (argument is None) == ("keyword" not in e):
+        raise ValueError(f"pto_ops.json: attribute {name} needs exactly one of 'keyword' and 'argument'")
+    if argument is not None and not e.get("bool", False):
+        raise ValueError(f"pto_ops.json: attribute {name} made from an argument must be a flag")
+    return AttrSpelling(name, e.get("keyword", ""), e.get("enum"), dict(e.get("values", {})),
+                        e.get("default"), bool(e.get("bool", False)), bool(e.get("always", False)), argument)
 
 
 def _spelling(op: str, e: dict[str, Any]) -> Spelling:

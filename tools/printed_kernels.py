@@ -249,6 +249,47 @@ class ScalarsAndCasts:
         return out
 
 
+
+@pl.program
+class ColSumSort:
+    """Column sums in both of ptoas's forms (sequential, and binary-tree with a scratch tile)
+    and a 32-element block sort with its index tile."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[16, 64], pl.FP32],
+        ids: pl.Tensor[[1, 32], pl.UINT32],
+        out: pl.Out[pl.Tensor[[4, 64], pl.FP32]],
+    ) -> pl.Tensor[[4, 64], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        s1 = pl.tile.col_sum(t)
+        tmp = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        s2 = pl.tile.col_sum(t, tmp)
+        both = pl.tile.add(s1, s2)
+        row = pl.tile.load(x, [0, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec)
+        idx = pl.tile.load(ids, [0, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec)
+        sorted_row = pl.tile.sort32(row, idx)
+        out = pl.tile.store(both, [0, 0], out)
+        out = pl.tile.store(sorted_row, [1, 0], out)
+        return out
+
+
+@pl.program
+class TensorView2d:
+    """A 3-D tensor parameter viewed as 2-D (`tensor.view`) and loaded through the view."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[2, 16, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[32, 64], pl.FP32]],
+    ) -> pl.Tensor[[32, 64], pl.FP32]:
+        flat = pl.tensor.view(x, [32, 64])
+        t = pl.tile.load(flat, [16, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        out = pl.tile.store(t, [0, 0], out)
+        return out
+
 @pl.program
 class AssembleTranspose:
     """tile.assemble of row blocks, a Mat transpose_view feeding a matmul, tile.write."""
@@ -301,6 +342,31 @@ def jit_add_rows(
     return y
 
 
+
+@pl.jit
+def jit_valid_carry(
+    qr: pl.Tensor[[16, 384], pl.INT8],
+    wq: pl.Tensor[[384, 128], pl.INT8],
+    t: pl.Scalar[pl.INDEX],
+    out: pl.Out[pl.Tensor[[16, 128], pl.INT32]],
+):
+    """A carried accumulator whose first matmul has a runtime valid shape: the reference
+    prints the loop result with the carried (whole) type and the yielded value with the
+    valid shape; its store writes the whole tile. Three iterations at stage 2 leave a tail
+    clone after replication."""
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="valid_carry"):
+        acc = pl.create_tensor([16, 128], dtype=pl.INT32)
+        for kb in pl.pipeline(0, 3, stage=2):
+            q0 = kb * 128
+            a = pl.slice(qr, [16, 128], [0, q0], valid_shape=[t, 128])
+            w = wq[q0 : q0 + 128, 0:128]
+            if q0 == 0:
+                acc = pl.matmul(a, w, out_dtype=pl.INT32)
+            else:
+                acc = pl.matmul_acc(acc, a, w)
+        out[0:16, 0:128] = acc
+    return out
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -312,6 +378,8 @@ PROGRAMS = {
     "dyn_rms_norm": DynRmsNorm,
     "cube_extract": CubeExtract,
     "scalars_and_casts": ScalarsAndCasts,
+    "col_sum_sort": ColSumSort,
+    "tensor_view_2d": TensorView2d,
     "assemble_transpose": AssembleTranspose,
 }
-JIT = {"jit_add_rows": jit_add_rows}
+JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}

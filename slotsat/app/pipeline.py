@@ -58,6 +58,7 @@ class CompileResult:
 
 def function_passes(options: CompileOptions) -> list[FunctionPass]:
     """The DSL passes, in order (parsing, with memory-space completion, comes before)."""
+    from slotsat.lowering.carry_copies import CarryCopies
     from slotsat.lowering.init_memref import InitMemRef
     from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
     from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
@@ -74,6 +75,9 @@ def function_passes(options: CompileOptions) -> list[FunctionPass]:
         # 6. Resolve every declared or synthesized allocation (author and pipe_<tile>) now
         #    that no pass adds one; hoists the allocation statements codegen reads.
         InitMemRef(planner=options.planner, backend=options.backend),
+        # 7. A carried value still read after its next value is written: that value gets a
+        #    buffer of its own and a move into the carry's (the reference's YieldFixup).
+        CarryCopies(),
     ]
 
 
@@ -119,7 +123,7 @@ def compile_module(module: ir.Module, options: CompileOptions | None = None) -> 
     """
     opts = options if options is not None else CompileOptions()
     lowered, declines = run_passes(module, function_passes(opts))
-    # 7. pto-codegen last: regions, blockers and emission read the resolved allocations.
+    # 8. pto-codegen last: regions, blockers and emission read the resolved allocations.
     with phases.phase("codegen"):
         out = PtoCodegen(planner=opts.planner, mode=opts.mode, backend=opts.backend).run(lowered)
     return CompileResult(

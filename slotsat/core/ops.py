@@ -56,6 +56,9 @@ class RefOp:
     memory_output: str | None
     scalar_dtype: str | None = None
     """For a scalar result of one fixed dtype (`tensor.dim` -> `INDEX`), its name."""
+    inplace_safe: bool = True
+    """False where the reference marks the op `not_inplace_safe`: its result may share a
+    buffer with none of its operands."""
 
     @property
     def inherits(self) -> bool:
@@ -79,6 +82,7 @@ def _ref_op(name: str, e: dict[str, Any]) -> RefOp:
         memory_inputs=tuple(tuple(a) for a in memory.get("inputs", ())),
         memory_output=memory.get("output"),
         scalar_dtype=e.get("scalar_dtype"),
+        inplace_safe=e.get("inplace_safe") is not False,
     )
 
 

@@ -28,12 +28,19 @@ from xdsl.parser import Parser
 
 from slotsat.lowering.pto_dialect import make_context
 
-DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i16": 2, "i8": 1, "ui8": 1, "i64": 8, "f64": 8}
+DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i16": 2, "i8": 1, "ui8": 1, "i64": 8, "f64": 8,
+               "ui16": 2, "ui32": 4, "ui64": 8, "i1": 1}
 ROW_REDUCTIONS = frozenset({"pto.trowsum", "pto.trowmax", "pto.trowmin"})
+SCRATCH_SECOND = ROW_REDUCTIONS | {"pto.tcolsum"}
+"""Ops whose second operand is a scratch tile the op writes and reads (a row reduction's
+`tmp`, a binary-tree column sum's)."""
 NOT_IN_PLACE = frozenset(
-    {"pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.trecip", "pto.trsqrt", "pto.tmov"}
+    {"pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.trecip", "pto.trsqrt", "pto.tmov",
+     "pto.trowprod", "pto.trowargmax", "pto.trowargmin", "pto.tcolargmax", "pto.tcolargmin",
+     "pto.tsort32", "pto.ttrans", "pto.textract", "pto.tconcat", "pto.tgather", "pto.tfmod", "pto.tfmods"}
 )
-"""Ops whose result may not share bytes with any operand (reductions, reciprocals, moves)."""
+"""Ops whose result may not share bytes with any operand (reductions, reciprocals, moves,
+sorts, transposes, gathers: the reference's `not_inplace_safe` ops)."""
 BROADCAST_ROW = frozenset(
     {"pto.trowexpandadd", "pto.trowexpandsub", "pto.trowexpandmul", "pto.trowexpanddiv"}
 )
@@ -270,7 +277,7 @@ class _Run:
         read = [x for x in ins if isinstance(x, Tile)]
         written = [x for x in outs if isinstance(x, Tile)]
         scratch: list[Tile] = []
-        if op.name in ROW_REDUCTIONS and len(read) >= 2:
+        if op.name in SCRATCH_SECOND and len(read) >= 2:
             scratch = [read[1]]
             read = [read[0]]
         for x in read:

@@ -260,7 +260,7 @@ return res
         get = one_get(result)
         assert get.matcher_class.value == "opaque"
         text = result.pto_text
-        assert "arith.remsi %arg1, %c4_i32 : i32" in text
+        assert "arith.remsi %arg2, %c4_i32 : i32" in text  # k follows the tensors a, out
         assert ": i32 to index" in text
 
 

@@ -53,9 +53,9 @@ def test_bare_remainder_for_a_loop_from_zero(mode: Mode, op: str) -> None:
 
 
 def test_negative_dividend_gets_the_correction() -> None:
-    # %0 is the load's partition view
+    # %0 is the load's partition view; x is %arg2, y %arg3 (the tensors come first)
     assert _ops("x % 24") == [
-        "arith.remsi %arg1, %c24_index : index",
+        "arith.remsi %arg2, %c24_index : index",
         "arith.cmpi slt, %1, %c0_index : index",
         "arith.addi %1, %c24_index : index",
         "arith.select %2, %3, %1 : index",
@@ -69,13 +69,13 @@ def test_negative_constant_divisor_uses_sgt() -> None:
 
 def test_runtime_divisor_eight_ops() -> None:
     assert _ops("x % y") == [
-        "arith.remsi %arg1, %arg2 : index",
+        "arith.remsi %arg2, %arg3 : index",
         "arith.cmpi ne, %1, %c0_index : index",
         "arith.cmpi slt, %1, %c0_index : index",
-        "arith.cmpi slt, %arg2, %c0_index : index",
+        "arith.cmpi slt, %arg3, %c0_index : index",
         "arith.xori %3, %4 : i1",
         "arith.andi %2, %5 : i1",
-        "arith.addi %1, %arg2 : index",
+        "arith.addi %1, %arg3 : index",
         "arith.select %6, %7, %1 : index",
     ]
 
@@ -118,7 +118,7 @@ def test_runtime_start_gets_the_correction() -> None:
 
 
 def test_runtime_floordiv() -> None:
-    assert _ops("x // y") == ["arith.floordivsi %arg1, %arg2 : index"]
+    assert _ops("x // y") == ["arith.floordivsi %arg2, %arg3 : index"]
 
 
 def test_proven_floordiv_is_bare() -> None:

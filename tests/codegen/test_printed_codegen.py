@@ -44,7 +44,7 @@ def op_lines(text: str) -> set[str]:
         m = _OP_LINE.match(raw.strip())
         if m is None or m.group(1) in SETUP_OPS:
             continue
-        out.add(m.group(1) + _SSA.sub("%", m.group(2)))
+        out.add(m.group(1) + " ".join(_SSA.sub("%", m.group(2)).split()))  # spacing is not spelling
     return out
 
 
@@ -77,6 +77,17 @@ def test_ops_are_spelled_as_the_reference_spells_them(name: str) -> None:
     assert ours, "slotsat emitted no op"
     assert sorted(ours - theirs) == [], "ops only slotsat emits"
     assert sorted(theirs - ours) == [], "ops only the reference emits"
+
+
+def signatures(text: str) -> list[str]:
+    return sorted(line.strip() for line in text.splitlines() if line.strip().startswith("func.func @"))
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_signatures_are_the_references(name: str) -> None:
+    """Parameters in the reference's order (tensors first, then scalars, then the symbolic
+    dimensions and the SPMD identity): the runtime passes arguments in that layout."""
+    assert signatures(_emit(name)) == signatures((PRINTED / f"{name}.ref.pto").read_text())
 
 
 def test_the_comparison_sees_a_misspelled_attribute() -> None:

@@ -163,7 +163,7 @@ out = pl.store(t, [0, 0], out)
 return out
 """, "a: pl.Tensor[[256, 64], pl.FP32], u: pl.Scalar[pl.UINT32], v: pl.Scalar[pl.UINT32], "
         "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]", "pl.Tensor[[256, 64], pl.FP32]", decls="")
-    assert lines(text, "arith.minui %arg1, %arg2 : i32")
+    assert lines(text, "arith.minui %arg2, %arg3 : i32")  # u, v follow the tensors a, out
     assert lines(text, "arith.andi")
     assert lines(text, "arith.ori")
     assert lines(text, "arith.xori")
@@ -363,7 +363,7 @@ return out
 """, "a: pl.Tensor[[256, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
         TILE_RET, decls="")
     (sub,) = lines(text, "pto.subview")
-    assert " sizes [16, 64] valid [%arg1, %c64_index] : " in sub
+    assert " sizes [16, 64] valid [%arg2, %c64_index] : " in sub  # n follows the tensors
     assert sub.endswith("rows=16, cols=64, v_row=?, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>")
 
 

@@ -48,10 +48,11 @@ def test_entry_names_the_reference_op_and_its_arguments(op: str) -> None:
     ref = ops.reference(op)
     assert ref is not None, f"{op} is not an op of the reference"
     names = set(ref.args)
-    for name in (*(sp.ins or ()), *sp.index, *((sp.scratch,) if sp.scratch else ())):
+    for name in (*(sp.ins or ()), *sp.index, *((sp.scratch,) if sp.scratch else ()),
+                 *(a.argument for a in sp.attrs if a.argument is not None)):
         assert name in names, f"{op} has no argument '{name}'"
     keywords = set(ref.keywords)
-    for key in (*(a.keyword for a in sp.attrs), *sp.type_keywords, *sp.defaults):
+    for key in (*(a.keyword for a in sp.attrs if a.argument is None), *sp.type_keywords, *sp.defaults):
         assert key in keywords, f"{op} has no keyword '{key}'"
 
 
@@ -62,7 +63,7 @@ def test_the_dialect_declares_what_the_entry_emits(op: str) -> None:
         assert sp.pto is None  # no op of its own: an allocation, a parameter, a value
         return
     assert sp.pto in DIALECT_OPS, f"{op} emits {sp.pto}, which the xdsl dialect does not declare"
-    if sp.form == "dps" and any(a.enum for a in sp.attrs) and sp.attr_at == "ins":
+    if sp.form == "dps" and sp.attrs and sp.attr_at == "ins":
         assert sp.pto in pto_dialect.DPS_ATTR_INS_OP_NAMES
     elif sp.form == "dps":
         assert sp.pto in pto_dialect.DPS_OP_NAMES

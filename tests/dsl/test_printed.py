@@ -413,6 +413,30 @@ def test_a_name_bound_in_a_loop_may_appear_in_the_result_type() -> None:
     canonical(src)
 
 
+def test_a_loop_result_has_its_printed_type_not_the_yielded_valid_shape() -> None:
+    """The reference's loop result keeps its carried value's type: printed without a
+    `pl.TileView`, it is the whole tile although the yielded value has a runtime valid shape
+    (a store of it writes the whole tile). Unannotated results (a multi-value yield) take the
+    carried values' types, as the reference's parser infers them from the iter_args."""
+    src = program("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self, x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64, 64], pl.FP32]:
+            z: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+            for i, (a,) in pl.range(4, init_values=(z,)):
+                t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])] = pl.tile.load(x, [i, 0], [16, 64], [n, 64], target_memory=pl.Mem.Vec)
+                r: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.yield_(t)
+            for j, (b, c) in pl.range(4, init_values=(z, z)):
+                u: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])] = pl.tile.load(x, [j, 0], [16, 64], [n, 64], target_memory=pl.Mem.Vec)
+                p, q = pl.yield_(u, c)
+            return x
+    """)
+    body = parse_source(src).programs[0].functions[0].body.stmts
+    whole = ir.TileType((16, 64), ir.DType.FP32, ir.MemorySpace.Vec)
+    loops = [s for s in body if isinstance(s, ir.ForStmt)]
+    assert [v.type for lp in loops for v in lp.return_vars] == [whole, whole, whole]
+    canonical(src)
+
+
 # --------------------------------------------------------------------------------------
 # errors
 

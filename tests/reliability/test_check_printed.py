@@ -174,7 +174,8 @@ def test_a_file_without_tile_functions_is_unverified(tmp_path: Path, capsys: pyt
                        "tile operations, so nothing was compared")
 
 
-CONFIRMED = ["assemble_transpose", "branches", "cube_extract", "dyn_rms_norm", "jit_add_rows", "matmul_k",
+CONFIRMED = ["assemble_transpose", "branches", "cube_extract", "dyn_rms_norm", "jit_add_rows", "jit_valid_carry",
+             "matmul_k",
              "reshape_view", "row_scale_pipe", "row_sum_cast", "scalars_and_casts", "write_read"]
 
 
@@ -190,5 +191,7 @@ def test_printed_kernels_with_modelled_ops_are_confirmed(name: str, capsys: pyte
 def test_every_printed_kernel_has_a_verdict() -> None:
     names = sorted(p.name.removesuffix(".pre.py") for p in PRINTED.glob("*.pre.py"))
     assert set(CONFIRMED) <= set(names)
-    # valid_rows draws n below its row base and faults on the load, as its author wrote it
-    assert set(names) - set(CONFIRMED) == {"valid_rows"}
+    # valid_rows draws n below its row base and faults on the load, as its author wrote it;
+    # col_sum_sort and tensor_view_2d use ops the interpreter does not model (tile.col_sum,
+    # tile.sort32, tensor.view): check says unverified, naming the op
+    assert set(names) - set(CONFIRMED) == {"valid_rows", "col_sum_sort", "tensor_view_2d"}

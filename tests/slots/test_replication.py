@@ -685,3 +685,32 @@ def _if_depth(s: ir.Stmt) -> int:
     if isinstance(s, ir.ForStmt):
         return max((_if_depth(x) for x in s.body.stmts), default=0)
     return 0
+
+
+@pytest.mark.parametrize("bounds", ["0, 3, 1", "0, n, 1"])
+def test_f_a_loop_result_keeps_its_type_when_the_yield_has_a_valid_shape(bounds: str) -> None:
+    """The reference keeps a loop result's type (its carried value's, as printed) through
+    LowerPipelineLoops: the tail's binding of the result and the runtime guard's results
+    keep the whole tile although the last clone's value has a runtime valid shape, so a
+    store of the result writes the whole tile, as the reference's does."""
+    src = program(f"""
+    z: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([64, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+    for i, (acc,) in pl.pipeline({bounds}, stage=2, init_values=(z,)):
+        t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])] = pl.tile.load(a, [i * 64, 0], [64, 64], [n, 64], target_memory=pl.Mem.Vec)
+        e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 64])] = pl.tile.add(t, acc)
+        y: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.yield_(e)
+    o: pl.Tensor[[256, 64], pl.FP32] = pl.tile.store(y, [0, 0], out)
+    return o
+    """, N_SIG)
+    whole = ir.TileType((64, 64), ir.DType.FP32, ir.MemorySpace.Vec)
+    out = replicate(src)
+    results = [v for s in ir.walk_stmts(out.body) if isinstance(s, ir.ForStmt | ir.IfStmt) for v in s.return_vars]
+    bound = [s.var for s in ir.walk_stmts(out.body) if isinstance(s, ir.AssignStmt) and s.var.name_hint == "y"]
+    assert results + bound
+    assert {v.name_hint for v in results + bound} >= {"y_main", "y"}
+    assert all(v.type == whole for v in results + bound), [v.type for v in results + bound]
+    (store,) = [s for s in ir.walk_stmts(out.body) if isinstance(s, ir.AssignStmt) and s.var.name_hint == "o"]
+    assert isinstance(store.value, ir.Call)
+    stored = store.value.args[0]
+    assert isinstance(stored, ir.Var)
+    assert stored.type == whole

@@ -52,6 +52,9 @@ Choices the spec leaves open (documented here, pinned by `tests/dsl`):
   annotation says (the printer writes `pl.Tensor[...]` for it). Carried binders take their
   initial value's type, so this keeps replicated loops printable.
 - Loop bounds must be `INDEX` expressions; if conditions must have dtype `BOOL`.
+- A loop's result types are its yield's annotations as written (no `pl.TileView`: the whole
+  tile, whatever valid shape the yielded value has, as the reference keeps a result's
+  type); without one, the carried value's type (the reference infers it from the iter_arg).
 - The `if`'s result types come from the then branch's yield (its annotation when given).
 - An annotated assignment takes the annotation's type once it agrees with the value's
   (shape, dtype, kind; space when both sides give them; the valid shape of a `tile.load`),
@@ -1315,12 +1318,21 @@ class _FunctionParser:
             self.error(f"pl.yield_ has {len(values)} values but binds {len(targets)} names", node)
         return _YieldInfo(node, values, targets, self.span(node))
 
-    def _result_type(self, value: ir.Expr, annotation: ast.expr | None, node: ast.AST) -> ir.Type:
+    def _result_type(self, value: ir.Expr, annotation: ast.expr | None, node: ast.AST,
+                     carried: ir.Type | None = None) -> ir.Type:
+        """A loop or if result's type: its annotation as written, once it agrees with the
+        yielded value's shape, dtype and space (an annotation without a `pl.TileView` is the
+        whole tile: the reference's result keeps the type it has, whatever valid shape the
+        body's value carries); without one, the loop's carried value's type (`carried`, as the
+        reference infers a loop result from its iter_arg) or the yielded value's (an if)."""
         got = _expr_type(value)
         if annotation is None:
-            return got
+            return got if carried is None else carried
         annot = self._yield_types.get(id(annotation)) or self.type(annotation)
-        return self.agree(annot, got, "pl.yield_", annotation)
+        self.agree(annot, got, "pl.yield_", annotation)
+        if isinstance(annot, ir.TileType) and isinstance(got, ir.TileType) and annot.memory_space is None:
+            return replace(annot, memory_space=got.memory_space)
+        return annot
 
     # -- loops
 
@@ -1450,8 +1462,9 @@ class _FunctionParser:
         results: list[ir.Var] = []
         explicit: set[str] = set()
         if info is not None:
-            results = [self.bind(name, self._result_type(v, ann, tnode), tnode)
-                       for (name, ann, tnode), v in zip(info.targets, info.values, strict=True)]
+            results = [self.bind(name, self._result_type(v, ann, tnode, it.var.type), tnode)
+                       for (name, ann, tnode), v, it in zip(info.targets, info.values,
+                                                            loop.iter_args[:len(info.values)], strict=True)]
             explicit = {name for name, _, _ in info.targets}
         for name in loop.slots:
             rv = self.binder(name, loop.iter_args[len(results)].var.type, loop.span)
