@@ -899,21 +899,6 @@ SPMD_PARAMS: tuple[str, ...] = ("block_idx", "block_num", "subblock_idx")
 """The reference's hidden SPMD identity parameters, in its signature order."""
 
 
-def dynamic_dimensions(fn: ir.Function) -> list[ir.Var]:
-    """The symbolic dimensions of the tensor parameters' shapes that are not parameters
-    themselves, in first-seen order (the reference's trailing `index` parameters)."""
-    params = {p.id for p in fn.params}
-    out: dict[int, ir.Var] = {}
-    for p in fn.params:
-        if isinstance(p.type, ir.TensorType):
-            for d in p.type.shape:
-                if not isinstance(d, int):
-                    for v in ir.expr_vars(d):
-                        if v.id not in params:
-                            out.setdefault(v.id, v)
-    return list(out.values())
-
-
 def _fold_or_keep(e: ir.Expr) -> ir.Expr:
     folded = _try_fold(e)
     return folded if isinstance(folded, ir.ConstInt) else e
@@ -1225,7 +1210,7 @@ class FunctionEmitter(Emitter):
                 self.values[arg] = self.graph.opaque(arg, _int_type(p.type.dtype))
             else:
                 raise PassError(f"parameter '{p.name_hint}' cannot be passed to a device function", p.span)
-        for v in dynamic_dimensions(fn):
+        for v in ir.dynamic_dimensions(fn):
             # one trailing `index` parameter per symbolic dimension of a tensor parameter's
             # shape, in first-seen order, as the reference's signature has them
             arg = f"%arg{len(params)}"

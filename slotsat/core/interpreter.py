@@ -458,7 +458,7 @@ class Interpreter:
             if missing:
                 raise InterpreterError(f"no value for parameter(s) {', '.join(missing)}", fn.span)
             values = [args[p.name_hint] for p in fn.params]
-            for v in dynamic_dimensions(fn):  # a symbolic dimension's value, by its name
+            for v in ir.dynamic_dimensions(fn):  # a symbolic dimension's value, by its name
                 if v.name_hint in args:
                     self._env[v.id] = _canon(int(args[v.name_hint]), DType.INDEX)
         else:
@@ -1473,7 +1473,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     out: dict[str, Any] = {}
     dims: dict[int, int] = {}
     names = {p.name_hint for p in fn.params}
-    for v in dynamic_dimensions(fn):
+    for v in ir.dynamic_dimensions(fn):
         if v.name_hint in names:
             raise InterpreterError(f"the symbolic dimension '{v.name_hint}' has a parameter's name", v.span)
         dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
@@ -1507,21 +1507,6 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
 
 DYNAMIC_DIMENSION = (16, 64)
 """The range a symbolic tensor dimension is drawn from by `random_inputs`."""
-
-
-def dynamic_dimensions(fn: ir.Function) -> list[ir.Var]:
-    """The symbolic dimensions of the tensor parameters' shapes that are not parameters, in
-    first-seen order."""
-    params = {p.id for p in fn.params}
-    out: dict[int, ir.Var] = {}
-    for p in fn.params:
-        if isinstance(p.type, ir.TensorType):
-            for d in p.type.shape:
-                if not isinstance(d, int):
-                    for v in ir.expr_vars(d):
-                        if v.id not in params:
-                            out.setdefault(v.id, v)
-    return list(out.values())
 
 
 def _dimension(d: int | ir.Expr, dims: dict[int, int], p: ir.Var) -> int:

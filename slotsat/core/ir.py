@@ -989,6 +989,22 @@ def expr_vars(e: Expr | ExprList | CallArg | Call) -> Iterator[Var]:
             yield from expr_vars(child)
 
 
+def dynamic_dimensions(fn: Function) -> list[Var]:
+    """The symbolic dimensions of the tensor parameters' shapes that are not parameters
+    themselves, in first-seen order (the reference's trailing `index` parameters; the values
+    the interpreter draws for a dynamic shape)."""
+    params = {p.id for p in fn.params}
+    out: dict[int, Var] = {}
+    for p in fn.params:
+        if isinstance(p.type, TensorType):
+            for d in p.type.shape:
+                if not isinstance(d, int):
+                    for v in expr_vars(d):
+                        if v.id not in params:
+                            out.setdefault(v.id, v)
+    return list(out.values())
+
+
 def stmt_children_bodies(s: Stmt) -> tuple[SeqStmts, ...]:
     if isinstance(s, ForStmt | WhileStmt | ScopeStmt):
         return (s.body,)

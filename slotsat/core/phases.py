@@ -24,15 +24,14 @@ _STATE = _State()
 @contextmanager
 def phase(name: str) -> Iterator[None]:
     """Add the wall-clock time of the block to phase `name` when recording is on."""
-    record = _STATE.active
-    if record is None:
+    if _STATE.active is None:
         yield
         return
     start = time.perf_counter()
     try:
         yield
     finally:
-        record[name] = record.get(name, 0.0) + time.perf_counter() - start
+        add(name, time.perf_counter() - start)
 
 
 def add(name: str, seconds: float) -> None:
