@@ -270,8 +270,9 @@ class Emitter:
         self.recorder = _Recorder(self.graph, self.values)
         self.scalar_scope: dict[int, tuple[int, ...]] = {}
         """Scalar variable id -> the blocks (outermost first) around its definition."""
-        self.plain_roots: dict[Site, RootId] = {}
-        """Plain integer roots by their site (see `Site`)."""
+        self.plain_roots: dict[Site, tuple[ir.Expr, RootId]] = {}
+        """Plain integer roots by their site (see `Site`), each with its expression: holding it
+        keeps its `id` its own, so a later expression cannot take over a dead one's root."""
         self._placeholders: dict[int, tuple[ir.Expr, ir.Var]] = {}
         self._hoisted_forms: dict[int, tuple[ir.Expr, ir.Expr]] = {}
         self.slot_roots: dict[int, RootId] = {}
@@ -420,12 +421,20 @@ class Emitter:
         if ir.expr_dtype(folded).is_float:
             return self._lower_float(folded)
         _reject_float_compare(folded)
-        site = _site(e, want)
-        root = self.plain_roots.get(site)
+        root = self._plain_root(e, want)
         if root is None:  # not seen by the pre-pass (re-saturates once, batched)
-            root = self.plain_roots[site] = self.engine.add_root(_converted(e, want))
+            root = self._add_plain_root(e, want, _converted(e, want))
         name, _ = self.render(self._choose(root).term)
         return name
+
+    def _plain_root(self, e: ir.Expr, want: ir.DType | None) -> RootId | None:
+        known = self.plain_roots.get(_site(e, want))
+        return known[1] if known is not None and known[0] is e else None
+
+    def _add_plain_root(self, e: ir.Expr, want: ir.DType | None, root: ir.Expr) -> RootId:
+        rid = self.engine.add_root(root)
+        self.plain_roots[_site(e, want)] = (e, rid)
+        return rid
 
     def _hoist(self, e: ir.Expr) -> ir.Expr:
         """`e` with each integer `pl.min` / `pl.max` / bit operation (`_HOISTED_BINARY`), cast
@@ -1485,12 +1494,11 @@ class FunctionEmitter(Emitter):
             for operand in self._hoisted_operands(e):
                 self._collect_operand(operand)
             e = self._hoisted_form(e)
-        site = _site(e, want)
-        if site in self.plain_roots:
+        if self._plain_root(e, want) is not None:
             return
         root = plain_root(e, want)
         if root is not None:
-            self.plain_roots[site] = self.engine.add_root(root)
+            self._add_plain_root(e, want, root)
 
     def _collect_operand(self, e: ir.Expr) -> None:
         """An operand `_hoist` lowers: a root even when it is a literal (`lower` makes every
@@ -1499,14 +1507,13 @@ class FunctionEmitter(Emitter):
         if _has_hoisted(e) or not (dtype.is_int or dtype is ir.DType.BOOL):
             self._collect_plain(e, None)
             return
-        site = _site(e, None)
-        if site in self.plain_roots:
+        if self._plain_root(e, None) is not None:
             return
         try:
             fold(e)
         except PassError:
             return  # left for emission to report in order
-        self.plain_roots[site] = self.engine.add_root(e)
+        self._add_plain_root(e, None, e)
 
     def engine_stats(self) -> EngineStats:
         report = self.engine.saturate().report
