@@ -283,16 +283,18 @@ class Reference:
         if torch is None:
             raise Failure("--specialize with a tensor type needs torch beside PyPTO", path, kind="usage")
         by_dtype = {v: k for k, v in decorator._TORCH_DTYPE_MAP.items()}
+        names = {n: d for n in dir(self.pl) if isinstance(d := getattr(self.pl, n), type(self.pl.FP32))}
         wanted = str(spec["dtype"])
-        dtype = getattr(self.pl, wanted.upper(), None)
+        dtype = names.get(wanted.upper())
         if dtype not in by_dtype:
-            known = ", ".join(sorted(str(d).upper() for d in by_dtype))
+            known = ", ".join(sorted(n for n, d in names.items() if d in by_dtype))
             raise Failure(f"--specialize {name}: no tensor dtype pl.{wanted} (dtypes: {known})", path,
                           kind="usage")
         shape = [int(d) for d in spec["shape"]]
         if dtype == self.pl.FP4:  # torch holds two FP4 values per element of the last dimension
             if shape[-1] % 2:
-                raise Failure(f"--specialize {name}: an FP4 tensor's last dimension is even", path, kind="usage")
+                raise Failure(f"--specialize {name}: an FP4 tensor's last dimension is even", path,
+                              kind="usage")
             shape[-1] //= 2
         return torch.empty(shape, dtype=by_dtype[dtype], device="meta")
 
@@ -330,12 +332,12 @@ class Reference:
         for pname, spec in mine.items():
             kind = kinds[pname][0]
             if "tensor" in spec and kind == "scalar":
-                raise Failure(f"--specialize {pname}: kernel '{name}' takes '{pname}' as a scalar, not a tensor",
-                              path, line, kind="usage")
+                raise Failure(f"--specialize {pname}: kernel '{name}' takes '{pname}' as a scalar, not a "
+                              "tensor", path, line, kind="usage")
             if "tensor" not in spec and kind in ("tensor", "bare"):
-                raise Failure(f"--specialize {pname}: kernel '{name}' takes '{pname}' as a tensor; give its shape "
-                              f"and dtype: --specialize '{pname}=pl.Tensor[[D0, D1, ...], pl.FP32]'", path, line,
-                              kind="usage")
+                raise Failure(f"--specialize {pname}: kernel '{name}' takes '{pname}' as a tensor; give "
+                              f"its shape and dtype: --specialize '{pname}=pl.Tensor[[D0, ...], pl.FP32]'",
+                              path, line, kind="usage")
         samples = any(k == "bare" for k, _ in kinds.values()) or any("tensor" in v for v in mine.values())
         if not samples:
             return {k: self._value(v) for k, v in mine.items()}
@@ -343,26 +345,30 @@ class Reference:
         if missing:
             p = missing[0]
             more = f" (so do {', '.join(missing[1:])})" if len(missing) > 1 else ""
-            raise Failure(f"kernel '{name}': tensor parameter '{p}' has a bare 'pl.Tensor' annotation, no shape: "
-                          f"add --specialize '{p}=pl.Tensor[[D0, D1, ...], pl.DTYPE]' with its shape and dtype, "
-                          f"e.g. '{p}=pl.Tensor[[128, 128], pl.FP32]'{more}", path, line, kind="usage")
+            raise Failure(f"kernel '{name}': tensor parameter '{p}' has a bare 'pl.Tensor' annotation, no "
+                          f"shape: add --specialize '{p}=pl.Tensor[[D0, D1, ...], pl.DTYPE]' with its shape "
+                          f"and dtype, e.g. '{p}=pl.Tensor[[128, 128], pl.FP32]'{more}", path, line,
+                          kind="usage")
         kwargs: dict[str, Any] = {}
         for pname, (kind, ann) in kinds.items():
             spec = mine.get(pname)
             if kind == "tensor" and spec is None:
                 dims = list(ann.shape)
                 if not all(isinstance(d, int) for d in dims):
-                    raise Failure(f"kernel '{name}': tensor parameter '{pname}' has a dynamic shape; with sample "
-                                  f"tensors for the others it needs one too: --specialize "
+                    raise Failure(f"kernel '{name}': tensor parameter '{pname}' has a dynamic shape; with "
+                                  "sample tensors for the others it needs one too: --specialize "
                                   f"'{pname}=pl.Tensor[[D0, D1, ...], pl.DTYPE]'", path, line, kind="usage")
-                spec = {"tensor": {"shape": dims, "dtype": str(ann.dtype).upper()}}
+                dtype = next(n for n in dir(self.pl) if getattr(self.pl, n) is ann.dtype or
+                             getattr(self.pl, n) == ann.dtype)
+                spec = {"tensor": {"shape": dims, "dtype": dtype}}
             if spec is None:
                 continue
             if spec.get("runtime"):
-                raise Failure(f"--specialize {pname}=RUNTIME: the reference keeps a scalar a runtime value only "
-                              f"when every tensor parameter of kernel '{name}' has a shaped annotation; with "
-                              f"sample tensors '{pname}' needs a value", path, line, kind="usage")
-            kwargs[pname] = self._sample(pname, spec["tensor"], path) if "tensor" in spec else self._value(spec)
+                raise Failure(f"--specialize {pname}=RUNTIME: the reference keeps a scalar a runtime value "
+                              f"only when every tensor parameter of kernel '{name}' has a shaped annotation; "
+                              f"with sample tensors '{pname}' needs a value", path, line, kind="usage")
+            tensor = spec.get("tensor")
+            kwargs[pname] = self._sample(pname, tensor, path) if tensor is not None else self._value(spec)
         for pname, (kind, _) in kinds.items():
             if kind == "scalar" and pname not in kwargs and \
                     inspect.signature(obj._func).parameters[pname].default is inspect.Parameter.empty:
