@@ -148,9 +148,42 @@ def _kernel(d: dict[str, Any]) -> Kernel:
 # -- --specialize ----------------------------------------------------------------------------
 
 
+TENSOR_SPELLING = "pl.Tensor[[D0, D1, ...], pl.DTYPE] or [D0, D1, ...]:DTYPE"
+"""How a tensor parameter's shape and dtype are written after `--specialize NAME=`."""
+
+
+def _tensor_spec(raw: str) -> dict[str, Any] | None:
+    """`pl.Tensor[[128, 64], pl.FP32]` or `[128, 64]:FP32` as `{"tensor": {"shape", "dtype"}}`;
+    None when `raw` is not written as a tensor at all; a ValueError when it is, wrongly."""
+    text = raw.strip()
+    if text.startswith("["):
+        shape_text, colon, dtype_text = text.rpartition(":")
+        if not colon:
+            raise ValueError("a shape needs its dtype")
+    elif text.startswith(("pl.Tensor[", "Tensor[")) and text.endswith("]"):
+        inner = text[text.index("[") + 1: -1]
+        shape_text, comma, dtype_text = inner.rpartition(",")
+        if not comma:
+            raise ValueError("a shape needs its dtype")
+    else:
+        return None
+    try:
+        shape = ast.literal_eval(shape_text.strip())
+    except (ValueError, SyntaxError):
+        shape = None
+    if not isinstance(shape, list) or not all(type(d) is int and d > 0 for d in shape):
+        raise ValueError("the shape is a list of positive integers")
+    dtype = dtype_text.strip().removeprefix("pl.")
+    if not dtype.isidentifier():
+        raise ValueError("the dtype is a name such as pl.FP32")
+    return {"tensor": {"shape": shape, "dtype": dtype}}
+
+
 def parse_specialize(items: Iterable[str], file: str | None = None) -> dict[str, dict[str, Any]]:
-    """`NAME=VALUE` pairs: VALUE an integer, a float, True / False, or RUNTIME (`pl.RUNTIME`,
-    the parameter stays a runtime scalar)."""
+    """`NAME=VALUE` pairs: for a scalar parameter VALUE is an integer, a float, True / False,
+    or RUNTIME (`pl.RUNTIME`, the parameter stays a runtime scalar); for a tensor parameter it
+    is its shape and dtype, written as the DSL writes a tensor type
+    (`pl.Tensor[[128, 64], pl.FP32]`) or short (`[128, 64]:FP32`)."""
     out: dict[str, dict[str, Any]] = {}
     for item in items:
         name, eq, raw = item.partition("=")
@@ -159,6 +192,14 @@ def parse_specialize(items: Iterable[str], file: str | None = None) -> dict[str,
             raise SlotsatError(f"--specialize {item}: expected NAME=VALUE", Span(1, 1), file=file)
         if raw in ("RUNTIME", "pl.RUNTIME"):
             out[name] = {"runtime": True}
+            continue
+        try:
+            tensor = _tensor_spec(raw)
+        except ValueError as err:
+            raise SlotsatError(f"--specialize {item}: {err}; a tensor is written {TENSOR_SPELLING}, e.g. "
+                               f"'{name}=pl.Tensor[[128, 64], pl.FP32]'", Span(1, 1), file=file) from None
+        if tensor is not None:
+            out[name] = tensor
             continue
         try:
             value = ast.literal_eval(raw)
@@ -171,8 +212,8 @@ def parse_specialize(items: Iterable[str], file: str | None = None) -> dict[str,
         elif isinstance(value, float):
             out[name] = {"float": value}
         else:
-            raise SlotsatError(f"--specialize {item}: VALUE must be an integer, a float, True, False or "
-                               "RUNTIME", Span(1, 1), file=file)
+            raise SlotsatError(f"--specialize {item}: VALUE must be an integer, a float, True, False, "
+                               f"RUNTIME or a tensor type ({TENSOR_SPELLING})", Span(1, 1), file=file)
     return out
 
 

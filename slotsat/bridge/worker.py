@@ -19,7 +19,10 @@ Protocol (every message one line of JSON):
   IR just before `LowerPipelineToSlots` (the hand-off point) and stops there; with
   `oracle` it runs on and also prints the IR after `LowerPipelineToSlots` and after
   `LowerPipelineLoops`, with a summary of every loop in each. A VALUE is `{"int": N}`,
-  `{"float": X}`, `{"bool": B}` or `{"runtime": true}` (`pl.RUNTIME`);
+  `{"float": X}`, `{"bool": B}`, `{"runtime": true}` (`pl.RUNTIME`) or `{"tensor": {"shape":
+  [D, ...], "dtype": NAME}}` (a tensor parameter: the kernel is specialized the way the
+  reference does it from sample tensors, `lower(**samples)`, with shape-only tensors of that
+  shape and dtype on torch's `meta` device);
 - `{"op": "parse", "text": T}`: `pl.parse_program(T)`, answered with the program printed
   back;
 - every answer is `{"ok": true, ...}` or `{"ok": false, "error": {"file", "line", "col",
@@ -186,7 +189,7 @@ class Reference:
         path = str(request["path"])
         module = self._load(path)
         kernels = self._kernels(module, path, request.get("kernel"))
-        values = {name: self._value(spec) for name, spec in dict(request.get("specialize") or {}).items()}
+        values = dict(request.get("specialize") or {})
         self._check_specialize(kernels, values, path)
         oracle = bool(request.get("oracle"))
         out = []
@@ -272,6 +275,111 @@ class Reference:
                 return spec[key]
         raise Failure(f"bad --specialize value {spec!r}", "<bridge>", kind="internal")
 
+    def _sample(self, name: str, spec: dict[str, Any], path: str) -> Any:
+        """A shape-only torch tensor for `--specialize NAME=pl.Tensor[SHAPE, DTYPE]`."""
+        from pypto.jit import decorator
+
+        torch = decorator._get_torch()
+        if torch is None:
+            raise Failure("--specialize with a tensor type needs torch beside PyPTO", path, kind="usage")
+        by_dtype = {v: k for k, v in decorator._TORCH_DTYPE_MAP.items()}
+        names = {n: d for n in dir(self.pl) if isinstance(d := getattr(self.pl, n), type(self.pl.FP32))}
+        wanted = str(spec["dtype"])
+        dtype = names.get(wanted.upper())
+        if dtype not in by_dtype:
+            known = ", ".join(sorted(n for n, d in names.items() if d in by_dtype))
+            raise Failure(f"--specialize {name}: no tensor dtype pl.{wanted} (dtypes: {known})", path,
+                          kind="usage")
+        shape = [int(d) for d in spec["shape"]]
+        if dtype == self.pl.FP4:  # torch holds two FP4 values per element of the last dimension
+            if shape[-1] % 2:
+                raise Failure(f"--specialize {name}: an FP4 tensor's last dimension is even", path,
+                              kind="usage")
+            shape[-1] //= 2
+        return torch.empty(shape, dtype=by_dtype[dtype], device="meta")
+
+    def _kinds(self, obj: Any) -> dict[str, tuple[str, Any]]:
+        """Each parameter of a jit kernel: (`tensor` | `bare` | `scalar` | `other`, annotation)."""
+        from pypto.jit import decorator
+        from pypto.language.typing.tensor import Tensor
+
+        func = obj._func
+        sig = inspect.signature(func)
+        ns = decorator._annotation_namespace(func, sig)
+        out: dict[str, tuple[str, Any]] = {}
+        for pname, param in sig.parameters.items():
+            if pname == "self":
+                continue
+            ann = decorator._resolve_annotation(param.annotation, ns)
+            if isinstance(ann, Tensor):
+                kind = "bare" if ann.shape is None or ann.dtype is None else "tensor"
+            elif isinstance(ann, type) and issubclass(ann, Tensor):
+                kind = "bare"
+            elif param.annotation is inspect.Parameter.empty:
+                kind = "other"
+            else:
+                kind = "scalar"
+            out[pname] = (kind, ann)
+        return out
+
+    def _arguments(self, name: str, obj: Any, specs: dict[str, Any], path: str, line: int) -> dict[str, Any]:
+        """The keyword arguments of `obj.lower`: scalar values only (the reference reads tensor
+        shapes off the annotations), or, when a tensor parameter has a bare `pl.Tensor`
+        annotation or is given a shape, a sample tensor for every tensor parameter (the
+        reference's sample-tensor specialization)."""
+        kinds = self._kinds(obj)
+        mine = {k: v for k, v in specs.items() if k in kinds}
+        for pname, spec in mine.items():
+            kind = kinds[pname][0]
+            if "tensor" in spec and kind == "scalar":
+                raise Failure(f"--specialize {pname}: kernel '{name}' takes '{pname}' as a scalar, not a "
+                              "tensor", path, line, kind="usage")
+            if "tensor" not in spec and kind in ("tensor", "bare"):
+                raise Failure(f"--specialize {pname}: kernel '{name}' takes '{pname}' as a tensor; give "
+                              f"its shape and dtype: --specialize '{pname}=pl.Tensor[[D0, ...], pl.FP32]'",
+                              path, line, kind="usage")
+        samples = any(k == "bare" for k, _ in kinds.values()) or any("tensor" in v for v in mine.values())
+        if not samples:
+            return {k: self._value(v) for k, v in mine.items()}
+        missing = [p for p, (k, _) in kinds.items() if k == "bare" and p not in mine]
+        if missing:
+            p = missing[0]
+            more = f" (so do {', '.join(missing[1:])})" if len(missing) > 1 else ""
+            raise Failure(f"kernel '{name}': tensor parameter '{p}' has a bare 'pl.Tensor' annotation, no "
+                          f"shape: add --specialize '{p}=pl.Tensor[[D0, D1, ...], pl.DTYPE]' with its shape "
+                          f"and dtype, e.g. '{p}=pl.Tensor[[128, 128], pl.FP32]'{more}", path, line,
+                          kind="usage")
+        kwargs: dict[str, Any] = {}
+        for pname, (kind, ann) in kinds.items():
+            spec = mine.get(pname)
+            if kind == "tensor" and spec is None:
+                dims = list(ann.shape)
+                if not all(isinstance(d, int) for d in dims):
+                    raise Failure(f"kernel '{name}': tensor parameter '{pname}' has a dynamic shape; with "
+                                  "sample tensors for the others it needs one too: --specialize "
+                                  f"'{pname}=pl.Tensor[[D0, D1, ...], pl.DTYPE]'", path, line, kind="usage")
+                dtype = next(n for n in dir(self.pl) if getattr(self.pl, n) is ann.dtype or
+                             getattr(self.pl, n) == ann.dtype)
+                spec = {"tensor": {"shape": dims, "dtype": dtype}}
+            if spec is None:
+                continue
+            if spec.get("runtime"):
+                raise Failure(f"--specialize {pname}=RUNTIME: the reference keeps a scalar a runtime value "
+                              f"only when every tensor parameter of kernel '{name}' has a shaped annotation; "
+                              f"with sample tensors '{pname}' needs a value", path, line, kind="usage")
+            tensor = spec.get("tensor")
+            kwargs[pname] = self._sample(pname, tensor, path) if tensor is not None else self._value(spec)
+        for pname, (kind, _) in kinds.items():
+            if kind == "scalar" and pname not in kwargs and \
+                    inspect.signature(obj._func).parameters[pname].default is inspect.Parameter.empty:
+                raise self._scalar_missing(name, pname, path, line)
+        return kwargs
+
+    def _scalar_missing(self, name: str, p: str, path: str, line: int) -> Failure:
+        return Failure(f"kernel '{name}': scalar parameter '{p}' needs a value: --specialize {p}=VALUE "
+                       f"(an integer, a float, True or False) or --specialize {p}=RUNTIME to keep it a "
+                       "runtime scalar", path, line, kind="usage")
+
     def _params(self, obj: Any) -> list[str]:
         func = getattr(obj, "_func", None)
         if func is None:
@@ -329,10 +437,10 @@ class Reference:
         jit = isinstance(obj, self.jit_type)
         line = self._def_line(obj) if jit else self._program_line(obj)
         failure: str | None = None
+        kwargs = self._arguments(name, obj, values, path, line) if jit else {}
         try:
             with ctx:
                 if jit:
-                    kwargs = {k: v for k, v in values.items() if k in self._params(obj)}
                     obj.lower(**kwargs)  # the specialization API: one pass-pipeline run
                 else:
                     self.manager.get_strategy(self.strategy).run_passes(obj)
@@ -359,10 +467,7 @@ class Reference:
         text = str(err)
         m = re.search(r"scalar parameter '(\w+)' has no value", text)
         if isinstance(err, TypeError) and m:
-            p = m.group(1)
-            return Failure(f"kernel '{name}': scalar parameter '{p}' needs a value: --specialize {p}=VALUE "
-                           f"(an integer, a float, True or False) or --specialize {p}=RUNTIME to keep it a "
-                           "runtime scalar", path, line, kind="usage")
+            return self._scalar_missing(name, m.group(1), path, line)
         failure = _locate(err, path, line)
         where = current[0] if current else None
         message = str(failure.payload["message"])

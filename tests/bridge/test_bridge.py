@@ -44,13 +44,32 @@ def test_specialize_values_are_integers_floats_booleans_or_runtime() -> None:
                    "off": {"bool": False}, "k": {"runtime": True}, "j": {"runtime": True}, "h": {"int": 16}}
 
 
+def test_a_tensor_parameter_takes_a_shape_and_dtype_as_the_dsl_writes_them_or_short() -> None:
+    got = parse_specialize(["a=pl.Tensor[[128, 64], pl.FP32]", "b=[32,16]:BF16", "c=Tensor[[8], pl.INT32]",
+                            "d=[4, 4]:pl.FP16"])
+    assert got == {"a": {"tensor": {"shape": [128, 64], "dtype": "FP32"}},
+                   "b": {"tensor": {"shape": [32, 16], "dtype": "BF16"}},
+                   "c": {"tensor": {"shape": [8], "dtype": "INT32"}},
+                   "d": {"tensor": {"shape": [4, 4], "dtype": "FP16"}}}
+
+
 @pytest.mark.parametrize(("item", "message"), [
     ("n", "--specialize n: expected NAME=VALUE"),
     ("=3", "--specialize =3: expected NAME=VALUE"),
     ("1n=3", "--specialize 1n=3: expected NAME=VALUE"),
     ("n=", "--specialize n=: expected NAME=VALUE"),
-    ("n=abc", "--specialize n=abc: VALUE must be an integer, a float, True, False or RUNTIME"),
-    ("n=[1]", "--specialize n=[1]: VALUE must be an integer, a float, True, False or RUNTIME"),
+    ("n=abc", "--specialize n=abc: VALUE must be an integer, a float, True, False, RUNTIME or a tensor type "
+              "(pl.Tensor[[D0, D1, ...], pl.DTYPE] or [D0, D1, ...]:DTYPE)"),
+    ("a=[1]", "--specialize a=[1]: a shape needs its dtype; a tensor is written pl.Tensor[[D0, D1, ...], "
+              "pl.DTYPE] or [D0, D1, ...]:DTYPE, e.g. 'a=pl.Tensor[[128, 64], pl.FP32]'"),
+    ("a=pl.Tensor[[128, n], pl.FP32]", "--specialize a=pl.Tensor[[128, n], pl.FP32]: the shape is a list of "
+     "positive integers; a tensor is written pl.Tensor[[D0, D1, ...], pl.DTYPE] or [D0, D1, ...]:DTYPE, "
+     "e.g. 'a=pl.Tensor[[128, 64], pl.FP32]'"),
+    ("a=[0, 4]:FP32", "--specialize a=[0, 4]:FP32: the shape is a list of positive integers; a tensor is "
+     "written pl.Tensor[[D0, D1, ...], pl.DTYPE] or [D0, D1, ...]:DTYPE, "
+     "e.g. 'a=pl.Tensor[[128, 64], pl.FP32]'"),
+    ("a=pl.Tensor[[4]]", "--specialize a=pl.Tensor[[4]]: a shape needs its dtype; a tensor is written "
+     "pl.Tensor[[D0, D1, ...], pl.DTYPE] or [D0, D1, ...]:DTYPE, e.g. 'a=pl.Tensor[[128, 64], pl.FP32]'"),
 ])
 def test_a_malformed_specialization_is_a_one_line_error(item: str, message: str) -> None:
     with pytest.raises(SlotsatError) as info:

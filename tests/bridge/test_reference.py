@@ -43,6 +43,20 @@ def stream_exp(x: pl.Tensor[[1024, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1024, C
     return y
 '''
 
+BARE = '''\
+import pypto.language as pl
+
+
+@pl.jit
+def scaled_add(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor], rows: pl.Scalar[pl.INDEX]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        for i in pl.pipeline(rows // 32, stage=2):
+            ta = pl.load(a, [i * 32, 0], [32, 64])
+            tb = pl.load(b, [i * 32, 0], [32, 64])
+            pl.store(pl.add(ta, tb), [i * 32, 0], c)
+    return c
+'''
+
 TWO = '''\
 import pypto.language as pl
 
@@ -113,6 +127,53 @@ def test_a_jit_kernel_takes_its_scalars_from_specialize(tmp_path: Path, capsys: 
     assert (status, err) == (0, "")
     assert "pl.pipeline(blocks__ssa_v0, stage=2, init_values=(y__ssa_v0,))" in out
     assert "blocks__ssa_v0: pl.Scalar[pl.INDEX]" in out
+
+
+def test_bare_tensor_parameters_take_shape_and_dtype_from_specialize(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = _file(tmp_path, "bare.py", BARE)
+    status, out, err = _import([kernel, "--specialize", "rows=128"], capsys)
+    assert (status, out) == (2, "")
+    assert err == (f"{kernel}:4:1: error: kernel 'scaled_add': tensor parameter 'a' has a bare 'pl.Tensor' "
+                   "annotation, no shape: add --specialize 'a=pl.Tensor[[D0, D1, ...], pl.DTYPE]' with its shape "
+                   "and dtype, e.g. 'a=pl.Tensor[[128, 128], pl.FP32]' (so do b, c)\n")
+    shapes = ["--specialize", "a=pl.Tensor[[128, 64], pl.FP16]", "--specialize", "b=[128, 64]:FP16",
+              "--specialize", "c=[128,64]:pl.FP16"]
+    status, out, err = _import([kernel, *shapes, "--specialize", "rows=128"], capsys)
+    assert (status, err) == (0, "")
+    assert "a__ssa_v0: pl.Tensor[[128, 64], pl.FP16]" in out
+    assert "c__ssa_v0: pl.Out[pl.Tensor[[128, 64], pl.FP16]]" in out
+    assert "pl.pipeline(4, stage=2" in out  # rows // 32 with rows = 128
+    assert "pl.tile.load(a__ssa_v0, [i__idx_v0 * 32, 0], [32, 64], [32, 64], target_memory=pl.Mem.Vec)" in out
+    # without the scalar: the scalar's own message; RUNTIME needs shaped annotations (the reference's rule)
+    status, _, err = _import([kernel, *shapes], capsys)
+    assert (status, err) == (2, f"{kernel}:4:1: error: kernel 'scaled_add': scalar parameter 'rows' needs a value: "
+                                "--specialize rows=VALUE (an integer, a float, True or False) or --specialize "
+                                "rows=RUNTIME to keep it a runtime scalar\n")
+    status, _, err = _import([kernel, *shapes, "--specialize", "rows=RUNTIME"], capsys)
+    assert status == 2
+    assert err.startswith(f"{kernel}:4:1: error: --specialize rows=RUNTIME: the reference keeps a scalar a runtime "
+                          "value only when every tensor parameter of kernel 'scaled_add' has a shaped annotation")
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["a=[128, 64]:FP33"], "1:1: error: --specialize a: no tensor dtype pl.FP33 (dtypes: BF16, BOOL, FP16, FP32, "),
+    (["rows=[4]:FP32"], "4:1: error: --specialize rows: kernel 'scaled_add' takes 'rows' as a scalar, not a tensor"),
+    (["a=3"], "4:1: error: --specialize a: kernel 'scaled_add' takes 'a' as a tensor; give its shape and dtype: "
+              "--specialize 'a=pl.Tensor[[D0, ...], pl.FP32]'"),
+])
+def test_a_wrong_tensor_specialization_is_a_located_usage_error(tmp_path: Path, extra: list[str], message: str,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = _file(tmp_path, "bare.py", BARE)
+    argv = [kernel, "--specialize", "rows=128"]
+    for name in ("a", "b", "c"):
+        argv += ["--specialize", f"{name}=[128, 64]:FP32"]
+    for item in extra:
+        argv += ["--specialize", item]
+    status, out, err = _import(argv, capsys)
+    assert (status, out) == (2, "")
+    assert err.startswith(f"{kernel}:{message}")
+    assert len(err.splitlines()) == 1
 
 
 def test_specialize_names_a_parameter_of_a_jit_kernel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

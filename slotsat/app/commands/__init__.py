@@ -81,8 +81,9 @@ def add_pypto_options(parser: argparse.ArgumentParser, *, via: bool = True) -> N
     if via:
         parser.add_argument("--via-pypto", action="store_true", help=VIA_PYPTO_HELP)
     parser.add_argument("--specialize", action="append", default=[], metavar="NAME=VALUE",
-                        help="a scalar parameter of a @pl.jit kernel: an integer, a float, True, False, or "
-                             "RUNTIME to keep it a runtime scalar (pl.RUNTIME); repeatable")
+                        help="a parameter of a @pl.jit kernel: a scalar's value (an integer, a float, True, "
+                             "False, or RUNTIME to keep it a runtime scalar) or a tensor's shape and dtype "
+                             "('a=pl.Tensor[[128, 64], pl.FP32]' or 'a=[128, 64]:FP32'); repeatable")
     parser.add_argument("--kernel", default=None, metavar="NAME",
                         help="only this @pl.program class or @pl.jit function of FILE (default: every "
                              "@pl.program class and @pl.jit entry it defines)")

@@ -10,7 +10,9 @@ pass pipeline on each up to the point just before its LowerPipelineToSlots, and 
 it prints there (`program.as_python()`), one module for all kernels, to standard output or
 OUT.py. That is the tile-level IR every other command reads; `--via-pypto` on `slots`,
 `codegen` and `check` does the same in one step. A scalar parameter of a jit kernel takes its
-value from `--specialize NAME=VALUE` (`RUNTIME` keeps it a runtime scalar).
+value from `--specialize NAME=VALUE` (`RUNTIME` keeps it a runtime scalar), a tensor parameter
+with a bare `pl.Tensor` annotation its shape and dtype from `--specialize
+'NAME=pl.Tensor[[D0, ...], pl.DTYPE]'` (or `NAME=[D0, ...]:DTYPE`).
 
 Exit status 0; 2 when PyPTO is not installed (one line saying how to install it), when the
 reference rejects the kernel (its own message, located in FILE) or does not finish within
