@@ -188,9 +188,14 @@ class Reference:
     def compile(self, request: dict[str, Any]) -> dict[str, Any]:
         path = str(request["path"])
         module = self._load(path)
-        kernels = self._kernels(module, path, request.get("kernel"))
         values = dict(request.get("specialize") or {})
-        self._check_specialize(kernels, values, path)
+        wanted = request.get("kernel")
+        builder = self._builder(module, wanted)
+        if builder is not None:
+            kernels = [(str(wanted), self._build(str(wanted), builder, values, path))]
+        else:
+            kernels = self._kernels(module, path, wanted)
+            self._check_specialize(kernels, values, path)
         oracle = bool(request.get("oracle"))
         out = []
         for name, obj in kernels:
@@ -257,15 +262,72 @@ class Reference:
             # `@pl.jit` entry that calls it; only entries are kernels by default.
             if is_program or getattr(obj, "_func_type", "orchestration") == "orchestration":
                 found.append((attr, obj))
+        builders = self._builders(module)
+        also = f"; program builders, for --kernel with --specialize: {', '.join(builders)}" \
+            if builders else ""
         if wanted is not None:
             if wanted not in every:
                 names = ", ".join(every) or "none"
-                raise Failure(f"no @pl.program class or @pl.jit kernel named '{wanted}' (kernels: {names})",
-                              path, kind="usage")
+                raise Failure(f"no @pl.program class or @pl.jit kernel named '{wanted}' "
+                              f"(kernels: {names}{also})", path, kind="usage")
             return [(wanted, every[wanted])]
         if not found:
-            raise Failure("the file defines no @pl.program class and no @pl.jit kernel", path, kind="usage")
+            raise Failure(f"the file defines no @pl.program class and no @pl.jit kernel{also}", path,
+                          kind="usage")
         return found
+
+    # -- program builders: module-level functions that return a @pl.program -----------
+
+    def _builder(self, module: Any, wanted: Any) -> Any:
+        """The plain function `--kernel NAME` names, when it is one defined in the file (a
+        program builder such as `build_x_program(batch, heads)`); None otherwise."""
+        obj = vars(module).get(wanted) if isinstance(wanted, str) else None
+        if inspect.isfunction(obj) and obj.__module__ == module.__name__:
+            return obj
+        return None
+
+    def _builders(self, module: Any) -> list[str]:
+        """The file's module-level functions whose body defines a `@pl.program` class."""
+        out = []
+        for attr, obj in vars(module).items():
+            if not (inspect.isfunction(obj) and obj.__module__ == module.__name__):
+                continue
+            try:
+                source = inspect.getsource(obj)
+            except (OSError, TypeError):
+                continue
+            if re.search(r"^\s*@(pl\.)?program\b", source, re.MULTILINE):
+                out.append(attr)
+        return out
+
+    def _build(self, name: str, fn: Any, values: dict[str, Any], path: str) -> Any:
+        """The program `fn(**values)` returns: `--specialize NAME=VALUE` gives each argument."""
+        line = self._def_line_of(fn)
+        params = inspect.signature(fn).parameters
+        listing = ", ".join(params) or "none"
+        for pname, spec in values.items():
+            if pname not in params:
+                raise Failure(f"--specialize {pname}: program builder '{name}' has no parameter '{pname}' "
+                              f"(parameters: {listing})", path, line, kind="usage")
+            if "tensor" in spec or spec.get("runtime"):
+                raise Failure(f"--specialize {pname}: the arguments of program builder '{name}' are "
+                              "integers, floats or booleans", path, line, kind="usage")
+        missing = [p for p, prm in params.items() if prm.default is inspect.Parameter.empty
+                   and p not in values and prm.kind in (prm.POSITIONAL_OR_KEYWORD, prm.KEYWORD_ONLY)]
+        if missing:
+            spelled = " ".join(f"--specialize {p}=VALUE" for p in missing)
+            raise Failure(f"program builder '{name}' needs a value for each parameter without a default: "
+                          f"{spelled}", path, line, kind="usage")
+        try:
+            program = fn(**{k: self._value(v) for k, v in values.items()})
+        except Failure:
+            raise
+        except Exception as err:
+            raise _locate(err, path, line) from None
+        if not isinstance(program, self.ir.Program):
+            raise Failure(f"program builder '{name}' returned {type(program).__name__}, not a @pl.program",
+                          path, line, kind="usage")
+        return program
 
     def _value(self, spec: dict[str, Any]) -> Any:
         if spec.get("runtime"):
@@ -404,8 +466,12 @@ class Reference:
 
     def _def_line(self, obj: Any) -> int:
         func = getattr(obj, "_func", None)
+        return self._def_line_of(func) if func is not None else 1
+
+    @staticmethod
+    def _def_line_of(func: Any) -> int:
         try:
-            return inspect.getsourcelines(func)[1] if func is not None else 1
+            return inspect.getsourcelines(func)[1]
         except (OSError, TypeError):
             return 1
 

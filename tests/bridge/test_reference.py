@@ -84,6 +84,30 @@ class Second:
 '''
 
 
+BUILDER = '''\
+import pypto.language as pl
+
+
+def build_stream_program(rows: int, stage: int = 2):
+    blocks = rows // 64
+
+    @pl.program
+    class Stream:
+        @pl.function(type=pl.FunctionType.InCore)
+        def kernel(self, a: pl.Tensor[[rows, 64], pl.FP32], out: pl.Out[pl.Tensor[[rows, 64], pl.FP32]]) -> pl.Tensor[[rows, 64], pl.FP32]:
+            for i, (acc,) in pl.pipeline(blocks, stage=stage, init_values=(out,)):
+                t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i * 64, 0], [64, 64])
+                nxt: pl.Tensor[[rows, 64], pl.FP32] = pl.store(t, [i * 64, 0], acc)
+                y = pl.yield_(nxt)
+            return y
+
+    return Stream
+
+
+def helper(x: int) -> int:
+    return x + 1
+'''
+
 def _file(tmp_path: Path, name: str, text: str) -> str:
     path = tmp_path / name
     path.write_text(textwrap.dedent(text))
@@ -334,3 +358,28 @@ def test_a_kernel_file_that_never_finishes_is_stopped_and_the_next_request_gets_
         ref.limit = 120
         (again,) = ref.compile(ROW_SCALE)
         assert again.handoff == k.handoff
+
+
+def test_a_program_builder_is_a_kernel_named_by_kernel_with_its_arguments_from_specialize(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file whose `@pl.program` is built by a function (PyPTO's model examples) names it as
+    a builder; `--kernel BUILDER` calls it with `--specialize` arguments."""
+    kernel = _file(tmp_path, "built.py", BUILDER)
+    status, out, err = _import([kernel], capsys)
+    assert (status, out) == (2, "")
+    assert err == (f"{kernel}:1:1: error: the file defines no @pl.program class and no @pl.jit kernel; program "
+                   "builders, for --kernel with --specialize: build_stream_program\n")
+    status, out, err = _import([kernel, "--kernel", "build_stream_program"], capsys)
+    assert (status, out) == (2, "")
+    assert err == (f"{kernel}:4:1: error: program builder 'build_stream_program' needs a value for each "
+                   "parameter without a default: --specialize rows=VALUE\n")
+    status, out, err = _import([kernel, "--kernel", "build_stream_program", "--specialize", "rows=256",
+                                "--specialize", "stage=4"], capsys)
+    assert (status, err) == (0, "")
+    assert "pl.pipeline(4, stage=4, init_values=(out__ssa_v0,))" in out
+    assert "a__ssa_v0: pl.Tensor[[256, 64], pl.FP32]" in out
+    status, out, err = _import([kernel, "--kernel", "build_stream_program", "--specialize", "cols=2"], capsys)
+    assert err == (f"{kernel}:4:1: error: --specialize cols: program builder 'build_stream_program' has no "
+                   "parameter 'cols' (parameters: rows, stage)\n")
+    status, out, err = _import([kernel, "--kernel", "helper", "--specialize", "x=1"], capsys)
+    assert (status, err) == (2, f"{kernel}:20:1: error: program builder 'helper' returned int, not a @pl.program\n")

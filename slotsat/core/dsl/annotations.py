@@ -173,6 +173,8 @@ class TypeReader:
             if value < 0:
                 self.error(f"tensor dimensions must be non-negative, got {self.source(node)}", node)
             return value
+        if ir.expr_dtype(e) is ir.DType.INT64:  # the reference's INDEX, as it prints it (no cast)
+            return ir.Cast(e, ir.DType.INDEX, span=getattr(e, "span", ir.NO_SPAN))
         if ir.expr_dtype(e) is not ir.DType.INDEX:
             self.error(f"a dimension must be a pl.INDEX expression, got {self.source(node)}", node)
         return e

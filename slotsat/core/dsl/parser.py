@@ -263,6 +263,10 @@ def _bit_pattern_message(value: int, dtype: ir.DType) -> str | None:
             f"({-(1 << (bits - 1))} to {(1 << bits) - 1})")
 
 
+_SAME_INT64 = frozenset({ir.DType.INDEX, ir.DType.INT64})
+"""The two dtypes the reference mixes in scalar arithmetic without a cast (both 64-bit signed)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Bare:
     """A bare numeric literal whose dtype is settled by its sibling operand (§7.1)."""
@@ -2131,6 +2135,11 @@ class _FunctionParser:
         if isinstance(b, _Bare):
             return a, self._settle_to(b, a, symbol, node)
         da, db = ir.expr_dtype(a), ir.expr_dtype(b)
+        if {da, db} == _SAME_INT64:
+            # The reference's scalar promotion: INDEX and INT64 are one 64-bit signed integer and
+            # mix without a printed cast, at the left operand's dtype (`PromoteBinaryOperands`);
+            # slotsat spells that conversion as the value-preserving cast it is.
+            return a, ir.Cast(b, da, span=getattr(b, "span", self.span(node)))
         if da is not db:
             self.error(f"operands of '{symbol}' have dtypes {_dtype_text(da)} and {_dtype_text(db)}; "
                        "insert pl.cast", node)
