@@ -1551,7 +1551,8 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
     small integers for integer tensors, and integers in `scalar_range` for scalars. Each
     symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
-    given under its name (the interpreter binds it from there). Tensor parameters holding more
+    given under its name (the interpreter binds it from there); so is a scalar parameter that
+    is a whole dimension of a tensor parameter (drawn before the others). Tensor parameters holding more
     than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an `InterpreterError` before any
     array is made."""
     from slotsat.core.limits import interp_max_elements
@@ -1564,9 +1565,13 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         if v.name_hint in names:
             raise InterpreterError(f"the symbolic dimension '{v.name_hint}' has a parameter's name", v.span)
         dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
+    for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
+        dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
     total = 0
     for p in fn.params:
         t = p.type
+        if p.id in dims:
+            continue
         if isinstance(t, ir.TensorType):
             shape = tuple(_dimension(d, dims, p) for d in t.shape)
             total += _elements(shape)
@@ -1594,6 +1599,16 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
 
 DYNAMIC_DIMENSION = (16, 64)
 """The range a symbolic tensor dimension is drawn from by `random_inputs`."""
+
+
+def _dimension_parameters(fn: ir.Function) -> list[ir.Var]:
+    """The integer scalar parameters that stand as a whole dimension of a tensor parameter's
+    shape (`x: pl.Tensor[[n, 128], ...], n: pl.Scalar[pl.INDEX]`, as the reference prints a
+    dynamic extent passed in), in parameter order."""
+    named = {d.id for p in fn.params if isinstance(p.type, ir.TensorType)
+             for d in p.type.shape if isinstance(d, ir.Var)}
+    return [p for p in fn.params if p.id in named and isinstance(p.type, ir.ScalarType)
+            and not p.type.dtype.is_float]
 
 
 def _dimension(d: int | ir.Expr, dims: dict[int, int], p: ir.Var) -> int:

@@ -155,3 +155,23 @@ return r
 """)
     with pytest.raises(InterpreterError, match="keyword 'pad_value'"):
         ensure_modelled(fn)
+
+
+def test_a_scalar_parameter_that_is_a_dimension_is_drawn_as_one() -> None:
+    from slotsat.core.interpreter import DYNAMIC_DIMENSION, random_inputs
+
+    fn = _fn("x: pl.Tensor[[n, 8], pl.FP32], n: pl.Scalar[pl.INDEX], k: pl.Scalar[pl.INDEX], "
+             "out: pl.Out[pl.Tensor[[n, 8], pl.FP32]]", "pl.Tensor[[n, 8], pl.FP32]", """
+t: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 8])
+r: pl.Tensor[[n, 8], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+""")
+    for seed in range(5):
+        args = random_inputs(fn, np.random.default_rng(seed))
+        n = args["n"]
+        assert DYNAMIC_DIMENSION[0] <= n <= DYNAMIC_DIMENSION[1]
+        assert args["x"].shape == (n, 8)
+        assert args["out"].shape == (n, 8)
+        assert 0 <= args["k"] <= 8
+        (r,) = _run(fn, args)
+        np.testing.assert_array_equal(r[0], args["x"][0])
