@@ -26,11 +26,14 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 `tile.ci` (one row), `tile.get_block_idx` / `get_block_num` / `get_subblock_idx` (the run's
 `identity`), the
 `col_expand` family, `tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`,
-`tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble` and
-`tile.transpose_view`. Any other op, a call of another function, a modelled op in a form of
-the reference the model does not cover (`unmodelled_call`), or a tuple or array value is an
-`InterpreterError` naming it, raised before the run starts (`ensure_modelled`) wherever the
-call sits. A tensor parameter's symbolic dimensions take the values given under their names.
+`tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`,
+`tile.transpose_view`, `tile.slice` with a valid-shape request, `tile.store` with
+`atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`
+and `tensor.write` (in place on the tensor argument). Any other op, a call of another
+function, a modelled op in a form of the reference the model does not cover
+(`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
+before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's
+symbolic dimensions take the values given under their names.
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
@@ -981,9 +984,19 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
             raise InterpreterError(f"store writes [{o}, {o + e}) outside a tensor dimension of size {d} "
                                    f"(offsets {offsets}, valid shape [{vr}, {vc}])", c.span)
     out = tensor.copy()
-    part = as_dtype(tile.data[:vr, :vc], _tensor_dtype(c.args[2]))
-    out[tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))] = part.reshape(ext)
+    dtype = _tensor_dtype(c.args[2])
+    window = tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))
+    part = as_dtype(tile.data[:vr, :vc], dtype).reshape(ext)
+    if _atomic(c) == "Add":
+        part = as_dtype(out[window].astype(np.float64 if dtype.is_float else object) + part, dtype)
+    out[window] = part
     return out
+
+
+def _atomic(c: ir.Call) -> str:
+    """The `atomic=` member of a store (`None_` when absent)."""
+    value = c.kwarg("atomic")
+    return value.member if isinstance(value, ir.EnumArg) else "None_"
 
 
 def _need_data(t: TileVal) -> Array:
@@ -1154,6 +1167,15 @@ def _op_reshape(it: Interpreter, c: ir.Call) -> Value:
 
 
 def _op_slice(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.slice(src, shape, offset[, valid_shape])`: the window of `src` at `offset`.
+
+    Its valid extent per dimension is what the reference's type rule gives
+    (`DeduceTileSliceType` via `InferWindowReadValidShape` in src/ir/op/tile_ops/transform.cpp
+    and type_inference.cpp): the part of the source's valid extent under the window,
+    `clamp(src_valid - offset, 0, shape)`; with a non-empty `valid_shape` request, the request,
+    narrowed to that part (the reference narrows where it proves the source narrower; the data
+    beyond the source's valid part is undefined, so the interpreter always narrows). An empty
+    request (`[]`) means none. A request outside `[0, shape]` is an `InterpreterError`."""
     t = it._tile(c.args[0], c.span)
     shape = _rc(it._list(c.args[1], "slice shape", c.span))
     offs = it._list(c.args[2], "slice offsets", c.span)
@@ -1162,6 +1184,13 @@ def _op_slice(it: Interpreter, c: ir.Call) -> Value:
         raise InterpreterError(f"slice {list(shape)} at {offs} leaves the {list(t.shape)} tile", c.span)
     data = _need_data(t)[o[0]:o[0] + shape[0], o[1]:o[1] + shape[1]].copy()
     valid = (max(0, min(shape[0], t.valid[0] - o[0])), max(0, min(shape[1], t.valid[1] - o[1])))
+    request = it._list(c.args[3], "slice valid shape", c.span) if len(c.args) > 3 else []
+    if request:
+        req = _rc(request)
+        if not (0 <= req[0] <= shape[0] and 0 <= req[1] <= shape[1]):
+            raise InterpreterError(f"slice valid shape {request} does not fit the slice shape {list(shape)}",
+                                   c.span)
+        valid = (min(valid[0], req[0]), min(valid[1], req[1]))
     return TileVal(data, valid, t.dtype, shape, t.backing)
 
 
@@ -1238,6 +1267,54 @@ def _op_col_expand(it: Interpreter, c: ir.Call) -> Value:
         return TileVal(as_dtype(rows, t.dtype), t.valid, t.dtype, t.shape)
     data = _binary(c.op.replace("col_expand_", ""), _need_data(t), rows, t.dtype, c.span)
     return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
+
+
+def _op_row_expand_plain(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.row_expand(target, row_vec)`: `row_vec` (`[R, 1]`) broadcast along the columns
+    to the shape, dtype and valid extent of `target` (the reference's broadcast.cpp: the result
+    has the target's type; `target` gives only the shape)."""
+    t, r = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    if r.shape[0] != t.shape[0] or r.shape[1] != 1:
+        raise InterpreterError(f"'{c.op}' needs a [{t.shape[0]}, 1] row operand", c.span)
+    data = np.repeat(_need_data(r)[:, :1], t.shape[1], axis=1)
+    return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
+
+
+def _op_col_sum(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.col_sum(tile[, tmp_tile])`: the sum of each column over the valid rows, a `[1, C]`
+    tile with the source's valid columns (the reference's reduction.cpp; the optional second
+    argument is scratch space for ptoas's binary-tree form and does not change the result).
+    Float sums are taken in float64, then rounded to the dtype; integer sums wrap."""
+    t = it._tile(c.args[0], c.span)
+    vr, vc = t.valid
+    data = _need_data(t)
+    out = np.zeros((1, t.shape[1]), dtype=np.float64 if t.dtype.is_float else object)
+    if vr > 0 and vc > 0:
+        part = data[:vr, :vc]
+        wide = part.astype(np.float64 if t.dtype.is_float else object)
+        out[0, :vc] = wide.sum(axis=0)
+    return TileVal(_wrap_array(out, t.dtype), (1, vc), t.dtype, (1, t.shape[1]))
+
+
+def _op_tensor_write(it: Interpreter, c: ir.Call) -> Value:
+    """`tensor.write(tensor, indices, value)`: element `indices` of the tensor set to the scalar
+    `value` (converted to the tensor's dtype). The reference's op writes its argument in place
+    (the registry's `reuses` argument 0); the interpreter updates the tensor the argument names
+    and returns it."""
+    arg = c.args[0]
+    tensor = it._tensor(arg, c.span)
+    idx = it._list(c.args[1], "write indices", c.span)
+    if isinstance(tensor, TensorSym):
+        raise InterpreterError("symbolic tensor in a computing run", c.span)
+    if len(idx) != tensor.ndim or any(not 0 <= i < d for i, d in zip(idx, tensor.shape, strict=True)):
+        raise InterpreterError(f"write index {idx} is outside the {list(tensor.shape)} tensor", c.span)
+    value_arg = c.args[2]
+    value = it.scalar(value_arg) if isinstance(value_arg, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+    if value is None:
+        raise InterpreterError("tensor.write needs a known scalar value", c.span)
+    dtype = _tensor_dtype(arg)
+    tensor[tuple(idx)] = as_dtype(np.array([dtype.wrap(int(value)) if dtype.is_int else value]), dtype)[0]
+    return tensor
 
 
 def _op_tensor_read(it: Interpreter, c: ir.Call) -> Value:
@@ -1335,6 +1412,11 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.assemble": (3, 3, frozenset()),
     "tile.transpose_view": (1, 1, frozenset()),
     "tile.rsqrt": (1, 2, frozenset()),
+    "tile.slice": (3, 4, frozenset()),
+    "tile.store": (3, 3, frozenset({"atomic"})),
+    "tile.row_expand": (2, 2, frozenset()),
+    "tile.col_sum": (1, 2, frozenset()),
+    "tensor.write": (3, 3, frozenset()),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
@@ -1355,6 +1437,8 @@ def unmodelled_call(c: ir.Call) -> str | None:
     lo, hi, keywords = form
     if not lo <= len(c.args) <= hi:
         return f"{c.op} with {len(c.args)} arguments"
+    if c.op == "tile.store" and _atomic(c) not in ("None_", "Add"):
+        return f"tile.store with atomic=pl.AtomicType.{_atomic(c)}"
     for key, value in c.kwargs:
         if key not in keywords and not ops.is_default_keyword(key, value) and key not in ops.NUMERIC_KEYWORDS:
             return f"{c.op} with keyword '{key}'"
@@ -1391,6 +1475,9 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.extract": _op_extract,
     "tile.assemble": _op_assemble,
     "tile.transpose_view": _op_transpose_view,
+    "tile.row_expand": _op_row_expand_plain,
+    "tile.col_sum": _op_col_sum,
+    "tensor.write": _op_tensor_write,
 }
 
 
@@ -1464,7 +1551,8 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
     small integers for integer tensors, and integers in `scalar_range` for scalars. Each
     symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
-    given under its name (the interpreter binds it from there). Tensor parameters holding more
+    given under its name (the interpreter binds it from there); so is a scalar parameter that
+    is a whole dimension of a tensor parameter (drawn before the others). Tensor parameters holding more
     than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an `InterpreterError` before any
     array is made."""
     from slotsat.core.limits import interp_max_elements
@@ -1477,9 +1565,13 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         if v.name_hint in names:
             raise InterpreterError(f"the symbolic dimension '{v.name_hint}' has a parameter's name", v.span)
         dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
+    for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
+        dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
     total = 0
     for p in fn.params:
         t = p.type
+        if p.id in dims:
+            continue
         if isinstance(t, ir.TensorType):
             shape = tuple(_dimension(d, dims, p) for d in t.shape)
             total += _elements(shape)
@@ -1507,6 +1599,16 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
 
 DYNAMIC_DIMENSION = (16, 64)
 """The range a symbolic tensor dimension is drawn from by `random_inputs`."""
+
+
+def _dimension_parameters(fn: ir.Function) -> list[ir.Var]:
+    """The integer scalar parameters that stand as a whole dimension of a tensor parameter's
+    shape (`x: pl.Tensor[[n, 128], ...], n: pl.Scalar[pl.INDEX]`, as the reference prints a
+    dynamic extent passed in), in parameter order."""
+    named = {d.id for p in fn.params if isinstance(p.type, ir.TensorType)
+             for d in p.type.shape if isinstance(d, ir.Var)}
+    return [p for p in fn.params if p.id in named and isinstance(p.type, ir.ScalarType)
+            and not p.type.dtype.is_float]
 
 
 def _dimension(d: int | ir.Expr, dims: dict[int, int], p: ir.Var) -> int:

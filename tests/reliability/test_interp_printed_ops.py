@@ -1,0 +1,177 @@
+"""The interpreter's models of more printed-form ops (issue 16): `tile.slice` with a valid
+shape request, `tile.store(..., atomic=pl.AtomicType.Add)`, `tile.row_expand`, `tile.col_sum`
+and `tensor.write`, each against a hand-computed expectation."""
+
+# ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.interpreter import Interpreter, InterpreterError, ensure_modelled
+
+
+def _fn(params: str, ret: str, body: str) -> ir.Function:
+    indented = "\n".join("        " + ln for ln in body.strip("\n").splitlines())
+    src = (f"import pypto.language as pl\n\n\n@pl.program\nclass K:\n"
+           f"    @pl.function(type=pl.FunctionType.InCore)\n"
+           f"    def kernel(self, {params}) -> {ret}:\n{indented}\n")
+    return parse_source(src, "k.py").programs[0].functions[0]
+
+
+def _run(fn: ir.Function, args: dict[str, object]) -> tuple[object, ...]:
+    return Interpreter(physical=False, prefetch=False).run(fn, args)
+
+
+P = "a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 4], pl.FP32]]"
+R = "pl.Tensor[[4, 4], pl.FP32]"
+A = np.array([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]], dtype=np.float32)
+
+
+def test_slice_with_a_valid_shape_request_stores_only_the_requested_part() -> None:
+    fn = _fn(P, R, """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+s: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 3])] = pl.tile.slice(t, [2, 4], [1, 0], [1, 3])
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [2, 1], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
+    want = np.zeros((4, 4), np.float32)
+    want[2, 1:4] = [5, 6, 7]  # row 1 of a, its first three columns
+    np.testing.assert_array_equal(r, want)
+
+
+def test_a_slice_request_is_narrowed_to_the_source_valid_part() -> None:
+    fn = _fn(P, R, """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[2, 4])] = pl.load(a, [0, 0], [4, 4], [2, 4])
+s: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[2, 2])] = pl.tile.slice(t, [2, 4], [1, 0], [2, 2])
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
+    want = np.zeros((4, 4), np.float32)
+    want[0, 0:2] = [5, 6]  # source rows valid: 0..1, so only row 1 lies under the window
+    np.testing.assert_array_equal(r, want)
+
+
+def test_a_slice_request_larger_than_the_window_is_an_error() -> None:
+    fn = _fn(P, R, """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+s: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [2, 4], [0, 0], [3, 4])
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="does not fit the slice shape"):
+        _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
+
+
+def test_atomic_add_store_accumulates_into_the_tensor() -> None:
+    fn = _fn(P, R, """
+t: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 4])
+r1: pl.Tensor[[4, 4], pl.FP32] = pl.store(t, [1, 0], out, atomic=pl.AtomicType.Add)
+r2: pl.Tensor[[4, 4], pl.FP32] = pl.store(t, [2, 0], r1, atomic=pl.AtomicType.Add)
+return r2
+""")
+    base = np.full((4, 4), 100, np.float32)
+    (r,) = _run(fn, {"a": A, "out": base})
+    want = base.copy()
+    want[1] += [1, 2, 3, 4]
+    want[2] += [1, 2, 3, 4]
+    want[2] += [5, 6, 7, 8]
+    want[3] += [5, 6, 7, 8]
+    np.testing.assert_array_equal(r, want)
+
+
+def test_row_expand_broadcasts_a_column_across_the_target() -> None:
+    fn = _fn(P, R, """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+c: pl.Tile[[4, 1], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 2], [4, 1])
+e: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.row_expand(t, c)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(e, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
+    want = np.array([[3] * 4, [7] * 4, [11] * 4, [15] * 4], dtype=np.float32)
+    np.testing.assert_array_equal(r, want)
+
+
+def test_col_sum_sums_the_valid_rows_of_each_column() -> None:
+    fn = _fn(P, R, """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[3, 4])] = pl.load(a, [0, 0], [4, 4], [3, 4])
+s: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.col_sum(t)
+tmp: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.create([4, 4], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+s2: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.col_sum(t, tmp)
+r1: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+r2: pl.Tensor[[4, 4], pl.FP32] = pl.store(s2, [3, 0], r1)
+return r2
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
+    want = np.zeros((4, 4), np.float32)
+    want[0] = want[3] = [1 + 5 + 9, 2 + 6 + 10, 3 + 7 + 11, 4 + 8 + 12]  # rows 0..2 only
+    np.testing.assert_array_equal(r, want)
+
+
+def test_col_sum_of_integers_wraps() -> None:
+    fn = _fn("a: pl.Tensor[[2, 2], pl.INT8], out: pl.Out[pl.Tensor[[1, 2], pl.INT8]]", "pl.Tensor[[1, 2], pl.INT8]", """
+t: pl.Tile[[2, 2], pl.INT8, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 2])
+s: pl.Tile[[1, 2], pl.INT8, pl.Mem.Vec] = pl.tile.col_sum(t)
+r: pl.Tensor[[1, 2], pl.INT8] = pl.store(s, [0, 0], out)
+return r
+""")
+    a = np.array([[100, -3], [100, 1]], dtype=np.int8)
+    (r,) = _run(fn, {"a": a, "out": np.zeros((1, 2), np.int8)})
+    np.testing.assert_array_equal(r, np.array([[-56, -2]], dtype=np.int8))  # 200 wraps to -56
+
+
+def test_tensor_write_sets_one_element_in_place() -> None:
+    fn = _fn("a: pl.Tensor[[2, 3], pl.INT32], k: pl.Scalar[pl.INDEX]", "pl.Tensor[[2, 3], pl.INT32]", """
+pl.tensor.write(a, [1, k], 7)
+return a
+""")
+    a = np.zeros((2, 3), np.int32)
+    (r,) = _run(fn, {"a": a, "k": 2})
+    np.testing.assert_array_equal(r, np.array([[0, 0, 0], [0, 0, 7]], np.int32))
+    np.testing.assert_array_equal(a, np.zeros((2, 3), np.int32))  # the caller's array is not touched
+
+
+def test_tensor_write_outside_the_tensor_is_an_error() -> None:
+    fn = _fn("a: pl.Tensor[[2, 3], pl.INT32], k: pl.Scalar[pl.INDEX]", "pl.Tensor[[2, 3], pl.INT32]", """
+pl.tensor.write(a, [1, k], 7)
+return a
+""")
+    with pytest.raises(InterpreterError, match="outside"):
+        _run(fn, {"a": np.zeros((2, 3), np.int32), "k": 3})
+
+
+def test_a_slice_pad_value_stays_unmodelled() -> None:
+    fn = _fn(P, R, """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+s: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [2, 4], [0, 0], [2, 4], pad_value=pl.PadValue.max)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="keyword 'pad_value'"):
+        ensure_modelled(fn)
+
+
+def test_a_scalar_parameter_that_is_a_dimension_is_drawn_as_one() -> None:
+    from slotsat.core.interpreter import DYNAMIC_DIMENSION, random_inputs
+
+    fn = _fn("x: pl.Tensor[[n, 8], pl.FP32], n: pl.Scalar[pl.INDEX], k: pl.Scalar[pl.INDEX], "
+             "out: pl.Out[pl.Tensor[[n, 8], pl.FP32]]", "pl.Tensor[[n, 8], pl.FP32]", """
+t: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 8])
+r: pl.Tensor[[n, 8], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+""")
+    for seed in range(5):
+        args = random_inputs(fn, np.random.default_rng(seed))
+        n = args["n"]
+        assert DYNAMIC_DIMENSION[0] <= n <= DYNAMIC_DIMENSION[1]
+        assert args["x"].shape == (n, 8)
+        assert args["out"].shape == (n, 8)
+        assert 0 <= args["k"] <= 8
+        (r,) = _run(fn, args)
+        np.testing.assert_array_equal(r[0], args["x"][0])
