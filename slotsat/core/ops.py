@@ -149,6 +149,14 @@ SPECIAL_CALLS: dict[str, frozenset[str]] = {
 """`pl.submit(self.f, ...)` / `pl.spmd_submit(self.f, ...)`: task launches of orchestration
 code (the reference's `Submit` node), with their keywords."""
 
+HAND_OFF_TENSOR_OPS = frozenset({
+    "tensor.create", "tensor.dim", "tensor.read", "tensor.write", "tensor.slice", "tensor.reshape",
+    "tensor.view", "tensor.transpose", "tensor.reinterpret_view", "tensor.assemble",
+})
+"""Tensor ops that remain in the IR at the hand-off point: the ones the reference's
+orchestration code generation registers, and `tensor.assemble` (which it prints there). Every
+other tensor op is a computation its ConvertTensorToTileOps lowers to tile ops first."""
+
 FUNCTION_CALL_KEYWORDS = frozenset({"device"})
 """Keywords of a `self.f(...)` call besides `attrs=`."""
 

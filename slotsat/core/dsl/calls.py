@@ -27,7 +27,7 @@ from typing import NoReturn, cast
 
 from slotsat.core import ir, ops
 from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, type_text
-from slotsat.core.dsl.context import FunctionContext
+from slotsat.core.dsl.context import ABOVE_TILE, FunctionContext
 
 _TENSOR_PARAMS = frozenset({"tensor"})
 _TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row", "tmp", "tmp_tile", "row_vec"})
@@ -119,12 +119,29 @@ class CallReader:
             return name[3:]
         op = op_name(name)
         assert op is not None
+        self._unified_on_tensor(name, node)
         if ops.reference(op) is None and ops.lookup(op) is None:
             self.fp.unknown_pl_above_tile(name, node.func)
             hint = ops.suggest(op)
             alt = f"; did you mean '{spelled(hint)}'?" if hint is not None else ""
             self.error(f"unsupported DSL construct '{name}'{alt}", node.func)
         return op
+
+    def _unified_on_tensor(self, name: str, node: ast.Call) -> None:
+        """`pl.X(t, ...)` with a tensor `t` is the reference's unified op dispatching to
+        `tensor.X` (its `unified_ops` pick the namespace by the first argument's type): a
+        tensor-level computation, which the reference lowers to tile ops before the hand-off
+        point, so the above-tile error (issue 16 item 5)."""
+        parts = name.split(".")
+        first = node.args[0] if node.args else None
+        if len(parts) != 2 or parts[0] != "pl" or not isinstance(first, ast.Name):
+            return
+        tensor_op = f"tensor.{parts[1]}"
+        if tensor_op in ops.HAND_OFF_TENSOR_OPS:
+            return
+        var = self.fp.lookup_optional(first.id)
+        if var is not None and isinstance(var.type, ir.TensorType) and ops.reference(tensor_op) is not None:
+            self.error(ABOVE_TILE.format(what=f"'{name}' on tensor '{first.id}' (pl.{tensor_op})"), node)
 
     # -- the call
 

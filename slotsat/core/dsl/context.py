@@ -12,6 +12,10 @@ from typing import NoReturn, Protocol
 from slotsat.core import ir, ops
 from slotsat.core.errors import Span
 
+ABOVE_TILE = ("{what} is above tile level: slotsat reads the tile-level IR that PyPTO prints at the "
+              "hand-off point (just before LowerPipelineToSlots); compile this kernel with --via-pypto")
+"""The one message for constructs that exist only above the hand-off point (issue 16 item 5)."""
+
 
 class ModuleContext(Protocol):
     """The module being parsed: its text and the program's functions and constants."""
@@ -38,6 +42,8 @@ class FunctionContext(Protocol):
     def span(self, node: ast.AST) -> Span: ...
 
     def lookup(self, name: str, node: ast.AST) -> ir.Var: ...
+
+    def lookup_optional(self, name: str) -> ir.Var | None: ...
 
     def temp(self, typ: ir.Type, node: ast.AST) -> ir.Var: ...
 

@@ -102,6 +102,7 @@ from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
 from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
 from slotsat.core.dsl.calls import CallReader
+from slotsat.core.dsl.context import ABOVE_TILE
 from slotsat.core.errors import SlotsatError, Span
 from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
 
@@ -133,9 +134,6 @@ _TENSOR_PARAMS = frozenset({"tensor"})
 _TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row", "tmp", "tmp_tile", "row_vec"})
 _LIST_PARAMS = frozenset({"offsets", "shape", "valid_shape", "indices", "shapes", "drop_dims"})
 
-ABOVE_TILE = ("{what} is above tile level: slotsat reads the tile-level IR that PyPTO prints at the "
-              "hand-off point (just before LowerPipelineToSlots); compile this kernel with --via-pypto")
-"""The one message for constructs that exist only above the hand-off point (issue 16 item 5)."""
 _ABOVE_TILE_SCOPES = frozenset({"pl.at", "pl.spmd", "pl.cluster", "pl.split_aiv", "pl.incore",
                                 "pl.auto_scope", "pl.manual_scope", "pl.optimizations"})
 _ABOVE_TILE_DECORATORS = frozenset({"pl.jit", "pl.inline"})

@@ -1,0 +1,51 @@
+"""`pl.X(t, ...)` on a tensor is the reference's unified op dispatching to `tensor.X`: a
+tensor-level computation, reported with the above-tile error (issue 16 item 5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.errors import SlotsatError
+
+_KERNEL = '''import pypto.language as pl
+
+
+@pl.program
+class TensorScale:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[64, 32], pl.FP32],
+               y: pl.Tensor[[64, 32], pl.FP32]) -> pl.Tensor[[64, 32], pl.FP32]:
+        {line}
+        return z
+'''
+
+
+@pytest.mark.parametrize("call", ["pl.add(x, y)", "pl.mul(x, y)", "pl.exp(x)"])
+def test_unified_op_on_tensor_is_above_tile(call: str) -> None:
+    text = _KERNEL.format(line=f"z: pl.Tensor[[64, 32], pl.FP32] = {call}")
+    with pytest.raises(SlotsatError) as err:
+        parse_source(text, "k.py")
+    op = call.split("(", maxsplit=1)[0]
+    assert err.value.message.startswith(f"'{op}' on tensor 'x' (pl.tensor.{op[3:]}) is above tile level")
+    assert "--via-pypto" in err.value.message
+    assert err.value.span.line == 9
+
+
+def test_unified_op_on_tile_still_reads_as_tile_op() -> None:
+    text = _KERNEL.format(line="t: pl.Tile[[64, 32], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [64, 32])\n"
+                          "        e: pl.Tile[[64, 32], pl.FP32, pl.Mem.Vec] = pl.exp(t)\n"
+                          "        z: pl.Tensor[[64, 32], pl.FP32] = pl.store(e, [0, 0], y)")
+    module = parse_source(text, "k.py")
+    ops = [s.value.op for s in module.programs[0].functions[0].body.stmts[:3]]
+    assert ops == ["tile.load", "tile.exp", "tile.store"]
+
+
+def test_hand_off_tensor_op_on_tensor_is_not_above_tile() -> None:
+    text = _KERNEL.format(line="n: pl.Scalar[pl.FP32] = pl.read(x, [0, 0])\n"
+                          "        z: pl.Tensor[[64, 32], pl.FP32] = pl.add(x, y)")
+    with pytest.raises(SlotsatError) as err:
+        parse_source(text, "k.py")
+    # tensor.read stays at the hand-off point, so pl.read on a tensor never gets the above-tile error
+    assert err.value.span.line == 9
+    assert "above tile level" not in err.value.message
