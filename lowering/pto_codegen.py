@@ -1689,6 +1689,14 @@ class FunctionEmitter(Emitter):
             elif n in sp.index and _is_scalar_expr(arg):
                 assert isinstance(arg, ir.SCALAR_EXPRS)
                 out.append((self.index_value(arg), "index"))  # type: ignore[arg-type]
+            elif _is_scalar_expr(arg) and sp.scalar not in ("source", "result"):
+                # a fixed operand type (`tile.mrgsort_format1`'s block length is `i32`)
+                fixed = ir.DType(sp.scalar)
+                if not isinstance(arg, ir.ConstInt) and ir.expr_dtype(arg) != fixed:  # type: ignore[arg-type]
+                    raise PassError(f"slotsat's code generator passes argument '{n}' of {c.op} only as a "
+                                    f"literal or a scalar of dtype {fixed.value}, got "
+                                    f"{ir.expr_dtype(arg).value}", where)  # type: ignore[arg-type]
+                out.append(self._scalar_arg(arg, fixed))
             elif _is_scalar_expr(arg):
                 dtype = source if sp.scalar == "source" and source is not None else result
                 if dtype is None:
