@@ -961,7 +961,13 @@ def _preflight_widths(fn: ir.Function) -> None:
 
 def _tensor_param_blocker(t: ir.TensorType) -> str | None:
     if t.distributed:
-        return "a distributed tensor"
+        # The reference's passes after the hand-off point (MaterializeDistTensorCtx,
+        # InsertCommFence) give such a tensor its communication-context pointer parameter and
+        # put cache invalidation and GM fences around its accesses; without them a load after
+        # a peer's store reads stale lines, so slotsat declines rather than emit a racing kernel.
+        return ("a distributed tensor (the reference adds its communication-context parameter and the "
+                "cache invalidation and fences around its accesses in passes after the hand-off point, "
+                "which slotsat does not run)")
     view = t.view
     if view is not None:
         if view.valid_shape or view.pad is not None:
