@@ -961,7 +961,13 @@ def _preflight_widths(fn: ir.Function) -> None:
 
 def _tensor_param_blocker(t: ir.TensorType) -> str | None:
     if t.distributed:
-        return "a distributed tensor"
+        # The reference's passes after the hand-off point (MaterializeDistTensorCtx,
+        # InsertCommFence) give such a tensor its communication-context pointer parameter and
+        # put cache invalidation and GM fences around its accesses; without them a load after
+        # a peer's store reads stale lines, so slotsat declines rather than emit a racing kernel.
+        return ("a distributed tensor (the reference adds its communication-context parameter and the "
+                "cache invalidation and fences around its accesses in passes after the hand-off point, "
+                "which slotsat does not run)")
     view = t.view
     if view is not None:
         if view.valid_shape or view.pad is not None:
@@ -1689,6 +1695,14 @@ class FunctionEmitter(Emitter):
             elif n in sp.index and _is_scalar_expr(arg):
                 assert isinstance(arg, ir.SCALAR_EXPRS)
                 out.append((self.index_value(arg), "index"))  # type: ignore[arg-type]
+            elif _is_scalar_expr(arg) and sp.scalar not in ("source", "result"):
+                # a fixed operand type (`tile.mrgsort_format1`'s block length is `i32`)
+                fixed = ir.DType(sp.scalar)
+                if not isinstance(arg, ir.ConstInt) and ir.expr_dtype(arg) != fixed:  # type: ignore[arg-type]
+                    raise PassError(f"slotsat's code generator passes argument '{n}' of {c.op} only as a "
+                                    f"literal or a scalar of dtype {fixed.value}, got "
+                                    f"{ir.expr_dtype(arg).value}", where)  # type: ignore[arg-type]
+                out.append(self._scalar_arg(arg, fixed))
             elif _is_scalar_expr(arg):
                 dtype = source if sp.scalar == "source" and source is not None else result
                 if dtype is None:

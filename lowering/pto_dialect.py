@@ -526,7 +526,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
     "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tgather", "pto.tsel",
-    "pto.tsetval", "pto.tci", "pto.tsort32",
+    "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tmrgsort",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
 

@@ -21,7 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from slotsat.core import ops
+from slotsat.core import ir, ops
 
 FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmul_acc", "spmd", "dim",
                    "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble",
@@ -85,13 +85,16 @@ def _spelling(op: str, e: dict[str, Any]) -> Spelling:
     if form not in FORMS:
         raise ValueError(f"pto_ops.json: {op} has an unknown form {form!r}")
     ins = e.get("ins")
+    scalar = e.get("scalar", "result")
+    if scalar not in ("result", "source") and scalar not in ir.DType.__members__:
+        raise ValueError(f"pto_ops.json: {op} has an unknown scalar type {scalar!r}")
     return Spelling(
         op=op,
         form=form,
         pto=e.get("pto"),
         ins=None if ins is None else tuple(ins),
         index=frozenset(e.get("index", ())),
-        scalar=e.get("scalar", "result"),
+        scalar=scalar,
         scratch=e.get("scratch"),
         attrs=tuple(_attr(k, v) for k, v in e.get("attrs", {}).items()),
         attr_at=e.get("attr_at", "end"),
