@@ -103,6 +103,29 @@ def _message_of(err: BaseException) -> str:
     return text
 
 
+def _package_of(path: str) -> tuple[str, str] | None:
+    """For a file that uses relative imports (`from .config import ...`) inside a package
+    (folders with `__init__.py`): the folder above its outermost package and its dotted module
+    name. None for any other file, which loads as `python FILE` would."""
+    import ast
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return None  # loading reports it, located
+    if not any(isinstance(n, ast.ImportFrom) and n.level > 0 for n in ast.walk(tree)):
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    parts = [os.path.splitext(os.path.basename(path))[0]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.append(os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    if len(parts) == 1:
+        return None  # not in a package: the relative import fails as it would under python FILE
+    return folder, ".".join(reversed(parts))
+
+
 def _locate(err: BaseException, path: str, fallback: int = 1, *, text: bool = False) -> Failure:
     """A located failure for an exception raised while running `path` or its kernels.
 
@@ -228,6 +251,9 @@ class Reference:
         if directory not in sys.path:
             sys.path.insert(0, directory)  # as `python FILE` would: sibling modules import
             self._inserted.append(directory)
+        package = _package_of(path)
+        if package is not None:
+            return self._load_member(path, *package)
         name = f"_slotsat_kernel_{next(self._names)}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
@@ -241,6 +267,20 @@ class Reference:
         except Exception as err:
             raise _locate(err, path) from None
         return module
+
+    def _load_member(self, path: str, root: str, dotted: str) -> Any:
+        """A file with relative imports, imported as the package member it is (`python -m
+        DOTTED` from `root`): its package's `__init__` modules run first, as they would there."""
+        self._folders.append(root)
+        if root not in sys.path:
+            sys.path.insert(0, root)
+            self._inserted.append(root)
+        try:
+            return importlib.import_module(dotted)
+        except SystemExit as err:
+            raise Failure(f"the kernel file exited (SystemExit: {err.code}) while it ran", path) from None
+        except Exception as err:
+            raise _locate(err, path) from None
 
     def _defined_here(self, obj: Any, module: Any, path: str) -> bool:
         if isinstance(obj, self.ir.Program):

@@ -383,3 +383,21 @@ def test_a_program_builder_is_a_kernel_named_by_kernel_with_its_arguments_from_s
                    "parameter 'cols' (parameters: rows, stage)\n")
     status, out, err = _import([kernel, "--kernel", "helper", "--specialize", "x=1"], capsys)
     assert (status, err) == (2, f"{kernel}:20:1: error: program builder 'helper' returned int, not a @pl.program\n")
+
+
+def test_a_kernel_file_with_relative_imports_loads_as_its_package_member(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`from .config import ...` (PyPTO's qwen3_jit example) works only inside its package:
+    such a file is imported as `python -m pkg.model` would import it."""
+    package = tmp_path / "models" / "tiny"
+    package.mkdir(parents=True)
+    (tmp_path / "models" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "config.py").write_text("ROWS = 256\n")
+    kernel = package / "model.py"
+    kernel.write_text(TWO.replace("import pypto.language as pl\n",
+                                  "import pypto.language as pl\n\nfrom .config import ROWS\n", 1)
+                      .replace("pl.pipeline(2, stage=2", "pl.pipeline(ROWS // 128, stage=2"))
+    status, out, err = _import([str(kernel), "--kernel", "First"], capsys)
+    assert (status, err) == (0, "")
+    assert "pl.pipeline(2, stage=2, init_values=(out__ssa_v0,))" in out
