@@ -412,7 +412,14 @@ CASES: list[tuple[str, str, str, str, int, int]] = [
         9,
         9,
     ),
-    ("break", "for i in pl.range(4):\n    break\nreturn out", "", "unsupported syntax: break", 9, 13),
+    ("break", "for i in pl.range(4):\n    break\nreturn out", "",
+     "'break' (lowered by the reference's CtrlFlowTransform) is above tile level: slotsat reads the "
+     "tile-level IR that PyPTO prints at the hand-off point (just before LowerPipelineToSlots); compile this "
+     "kernel with --via-pypto", 9, 13),
+    ("continue", "for i in pl.range(4):\n    continue\nreturn out", "",
+     "'continue' (lowered by the reference's CtrlFlowTransform) is above tile level: slotsat reads the "
+     "tile-level IR that PyPTO prints at the hand-off point (just before LowerPipelineToSlots); compile this "
+     "kernel with --via-pypto", 9, 13),
     (
         "for-else",
         "for i in pl.range(4):\n    pass\nelse:\n    pass\nreturn out",

@@ -1285,6 +1285,11 @@ class _FunctionParser:
                        "function body", node)
         if self._is_func_attr(node):
             self.error("pl.func_attr({...}) must be the first statement of a function body", node)
+        if isinstance(node, ast.Break | ast.Continue):
+            # The reference's CtrlFlowTransform rewrites them into loop state long before the
+            # hand-off point, so they never reach LowerPipelineToSlots.
+            self.error(ABOVE_TILE.format(what=f"'{_stmt_kind(node)}' (lowered by the reference's "
+                                              "CtrlFlowTransform)"), node)
         self.error(f"unsupported syntax: {_stmt_kind(node)}", node)
 
     def _is_yield(self, node: ast.stmt) -> bool:
