@@ -142,6 +142,12 @@ PRINTED_ALIASES: dict[str, tuple[str, str]] = {
 """Private op names the reference's printer writes for an op with a flag set: the alias is
 read as the op with that keyword `True` (and printed back in that plain form)."""
 
+SHORT_NAMES: dict[str, str] = {"pl.create_tensor": "tensor.create"}
+"""Short spellings `pypto.language` re-exports under another name for an op outside the tile
+namespace (`pl.create_tensor` is `pl.tensor.create`), read as that op and printed back in its
+namespaced form. A `pl.X` that is no tile op but a system op `system.X` is that system op
+(`pl.reserve_buffer`, `pl.aic_initialize_pipe`: re-exported under their own names)."""
+
 SPECIAL_CALLS: dict[str, frozenset[str]] = {
     "submit": frozenset({"deps", "dumps", "allow_early_resolve", "predicate"}),
     "spmd_submit": frozenset({"deps", "dumps", "core_num", "sync_start", "allow_early_resolve", "predicate"}),

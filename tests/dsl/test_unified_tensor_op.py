@@ -49,3 +49,22 @@ def test_hand_off_tensor_op_on_tensor_is_not_above_tile() -> None:
     # tensor.read stays at the hand-off point, so pl.read on a tensor never gets the above-tile error
     assert err.value.span.line == 9
     assert "above tile level" not in err.value.message
+
+
+def test_short_names_of_system_and_tensor_ops_read_as_those_ops() -> None:
+    """`pypto.language` re-exports its system ops by name (`pl.reserve_buffer` is
+    `pl.system.reserve_buffer`) and `pl.tensor.create` as `pl.create_tensor`: the short
+    spellings read as those ops and print back namespaced."""
+    from slotsat.core.dsl import print_module
+
+    text = _KERNEL.format(
+        line="b: pl.Scalar[pl.INT32] = pl.reserve_buffer(name='buf', size=4096, base=-1)\n"
+             "        z: pl.Tensor[[64, 32], pl.FP32] = pl.create_tensor([64, 32], dtype=pl.FP32)")
+    module = parse_source(text, "k.py")
+    stmts = module.programs[0].functions[0].body.stmts
+    assert [s.value.op for s in stmts[:2]] == ["system.reserve_buffer", "tensor.create"]
+    printed = print_module(module)
+    assert "pl.system.reserve_buffer(name='buf', size=4096, base=-1)" in printed  # the reference's quotes
+    assert "pl.tensor.create([64, 32], dtype=pl.FP32" in printed
+    with pytest.raises(SlotsatError, match=r"unsupported DSL construct 'pl.no_such_op'"):
+        parse_source(_KERNEL.format(line="z = pl.no_such_op(x)"), "k.py")

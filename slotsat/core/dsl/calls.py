@@ -51,6 +51,8 @@ def op_name(name: str | None) -> str | None:
     parts = name.split(".")
     if name in ops.PRINTED_ALIASES:
         return ops.PRINTED_ALIASES[name][0]
+    if name in ops.SHORT_NAMES:
+        return ops.SHORT_NAMES[name]
     if parts[0] == "pld" and len(parts) == 3:
         canonical = name
     elif parts[0] == "pl" and len(parts) == 3 and parts[1] in _PL_NAMESPACES:
@@ -59,6 +61,9 @@ def op_name(name: str | None) -> str | None:
         canonical = ".".join(parts[1:])
     elif parts[0] == "pl" and len(parts) == 2:
         canonical = f"tile.{parts[1]}"
+        system = f"system.{parts[1]}"  # `pypto.language` re-exports its system ops by name too
+        if ops.reference(canonical) is None and ops.lookup(canonical) is None and ops.reference(system):
+            return system
     else:
         return None
     head, leaf = canonical.rsplit(".", 1)
