@@ -279,7 +279,7 @@ CASES: list[tuple[str, str, str]] = [
             {AIV}
             def k(x: {T}, out: pl.Out[{T}]) -> {T}:
                 t: {TILE} = pl.tile.load(x, [0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)
-                h: pl.Tile[[64, 64], pl.BF16, pl.Mem.Vec] = pl.tile.cast(t, target_type=pl.BF16, mode="round")
+                h: pl.Tile[[64, 64], pl.BF16, pl.Mem.Vec] = pl.tile.cast(t, target_type=pl.BF16, mode='round')
                 tmp: {TILE} = pl.tile.create([64, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
                 s: pl.Tile[[64, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(t, tmp)
                 z: {TILE} = pl.tile.full([64, 64], dtype=pl.FP32, value=0.0)

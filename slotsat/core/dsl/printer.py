@@ -128,6 +128,12 @@ def _string(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
+def _kwarg_string(s: str) -> str:
+    """A keyword's string value as the reference prints it (`mode='round'`, `name='buf'`):
+    single-quoted, Python's own quoting where the text needs escapes."""
+    return repr(s)
+
+
 def _callee(op: str) -> str:
     """How a call's op prints: `pl.tile.load`, `pld.system.notify`, `pl.tile.and_`,
     `self.f`, `pl.submit`."""
@@ -283,7 +289,8 @@ class FunctionPrinter:
 
     def call(self, c: ir.Call) -> str:
         parts = [self.call_arg(a) for a in c.args]
-        parts += [f"{k}={self.call_arg(v)}" for k, v in c.kwargs]
+        parts += [f"{k}={_kwarg_string(v.value) if isinstance(v, ir.StrArg) else self.call_arg(v)}"
+                  for k, v in c.kwargs]
         if c.attrs:
             parts.append(f"attrs={self.attrs(c.attrs)}")
         return f"{_callee(c.op)}({', '.join(parts)})"
