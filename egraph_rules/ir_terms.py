@@ -61,7 +61,7 @@ class TermBuilder:
         self.parts: dict[int, tuple[ir.Expr, Call]] = {}
         """`id` of a part (a signed subexpression inside a leaf) -> (the part, its term)."""
         self._by_expr: dict[int, tuple[str, ir.Expr]] = {}
-        self._memo: dict[int, tuple[ir.Expr, Call]] = {}
+        self._memo: ir.IdentityMap[Call] = ir.IdentityMap()
         self._memo_loops = len(loop_keys)
 
     def root(self, e: ir.Expr, *, slot: bool) -> Call | None:
@@ -114,11 +114,11 @@ class TermBuilder:
         if self._memo_loops != len(self.loop_keys):
             self._memo.clear()
             self._memo_loops = len(self.loop_keys)
-        hit = self._memo.get(id(e))
-        if hit is not None and hit[0] is e:
-            return hit[1]
+        hit = self._memo.get(e)
+        if hit is not None:
+            return hit
         t = self._build(e)
-        self._memo[id(e)] = (e, t)
+        self._memo.set(e, t)
         return t
 
     def _build(self, e: ir.Expr) -> Call:

@@ -270,11 +270,12 @@ class Emitter:
         self.recorder = _Recorder(self.graph, self.values)
         self.scalar_scope: dict[int, tuple[int, ...]] = {}
         """Scalar variable id -> the blocks (outermost first) around its definition."""
-        self.plain_roots: dict[Site, tuple[ir.Expr, RootId]] = {}
-        """Plain integer roots by their site (see `Site`), each with its expression: holding it
-        keeps its `id` its own, so a later expression cannot take over a dead one's root."""
-        self._placeholders: dict[int, tuple[ir.Expr, ir.Var]] = {}
-        self._hoisted_forms: dict[int, tuple[ir.Expr, ir.Expr]] = {}
+        self.plain_roots: ir.IdentityMap[RootId] = ir.IdentityMap()
+        """Plain integer roots by their site: the IR expression the emitter lowers and the
+        dtype its consumer needs (None: its own). One expression object can be both a scalar
+        operand and an offset."""
+        self._placeholders: ir.IdentityMap[ir.Var] = ir.IdentityMap()
+        self._hoisted_forms: ir.IdentityMap[ir.Expr] = ir.IdentityMap()
         self.slot_roots: dict[int, RootId] = {}
         """Slot-operand roots by the tile variable's id."""
         self.extract_seconds = 0.0
@@ -428,12 +429,11 @@ class Emitter:
         return name
 
     def _plain_root(self, e: ir.Expr, want: ir.DType | None) -> RootId | None:
-        known = self.plain_roots.get(_site(e, want))
-        return known[1] if known is not None and known[0] is e else None
+        return self.plain_roots.get(e, _want_key(e, want))
 
     def _add_plain_root(self, e: ir.Expr, want: ir.DType | None, root: ir.Expr) -> RootId:
         rid = self.engine.add_root(root)
-        self.plain_roots[_site(e, want)] = (e, rid)
+        self.plain_roots.set(e, rid, _want_key(e, want))
         return rid
 
     def _hoist(self, e: ir.Expr) -> ir.Expr:
@@ -472,23 +472,23 @@ class Emitter:
 
     def _placeholder(self, e: ir.Expr) -> ir.Var:
         """The variable standing for the hoisted operation `e` (one per expression object)."""
-        known = self._placeholders.get(id(e))
-        if known is not None and known[0] is e:
-            return known[1]
+        known = self._placeholders.get(e)
+        if known is not None:
+            return known
         if isinstance(e, ir.ScalarBinary):
             v = ir.Var(f"_{e.op}", ir.ScalarType(e.dtype))
         elif isinstance(e, ir.Cmp):
             v = ir.Var("_cmp", ir.ScalarType(ir.DType.BOOL))
         else:
             v = ir.Var("_cast", ir.ScalarType(ir.expr_dtype(e)))
-        self._placeholders[id(e)] = (e, v)  # holds `e`, so its id stays its own
+        self._placeholders.set(e, v)
         return v
 
     def _hoisted_form(self, e: ir.Expr) -> ir.Expr:
         """`e` with each hoisted operation replaced by its placeholder (one object per `e`)."""
-        known = self._hoisted_forms.get(id(e))
-        if known is not None and known[0] is e:
-            return known[1]
+        known = self._hoisted_forms.get(e)
+        if known is not None:
+            return known
         out: ir.Expr
         if _is_hoisted(e):
             out = self._placeholder(e)
@@ -498,7 +498,7 @@ class Emitter:
             out = replace(e, a=self._hoisted_form(e.a))
         else:
             out = e
-        self._hoisted_forms[id(e)] = (e, out)
+        self._hoisted_forms.set(e, out)
         return out
 
     def _hoisted_operands(self, e: ir.Expr) -> list[ir.Expr]:
@@ -578,13 +578,9 @@ class Emitter:
         return self.lower(e, ir.DType.INDEX)
 
 
-Site = tuple[int, ir.DType | None]
-"""A plain root's key: the `id` of the (unfolded) IR expression and the dtype its consumer
-needs (None: its own). One expression object can be both a scalar operand and an offset."""
-
-
-def _site(e: ir.Expr, want: ir.DType | None) -> Site:
-    return (id(e), None if want is ir.expr_dtype(e) else want)
+def _want_key(e: ir.Expr, want: ir.DType | None) -> ir.DType | None:
+    """The dtype part of a plain root's site: None when `e`'s consumer takes its own dtype."""
+    return None if want is ir.expr_dtype(e) else want
 
 
 def _converted(e: ir.Expr, want: ir.DType | None) -> ir.Expr:

@@ -15,7 +15,7 @@ import enum
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import Any, TypeAlias
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from slotsat.core.errors import NO_SPAN, Span
 
@@ -1023,3 +1023,29 @@ def walk_stmts(body: SeqStmts) -> Iterator[Stmt]:
 
 def tile_type(v: Var) -> TileType | None:
     return v.type if isinstance(v.type, TileType) else None
+
+
+_V = TypeVar("_V")
+
+
+class IdentityMap(Generic[_V]):
+    """Values keyed by an object's identity, with an optional hashable qualifier: for IR
+    objects that compare structurally but must not share an entry (two equal expressions at
+    two sites). An entry holds its object, so no other object can take its `id` while the
+    entry lives; a bare `id()` key would hand a dead temporary's value to whichever object is
+    allocated at its address next."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[int, object], tuple[object, _V]] = {}
+
+    def get(self, obj: object, qualifier: object = None) -> _V | None:
+        hit = self._items.get((id(obj), qualifier))
+        return hit[1] if hit is not None and hit[0] is obj else None
+
+    def set(self, obj: object, value: _V, qualifier: object = None) -> None:
+        self._items[(id(obj), qualifier)] = (obj, value)
+
+    def clear(self) -> None:
+        self._items.clear()

@@ -432,22 +432,33 @@ def test_differential_catalog_rows() -> None:
 
 
 def test_a_plain_root_belongs_to_its_expression_object_not_to_its_address() -> None:
-    """Plain roots are keyed by the expression's `id`; an entry holds its expression, and a
+    """Plain roots are kept in an `ir.IdentityMap`: an entry holds its expression, and a
     different object at the same address (a temporary that took a dead one's place) is not
     given the dead one's root. Before this, sites were bare ids: a temporary valid extent
     could leave an id a later expression reused, and on some runs a kernel of the
     reference's library lowered a loop's value outside the loop (`has no value here`) or
     emitted a use of an undefined value, depending on where objects were allocated."""
     from slotsat.analysis.budget import Backend
-    from slotsat.lowering.pto_codegen import FunctionEmitter, _site
+    from slotsat.lowering.pto_codegen import FunctionEmitter
 
     fn = ir.Function("k", ir.FunctionType.INCORE, (), (), ir.SeqStmts(()))
     emitter = FunctionEmitter(fn, mode=Mode.SLOTSAT, planner=Planner.PTOAS, backend=Backend.ASCEND910B)
     i = ir.Var("i", ir.ScalarType(ir.DType.INDEX))
     first = ir.Add(i, ir.ConstInt(1, ir.DType.INDEX), ir.DType.INDEX)
-    other = ir.Mul(i, ir.ConstInt(8, ir.DType.INDEX), ir.DType.INDEX)
+    twin = ir.Add(i, ir.ConstInt(1, ir.DType.INDEX), ir.DType.INDEX)  # equal, another object
     root = emitter._add_plain_root(first, None, first)
     assert emitter._plain_root(first, None) == root
-    emitter.plain_roots[_site(other, None)] = emitter.plain_roots[_site(first, None)]  # same address
-    assert emitter._plain_root(other, None) is None
-    assert emitter.plain_roots[_site(first, None)][0] is first
+    assert twin == first
+    assert emitter._plain_root(twin, None) is None
+    assert emitter._plain_root(first, ir.DType.INT32) is None  # the consumer's dtype is part of the site
+
+
+def test_an_identity_map_never_answers_for_another_object_at_a_reused_address() -> None:
+    m: ir.IdentityMap[int] = ir.IdentityMap()
+    first, other = ir.ConstInt(1, ir.DType.INDEX), ir.ConstInt(2, ir.DType.INDEX)
+    m.set(first, 7)
+    assert m.get(first) == 7
+    m._items[(id(other), None)] = (first, 7)  # what a dead object's entry at `other`'s address looks like
+    assert m.get(other) is None
+    m.clear()
+    assert m.get(first) is None
