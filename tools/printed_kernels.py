@@ -367,6 +367,31 @@ def jit_valid_carry(
         out[0:16, 0:128] = acc
     return out
 
+
+@pl.program
+class Window4d:
+    """Loads and stores of rank-4 tensors: the reference's FlattenTileNdTo2D keeps each rank-4
+    window and makes the tile 2-D (a [1, 1, 64, 128] window is a [64, 128] tile, a
+    [1, 2, 16, 64] window a [32, 64] tile), the store gets the window as its 4th argument."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[4, 8, 64, 128], pl.FP32],
+        y: pl.Tensor[[4, 2, 16, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[4, 8, 64, 128], pl.FP32]],
+        out2: pl.Out[pl.Tensor[[4, 2, 16, 64], pl.FP32]],
+    ) -> tuple[pl.Tensor[[4, 8, 64, 128], pl.FP32], pl.Tensor[[4, 2, 16, 64], pl.FP32]]:
+        for b in pl.pipeline(4, stage=2):
+            t: pl.Tile[[1, 1, 64, 128], pl.FP32] = pl.load(x, [b, 2, 0, 0], [1, 1, 64, 128])
+            e = pl.exp(t)
+            out = pl.store(e, [b, 5, 0, 0], out)
+            u: pl.Tile[[1, 2, 16, 64], pl.FP32] = pl.load(y, [b, 0, 0, 0], [1, 2, 16, 64])
+            v = pl.add(u, u)
+            out2 = pl.store(v, [3 - b, 0, 0, 0], out2)
+        return out, out2
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -381,5 +406,6 @@ PROGRAMS = {
     "col_sum_sort": ColSumSort,
     "tensor_view_2d": TensorView2d,
     "assemble_transpose": AssembleTranspose,
+    "window_4d": Window4d,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}

@@ -947,6 +947,15 @@ def _op_load(it: Interpreter, c: ir.Call) -> Value:
     rank = tensor.ndim
     if len(offsets) != rank:
         raise InterpreterError(f"load has {len(offsets)} offsets for a tensor of rank {rank}", c.span)
+    dtype = _tensor_dtype(c.args[0])
+    if len(shape) > 2:
+        # A rank-N window (the reference's FlattenTileNdTo2D form): a 2-D tile of the merged
+        # shape, its rows the window's leading dimensions in order.
+        rows, cols = _merged(shape)
+        vr, vc = _merged(valid)
+        data = np.zeros((rows, cols), dtype=tensor.dtype)
+        data[:vr, :vc] = _window(tensor, offsets, valid, "load reads", c.span).reshape(vr, vc)
+        return TileVal(data, (vr, vc), dtype, (rows, cols))
     ext = _region(valid, rank, c.span)
     for o, e, d in zip(offsets, ext, tensor.shape, strict=True):
         if e > 0 and (o < 0 or o + e > d):
@@ -957,8 +966,36 @@ def _op_load(it: Interpreter, c: ir.Call) -> Value:
     vr, vc = _rc(valid)
     data = np.zeros((rows, cols), dtype=tensor.dtype)
     data[:vr, :vc] = region.reshape(vr, vc)
-    dtype = _tensor_dtype(c.args[0])
     return TileVal(data, (vr, vc), dtype, (rows, cols))
+
+
+def _merged(shape: Sequence[int]) -> tuple[int, int]:
+    """A rank-N window's extent as a 2-D tile: the leading entries multiplied into the rows."""
+    return math.prod(shape[:-1]), shape[-1]
+
+
+def _window_addresses(tensor: Array, offsets: Sequence[int], extents: Sequence[int], what: str,
+                      span: Span) -> Array:
+    """The flat element addresses of the rank-N window of `tensor` at `offsets` with
+    `extents`, as `pto.partition_view` addresses it: through the tensor's row-major strides, so
+    a window entry may run past its own dimension into the next (the collapsed-dims window
+    FlattenTileNdTo2D writes: a [1, 6, 8] window of a [2, 3, 8] tensor is its 48 elements).
+    A window that leaves the tensor's storage is an `InterpreterError`."""
+    strides = [math.prod(tensor.shape[k + 1:]) for k in range(tensor.ndim)]
+    address = np.zeros(tuple(extents), dtype=np.int64)
+    for k, (o, e) in enumerate(zip(offsets, extents, strict=True)):
+        axis = [1] * len(extents)
+        axis[k] = e
+        address = address + ((o + np.arange(e, dtype=np.int64)) * strides[k]).reshape(axis)
+    if address.size and (int(address.min()) < 0 or int(address.max()) >= tensor.size):
+        raise InterpreterError(f"{what} outside the tensor (offsets {list(offsets)}, window {list(extents)} "
+                               f"of a tensor of shape {list(tensor.shape)})", span)
+    return address
+
+
+def _window(tensor: Array, offsets: Sequence[int], extents: Sequence[int], what: str, span: Span) -> Array:
+    """The elements of a rank-N window (`_window_addresses`), shaped as the window."""
+    return np.asarray(tensor.reshape(-1)[_window_addresses(tensor, offsets, extents, what, span)])
 
 
 def _tensor_dtype(arg: ir.CallArg) -> DType:
@@ -978,19 +1015,43 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
     if len(offsets) != rank:
         raise InterpreterError(f"store has {len(offsets)} offsets for a tensor of rank {rank}", c.span)
     vr, vc = tile.valid
+    if len(c.args) > 3:
+        return _store_window(it, c, tile, offsets, tensor)
+    dtype = _tensor_dtype(c.args[2])
     ext = _region([vr, vc], rank, c.span)
     for o, e, d in zip(offsets, ext, tensor.shape, strict=True):
         if e > 0 and (o < 0 or o + e > d):
             raise InterpreterError(f"store writes [{o}, {o + e}) outside a tensor dimension of size {d} "
                                    f"(offsets {offsets}, valid shape [{vr}, {vc}])", c.span)
     out = tensor.copy()
-    dtype = _tensor_dtype(c.args[2])
     window = tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))
     part = as_dtype(tile.data[:vr, :vc], dtype).reshape(ext)
     if _atomic(c) == "Add":
         part = as_dtype(out[window].astype(np.float64 if dtype.is_float else object) + part, dtype)
     out[window] = part
     return out
+
+
+def _store_window(it: Interpreter, c: ir.Call, tile: TileVal, offsets: list[int], tensor: Array) -> Value:
+    """`tile.store` with the reference's rank-N window (its 4th argument, `shapes`): the
+    window (`_window_addresses`) receives the tile's valid region, which must be exactly the
+    window merged to 2-D; a tile whose valid region differs is not modelled."""
+    assert tile.data is not None
+    shapes = it._list(c.args[3], "store shapes", c.span)
+    if len(shapes) != tensor.ndim:
+        raise InterpreterError(f"store has {len(shapes)} shapes for a tensor of rank {tensor.ndim}", c.span)
+    if _merged(shapes) != tile.valid:
+        raise InterpreterError(f"store window {shapes} does not match the tile's valid shape "
+                               f"{list(tile.valid)}: not modelled", c.span)
+    address = _window_addresses(tensor, offsets, shapes, "store writes", c.span)
+    dtype = _tensor_dtype(c.args[2])
+    vr, vc = tile.valid
+    part = as_dtype(tile.data[:vr, :vc], dtype).reshape(address.shape)
+    flat = tensor.copy().reshape(-1)
+    if _atomic(c) == "Add":
+        part = as_dtype(flat[address].astype(np.float64 if dtype.is_float else object) + part, dtype)
+    flat[address] = part
+    return flat.reshape(tensor.shape)
 
 
 def _atomic(c: ir.Call) -> str:
@@ -1413,7 +1474,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.transpose_view": (1, 1, frozenset()),
     "tile.rsqrt": (1, 2, frozenset()),
     "tile.slice": (3, 4, frozenset()),
-    "tile.store": (3, 3, frozenset({"atomic"})),
+    "tile.store": (3, 4, frozenset({"atomic"})),
     "tile.row_expand": (2, 2, frozenset()),
     "tile.col_sum": (1, 2, frozenset()),
     "tensor.write": (3, 3, frozenset()),

@@ -184,7 +184,10 @@ class TypeReader:
             self.error(f"{what} shape must be a list literal [D0, D1, ...], got {self.source(node)}", node)
         return tuple(self.dim(e) for e in node.elts)
 
-    def tile_shape(self, node: ast.expr) -> tuple[int, ...]:
+    def tile_shape(self, node: ast.expr, window: bool = False) -> tuple[int, ...]:
+        """A tile shape: rank 1 or 2, positive static entries. With `window`, the shape of a
+        `tile.load` window, which has one entry per dimension of the tensor it reads (the
+        reference's FlattenTileNdTo2D keeps a rank-N window and makes the tile 2-D)."""
         if not isinstance(node, ast.List | ast.Tuple):
             self.error(f"tile shape entries must be positive integer literals, got {self.source(node)}", node)
         dims: list[int] = []
@@ -194,7 +197,7 @@ class TypeReader:
                 self.error(f"tile shape entries must be positive integer literals, got {self.source(elt)}",
                            elt)
             dims.append(d)
-        if len(dims) not in (1, 2):
+        if len(dims) not in (1, 2) and not window:
             self.error(f"a tile shape has rank 1 or 2, got rank {len(dims)}", node)
         return tuple(dims)
 

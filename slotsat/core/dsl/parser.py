@@ -2441,7 +2441,7 @@ class _OpCall:
             return var
         if param in _LIST_PARAMS:
             if param == "shape":
-                dims = fp.shape(node)
+                dims = fp.types.tile_shape(node, window=self.spec.rule is ops.TypeRule.LOAD)
                 return ir.ExprList(tuple(ir.ConstInt(d, ir.DType.INDEX) for d in dims), span=fp.span(node))
             return ir.ExprList(fp.expr_list(node), span=fp.span(node))
         if param == "dtype":
@@ -2515,29 +2515,44 @@ def _shape_of(arg: ir.CallArg) -> tuple[int, ...]:
     return tuple(e.value for e in arg.items if isinstance(e, ir.ConstInt))
 
 
+def _load_type(args: list[ir.CallArg], space: ir.MemorySpace | None) -> ir.Type:
+    tensor = args[0]
+    assert isinstance(tensor, ir.Var)
+    assert isinstance(tensor.type, ir.TensorType)
+    valid = args[3]
+    assert isinstance(valid, ir.ExprList)
+    shape, valid_shape = flattened_window(_shape_of(args[2]), valid.items)
+    return ir.TileType(shape, tensor.type.dtype, space, None, _valid_or_none(shape, valid_shape))
+
+
+def _store_type(oc: _OpCall, args: list[ir.CallArg]) -> ir.Type:
+    """The stored-into tensor's type. A tile of lower rank than the tensor needs the window
+    of the reference's rank-N form (the 4th argument, `shapes`)."""
+    tensor = args[2]
+    assert isinstance(tensor, ir.Var)
+    assert isinstance(tensor.type, ir.TensorType)
+    offsets = args[1]
+    assert isinstance(offsets, ir.ExprList)
+    rank = len(tensor.type.shape)
+    if len(offsets.items) != rank:
+        oc.fp.error(f"{oc.name} has {len(offsets.items)} offsets but the tensor has rank {rank}", oc.node)
+    shapes = args[3] if len(args) > 3 else None
+    if isinstance(shapes, ir.ExprList):
+        if len(shapes.items) != rank:
+            oc.fp.error(f"{oc.name} has {len(shapes.items)} shapes but the tensor has rank {rank}",
+                        oc.node)
+    elif len(_tile_arg(args, 0).shape) != rank:
+        oc.fp.error(f"{oc.name} stores a tile of rank {len(_tile_arg(args, 0).shape)} into a tensor of "
+                    f"rank {rank}; the ranks must agree", oc.node)
+    return tensor.type
+
+
 def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None, call: ir.Call) -> ir.Type:
     rule = oc.spec.rule
     if rule is ops.TypeRule.LOAD:
-        tensor = args[0]
-        assert isinstance(tensor, ir.Var)
-        assert isinstance(tensor.type, ir.TensorType)
-        shape = _shape_of(args[2])
-        valid = args[3]
-        assert isinstance(valid, ir.ExprList)
-        return ir.TileType(shape, tensor.type.dtype, space, None, _valid_or_none(shape, valid.items))
+        return _load_type(args, space)
     if rule is ops.TypeRule.STORE:
-        tensor = args[2]
-        assert isinstance(tensor, ir.Var)
-        assert isinstance(tensor.type, ir.TensorType)
-        offsets = args[1]
-        assert isinstance(offsets, ir.ExprList)
-        rank = len(tensor.type.shape)
-        if len(offsets.items) != rank:
-            oc.fp.error(f"{oc.name} has {len(offsets.items)} offsets but the tensor has rank {rank}", oc.node)
-        if len(_tile_arg(args, 0).shape) != rank:
-            oc.fp.error(f"{oc.name} stores a tile of rank {len(_tile_arg(args, 0).shape)} into a tensor of "
-                        f"rank {rank}; the ranks must agree", oc.node)
-        return tensor.type
+        return _store_type(oc, args)
     t0 = _tile_arg(args, 0)
     if rule is ops.TypeRule.READ:
         return ir.ScalarType(t0.dtype)
@@ -2570,6 +2585,33 @@ def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | No
             oc.fp.error(f"operands of {oc.name} have types {type_text(t0)} and {type_text(t1)}; they must "
                         "agree in shape and dtype", oc.node)
     return ir.TileType(t0.shape, t0.dtype, t0.memory_space, None, t0.valid_shape)
+
+
+def flattened_window(window: tuple[int, ...], valid: tuple[ir.Expr, ...]
+                     ) -> tuple[tuple[int, ...], tuple[ir.Expr, ...]]:
+    """The tile a `tile.load` of a rank-N window produces and its valid shape: a window of rank
+    1 or 2 is the tile's shape; a longer one is merged to 2-D as the reference's
+    FlattenTileNdTo2D does, all leading entries multiplied into the rows (its valid shape: the
+    product of the leading literal entries times the product of the others, in order; a
+    literal 1 is dropped)."""
+    if len(window) <= 2:
+        return window, valid
+    shape = (_count(window[:-1]), window[-1])
+    literal = 1
+    dynamic: ir.Expr | None = None
+    for v in valid[:-1]:
+        if isinstance(v, ir.ConstInt):
+            literal *= v.value
+        else:
+            dynamic = v if dynamic is None else ir.Mul(dynamic, v, ir.DType.INDEX)
+    rows: ir.Expr
+    if dynamic is None:
+        rows = ir.ConstInt(literal, ir.DType.INDEX)
+    elif literal == 1:
+        rows = dynamic
+    else:
+        rows = ir.Mul(ir.ConstInt(literal, ir.DType.INDEX), dynamic, ir.DType.INDEX)
+    return shape, (rows, valid[-1])
 
 
 def _count(shape: tuple[int, ...]) -> int:
