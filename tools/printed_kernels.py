@@ -392,6 +392,26 @@ class Window4d:
         return out, out2
 
 
+
+@pl.program
+class ParallelRows:
+    """A pl.parallel loop inside a kernel around a pipeline: the reference's code generator
+    emits it as a plain scf.for (only pipeline and unroll loops never reach it)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[256, 128], pl.FP32],
+        out: pl.Out[pl.Tensor[[256, 128], pl.FP32]],
+    ) -> pl.Tensor[[256, 128], pl.FP32]:
+        for r in pl.parallel(0, 256, 64):
+            for c in pl.pipeline(0, 128, 32, stage=2):
+                t: pl.Tile[[64, 32], pl.FP32] = pl.load(x, [r, c], [64, 32])
+                e = pl.exp(t)
+                out = pl.store(e, [r, c], out)
+        return out
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -407,5 +427,6 @@ PROGRAMS = {
     "tensor_view_2d": TensorView2d,
     "assemble_transpose": AssembleTranspose,
     "window_4d": Window4d,
+    "parallel_rows": ParallelRows,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}

@@ -175,7 +175,7 @@ def test_a_file_without_tile_functions_is_unverified(tmp_path: Path, capsys: pyt
 
 
 CONFIRMED = ["assemble_transpose", "branches", "cube_extract", "dyn_rms_norm", "jit_add_rows", "jit_valid_carry",
-             "matmul_k",
+             "matmul_k", "parallel_rows",
              "reshape_view", "row_scale_pipe", "row_sum_cast", "scalars_and_casts", "window_4d", "write_read"]
 
 
