@@ -152,6 +152,7 @@ class CallReader:
 
     def call(self, node: ast.Call, annot: ir.Type | None, statement: bool = False) -> tuple[ir.Call, ir.Type]:
         op = self.resolve(node)
+        node = self.positional(node, op)
         spec = ops.lookup(op)
         if spec is not None:
             return self.fp.typed_call(node, spec, annot)
@@ -160,6 +161,39 @@ class CallReader:
         if op in ops.SPECIAL_CALLS:
             return self._launch(node, op, annot, statement)
         return self._generic(node, op, annot, statement)
+
+    def positional(self, node: ast.Call, op: str) -> ast.Call:
+        """`node` with the keywords that name positional arguments of `op` moved to their
+        positions, as Python binds them: `pl.tile.extract(t, 0, 1, shape=[16, 1], ...)` is
+        `pl.tile.extract(t, 0, 1, [16, 1], ...)`, the form the reference's IR holds and its
+        printer writes. A keyword the op also registers as a keyword, or one the reference's
+        printer writes for a positional argument (`ops.PRINTED_KEYWORDS`), stays a keyword.
+        The moved arguments must continue the positional ones without a gap (an omitted
+        argument in between takes a default of the reference's builder, which slotsat does
+        not guess)."""
+        ref = ops.reference(op)
+        if ref is None or not node.keywords:
+            return node
+        keep = frozenset(ref.keywords) | ops.PRINTED_KEYWORDS.get(op, frozenset())
+        moved: dict[int, ast.keyword] = {}
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg in keep or kw.arg not in ref.args:
+                continue
+            k = ref.args.index(kw.arg)
+            if k < len(node.args):
+                self.error(f"{spelled(op)} got multiple values for argument '{kw.arg}'", kw.value)
+            moved[k] = kw
+        if not moved:
+            return node
+        for k in range(len(node.args), max(moved) + 1):
+            if k not in moved:
+                later = ref.args[max(moved)]
+                self.error(f"{spelled(op)} is given '{later}' by keyword but not '{ref.args[k]}' before it: "
+                           f"write the arguments up to '{later}' (slotsat does not supply the reference's "
+                           "defaults)", moved[max(moved)].value)
+        args = [*node.args, *(moved[k].value for k in sorted(moved))]
+        keywords = [kw for kw in node.keywords if kw not in moved.values()]
+        return ast.copy_location(ast.Call(func=node.func, args=args, keywords=keywords), node)
 
     def _keywords(self, node: ast.Call, allowed: frozenset[str] | None, what: str
                   ) -> tuple[list[tuple[str, ir.CallArg]], list[tuple[str, ir.AttrValue]]]:

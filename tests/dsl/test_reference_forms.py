@@ -1,0 +1,95 @@
+"""Forms of the reference's DSL that PyPTO's own tests write (issue 16): each is read with the
+reference's meaning, printed as the reference prints it (checked by hand against
+`pl.parse_program(...).as_python()` of the installed reference), and round-trips."""
+
+# ruff: noqa: E501  (printed IR is one statement per line, never wrapped)
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from slotsat.core import ir
+from slotsat.core.dsl import parse_source, print_module
+from slotsat.core.errors import SlotsatError
+
+T = "pl.Tensor[[16, 8], pl.FP32]"
+INCORE = "@pl.function(type=pl.FunctionType.InCore)"
+
+
+def program(body: str) -> str:
+    return "import pypto.language as pl\n\n@pl.program\nclass P:\n" + textwrap.indent(
+        textwrap.dedent(body).strip("\n") + "\n", "    ")
+
+
+def printed_body(source: str) -> list[str]:
+    """The statements slotsat prints for `source`, after checking the round trip."""
+    module = parse_source(source, "k.py")
+    text = print_module(module)
+    again = parse_source(text, "printed.py")
+    ir.assert_structural_equal(module, again)
+    assert print_module(again) == text
+    lines = text.split("\n")
+    start = next(k for k, line in enumerate(lines) if line.lstrip().startswith("def "))
+    return [line.strip() for line in lines[start + 1:] if line.strip()]
+
+
+def error_of(source: str) -> tuple[str, int, int]:
+    with pytest.raises(SlotsatError) as info:
+        parse_source(source, "k.py")
+    return info.value.message, info.value.span.line, info.value.span.col
+
+
+# --------------------------------------------------------------------------------------
+# keywords that name positional arguments
+
+
+def test_keywords_naming_positional_arguments_take_their_positions() -> None:
+    """Python binds `shape=[16, 1]` to the op's parameter `shape`; the reference's IR holds it
+    positionally and its printer writes it so (`pl.tile.extract(t, 0, 1, [16, 1], ...)`)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, offsets=[0, 0], shapes=[16, 8])
+            e: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.extract(t, 0, index_col=1, shape=[16, 1], target_memory=pl.Mem.Vec)
+            s: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, axis1=0, axis2=1)
+            out = pl.store(t, [0, 0], out)
+            return out
+    """))
+    assert body[:3] == [
+        "t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], [16, 8], target_memory=pl.Mem.Vec)",
+        "e: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.extract(t, 0, 1, [16, 1], target_memory=pl.Mem.Vec)",
+        "s: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, 0, 1)",
+    ]
+
+
+def test_a_keyword_of_the_op_stays_a_keyword() -> None:
+    """`valid_shape=` of `tile.load` is a positional argument; `target_memory=` is a keyword."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], target_memory=pl.Mem.Vec, valid_shape=[16, 8])
+            out = pl.store(t, [0, 0], out)
+            return out
+    """))
+    assert body[0] == "t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], [16, 8], target_memory=pl.Mem.Vec)"
+
+
+def test_a_keyword_argument_after_a_gap_is_an_error() -> None:
+    source = program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], valid_shape=[16, 8])
+    """)
+    assert error_of(source) == (
+        "pl.tile.load is given 'valid_shape' by keyword but not 'shapes' before it: write the arguments "
+        "up to 'valid_shape' (slotsat does not supply the reference's defaults)", 7, 88)
+
+
+def test_a_keyword_repeating_a_positional_argument_is_an_error() -> None:
+    source = program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], offsets=[0, 0])
+    """)
+    assert error_of(source) == ("pl.tile.load got multiple values for argument 'offsets'", 7, 93)
