@@ -503,7 +503,7 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
     ("unannotated-unknown-result", program("""
         @pl.function
         def f(self, x: pl.Tensor[[64, 64], pl.FP32]):
-            y = pl.tensor.create([4], dtype=pl.FP32, layout=pl.TensorLayout.ND)
+            y = pl.tensor.create([4], dtype=pl.FP32, layout=pl.TensorLayout.NZ)
     """), "annotate the result of pl.tensor.create: slotsat cannot infer its type (write NAME: TYPE = "
           "pl.tensor.create(...))", 7, 13),
 ]

@@ -93,3 +93,50 @@ def test_a_keyword_repeating_a_positional_argument_is_an_error() -> None:
             t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], offsets=[0, 0])
     """)
     assert error_of(source) == ("pl.tile.load got multiple values for argument 'offsets'", 7, 93)
+
+
+# --------------------------------------------------------------------------------------
+# result types the reference deduces where the program writes no annotation
+
+
+def test_creation_and_assemble_results_take_the_type_the_reference_deduces() -> None:
+    """`tile.create` / `tile.full` / `tensor.create` are tiles and tensors of their shape and
+    dtype (a tile's space is the op's fixed one, `tile.full`: Vec, or its `target_memory=`);
+    `assemble(target, source, offset)` has its target's type. The reference prints the same
+    annotations (`pl.parse_program(...).as_python()`)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+            b = pl.tile.create([16, 8], dtype=pl.FP16, target_memory=pl.Mem.Mat)
+            c = pl.tile.full([16, 8], dtype=pl.FP32, value=0.0)
+            v = pl.tile.create([16, 8], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+            d = pl.tile.assemble(v, c, [0, 0])
+            e = pl.tensor.create([16, 8], dtype=pl.FP32)
+            f = pl.tensor.assemble(e, x, [0, 0])
+            o = pl.tensor.assemble(out, x, [0, 0])
+            out = pl.store(d, [0, 0], out)
+            return out
+    """))
+    assert body[:7] == [
+        "b: pl.Tile[[16, 8], pl.FP16, pl.Mem.Mat] = pl.tile.create([16, 8], dtype=pl.FP16, target_memory=pl.Mem.Mat)",
+        "c: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 8], dtype=pl.FP32, value=0.0)",
+        "v: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 8], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "d: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.assemble(v, c, [0, 0])",
+        "e: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.create([16, 8], dtype=pl.FP32)",
+        "f: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.assemble(e, x, [0, 0])",
+        "o: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.assemble(out, x, [0, 0])",
+    ]
+
+
+def test_a_symbolic_tensor_shape_is_deduced_and_a_layout_is_not() -> None:
+    source = program(f"""
+        {INCORE}
+        def k(self, x: {T}, n: pl.Scalar[pl.INDEX]):
+            e = pl.tensor.create([n, 8], dtype=pl.FP32)
+            z = pl.tensor.create([16, 8], dtype=pl.FP32, layout=pl.TensorLayout.NZ)
+    """)
+    with pytest.raises(SlotsatError) as info:
+        parse_source(source, "k.py")
+    assert (info.value.message, info.value.span.line) == (
+        "annotate the result of pl.tensor.create: slotsat cannot infer its type (write NAME: TYPE = "
+        "pl.tensor.create(...))", 8)

@@ -258,6 +258,13 @@ class CallReader:
             src = call.args[rule]
             if isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType | ir.TileType | ir.ArrayType):
                 return ir.ScalarType(src.type.dtype)
+        like = ops.RESULT_LIKE_ARG.get(call.op)
+        if like is not None and like < len(call.args):
+            src = call.args[like]
+            if isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType | ir.TileType):
+                return _local_type(src.type)
+        if ref is not None and call.op in ops.SHAPED_RESULTS:
+            return _shaped_result(call, ref)
         return None
 
     def _function_call(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
@@ -336,3 +343,37 @@ class CallReader:
         var = self.fp.temp(typ, node)
         self.fp.pending.append(ir.AssignStmt(var, call, span=self.fp.span(node)))
         return var
+
+
+def _local_type(typ: ir.TensorType | ir.TileType) -> ir.Type:
+    """The type of a local binder of `typ`: a tensor loses its parameter direction."""
+    if isinstance(typ, ir.TensorType) and (typ.is_out or typ.is_inout):
+        return ir.TensorType(typ.shape, typ.dtype, False, typ.view, False, typ.distributed)
+    return typ
+
+
+def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
+    """The tile or tensor of `call`'s `shape` argument and `dtype=` keyword (`ops.SHAPED_RESULTS`),
+    or None when they are not literal enough to state the type (a tile of a symbolic shape, a
+    tensor of a layout other than ND)."""
+    k = ref.args.index("shape")
+    shape = call.args[k] if k < len(call.args) else call.kwarg("shape")
+    dtype = call.kwarg("dtype")
+    if not isinstance(shape, ir.ExprList) or not isinstance(dtype, ir.DTypeArg):
+        return None
+    dims = tuple(d.value if isinstance(d, ir.ConstInt) else d for d in shape.items)
+    if ref.result == "tensor":
+        layout = call.kwarg("layout")
+        if layout is not None and getattr(layout, "member", None) != "ND":
+            return None
+        return ir.TensorType(dims, dtype.dtype)
+    static = tuple(d for d in dims if isinstance(d, int))
+    if ref.result != "tile" or len(static) != len(dims):
+        return None
+    space: ir.MemorySpace | None = None
+    if ref.fixed_output_memory is not None:
+        space = ir.MemorySpace(ref.fixed_output_memory)
+    elif ref.output_memory_kwarg is not None:
+        given = call.kwarg(ref.output_memory_kwarg)
+        space = given.space if isinstance(given, ir.SpaceArg) else None
+    return ir.TileType(static, dtype.dtype, space)
