@@ -174,6 +174,10 @@ SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tensor.create", "tensor
 reference's type deduction in `tile_ops/memory.cpp` / `tensor_ops/memory.cpp`); a tile's
 memory space is the registry's fixed output space or the `output_memory_kwarg` keyword's."""
 
+RESHAPED_RESULTS = frozenset({"tensor.slice", "tensor.reshape"})
+"""Ops whose result is a tensor of argument 0's dtype and their `shape` argument (without a
+`valid_shape` argument; the reference's deduction in `tensor_ops/transform.cpp`)."""
+
 RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0}
 """Ops whose result has the type of an argument (by index): `assemble(target, source, offset)`
 writes `source` into `target` and returns `target` updated (the reference deduces the

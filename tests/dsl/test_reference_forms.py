@@ -140,3 +140,40 @@ def test_a_symbolic_tensor_shape_is_deduced_and_a_layout_is_not() -> None:
     assert (info.value.message, info.value.span.line) == (
         "annotate the result of pl.tensor.create: slotsat cannot infer its type (write NAME: TYPE = "
         "pl.tensor.create(...))", 8)
+
+
+# --------------------------------------------------------------------------------------
+# unified ops on tensors kept at the hand-off point
+
+
+def test_unified_slice_and_read_on_a_tensor_are_the_tensor_ops() -> None:
+    """`pl.slice(t, ...)` / `pl.read(t, ...)` on a tensor dispatch to `tensor.slice` /
+    `tensor.read` (the reference's unified ops pick the namespace by the first argument's
+    type); a slice or reshape without a valid shape has a tensor of the `shape` argument and
+    its input's dtype, as the reference prints it."""
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: {T}, c: pl.Tensor[[4], pl.INT32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[8, 8], pl.FP32]:
+            a = pl.slice(x, [8, 8], [0, 0])
+            b = pl.tensor.slice(x, [8, 8], [n, 0])
+            r = pl.tensor.reshape(x, [8, 16])
+            m = pl.read(c, [1])
+            return a
+    """))
+    assert body[:4] == [
+        "a: pl.Tensor[[8, 8], pl.FP32] = pl.tensor.slice(x, [8, 8], [0, 0])",
+        "b: pl.Tensor[[8, 8], pl.FP32] = pl.tensor.slice(x, [8, 8], [n, 0])",
+        "r: pl.Tensor[[8, 16], pl.FP32] = pl.tensor.reshape(x, [8, 16])",
+        "m: pl.Scalar[pl.INT32] = pl.tensor.read(c, [1])",
+    ]
+
+
+def test_a_unified_computation_on_a_tensor_stays_above_tile_level() -> None:
+    source = program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: {T}) -> {T}:
+            y: {T} = pl.exp(x)
+            return y
+    """)
+    message, line, _ = error_of(source)
+    assert (message.split(" is above")[0], line) == ("'pl.exp' on tensor 'x' (pl.tensor.exp)", 7)

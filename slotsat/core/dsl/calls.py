@@ -124,7 +124,7 @@ class CallReader:
             return name[3:]
         op = op_name(name)
         assert op is not None
-        self._unified_on_tensor(name, node)
+        op = self._unified_on_tensor(name, node) or op
         if ops.reference(op) is None and ops.lookup(op) is None:
             self.fp.unknown_pl_above_tile(name, node.func)
             hint = ops.suggest(op)
@@ -132,21 +132,24 @@ class CallReader:
             self.error(f"unsupported DSL construct '{name}'{alt}", node.func)
         return op
 
-    def _unified_on_tensor(self, name: str, node: ast.Call) -> None:
+    def _unified_on_tensor(self, name: str, node: ast.Call) -> str | None:
         """`pl.X(t, ...)` with a tensor `t` is the reference's unified op dispatching to
-        `tensor.X` (its `unified_ops` pick the namespace by the first argument's type): a
-        tensor-level computation, which the reference lowers to tile ops before the hand-off
-        point, so the above-tile error (issue 16 item 5)."""
+        `tensor.X` (its `unified_ops` pick the namespace by the first argument's type). One of
+        the tensor ops kept at the hand-off point (`ops.HAND_OFF_TENSOR_OPS`: `pl.slice(t,
+        ...)`, `pl.read(t, ...)`) is that op, returned; any other is a tensor-level
+        computation, which the reference lowers to tile ops before the hand-off point, so the
+        above-tile error (issue 16 item 5). None when `pl.X` is not a unified call on a tensor."""
         parts = name.split(".")
         first = node.args[0] if node.args else None
         if len(parts) != 2 or parts[0] != "pl" or not isinstance(first, ast.Name):
-            return
+            return None
         tensor_op = f"tensor.{parts[1]}"
-        if tensor_op in ops.HAND_OFF_TENSOR_OPS:
-            return
         var = self.fp.lookup_optional(first.id)
-        if var is not None and isinstance(var.type, ir.TensorType) and ops.reference(tensor_op) is not None:
-            self.error(ABOVE_TILE.format(what=f"'{name}' on tensor '{first.id}' (pl.{tensor_op})"), node)
+        if var is None or not isinstance(var.type, ir.TensorType) or ops.reference(tensor_op) is None:
+            return None
+        if tensor_op in ops.HAND_OFF_TENSOR_OPS:
+            return tensor_op
+        self.error(ABOVE_TILE.format(what=f"'{name}' on tensor '{first.id}' (pl.{tensor_op})"), node)
 
     # -- the call
 
@@ -265,6 +268,8 @@ class CallReader:
                 return _local_type(src.type)
         if ref is not None and call.op in ops.SHAPED_RESULTS:
             return _shaped_result(call, ref)
+        if ref is not None and call.op in ops.RESHAPED_RESULTS:
+            return _reshaped_result(call, ref)
         return None
 
     def _function_call(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
@@ -377,3 +382,20 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
         given = call.kwarg(ref.output_memory_kwarg)
         space = given.space if isinstance(given, ir.SpaceArg) else None
     return ir.TileType(static, dtype.dtype, space)
+
+
+def _reshaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
+    """A tensor of argument 0's dtype and the `shape` argument (`ops.RESHAPED_RESULTS`), or None
+    when the call also gives a valid shape (the type would carry it) or its operands are not
+    literal enough."""
+    k = ref.args.index("shape")
+    given = ref.args.index("valid_shape") if "valid_shape" in ref.args else len(ref.args)
+    if not k < len(call.args) <= given:
+        return None
+    src, shape = call.args[0], call.args[k]
+    if not isinstance(shape, ir.ExprList) or not isinstance(src, ir.Var):
+        return None
+    if not isinstance(src.type, ir.TensorType):
+        return None
+    dims = tuple(d.value if isinstance(d, ir.ConstInt) else d for d in shape.items)
+    return ir.TensorType(dims, src.type.dtype)
