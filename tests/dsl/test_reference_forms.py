@@ -177,3 +177,44 @@ def test_a_unified_computation_on_a_tensor_stays_above_tile_level() -> None:
     """)
     message, line, _ = error_of(source)
     assert (message.split(" is above")[0], line) == ("'pl.exp' on tensor 'x' (pl.tensor.exp)", 7)
+
+
+# --------------------------------------------------------------------------------------
+# scalar annotations
+
+
+def test_an_annotated_literal_takes_the_annotation_dtype() -> None:
+    """`x: pl.Scalar[pl.INT64] = 0` is the INT64 constant (the reference prints
+    `pl.const(0, pl.INT64)`); an INDEX value annotated INT64 is bound at INT64 without a
+    printed cast in the reference, which slotsat spells as the value-preserving cast."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+            x: pl.Scalar[pl.INT64] = 0
+            u: pl.Scalar[pl.INT32] = -7
+            for i in pl.range(4):
+                y: pl.Scalar[pl.INT64] = i
+                x = x + y
+            return x
+    """))
+    assert body[:4] == [
+        "x: pl.Scalar[pl.INT64] = pl.const(0, pl.INT64)",
+        "u: pl.Scalar[pl.INT32] = pl.const(-7, pl.INT32)",
+        "for i, (x_1,) in pl.range(4, init_values=(x,)):",
+        "y: pl.Scalar[pl.INT64] = pl.cast(i, pl.INT64)",
+    ]
+
+
+def test_an_annotated_literal_must_fit_and_other_mixes_stay_errors() -> None:
+    source = program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, n: pl.Scalar[pl.INT32]):
+            x: pl.Scalar[pl.INT8] = 300
+    """)
+    assert error_of(source) == ("integer literal 300 does not fit pl.INT8 (-128 to 127)", 7, 33)
+    source = program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, n: pl.Scalar[pl.INT32]):
+            x: pl.Scalar[pl.INT64] = n
+    """)
+    assert error_of(source)[0] == "annotation says pl.Scalar[pl.INT64] but 'n' produces pl.Scalar[pl.INT32]"

@@ -1909,13 +1909,49 @@ class _FunctionParser:
             if self.calls.is_call(node):
                 call, typ = self.op_call(node, annot)
                 return call, typ, _call_text(call)
+        if isinstance(annot, ir.ScalarType) and annot.dtype.is_int and self._is_literal(node):
+            # `x: pl.Scalar[pl.INT64] = 0`: the literal takes the annotation's dtype, as the
+            # reference reads it (it prints `pl.const(0, pl.INT64)`); it must fit
+            expr = self.settle(self.expr(node), annot.dtype)
+            return expr, _expr_type(expr), "the expression"
         if isinstance(node, ast.Name):
             var = self.lookup(node.id, node)
             if isinstance(var.type, ir.PtrType):
                 self.error(f"'{node.id}' is a pointer; it may only appear as a MemRef base", node)
+            if self._converts(var, annot):
+                assert annot is not None
+                return self._same_int64(var, annot), annot, f"'{node.id}'"
             return var, var.type, f"'{node.id}'"
         expr = self.index_expr(node, allow_float=True, allow_any=True)
+        expr = self._same_int64(expr, annot)
         return expr, _expr_type(expr), "the expression"
+
+    def _is_literal(self, node: ast.expr) -> bool:
+        """An integer literal, `-literal`, or a module constant not shadowed by a local."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            node = node.operand
+        if isinstance(node, ast.Constant):
+            return type(node.value) is int
+        return (isinstance(node, ast.Name) and type(self.mp.constants.get(node.id)) is int
+                and self.lookup_optional(node.id) is None)
+
+    @staticmethod
+    def _converts(value: ir.Expr, annot: ir.Type | None) -> bool:
+        """Whether an INDEX value is annotated INT64 or an INT64 one INDEX: the reference binds
+        it at the annotation's dtype without a printed cast (one 64-bit signed integer)."""
+        if not isinstance(annot, ir.ScalarType) or annot.dtype not in _SAME_INT64:
+            return False
+        if isinstance(value, ir.Var) and not isinstance(value.type, ir.ScalarType):
+            return False
+        return {ir.expr_dtype(value), annot.dtype} == _SAME_INT64
+
+    def _same_int64(self, value: ir.Expr, annot: ir.Type | None) -> ir.Expr:
+        """`value` at the annotation's dtype when `_converts` (the value-preserving cast slotsat
+        spells, as it does for the reference's mixed INDEX / INT64 arithmetic)."""
+        if not self._converts(value, annot):
+            return value
+        assert isinstance(annot, ir.ScalarType)
+        return ir.Cast(value, annot.dtype, span=getattr(value, "span", ir.NO_SPAN))
 
     def eval_stmt(self, node: ast.Expr, call: ast.Call) -> ir.EvalStmt:
         name = dotted(call.func)
