@@ -218,3 +218,12 @@ def test_an_annotated_literal_must_fit_and_other_mixes_stay_errors() -> None:
             x: pl.Scalar[pl.INT64] = n
     """)
     assert error_of(source)[0] == "annotation says pl.Scalar[pl.INT64] but 'n' produces pl.Scalar[pl.INT32]"
+
+
+def test_a_module_constant_may_name_an_earlier_one() -> None:
+    source = ("import pypto.language as pl\n_SIZE = 16\nSIZE = _SIZE\n\n@pl.program\nclass P:\n"
+              "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+              "    def main(self, x: pl.Tensor[[1, SIZE], pl.FP32]) -> pl.Tensor[[1, SIZE], pl.FP32]:\n"
+              "        return x\n")
+    text = print_module(parse_source(source, "k.py"))
+    assert "def main(self, x: pl.Tensor[[1, 16], pl.FP32]) -> pl.Tensor[[1, 16], pl.FP32]:" in text

@@ -586,7 +586,9 @@ class _ModuleParser:
                    node)
 
     def _is_alias(self, node: ast.Assign) -> bool:
-        return isinstance(node.value, ast.Name)
+        """`B = A` naming something other than an earlier constant (`SIZE = _SIZE` is a
+        constant of the same value, read by `_module_constant`)."""
+        return isinstance(node.value, ast.Name) and node.value.id not in self.constants
 
     def _module_decl(self, node: ast.Assign) -> None:
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
