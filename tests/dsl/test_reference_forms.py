@@ -227,3 +227,18 @@ def test_a_module_constant_may_name_an_earlier_one() -> None:
               "        return x\n")
     text = print_module(parse_source(source, "k.py"))
     assert "def main(self, x: pl.Tensor[[1, 16], pl.FP32]) -> pl.Tensor[[1, 16], pl.FP32]:" in text
+
+
+def test_a_tensor_with_a_memory_reference_is_a_later_stage() -> None:
+    """The reference's InitMemRef (after LowerPipelineToSlots) binds tensors to DDR buffers and
+    prints `pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_0", 0, 16384)]`: one located error
+    saying that this is the IR of a later stage."""
+    source = program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_0", 0, 16384)]):
+            pass
+    """)
+    assert error_of(source) == (
+        "a tensor with a memory reference (pl.MemRef(\"mem_ddr_0\", 0, 16384)) is the IR of a later stage: the "
+        "reference's InitMemRef runs after the hand-off point, and slotsat reads the IR that PyPTO prints just "
+        "before LowerPipelineToSlots", 6, 49)

@@ -32,7 +32,7 @@ import ast
 from typing import NoReturn
 
 from slotsat.core import ir, ops
-from slotsat.core.dsl.context import FunctionContext
+from slotsat.core.dsl.context import AFTER_HAND_OFF, FunctionContext
 
 DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
 SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
@@ -255,6 +255,10 @@ class TypeReader:
                 view = self.tensor_view(extra)
             elif isinstance(extra, ast.Constant) and isinstance(extra.value, str) and distributed:
                 continue  # the reference's informational "window_buffer=NAME" marker
+            elif isinstance(extra, ast.Call) and dotted(extra.func) == "pl.MemRef":
+                # a tensor bound to its DDR buffer: memory planning, after the hand-off point
+                what = f"a tensor with a memory reference ({self.source(extra)})"
+                self.error(AFTER_HAND_OFF.format(what=what, stage="InitMemRef"), extra)
             else:
                 self.error(f"expected pl.TensorView(...) in a tensor annotation, got {self.source(extra)}",
                            extra)
