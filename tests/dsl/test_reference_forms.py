@@ -242,3 +242,42 @@ def test_a_tensor_with_a_memory_reference_is_a_later_stage() -> None:
         "a tensor with a memory reference (pl.MemRef(\"mem_ddr_0\", 0, 16384)) is the IR of a later stage: the "
         "reference's InitMemRef runs after the hand-off point, and slotsat reads the IR that PyPTO prints just "
         "before LowerPipelineToSlots", 6, 49)
+
+
+# --------------------------------------------------------------------------------------
+# tuple unpacking of calls with several results
+
+TWO = "pl.Tensor[[64], pl.FP32]"
+UNPACK = f"""
+    @pl.function(type=pl.FunctionType.InCore)
+    def f(self, x: {TWO}, y: {TWO}) -> tuple[{TWO}, {TWO}]:
+        return x, y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def g(self, x: {TWO}) -> {TWO}:
+        return x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {TWO}) -> {TWO}:
+        LINE
+        return a
+"""
+
+
+def test_unpacking_a_call_binds_a_tuple_temporary_and_its_elements() -> None:
+    """`a, b = self.f(...)` and `c, tid = pl.submit(...)` read as the reference's parser writes
+    them (the printed text of `pl.parse_program(...).as_python()`)."""
+    body = printed_body(program(UNPACK.replace("LINE", "a, b = self.f(x, x)\n        c, tid = pl.submit(self.g, a)")))
+    assert body[-7:-1] == [
+        f"_tuple_tmp: pl.Tuple[{TWO}, {TWO}] = self.f(x, x)",
+        f"a: {TWO} = _tuple_tmp[0]",
+        f"b: {TWO} = _tuple_tmp[1]",
+        f"_submit_tmp: pl.Tuple[{TWO}, pl.Scalar[pl.TASK_ID]] = pl.submit(self.g, a)",
+        f"c: {TWO} = _submit_tmp[0]",
+        "tid: pl.Scalar[pl.TASK_ID] = _submit_tmp[1]",
+    ]
+
+
+def test_unpacking_needs_one_name_per_result() -> None:
+    source = program(UNPACK.replace("LINE", "a, b, c = self.f(x, x)"))
+    assert error_of(source) == ("3 names unpack self.f, which has 2 result(s)", 15, 9)

@@ -1878,7 +1878,11 @@ class _FunctionParser:
                 self.error("unsupported syntax: chained assignment", node)
             target = node.targets[0]
         if isinstance(target, ast.Tuple | ast.List):
-            self.error("unsupported syntax: tuple unpacking (only NAME1, NAME2 = pl.yield_(...))", target)
+            if (annotation is None and all(isinstance(e, ast.Name) for e in target.elts)
+                    and isinstance(node.value, ast.Call) and self.calls.is_call(node.value)):
+                return self._unpack(target, node.value, node)
+            self.error("unsupported syntax: tuple unpacking (only NAME1, NAME2 = pl.yield_(...) or "
+                       "NAME1, NAME2 = CALL(...) of several results)", target)
         if isinstance(target, ast.Subscript):
             if _has_slice(target.slice):
                 self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(target)}'"), target)
@@ -1897,6 +1901,28 @@ class _FunctionParser:
         self.rebinding(target.id, typ, target)
         var = self.bind(target.id, typ, target)
         return ir.AssignStmt(var, value, span=self.span(node))
+
+    def _unpack(self, target: ast.Tuple | ast.List, value: ast.Call, node: ast.stmt) -> ir.AssignStmt:
+        """`a, b = self.f(...)` / `out, tid = pl.submit(...)`: the call's results bound to a
+        tuple temporary and each name to its element, as the reference's parser writes it
+        (`_tuple_tmp: pl.Tuple[...] = self.f(...)`, `a = _tuple_tmp[0]`, ...; a launch's
+        temporary is `_submit_tmp`). The statements before the last go to `pending`."""
+        call, typ = self.op_call(value, None)
+        names = [e for e in target.elts if isinstance(e, ast.Name)]
+        if not isinstance(typ, ir.TupleType) or len(typ.types) != len(names):
+            count = len(typ.types) if isinstance(typ, ir.TupleType) else 1
+            self.error(f"{len(names)} names unpack {_call_text(call)}, which has {count} result(s)", target)
+        hint = "_submit_tmp" if call.op in ("submit", "spmd_submit") else "_tuple_tmp"
+        tmp = self.binder(hint, typ, self.span(value))
+        self.pending.append(ir.AssignStmt(tmp, call, span=self.span(node)))
+        stmts: list[ir.AssignStmt] = []
+        for k, (name, item_type) in enumerate(zip(names, typ.types, strict=True)):
+            self.rebinding(name.id, item_type, name)
+            var = self.bind(name.id, item_type, name)
+            item = ir.TupleGetItem(tmp, k, span=self.span(name))
+            stmts.append(ir.AssignStmt(var, item, span=self.span(node)))
+        self.pending.extend(stmts[:-1])
+        return stmts[-1]
 
     def value(self, node: ast.expr, annot: ir.Type | None) -> tuple[ir.Expr | ir.Call, ir.Type, str]:
         """The value of an assignment, its type, and what to call it in messages."""
