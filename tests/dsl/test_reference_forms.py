@@ -281,3 +281,19 @@ def test_unpacking_a_call_binds_a_tuple_temporary_and_its_elements() -> None:
 def test_unpacking_needs_one_name_per_result() -> None:
     source = program(UNPACK.replace("LINE", "a, b, c = self.f(x, x)"))
     assert error_of(source) == ("3 names unpack self.f, which has 2 result(s)", 15, 9)
+
+
+def test_a_tile_of_rank_three_is_an_earlier_stage() -> None:
+    """PTO-ISA takes 2-D tiles: the reference's FlattenTileNdTo2D flattens higher ranks before
+    the hand-off point, so a rank-3 tile (`pl.load(src, [0, 0, 0], [1, 4, 8])` in the Before
+    programs of that pass) is one located error naming --via-pypto."""
+    source = program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, src: pl.Tensor[[1, 4, 8], pl.FP16]):
+            t = pl.load(src, [0, 0, 0], [1, 4, 8])
+    """)
+    message, line, col = error_of(source)
+    assert (line, col) == (7, 37)
+    assert message.startswith("a tile of rank 3 ([1, 4, 8]) is the IR of an earlier stage: the reference's "
+                              "FlattenTileNdTo2D removes it before the hand-off point")
+    assert message.endswith("--via-pypto")

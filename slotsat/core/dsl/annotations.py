@@ -32,7 +32,7 @@ import ast
 from typing import NoReturn
 
 from slotsat.core import ir, ops
-from slotsat.core.dsl.context import AFTER_HAND_OFF, FunctionContext
+from slotsat.core.dsl.context import AFTER_HAND_OFF, BEFORE_HAND_OFF, FunctionContext
 
 DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
 SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
@@ -194,6 +194,11 @@ class TypeReader:
                 self.error(f"tile shape entries must be positive integer literals, got {self.source(elt)}",
                            elt)
             dims.append(d)
+        if len(dims) > 2:
+            # PTO-ISA takes 2-D tiles; the reference's FlattenTileNdTo2D flattens every higher
+            # rank (merging the leading axes) before the hand-off point
+            self.error(BEFORE_HAND_OFF.format(what=f"a tile of rank {len(dims)} ({self.source(node)})",
+                                              stage="FlattenTileNdTo2D"), node)
         if len(dims) not in (1, 2):
             self.error(f"a tile shape has rank 1 or 2, got rank {len(dims)}", node)
         return tuple(dims)
