@@ -297,3 +297,10 @@ def test_a_tile_of_rank_three_is_an_earlier_stage() -> None:
     assert message.startswith("a tile of rank 3 ([1, 4, 8]) is the IR of an earlier stage: the reference's "
                               "FlattenTileNdTo2D removes it before the hand-off point")
     assert message.endswith("--via-pypto")
+
+
+def test_python_tuple_annotation_is_pl_tuple() -> None:
+    """`r: tuple[A, B] = self.f(...)` is `pl.Tuple[A, B]`, as the reference reads and prints it."""
+    body = printed_body(program(UNPACK.replace(
+        "LINE", f"r: tuple[{TWO}, {TWO}] = self.f(x, x)\n        a: {TWO} = r[0]")))
+    assert body[-3:-1] == [f"r: pl.Tuple[{TWO}, {TWO}] = self.f(x, x)", f"a: {TWO} = r[0]"]

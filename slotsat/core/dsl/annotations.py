@@ -227,7 +227,7 @@ class TypeReader:
             return self.direction(node, head)
         if head == "pl.Tile":
             return self.tile_type(node, items)
-        if head == "pl.Tuple":
+        if head in ("pl.Tuple", "tuple"):  # Python's `tuple[A, B]` is the reference's pl.Tuple[A, B]
             if isinstance(node.slice, ast.Tuple) and not node.slice.elts:
                 return ir.TupleType(())
             return ir.TupleType(tuple(self.type(e) for e in items))
