@@ -183,6 +183,10 @@ RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0}
 writes `source` into `target` and returns `target` updated (the reference deduces the
 target's type)."""
 
+LANGUAGE_CONSTANTS: dict[str, int] = {"pl.AUTO": -1}
+"""Integer constants `pypto.language` exports: `pl.AUTO` (-1, "let the compiler choose", as in
+`pl.reserve_buffer(..., base=pl.AUTO)`), which the reference's printer writes as its value."""
+
 FUNCTION_CALL_KEYWORDS = frozenset({"device"})
 """Keywords of a `self.f(...)` call besides `attrs=`."""
 

@@ -304,3 +304,13 @@ def test_python_tuple_annotation_is_pl_tuple() -> None:
     body = printed_body(program(UNPACK.replace(
         "LINE", f"r: tuple[{TWO}, {TWO}] = self.f(x, x)\n        a: {TWO} = r[0]")))
     assert body[-3:-1] == [f"r: pl.Tuple[{TWO}, {TWO}] = self.f(x, x)", f"a: {TWO} = r[0]"]
+
+
+def test_pl_auto_is_the_value_the_reference_prints() -> None:
+    """`pl.AUTO` is `pypto.language`'s integer -1; the reference prints `base=-1`."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIC)
+        def k(self):
+            v2c: pl.Scalar[pl.INT32] = pl.reserve_buffer(name="v2c_slot_buffer", size=8192, base=pl.AUTO)
+    """))
+    assert body[0] == "v2c: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='v2c_slot_buffer', size=8192, base=-1)"

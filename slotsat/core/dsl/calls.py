@@ -327,6 +327,8 @@ class CallReader:
         if TypeReader.is_space(node):
             return ir.SpaceArg(self.types.space(node))
         name = dotted(node)
+        if name in ops.LANGUAGE_CONSTANTS:  # read as the literal the reference prints for it
+            node = ast.copy_location(ast.Constant(ops.LANGUAGE_CONSTANTS[name]), node)
         if name is not None and name.startswith("pl.") and name[3:] in DTYPES:
             return ir.DTypeArg(DTYPES[name[3:]])
         member = enum_member(name)
