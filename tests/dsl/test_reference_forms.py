@@ -314,3 +314,17 @@ def test_pl_auto_is_the_value_the_reference_prints() -> None:
             v2c: pl.Scalar[pl.INT32] = pl.reserve_buffer(name="v2c_slot_buffer", size=8192, base=pl.AUTO)
     """))
     assert body[0] == "v2c: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='v2c_slot_buffer', size=8192, base=-1)"
+
+
+def test_a_tensor_op_reusing_its_destination_has_the_destination_type() -> None:
+    """`pld.tensor.allreduce(data, signal, ...)` reuses `data` (the registry's `reuses 0`): the
+    result has its type, as the reference prints it (`data: pld.DistributedTensor[[1, 16],
+    pl.FP32] = pld.tensor.allreduce(...)`)."""
+    source = ("import pypto.language as pl\nimport pypto.language.distributed as pld\n\n@pl.program\nclass P:\n"
+              "    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)\n"
+              "    def host_orch(self, data: pld.DistributedTensor[[1, 16], pl.FP32], "
+              "signal: pld.DistributedTensor[[2, 1], pl.INT32]):\n"
+              "        data = pld.tensor.allreduce(data, signal, op=pld.ReduceOp.Sum)\n"
+              "        return 0\n")
+    body = printed_body(source)
+    assert body[0] == "data_1: pld.DistributedTensor[[1, 16], pl.FP32] = pld.tensor.allreduce(data, signal, op=pld.ReduceOp.Sum)"

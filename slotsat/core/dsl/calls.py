@@ -261,6 +261,13 @@ class CallReader:
             src = call.args[rule]
             if isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType | ir.TileType | ir.ArrayType):
                 return ir.ScalarType(src.type.dtype)
+        if ref is not None and ref.buffer == "reuses" and ref.buffer_arg is not None and ref.result in (
+                "tensor", "unknown") and call.op.startswith(("tensor.", "pld.tensor.")):
+            # a tensor op whose result is its destination tensor (`pld.tensor.allreduce(data,
+            # signal)` returns `data`): the destination's type, as the reference deduces it
+            dst = call.args[ref.buffer_arg] if ref.buffer_arg < len(call.args) else None
+            if isinstance(dst, ir.Var) and isinstance(dst.type, ir.TensorType):
+                return _local_type(dst.type)
         like = ops.RESULT_LIKE_ARG.get(call.op)
         if like is not None and like < len(call.args):
             src = call.args[like]
