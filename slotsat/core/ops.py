@@ -59,6 +59,10 @@ class RefOp:
     inplace_safe: bool = True
     """False where the reference marks the op `not_inplace_safe`: its result may share a
     buffer with none of its operands."""
+    fixed_output_memory: str | None = None
+    """The memory space of every tile result (`tile.full`: `Vec`), or None."""
+    output_memory_kwarg: str | None = None
+    """The keyword that names the result's memory space (`target_memory`), or None."""
 
     @property
     def inherits(self) -> bool:
@@ -83,6 +87,8 @@ def _ref_op(name: str, e: dict[str, Any]) -> RefOp:
         memory_output=memory.get("output"),
         scalar_dtype=e.get("scalar_dtype"),
         inplace_safe=e.get("inplace_safe") is not False,
+        fixed_output_memory=e.get("fixed_output_memory"),
+        output_memory_kwarg=e.get("output_memory_kwarg"),
     )
 
 
@@ -162,6 +168,24 @@ HAND_OFF_TENSOR_OPS = frozenset({
 """Tensor ops that remain in the IR at the hand-off point: the ones the reference's
 orchestration code generation registers, and `tensor.assemble` (which it prints there). Every
 other tensor op is a computation its ConvertTensorToTileOps lowers to tile ops first."""
+
+SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tensor.create", "tensor.full"})
+"""Ops whose result is a new tile or tensor of their `shape` argument and `dtype=` keyword (the
+reference's type deduction in `tile_ops/memory.cpp` / `tensor_ops/memory.cpp`); a tile's
+memory space is the registry's fixed output space or the `output_memory_kwarg` keyword's."""
+
+RESHAPED_RESULTS = frozenset({"tensor.slice", "tensor.reshape"})
+"""Ops whose result is a tensor of argument 0's dtype and their `shape` argument (without a
+`valid_shape` argument; the reference's deduction in `tensor_ops/transform.cpp`)."""
+
+RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0}
+"""Ops whose result has the type of an argument (by index): `assemble(target, source, offset)`
+writes `source` into `target` and returns `target` updated (the reference deduces the
+target's type)."""
+
+LANGUAGE_CONSTANTS: dict[str, int] = {"pl.AUTO": -1}
+"""Integer constants `pypto.language` exports: `pl.AUTO` (-1, "let the compiler choose", as in
+`pl.reserve_buffer(..., base=pl.AUTO)`), which the reference's printer writes as its value."""
 
 FUNCTION_CALL_KEYWORDS = frozenset({"device"})
 """Keywords of a `self.f(...)` call besides `attrs=`."""

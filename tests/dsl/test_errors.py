@@ -550,10 +550,10 @@ CASES: list[tuple[str, str, str, str, int, int]] = [
     ),
     (
         "nested-call-untyped",
-        "e = pl.exp(pl.tile.full([64, 64], dtype=pl.FP32, value=0.0))\nreturn out",
+        "e = pl.exp(pl.tile.create([n, 64], dtype=pl.FP32))\nreturn out",
         "",
-        "annotate the result of pl.tile.full: slotsat cannot infer its type (write NAME: TYPE = "
-        "pl.tile.full(...))",
+        "annotate the result of pl.tile.create: slotsat cannot infer its type (write NAME: TYPE = "
+        "pl.tile.create(...))",
         8,
         20,
     ),

@@ -488,8 +488,8 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
     ("unknown-keyword", program("""
         @pl.function
         def f(self, x: pl.Tensor[[64, 64], pl.FP32]):
-            d: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0, axis=1)
-    """), "pl.tensor.dim got an unexpected keyword 'axis' (it takes no keywords)", 7, 59),
+            d: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0, mode=1)
+    """), "pl.tensor.dim got an unexpected keyword 'mode' (it takes no keywords)", 7, 59),
     ("too-many-arguments", program("""
         @pl.function
         def f(self, x: pl.Tensor[[64, 64], pl.FP32]):
@@ -503,7 +503,7 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
     ("unannotated-unknown-result", program("""
         @pl.function
         def f(self, x: pl.Tensor[[64, 64], pl.FP32]):
-            y = pl.tensor.create([4], dtype=pl.FP32, layout=pl.TensorLayout.ND)
+            y = pl.tensor.create([4], dtype=pl.FP32, layout=pl.TensorLayout.NZ)
     """), "annotate the result of pl.tensor.create: slotsat cannot infer its type (write NAME: TYPE = "
           "pl.tensor.create(...))", 7, 13),
 ]

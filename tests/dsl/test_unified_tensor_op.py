@@ -46,9 +46,13 @@ def test_hand_off_tensor_op_on_tensor_is_not_above_tile() -> None:
                           "        z: pl.Tensor[[64, 32], pl.FP32] = pl.add(x, y)")
     with pytest.raises(SlotsatError) as err:
         parse_source(text, "k.py")
-    # tensor.read stays at the hand-off point, so pl.read on a tensor never gets the above-tile error
-    assert err.value.span.line == 9
-    assert "above tile level" not in err.value.message
+    # tensor.read stays at the hand-off point: pl.read on a tensor is that op, and the first
+    # error is the tensor computation on the next line
+    assert err.value.span.line == 10
+    assert "'pl.add' on tensor 'x'" in err.value.message
+    module = parse_source(_KERNEL.format(line="n: pl.Scalar[pl.FP32] = pl.read(x, [0, 0])\n"
+                                         "        z: pl.Tensor[[64, 32], pl.FP32] = y"), "k.py")
+    assert module.programs[0].functions[0].body.stmts[0].value.op == "tensor.read"
 
 
 def test_short_names_of_system_and_tensor_ops_read_as_those_ops() -> None:

@@ -32,7 +32,7 @@ import ast
 from typing import NoReturn
 
 from slotsat.core import ir, ops
-from slotsat.core.dsl.context import FunctionContext
+from slotsat.core.dsl.context import AFTER_HAND_OFF, BEFORE_HAND_OFF, FunctionContext
 
 DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
 SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
@@ -197,7 +197,12 @@ class TypeReader:
                 self.error(f"tile shape entries must be positive integer literals, got {self.source(elt)}",
                            elt)
             dims.append(d)
-        if len(dims) not in (1, 2) and not window:
+        if len(dims) > 2 and not window:
+            # PTO-ISA takes 2-D tiles; the reference's FlattenTileNdTo2D flattens every higher
+            # rank (merging the leading axes) before the hand-off point
+            self.error(BEFORE_HAND_OFF.format(what=f"a tile of rank {len(dims)} ({self.source(node)})",
+                                              stage="FlattenTileNdTo2D"), node)
+        if not dims:
             self.error(f"a tile shape has rank 1 or 2, got rank {len(dims)}", node)
         return tuple(dims)
 
@@ -225,7 +230,7 @@ class TypeReader:
             return self.direction(node, head)
         if head == "pl.Tile":
             return self.tile_type(node, items)
-        if head == "pl.Tuple":
+        if head in ("pl.Tuple", "tuple"):  # Python's `tuple[A, B]` is the reference's pl.Tuple[A, B]
             if isinstance(node.slice, ast.Tuple) and not node.slice.elts:
                 return ir.TupleType(())
             return ir.TupleType(tuple(self.type(e) for e in items))
@@ -258,6 +263,10 @@ class TypeReader:
                 view = self.tensor_view(extra)
             elif isinstance(extra, ast.Constant) and isinstance(extra.value, str) and distributed:
                 continue  # the reference's informational "window_buffer=NAME" marker
+            elif isinstance(extra, ast.Call) and dotted(extra.func) == "pl.MemRef":
+                # a tensor bound to its DDR buffer: memory planning, after the hand-off point
+                what = f"a tensor with a memory reference ({self.source(extra)})"
+                self.error(AFTER_HAND_OFF.format(what=what, stage="InitMemRef"), extra)
             else:
                 self.error(f"expected pl.TensorView(...) in a tensor annotation, got {self.source(extra)}",
                            extra)

@@ -124,7 +124,7 @@ class CallReader:
             return name[3:]
         op = op_name(name)
         assert op is not None
-        self._unified_on_tensor(name, node)
+        op = self._unified_on_tensor(name, node) or op
         if ops.reference(op) is None and ops.lookup(op) is None:
             self.fp.unknown_pl_above_tile(name, node.func)
             hint = ops.suggest(op)
@@ -132,26 +132,30 @@ class CallReader:
             self.error(f"unsupported DSL construct '{name}'{alt}", node.func)
         return op
 
-    def _unified_on_tensor(self, name: str, node: ast.Call) -> None:
+    def _unified_on_tensor(self, name: str, node: ast.Call) -> str | None:
         """`pl.X(t, ...)` with a tensor `t` is the reference's unified op dispatching to
-        `tensor.X` (its `unified_ops` pick the namespace by the first argument's type): a
-        tensor-level computation, which the reference lowers to tile ops before the hand-off
-        point, so the above-tile error (issue 16 item 5)."""
+        `tensor.X` (its `unified_ops` pick the namespace by the first argument's type). One of
+        the tensor ops kept at the hand-off point (`ops.HAND_OFF_TENSOR_OPS`: `pl.slice(t,
+        ...)`, `pl.read(t, ...)`) is that op, returned; any other is a tensor-level
+        computation, which the reference lowers to tile ops before the hand-off point, so the
+        above-tile error (issue 16 item 5). None when `pl.X` is not a unified call on a tensor."""
         parts = name.split(".")
         first = node.args[0] if node.args else None
         if len(parts) != 2 or parts[0] != "pl" or not isinstance(first, ast.Name):
-            return
+            return None
         tensor_op = f"tensor.{parts[1]}"
-        if tensor_op in ops.HAND_OFF_TENSOR_OPS:
-            return
         var = self.fp.lookup_optional(first.id)
-        if var is not None and isinstance(var.type, ir.TensorType) and ops.reference(tensor_op) is not None:
-            self.error(ABOVE_TILE.format(what=f"'{name}' on tensor '{first.id}' (pl.{tensor_op})"), node)
+        if var is None or not isinstance(var.type, ir.TensorType) or ops.reference(tensor_op) is None:
+            return None
+        if tensor_op in ops.HAND_OFF_TENSOR_OPS:
+            return tensor_op
+        self.error(ABOVE_TILE.format(what=f"'{name}' on tensor '{first.id}' (pl.{tensor_op})"), node)
 
     # -- the call
 
     def call(self, node: ast.Call, annot: ir.Type | None, statement: bool = False) -> tuple[ir.Call, ir.Type]:
         op = self.resolve(node)
+        node = self.positional(node, op)
         spec = ops.lookup(op)
         if spec is not None:
             return self.fp.typed_call(node, spec, annot)
@@ -160,6 +164,39 @@ class CallReader:
         if op in ops.SPECIAL_CALLS:
             return self._launch(node, op, annot, statement)
         return self._generic(node, op, annot, statement)
+
+    def positional(self, node: ast.Call, op: str) -> ast.Call:
+        """`node` with the keywords that name positional arguments of `op` moved to their
+        positions, as Python binds them: `pl.tile.extract(t, 0, 1, shape=[16, 1], ...)` is
+        `pl.tile.extract(t, 0, 1, [16, 1], ...)`, the form the reference's IR holds and its
+        printer writes. A keyword the op also registers as a keyword, or one the reference's
+        printer writes for a positional argument (`ops.PRINTED_KEYWORDS`), stays a keyword.
+        The moved arguments must continue the positional ones without a gap (an omitted
+        argument in between takes a default of the reference's builder, which slotsat does
+        not guess)."""
+        ref = ops.reference(op)
+        if ref is None or not node.keywords:
+            return node
+        keep = frozenset(ref.keywords) | ops.PRINTED_KEYWORDS.get(op, frozenset())
+        moved: dict[int, ast.keyword] = {}
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg in keep or kw.arg not in ref.args:
+                continue
+            k = ref.args.index(kw.arg)
+            if k < len(node.args):
+                self.error(f"{spelled(op)} got multiple values for argument '{kw.arg}'", kw.value)
+            moved[k] = kw
+        if not moved:
+            return node
+        for k in range(len(node.args), max(moved) + 1):
+            if k not in moved:
+                later = ref.args[max(moved)]
+                self.error(f"{spelled(op)} is given '{later}' by keyword but not '{ref.args[k]}' before it: "
+                           f"write the arguments up to '{later}' (slotsat does not supply the reference's "
+                           "defaults)", moved[max(moved)].value)
+        args = [*node.args, *(moved[k].value for k in sorted(moved))]
+        keywords = [kw for kw in node.keywords if kw not in moved.values()]
+        return ast.copy_location(ast.Call(func=node.func, args=args, keywords=keywords), node)
 
     def _keywords(self, node: ast.Call, allowed: frozenset[str] | None, what: str
                   ) -> tuple[list[tuple[str, ir.CallArg]], list[tuple[str, ir.AttrValue]]]:
@@ -224,6 +261,22 @@ class CallReader:
             src = call.args[rule]
             if isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType | ir.TileType | ir.ArrayType):
                 return ir.ScalarType(src.type.dtype)
+        if ref is not None and ref.buffer == "reuses" and ref.buffer_arg is not None and ref.result in (
+                "tensor", "unknown") and call.op.startswith(("tensor.", "pld.tensor.")):
+            # a tensor op whose result is its destination tensor (`pld.tensor.allreduce(data,
+            # signal)` returns `data`): the destination's type, as the reference deduces it
+            dst = call.args[ref.buffer_arg] if ref.buffer_arg < len(call.args) else None
+            if isinstance(dst, ir.Var) and isinstance(dst.type, ir.TensorType):
+                return _local_type(dst.type)
+        like = ops.RESULT_LIKE_ARG.get(call.op)
+        if like is not None and like < len(call.args):
+            src = call.args[like]
+            if isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType | ir.TileType):
+                return _local_type(src.type)
+        if ref is not None and call.op in ops.SHAPED_RESULTS:
+            return _shaped_result(call, ref)
+        if ref is not None and call.op in ops.RESHAPED_RESULTS:
+            return _reshaped_result(call, ref)
         return None
 
     def _function_call(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
@@ -281,6 +334,8 @@ class CallReader:
         if TypeReader.is_space(node):
             return ir.SpaceArg(self.types.space(node))
         name = dotted(node)
+        if name in ops.LANGUAGE_CONSTANTS:  # read as the literal the reference prints for it
+            node = ast.copy_location(ast.Constant(ops.LANGUAGE_CONSTANTS[name]), node)
         if name is not None and name.startswith("pl.") and name[3:] in DTYPES:
             return ir.DTypeArg(DTYPES[name[3:]])
         member = enum_member(name)
@@ -302,3 +357,54 @@ class CallReader:
         var = self.fp.temp(typ, node)
         self.fp.pending.append(ir.AssignStmt(var, call, span=self.fp.span(node)))
         return var
+
+
+def _local_type(typ: ir.TensorType | ir.TileType) -> ir.Type:
+    """The type of a local binder of `typ`: a tensor loses its parameter direction."""
+    if isinstance(typ, ir.TensorType) and (typ.is_out or typ.is_inout):
+        return ir.TensorType(typ.shape, typ.dtype, False, typ.view, False, typ.distributed)
+    return typ
+
+
+def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
+    """The tile or tensor of `call`'s `shape` argument and `dtype=` keyword (`ops.SHAPED_RESULTS`),
+    or None when they are not literal enough to state the type (a tile of a symbolic shape, a
+    tensor of a layout other than ND)."""
+    k = ref.args.index("shape")
+    shape = call.args[k] if k < len(call.args) else call.kwarg("shape")
+    dtype = call.kwarg("dtype")
+    if not isinstance(shape, ir.ExprList) or not isinstance(dtype, ir.DTypeArg):
+        return None
+    dims = tuple(d.value if isinstance(d, ir.ConstInt) else d for d in shape.items)
+    if ref.result == "tensor":
+        layout = call.kwarg("layout")
+        if layout is not None and getattr(layout, "member", None) != "ND":
+            return None
+        return ir.TensorType(dims, dtype.dtype)
+    static = tuple(d for d in dims if isinstance(d, int))
+    if ref.result != "tile" or len(static) != len(dims):
+        return None
+    space: ir.MemorySpace | None = None
+    if ref.fixed_output_memory is not None:
+        space = ir.MemorySpace(ref.fixed_output_memory)
+    elif ref.output_memory_kwarg is not None:
+        given = call.kwarg(ref.output_memory_kwarg)
+        space = given.space if isinstance(given, ir.SpaceArg) else None
+    return ir.TileType(static, dtype.dtype, space)
+
+
+def _reshaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
+    """A tensor of argument 0's dtype and the `shape` argument (`ops.RESHAPED_RESULTS`), or None
+    when the call also gives a valid shape (the type would carry it) or its operands are not
+    literal enough."""
+    k = ref.args.index("shape")
+    given = ref.args.index("valid_shape") if "valid_shape" in ref.args else len(ref.args)
+    if not k < len(call.args) <= given:
+        return None
+    src, shape = call.args[0], call.args[k]
+    if not isinstance(shape, ir.ExprList) or not isinstance(src, ir.Var):
+        return None
+    if not isinstance(src.type, ir.TensorType):
+        return None
+    dims = tuple(d.value if isinstance(d, ir.ConstInt) else d for d in shape.items)
+    return ir.TensorType(dims, src.type.dtype)

@@ -16,6 +16,15 @@ ABOVE_TILE = ("{what} is above tile level: slotsat reads the tile-level IR that 
               "hand-off point (just before LowerPipelineToSlots); compile this kernel with --via-pypto")
 """The one message for constructs that exist only above the hand-off point (issue 16 item 5)."""
 
+BEFORE_HAND_OFF = ("{what} is the IR of an earlier stage: the reference's {stage} removes it before the "
+                   "hand-off point, where slotsat takes over (just before LowerPipelineToSlots); compile "
+                   "this kernel with --via-pypto")
+"""The one message for tile-level constructs that passes before the hand-off point remove."""
+
+AFTER_HAND_OFF = ("{what} is the IR of a later stage: the reference's {stage} runs after the hand-off "
+                  "point, and slotsat reads the IR that PyPTO prints just before LowerPipelineToSlots")
+"""The one message for constructs that only passes after the hand-off point introduce."""
+
 
 class ModuleContext(Protocol):
     """The module being parsed: its text and the program's functions and constants."""

@@ -586,7 +586,9 @@ class _ModuleParser:
                    node)
 
     def _is_alias(self, node: ast.Assign) -> bool:
-        return isinstance(node.value, ast.Name)
+        """`B = A` naming something other than an earlier constant (`SIZE = _SIZE` is a
+        constant of the same value, read by `_module_constant`)."""
+        return isinstance(node.value, ast.Name) and node.value.id not in self.constants
 
     def _module_decl(self, node: ast.Assign) -> None:
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
@@ -1876,7 +1878,11 @@ class _FunctionParser:
                 self.error("unsupported syntax: chained assignment", node)
             target = node.targets[0]
         if isinstance(target, ast.Tuple | ast.List):
-            self.error("unsupported syntax: tuple unpacking (only NAME1, NAME2 = pl.yield_(...))", target)
+            if (annotation is None and all(isinstance(e, ast.Name) for e in target.elts)
+                    and isinstance(node.value, ast.Call) and self.calls.is_call(node.value)):
+                return self._unpack(target, node.value, node)
+            self.error("unsupported syntax: tuple unpacking (only NAME1, NAME2 = pl.yield_(...) or "
+                       "NAME1, NAME2 = CALL(...) of several results)", target)
         if isinstance(target, ast.Subscript):
             if _has_slice(target.slice):
                 self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(target)}'"), target)
@@ -1896,6 +1902,28 @@ class _FunctionParser:
         var = self.bind(target.id, typ, target)
         return ir.AssignStmt(var, value, span=self.span(node))
 
+    def _unpack(self, target: ast.Tuple | ast.List, value: ast.Call, node: ast.stmt) -> ir.AssignStmt:
+        """`a, b = self.f(...)` / `out, tid = pl.submit(...)`: the call's results bound to a
+        tuple temporary and each name to its element, as the reference's parser writes it
+        (`_tuple_tmp: pl.Tuple[...] = self.f(...)`, `a = _tuple_tmp[0]`, ...; a launch's
+        temporary is `_submit_tmp`). The statements before the last go to `pending`."""
+        call, typ = self.op_call(value, None)
+        names = [e for e in target.elts if isinstance(e, ast.Name)]
+        if not isinstance(typ, ir.TupleType) or len(typ.types) != len(names):
+            count = len(typ.types) if isinstance(typ, ir.TupleType) else 1
+            self.error(f"{len(names)} names unpack {_call_text(call)}, which has {count} result(s)", target)
+        hint = "_submit_tmp" if call.op in ("submit", "spmd_submit") else "_tuple_tmp"
+        tmp = self.binder(hint, typ, self.span(value))
+        self.pending.append(ir.AssignStmt(tmp, call, span=self.span(node)))
+        stmts: list[ir.AssignStmt] = []
+        for k, (name, item_type) in enumerate(zip(names, typ.types, strict=True)):
+            self.rebinding(name.id, item_type, name)
+            var = self.bind(name.id, item_type, name)
+            item = ir.TupleGetItem(tmp, k, span=self.span(name))
+            stmts.append(ir.AssignStmt(var, item, span=self.span(node)))
+        self.pending.extend(stmts[:-1])
+        return stmts[-1]
+
     def value(self, node: ast.expr, annot: ir.Type | None) -> tuple[ir.Expr | ir.Call, ir.Type, str]:
         """The value of an assignment, its type, and what to call it in messages."""
         if isinstance(node, ast.Call):
@@ -1909,13 +1937,49 @@ class _FunctionParser:
             if self.calls.is_call(node):
                 call, typ = self.op_call(node, annot)
                 return call, typ, _call_text(call)
+        if isinstance(annot, ir.ScalarType) and annot.dtype.is_int and self._is_literal(node):
+            # `x: pl.Scalar[pl.INT64] = 0`: the literal takes the annotation's dtype, as the
+            # reference reads it (it prints `pl.const(0, pl.INT64)`); it must fit
+            expr = self.settle(self.expr(node), annot.dtype)
+            return expr, _expr_type(expr), "the expression"
         if isinstance(node, ast.Name):
             var = self.lookup(node.id, node)
             if isinstance(var.type, ir.PtrType):
                 self.error(f"'{node.id}' is a pointer; it may only appear as a MemRef base", node)
+            if self._converts(var, annot):
+                assert annot is not None
+                return self._same_int64(var, annot), annot, f"'{node.id}'"
             return var, var.type, f"'{node.id}'"
         expr = self.index_expr(node, allow_float=True, allow_any=True)
+        expr = self._same_int64(expr, annot)
         return expr, _expr_type(expr), "the expression"
+
+    def _is_literal(self, node: ast.expr) -> bool:
+        """An integer literal, `-literal`, or a module constant not shadowed by a local."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            node = node.operand
+        if isinstance(node, ast.Constant):
+            return type(node.value) is int
+        return (isinstance(node, ast.Name) and type(self.mp.constants.get(node.id)) is int
+                and self.lookup_optional(node.id) is None)
+
+    @staticmethod
+    def _converts(value: ir.Expr, annot: ir.Type | None) -> bool:
+        """Whether an INDEX value is annotated INT64 or an INT64 one INDEX: the reference binds
+        it at the annotation's dtype without a printed cast (one 64-bit signed integer)."""
+        if not isinstance(annot, ir.ScalarType) or annot.dtype not in _SAME_INT64:
+            return False
+        if isinstance(value, ir.Var) and not isinstance(value.type, ir.ScalarType):
+            return False
+        return {ir.expr_dtype(value), annot.dtype} == _SAME_INT64
+
+    def _same_int64(self, value: ir.Expr, annot: ir.Type | None) -> ir.Expr:
+        """`value` at the annotation's dtype when `_converts` (the value-preserving cast slotsat
+        spells, as it does for the reference's mixed INDEX / INT64 arithmetic)."""
+        if not self._converts(value, annot):
+            return value
+        assert isinstance(annot, ir.ScalarType)
+        return ir.Cast(value, annot.dtype, span=getattr(value, "span", ir.NO_SPAN))
 
     def eval_stmt(self, node: ast.Expr, call: ast.Call) -> ir.EvalStmt:
         name = dotted(call.func)

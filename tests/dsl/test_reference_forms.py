@@ -1,0 +1,330 @@
+"""Forms of the reference's DSL that PyPTO's own tests write (issue 16): each is read with the
+reference's meaning, printed as the reference prints it (checked by hand against
+`pl.parse_program(...).as_python()` of the installed reference), and round-trips."""
+
+# ruff: noqa: E501  (printed IR is one statement per line, never wrapped)
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from slotsat.core import ir
+from slotsat.core.dsl import parse_source, print_module
+from slotsat.core.errors import SlotsatError
+
+T = "pl.Tensor[[16, 8], pl.FP32]"
+INCORE = "@pl.function(type=pl.FunctionType.InCore)"
+
+
+def program(body: str) -> str:
+    return "import pypto.language as pl\n\n@pl.program\nclass P:\n" + textwrap.indent(
+        textwrap.dedent(body).strip("\n") + "\n", "    ")
+
+
+def printed_body(source: str) -> list[str]:
+    """The statements slotsat prints for `source`, after checking the round trip."""
+    module = parse_source(source, "k.py")
+    text = print_module(module)
+    again = parse_source(text, "printed.py")
+    ir.assert_structural_equal(module, again)
+    assert print_module(again) == text
+    lines = text.split("\n")
+    start = next(k for k, line in enumerate(lines) if line.lstrip().startswith("def "))
+    return [line.strip() for line in lines[start + 1:] if line.strip()]
+
+
+def error_of(source: str) -> tuple[str, int, int]:
+    with pytest.raises(SlotsatError) as info:
+        parse_source(source, "k.py")
+    return info.value.message, info.value.span.line, info.value.span.col
+
+
+# --------------------------------------------------------------------------------------
+# keywords that name positional arguments
+
+
+def test_keywords_naming_positional_arguments_take_their_positions() -> None:
+    """Python binds `shape=[16, 1]` to the op's parameter `shape`; the reference's IR holds it
+    positionally and its printer writes it so (`pl.tile.extract(t, 0, 1, [16, 1], ...)`)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, offsets=[0, 0], shapes=[16, 8])
+            e: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.extract(t, 0, index_col=1, shape=[16, 1], target_memory=pl.Mem.Vec)
+            s: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, axis1=0, axis2=1)
+            out = pl.store(t, [0, 0], out)
+            return out
+    """))
+    assert body[:3] == [
+        "t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], [16, 8], target_memory=pl.Mem.Vec)",
+        "e: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.extract(t, 0, 1, [16, 1], target_memory=pl.Mem.Vec)",
+        "s: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, 0, 1)",
+    ]
+
+
+def test_a_keyword_of_the_op_stays_a_keyword() -> None:
+    """`valid_shape=` of `tile.load` is a positional argument; `target_memory=` is a keyword."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], target_memory=pl.Mem.Vec, valid_shape=[16, 8])
+            out = pl.store(t, [0, 0], out)
+            return out
+    """))
+    assert body[0] == "t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], [16, 8], target_memory=pl.Mem.Vec)"
+
+
+def test_a_keyword_argument_after_a_gap_is_an_error() -> None:
+    source = program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], valid_shape=[16, 8])
+    """)
+    assert error_of(source) == (
+        "pl.tile.load is given 'valid_shape' by keyword but not 'shapes' before it: write the arguments "
+        "up to 'valid_shape' (slotsat does not supply the reference's defaults)", 7, 88)
+
+
+def test_a_keyword_repeating_a_positional_argument_is_an_error() -> None:
+    source = program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], offsets=[0, 0])
+    """)
+    assert error_of(source) == ("pl.tile.load got multiple values for argument 'offsets'", 7, 93)
+
+
+# --------------------------------------------------------------------------------------
+# result types the reference deduces where the program writes no annotation
+
+
+def test_creation_and_assemble_results_take_the_type_the_reference_deduces() -> None:
+    """`tile.create` / `tile.full` / `tensor.create` are tiles and tensors of their shape and
+    dtype (a tile's space is the op's fixed one, `tile.full`: Vec, or its `target_memory=`);
+    `assemble(target, source, offset)` has its target's type. The reference prints the same
+    annotations (`pl.parse_program(...).as_python()`)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+            b = pl.tile.create([16, 8], dtype=pl.FP16, target_memory=pl.Mem.Mat)
+            c = pl.tile.full([16, 8], dtype=pl.FP32, value=0.0)
+            v = pl.tile.create([16, 8], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+            d = pl.tile.assemble(v, c, [0, 0])
+            e = pl.tensor.create([16, 8], dtype=pl.FP32)
+            f = pl.tensor.assemble(e, x, [0, 0])
+            o = pl.tensor.assemble(out, x, [0, 0])
+            out = pl.store(d, [0, 0], out)
+            return out
+    """))
+    assert body[:7] == [
+        "b: pl.Tile[[16, 8], pl.FP16, pl.Mem.Mat] = pl.tile.create([16, 8], dtype=pl.FP16, target_memory=pl.Mem.Mat)",
+        "c: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 8], dtype=pl.FP32, value=0.0)",
+        "v: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 8], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "d: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.assemble(v, c, [0, 0])",
+        "e: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.create([16, 8], dtype=pl.FP32)",
+        "f: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.assemble(e, x, [0, 0])",
+        "o: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.assemble(out, x, [0, 0])",
+    ]
+
+
+def test_a_symbolic_tensor_shape_is_deduced_and_a_layout_is_not() -> None:
+    source = program(f"""
+        {INCORE}
+        def k(self, x: {T}, n: pl.Scalar[pl.INDEX]):
+            e = pl.tensor.create([n, 8], dtype=pl.FP32)
+            z = pl.tensor.create([16, 8], dtype=pl.FP32, layout=pl.TensorLayout.NZ)
+    """)
+    with pytest.raises(SlotsatError) as info:
+        parse_source(source, "k.py")
+    assert (info.value.message, info.value.span.line) == (
+        "annotate the result of pl.tensor.create: slotsat cannot infer its type (write NAME: TYPE = "
+        "pl.tensor.create(...))", 8)
+
+
+# --------------------------------------------------------------------------------------
+# unified ops on tensors kept at the hand-off point
+
+
+def test_unified_slice_and_read_on_a_tensor_are_the_tensor_ops() -> None:
+    """`pl.slice(t, ...)` / `pl.read(t, ...)` on a tensor dispatch to `tensor.slice` /
+    `tensor.read` (the reference's unified ops pick the namespace by the first argument's
+    type); a slice or reshape without a valid shape has a tensor of the `shape` argument and
+    its input's dtype, as the reference prints it."""
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: {T}, c: pl.Tensor[[4], pl.INT32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[8, 8], pl.FP32]:
+            a = pl.slice(x, [8, 8], [0, 0])
+            b = pl.tensor.slice(x, [8, 8], [n, 0])
+            r = pl.tensor.reshape(x, [8, 16])
+            m = pl.read(c, [1])
+            return a
+    """))
+    assert body[:4] == [
+        "a: pl.Tensor[[8, 8], pl.FP32] = pl.tensor.slice(x, [8, 8], [0, 0])",
+        "b: pl.Tensor[[8, 8], pl.FP32] = pl.tensor.slice(x, [8, 8], [n, 0])",
+        "r: pl.Tensor[[8, 16], pl.FP32] = pl.tensor.reshape(x, [8, 16])",
+        "m: pl.Scalar[pl.INT32] = pl.tensor.read(c, [1])",
+    ]
+
+
+def test_a_unified_computation_on_a_tensor_stays_above_tile_level() -> None:
+    source = program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: {T}) -> {T}:
+            y: {T} = pl.exp(x)
+            return y
+    """)
+    message, line, _ = error_of(source)
+    assert (message.split(" is above")[0], line) == ("'pl.exp' on tensor 'x' (pl.tensor.exp)", 7)
+
+
+# --------------------------------------------------------------------------------------
+# scalar annotations
+
+
+def test_an_annotated_literal_takes_the_annotation_dtype() -> None:
+    """`x: pl.Scalar[pl.INT64] = 0` is the INT64 constant (the reference prints
+    `pl.const(0, pl.INT64)`); an INDEX value annotated INT64 is bound at INT64 without a
+    printed cast in the reference, which slotsat spells as the value-preserving cast."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, n: pl.Scalar[pl.INT64]) -> pl.Scalar[pl.INT64]:
+            x: pl.Scalar[pl.INT64] = 0
+            u: pl.Scalar[pl.INT32] = -7
+            for i in pl.range(4):
+                y: pl.Scalar[pl.INT64] = i
+                x = x + y
+            return x
+    """))
+    assert body[:4] == [
+        "x: pl.Scalar[pl.INT64] = pl.const(0, pl.INT64)",
+        "u: pl.Scalar[pl.INT32] = pl.const(-7, pl.INT32)",
+        "for i, (x_1,) in pl.range(4, init_values=(x,)):",
+        "y: pl.Scalar[pl.INT64] = pl.cast(i, pl.INT64)",
+    ]
+
+
+def test_an_annotated_literal_must_fit_and_other_mixes_stay_errors() -> None:
+    source = program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, n: pl.Scalar[pl.INT32]):
+            x: pl.Scalar[pl.INT8] = 300
+    """)
+    assert error_of(source) == ("integer literal 300 does not fit pl.INT8 (-128 to 127)", 7, 33)
+    source = program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, n: pl.Scalar[pl.INT32]):
+            x: pl.Scalar[pl.INT64] = n
+    """)
+    assert error_of(source)[0] == "annotation says pl.Scalar[pl.INT64] but 'n' produces pl.Scalar[pl.INT32]"
+
+
+def test_a_module_constant_may_name_an_earlier_one() -> None:
+    source = ("import pypto.language as pl\n_SIZE = 16\nSIZE = _SIZE\n\n@pl.program\nclass P:\n"
+              "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+              "    def main(self, x: pl.Tensor[[1, SIZE], pl.FP32]) -> pl.Tensor[[1, SIZE], pl.FP32]:\n"
+              "        return x\n")
+    text = print_module(parse_source(source, "k.py"))
+    assert "def main(self, x: pl.Tensor[[1, 16], pl.FP32]) -> pl.Tensor[[1, 16], pl.FP32]:" in text
+
+
+def test_a_tensor_with_a_memory_reference_is_a_later_stage() -> None:
+    """The reference's InitMemRef (after LowerPipelineToSlots) binds tensors to DDR buffers and
+    prints `pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_0", 0, 16384)]`: one located error
+    saying that this is the IR of a later stage."""
+    source = program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_0", 0, 16384)]):
+            pass
+    """)
+    assert error_of(source) == (
+        "a tensor with a memory reference (pl.MemRef(\"mem_ddr_0\", 0, 16384)) is the IR of a later stage: the "
+        "reference's InitMemRef runs after the hand-off point, and slotsat reads the IR that PyPTO prints just "
+        "before LowerPipelineToSlots", 6, 49)
+
+
+# --------------------------------------------------------------------------------------
+# tuple unpacking of calls with several results
+
+TWO = "pl.Tensor[[64], pl.FP32]"
+UNPACK = f"""
+    @pl.function(type=pl.FunctionType.InCore)
+    def f(self, x: {TWO}, y: {TWO}) -> tuple[{TWO}, {TWO}]:
+        return x, y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def g(self, x: {TWO}) -> {TWO}:
+        return x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: {TWO}) -> {TWO}:
+        LINE
+        return a
+"""
+
+
+def test_unpacking_a_call_binds_a_tuple_temporary_and_its_elements() -> None:
+    """`a, b = self.f(...)` and `c, tid = pl.submit(...)` read as the reference's parser writes
+    them (the printed text of `pl.parse_program(...).as_python()`)."""
+    body = printed_body(program(UNPACK.replace("LINE", "a, b = self.f(x, x)\n        c, tid = pl.submit(self.g, a)")))
+    assert body[-7:-1] == [
+        f"_tuple_tmp: pl.Tuple[{TWO}, {TWO}] = self.f(x, x)",
+        f"a: {TWO} = _tuple_tmp[0]",
+        f"b: {TWO} = _tuple_tmp[1]",
+        f"_submit_tmp: pl.Tuple[{TWO}, pl.Scalar[pl.TASK_ID]] = pl.submit(self.g, a)",
+        f"c: {TWO} = _submit_tmp[0]",
+        "tid: pl.Scalar[pl.TASK_ID] = _submit_tmp[1]",
+    ]
+
+
+def test_unpacking_needs_one_name_per_result() -> None:
+    source = program(UNPACK.replace("LINE", "a, b, c = self.f(x, x)"))
+    assert error_of(source) == ("3 names unpack self.f, which has 2 result(s)", 15, 9)
+
+
+def test_a_tile_of_rank_three_is_an_earlier_stage() -> None:
+    """PTO-ISA takes 2-D tiles: the reference's FlattenTileNdTo2D flattens higher ranks before
+    the hand-off point, so a rank-3 tile (`pl.load(src, [0, 0, 0], [1, 4, 8])` in the Before
+    programs of that pass) is one located error naming --via-pypto."""
+    source = program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, src: pl.Tensor[[1, 4, 8], pl.FP16]):
+            t = pl.load(src, [0, 0, 0], [1, 4, 8])
+    """)
+    message, line, col = error_of(source)
+    assert (line, col) == (7, 37)
+    assert message.startswith("a tile of rank 3 ([1, 4, 8]) is the IR of an earlier stage: the reference's "
+                              "FlattenTileNdTo2D removes it before the hand-off point")
+    assert message.endswith("--via-pypto")
+
+
+def test_python_tuple_annotation_is_pl_tuple() -> None:
+    """`r: tuple[A, B] = self.f(...)` is `pl.Tuple[A, B]`, as the reference reads and prints it."""
+    body = printed_body(program(UNPACK.replace(
+        "LINE", f"r: tuple[{TWO}, {TWO}] = self.f(x, x)\n        a: {TWO} = r[0]")))
+    assert body[-3:-1] == [f"r: pl.Tuple[{TWO}, {TWO}] = self.f(x, x)", f"a: {TWO} = r[0]"]
+
+
+def test_pl_auto_is_the_value_the_reference_prints() -> None:
+    """`pl.AUTO` is `pypto.language`'s integer -1; the reference prints `base=-1`."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIC)
+        def k(self):
+            v2c: pl.Scalar[pl.INT32] = pl.reserve_buffer(name="v2c_slot_buffer", size=8192, base=pl.AUTO)
+    """))
+    assert body[0] == "v2c: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='v2c_slot_buffer', size=8192, base=-1)"
+
+
+def test_a_tensor_op_reusing_its_destination_has_the_destination_type() -> None:
+    """`pld.tensor.allreduce(data, signal, ...)` reuses `data` (the registry's `reuses 0`): the
+    result has its type, as the reference prints it (`data: pld.DistributedTensor[[1, 16],
+    pl.FP32] = pld.tensor.allreduce(...)`)."""
+    source = ("import pypto.language as pl\nimport pypto.language.distributed as pld\n\n@pl.program\nclass P:\n"
+              "    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)\n"
+              "    def host_orch(self, data: pld.DistributedTensor[[1, 16], pl.FP32], "
+              "signal: pld.DistributedTensor[[2, 1], pl.INT32]):\n"
+              "        data = pld.tensor.allreduce(data, signal, op=pld.ReduceOp.Sum)\n"
+              "        return 0\n")
+    body = printed_body(source)
+    assert body[0] == "data_1: pld.DistributedTensor[[1, 16], pl.FP32] = pld.tensor.allreduce(data, signal, op=pld.ReduceOp.Sum)"
