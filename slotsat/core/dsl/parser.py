@@ -2505,7 +2505,11 @@ class _OpCall:
             return var
         if param in _LIST_PARAMS:
             if param == "shape":
-                dims = fp.types.tile_shape(node, window=self.spec.rule is ops.TypeRule.LOAD)
+                # The rank-N window of the reference's FlattenTileNdTo2D form: read as such only
+                # under the 2-D tile annotation the reference prints for it (without one, a rank-N
+                # shape is the tile of an earlier stage, one located error).
+                window = self.spec.rule is ops.TypeRule.LOAD and isinstance(self.annot, ir.TileType)
+                dims = fp.types.tile_shape(node, window=window)
                 return ir.ExprList(tuple(ir.ConstInt(d, ir.DType.INDEX) for d in dims), span=fp.span(node))
             return ir.ExprList(fp.expr_list(node), span=fp.span(node))
         if param == "dtype":
