@@ -335,9 +335,10 @@ class IndexEngine:
             return Chosen(comp.term, comp.cost, self._proof(graph, comp.term), NOT_A_SLOT, False, reused)
         extractor = self._extractor(graph)
         original = set(graph.written[root_id])
+        best = extractor.root_completions(cls, emitted, original)
         cands = [
-            *extractor.root_candidates(cls, emitted, original),
-            *extractor.peel_candidates(cls, root.slots, emitted, original),
+            *extractor.root_candidates(cls, emitted, original, best),
+            *extractor.peel_candidates(cls, root.slots, emitted, original, best),
         ]
         scored = [(node, comp, self._classify(graph, root_id, node, comp.term)) for node, comp in cands]
         pool = [c for c in scored if accepted(c[2])] or scored
