@@ -92,7 +92,7 @@ class Completion:
     completion is built on first use (most candidates lose on the numeric parts and are never
     built), and so is the rendering (only a tie on the numeric parts needs it)."""
 
-    __slots__ = ("_kids", "_key", "_op", "_term", "_text", "_width", "cost", "nonorig", "total")
+    __slots__ = ("_key", "_kids", "_op", "_term", "_text", "_width", "cost", "nonorig", "total")
 
     def __init__(self, cost: int, total: int, nonorig: int, term: EmitTerm | None) -> None:
         self.cost = cost
@@ -107,7 +107,14 @@ class Completion:
 
     @classmethod
     def node(  # noqa: PLR0917
-        cls, cost: int, total: int, nonorig: int, op: str, kids: tuple[Completion, ...], width: str, key: Hashable
+        cls,
+        cost: int,
+        total: int,
+        nonorig: int,
+        op: str,
+        kids: tuple[Completion, ...],
+        width: str,
+        key: Hashable,
     ) -> Completion:
         """The completion of an op node over its children's completions (term built lazily)."""
         out = cls(cost, total, nonorig, None)
@@ -270,7 +277,7 @@ class Extractor:
             out.append((None, Completion(0, op_count(t), 0, t)))
         return out
 
-    def peel_candidates(  # noqa: PLR0917
+    def peel_candidates(
         self,
         root: str,
         slots: int,
