@@ -2,8 +2,9 @@
 (issue 14): one bottom-up pass shared by a slot root's candidates and its peeled ones, terms
 built lazily, and the matcher model run only until the first accepted candidate in root
 order. The reference below recomputes every candidate from scratch, classifies all of them
-and takes the cheapest accepted one (else the cheapest), as `40-ptoas-slot-matcher.md` §7
-defines the choice, against the same scope as `choose` sees, root after root.
+and takes the cheapest accepted one (else the cheapest) under the root tie-breaks spelled
+out (`40-ptoas-slot-matcher.md` §7), against the same scope as `choose` sees, root after
+root.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from slotsat.analysis.matcher import accepted
 from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.egraph_rules.costs import describe
-from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, _root_order
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine
+from slotsat.egraph_rules.extract import Completion, is_remui
 from slotsat.egraph_rules.loops import LoopInfo
 
 D = ir.DType.INDEX
@@ -20,6 +22,12 @@ D = ir.DType.INDEX
 
 def _c(v: int) -> ir.ConstInt:
     return ir.ConstInt(v, D)
+
+
+def _order(comp: Completion) -> tuple[int, int, int, int, str]:
+    """The root tie-breaks (§7.2) spelled out: ops with sharing, ops, `remui` first, closest
+    to the written form, the rendering."""
+    return (comp.cost, comp.total, 0 if is_remui(comp.term) else 1, comp.nonorig, comp.text)
 
 
 def _reference(engine: IndexEngine, root_id: int, scope: EmittedScope) -> tuple[str, str, int]:
@@ -37,7 +45,7 @@ def _reference(engine: IndexEngine, root_id: int, scope: EmittedScope) -> tuple[
     ]
     scored = [(comp, engine._classify(graph, root_id, node, comp.term)) for node, comp in cands]
     pool = [c for c in scored if accepted(c[1])] or scored
-    comp, mclass = min(pool, key=lambda c: _root_order(c[0]))
+    comp, mclass = min(pool, key=lambda c: _order(c[0]))
     return describe(comp.term), mclass.value, comp.cost
 
 
