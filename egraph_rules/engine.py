@@ -335,13 +335,25 @@ class IndexEngine:
             return Chosen(comp.term, comp.cost, self._proof(graph, comp.term), NOT_A_SLOT, False, reused)
         extractor = self._extractor(graph)
         original = set(graph.written[root_id])
+        best = extractor.root_completions(cls, emitted, original)
         cands = [
-            *extractor.root_candidates(cls, emitted, original),
-            *extractor.peel_candidates(cls, root.slots, emitted, original),
+            *extractor.root_candidates(cls, emitted, original, best),
+            *extractor.peel_candidates(cls, root.slots, emitted, original, best),
         ]
-        scored = [(node, comp, self._classify(graph, root_id, node, comp.term)) for node, comp in cands]
-        pool = [c for c in scored if accepted(c[2])] or scored
-        _node, comp, mclass = min(pool, key=lambda c: _root_order(c[1]))
+        # The cheapest candidate the matcher model accepts, else the cheapest of all: in root
+        # order (stable, so ties keep the candidates' order), classified only until the first
+        # accepted one.
+        ranked = sorted(cands, key=lambda c: _root_order(c[1]))
+        picked: tuple[Completion, MatcherClass] | None = None
+        for node, cand in ranked:
+            cand_class = self._classify(graph, root_id, node, cand.term)
+            if picked is None:
+                picked = (cand, cand_class)
+            if accepted(cand_class):
+                picked = (cand, cand_class)
+                break
+        assert picked is not None
+        comp, mclass = picked
         reused = self._reused(graph, comp.term, emitted)
         _record(scope, comp.term)
         return Chosen(

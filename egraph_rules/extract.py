@@ -88,18 +88,46 @@ def emission_op(view: EGraphView, node: ENode) -> str | None:
 
 
 class Completion:
-    """The best term of an e-class: its key parts and the term (the rendering is computed
-    only when a tie on the numeric parts needs it)."""
+    """The best term of an e-class: its key parts and the term. The term of a node's
+    completion is built on first use (most candidates lose on the numeric parts and are never
+    built), and so is the rendering (only a tie on the numeric parts needs it)."""
 
-    __slots__ = ("_text", "classes", "cost", "nonorig", "term", "total")
+    __slots__ = ("_key", "_kids", "_op", "_term", "_text", "_width", "cost", "nonorig", "total")
 
-    def __init__(self, cost: int, total: int, nonorig: int, term: EmitTerm, classes: frozenset[str]) -> None:
+    def __init__(self, cost: int, total: int, nonorig: int, term: EmitTerm | None) -> None:
         self.cost = cost
         self.total = total
         self.nonorig = nonorig
-        self.term = term
-        self.classes = classes
+        self._term = term
         self._text: str | None = None
+        self._op = ""
+        self._kids: tuple[Completion, ...] = ()
+        self._width = ""
+        self._key: Hashable | None = None
+
+    @classmethod
+    def node(  # noqa: PLR0917
+        cls,
+        cost: int,
+        total: int,
+        nonorig: int,
+        op: str,
+        kids: tuple[Completion, ...],
+        width: str,
+        key: Hashable,
+    ) -> Completion:
+        """The completion of an op node over its children's completions (term built lazily)."""
+        out = cls(cost, total, nonorig, None)
+        out._op, out._kids, out._width, out._key = op, kids, width, key
+        return out
+
+    @property
+    def term(self) -> EmitTerm:
+        t = self._term
+        if t is None:
+            t = self._term = EmitNode(self._op, tuple(k.term for k in self._kids), self._width, self._key)
+            self._kids = ()
+        return t
 
     @property
     def text(self) -> str:
@@ -149,7 +177,7 @@ class Extractor:
         for cls in order:
             t = emitted(cls)
             if t is not None:
-                best[cls] = Completion(0, op_count(t), 0, t, frozenset())
+                best[cls] = Completion(0, op_count(t), 0, t)
             elif cls != root and cls in view.literal_classes:
                 best[cls] = self._literal(cls, original)
             else:
@@ -203,7 +231,7 @@ class Extractor:
         nonorig = 0 if node.key in original else 1
         if node.kind in LEAF_KINDS:
             term, ops = self.leaf(node, cls)
-            return Completion(ops, ops, nonorig, term, frozenset())
+            return Completion(ops, ops, nonorig, term)
         kids: list[Completion] = []
         for child in node.children:
             c = best.get(child)
@@ -214,21 +242,31 @@ class Extractor:
         assert op is not None
         own = op_cost(op)
         width = self.view.width.get(cls, ir.DType.INDEX)
-        term = EmitNode(op, tuple(k.term for k in kids), width.mlir, self.key_of(cls))
-        classes = frozenset({cls}).union(*(k.classes for k in kids))
-        return Completion(
-            own + sum(k.cost for k in kids),
-            own + sum(k.total for k in kids),
-            nonorig + sum(k.nonorig for k in kids),
-            term,
-            classes,
-        )
+        cost, total, orig = own, own, nonorig
+        for k in kids:
+            cost += k.cost
+            total += k.total
+            orig += k.nonorig
+        return Completion.node(cost, total, orig, op, tuple(kids), width.mlir, self.key_of(cls))
+
+    def root_completions(
+        self, root: str, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]
+    ) -> dict[str, Completion]:
+        """The best completions below `root` (the root's own value not taken from scope): what
+        `root_candidates` and `peel_candidates` start from, computed once per choice."""
+        return self.completions(root, lambda c: None if c == root else emitted(c), original)
 
     def root_candidates(
-        self, root: str, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]
+        self,
+        root: str,
+        emitted: Callable[[str], EmitTerm | None],
+        original: set[NodeKey],
+        best: dict[str, Completion] | None = None,
     ) -> list[tuple[ENode | None, Completion]]:
-        """One completion per node of the root e-class (plus the materialized value, if any)."""
-        best = self.completions(root, lambda c: None if c == root else emitted(c), original)
+        """One completion per node of the root e-class (plus the materialized value, if any);
+        `best`: `root_completions` of the same arguments, when already computed."""
+        if best is None:
+            best = self.root_completions(root, emitted, original)
         out: list[tuple[ENode | None, Completion]] = []
         for node in self.view.classes.get(root, ()):
             cand = self.complete(root, node, best, original)
@@ -236,15 +274,21 @@ class Extractor:
                 out.append((node, cand))
         t = emitted(root)
         if t is not None:
-            out.append((None, Completion(0, op_count(t), 0, t, frozenset())))
+            out.append((None, Completion(0, op_count(t), 0, t)))
         return out
 
     def peel_candidates(
-        self, root: str, slots: int, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]
+        self,
+        root: str,
+        slots: int,
+        emitted: Callable[[str], EmitTerm | None],
+        original: set[NodeKey],
+        best: dict[str, Completion] | None = None,
     ) -> list[tuple[ENode | None, Completion]]:
         """Completions of the root's `remu(X, slots)` nodes whose `X` peels within the matcher's
-        limit (see the module docstring)."""
-        best = self.completions(root, lambda c: None if c == root else emitted(c), original)
+        limit (see the module docstring); `best` as for `root_candidates`."""
+        if best is None:
+            best = self.root_completions(root, emitted, original)
         memo: dict[tuple[str, int], Completion | None] = {}
         out: list[tuple[ENode | None, Completion]] = []
         for node in self.view.classes.get(root, ()):
@@ -276,7 +320,7 @@ class Extractor:
         found: Completion | None = None
         t = emitted(cls)
         if t is not None and _layer_depth(t) <= depth:
-            found = Completion(0, op_count(t), 0, t, frozenset())
+            found = Completion(0, op_count(t), 0, t)
         for node in self.view.classes.get(cls, ()):
             operand = self._layer_operand(node)
             cand: Completion | None
