@@ -113,8 +113,9 @@ def _literal(e: ir.Expr) -> int | None:
 _FOLD_MEMO_LIMIT = 1 << 16
 """Entries of `fold`'s memo before it starts afresh (it holds its keys: a bound on memory)."""
 
-_fold_memo: ir.IdentityMap[ir.Expr] = ir.IdentityMap()
-_fold_memo_size = 0
+class _FoldMemo:
+    table: ir.IdentityMap[ir.Expr] = ir.IdentityMap()
+    size = 0
 
 
 def fold(e: ir.Expr) -> ir.Expr:
@@ -124,19 +125,18 @@ def fold(e: ir.Expr) -> ir.Expr:
     A subterm nothing folds in is returned as itself (not a copy), and results are memoized
     by identity (the IR is immutable and shares subterms, so passes fold the same
     expression many times); an expression whose folding raises is not memoized."""
-    t = type(e)
-    if t not in _FOLDED:
+    if type(e) not in _FOLDED:
         return e
-    global _fold_memo_size
-    hit = _fold_memo.get(e)
+    memo = _FoldMemo
+    hit = memo.table.get(e)
     if hit is not None:
         return hit
     out = _fold(e)
-    if _fold_memo_size >= _FOLD_MEMO_LIMIT:
-        _fold_memo.clear()
-        _fold_memo_size = 0
-    _fold_memo.set(e, out)
-    _fold_memo_size += 1
+    if memo.size >= _FOLD_MEMO_LIMIT:
+        memo.table.clear()
+        memo.size = 0
+    memo.table.set(e, out)
+    memo.size += 1
     return out
 
 
