@@ -301,15 +301,23 @@ def liveness(fn: ir.Function) -> Liveness:
         owner_of[key] = min(members[key], key=lambda v: (out.defined[v], v))
     home: dict[int, int] = {}
 
-    def home_class(key: int, depth: int = 0) -> int:
-        """The class whose buffer `key`'s class lives in (itself when it owns one)."""
-        if key in home:
-            return home[key]
-        src = walk.views.get(owner_of[key])
-        result = key
-        if src is not None and src in out.defined and depth < len(order):
-            result = home_class(out.find(src), depth + 1)
-        home[key] = result
+    def home_class(key: int) -> int:
+        """The class whose buffer `key`'s class lives in (itself when it owns one): the end
+        of its chain of views, at most `len(order)` steps. A loop, not a recursion: a
+        recursive closure holds itself, so the walk would stay in a cycle after the call."""
+        chain: list[int] = []
+        while True:
+            if key in home:
+                result = home[key]
+                break
+            chain.append(key)
+            src = walk.views.get(owner_of[key])
+            if src is None or src not in out.defined or len(chain) > len(order):
+                result = key
+                break
+            key = out.find(src)
+        for k in chain:
+            home[k] = result
         return result
 
     grouped: dict[int, list[int]] = {}

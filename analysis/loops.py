@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 import networkx as nx
 
@@ -47,21 +48,25 @@ def loop_tree(fn: ir.Function) -> nx.DiGraph:
     """The loop-nest tree of `fn` (see the module docstring). O(N)."""
     tree = nx.DiGraph()
     tree.add_node(ROOT, stmt=None, depth=0)
-    counter = [0]
-
-    def visit(body: ir.SeqStmts, parent: int, depth: int) -> None:
-        for s in body.stmts:
-            if isinstance(s, ir.ForStmt):
-                key = counter[0]
-                counter[0] += 1
-                tree.add_node(key, stmt=s, depth=depth + 1)
-                tree.add_edge(parent, key)
-                visit(s.body, key, depth + 1)
-            else:
-                for child in ir.stmt_children_bodies(s):
-                    visit(child, parent, depth)
-
-    visit(fn.body, ROOT, 0)
+    counter = 0
+    # Preorder with an explicit stack (a recursive closure would hold itself, and the tree, in
+    # a cycle after the call): the statements still to visit, their loop parent and depth.
+    stack: list[tuple[Iterator[ir.Stmt], int, int]] = [(iter(fn.body.stmts), ROOT, 0)]
+    while stack:
+        stmts, parent, depth = stack[-1]
+        s = next(stmts, None)
+        if s is None:
+            stack.pop()
+        elif isinstance(s, ir.ForStmt):
+            key = counter
+            counter += 1
+            tree.add_node(key, stmt=s, depth=depth + 1)
+            tree.add_edge(parent, key)
+            stack.append((iter(s.body.stmts), key, depth + 1))
+        else:
+            children = ir.stmt_children_bodies(s)
+            if children:
+                stack.append((chain.from_iterable(b.stmts for b in children), parent, depth))
     return tree
 
 

@@ -129,19 +129,35 @@ def render(
     With `signless_types` (codegen: `arith` takes signless integers), unsigned types are
     spelled signless (`ui8` as `i8`) and a cast that becomes a no-op is dropped; the ops
     (`remui`, `extui`, ...) carry the signedness."""
-    lines: list[str] = []
     spell = signless_type if signless_types else _same
     if signless_types:
         term = signless(term)
+    walk = _Render(namer, recorder, spell)
+    result = walk.term(term)
+    return walk.lines, result
+
+
+class _Render:
+    """One `render` call. A class, not recursive closures: a closure that calls itself holds
+    itself (and with it the namer, the recorder and so the emitter) in a cycle."""
+
+    __slots__ = ("lines", "namer", "recorder", "spell")
+
+    def __init__(self, namer: Namer, recorder: ValueRecorder | None, spell: Callable[[str], str]) -> None:
+        self.lines: list[str] = []
+        self.namer = namer
+        self.recorder = recorder
+        self.spell = spell
 
     def emit(  # noqa: PLR0913, PLR0917
-        result: str, op: str, operands: list[str], type: str, text: str, predicate: str | None = None
+        self, result: str, op: str, operands: list[str], type: str, text: str, predicate: str | None = None
     ) -> None:
-        lines.append(f"{result} = {text}")
-        if recorder is not None:
-            recorder.op(result, op, operands, type, predicate)
+        self.lines.append(f"{result} = {text}")
+        if self.recorder is not None:
+            self.recorder.op(result, op, operands, type, predicate)
 
-    def walk(t: EmitTerm) -> str:
+    def term(self, t: EmitTerm) -> str:
+        namer, recorder = self.namer, self.recorder
         if isinstance(t, ir.Var):
             name = namer.value(t)
             if recorder is not None:
@@ -156,14 +172,11 @@ def render(
             known = namer.lookup(t.key)
             if known is not None:
                 return known
-        args = [walk(o) for o in t.operands]
-        result = _render_node(t, args, namer, emit, spell)
+        args = [self.term(o) for o in t.operands]
+        result = _render_node(t, args, namer, self.emit, self.spell)
         if t.key is not None:
             namer.remember(t.key, result)
         return result
-
-    result = walk(term)
-    return lines, result
 
 
 class _Emit(Protocol):

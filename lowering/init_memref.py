@@ -193,11 +193,24 @@ def substitute(node: Any, mapping: dict[int, ir.Var]) -> Any:
     types are not rewritten). One walk over the body; shared dataclass nodes are visited
     once, and each type's init fields are looked up once.
     """
-    memo: dict[int, Any] = {}
     if not mapping:
         return node
+    return _Substitution(mapping).walk(node)
 
-    def walk(x: Any) -> Any:
+
+class _Substitution:
+    """One `substitute` walk. A class, not a recursive closure: a closure that calls itself
+    holds itself (and its memo: the old and the new body) in a cycle after the walk, which
+    only a full collection frees. The memo's `id` keys are safe: every key is a node of the
+    body being walked, alive for the whole walk."""
+
+    __slots__ = ("mapping", "memo")
+
+    def __init__(self, mapping: dict[int, ir.Var]) -> None:
+        self.mapping = mapping
+        self.memo: dict[int, Any] = {}
+
+    def walk(self, x: Any) -> Any:
         t = type(x)
         names = _INIT_FIELDS.get(t)
         if names is None:
@@ -205,11 +218,13 @@ def substitute(node: Any, mapping: dict[int, ir.Var]) -> Any:
         if names is _LEAF:
             return x
         if names is _VAR:
-            return mapping.get(x.id, x)
+            return self.mapping.get(x.id, x)
+        walk = self.walk
         if names is _TUPLE:
             items = tuple(walk(i) for i in x)
             return x if all(a is b for a, b in zip(items, x, strict=True)) else items
         key = id(x)
+        memo = self.memo
         if key in memo:
             return memo[key]
         changes: dict[str, Any] = {}
@@ -221,8 +236,6 @@ def substitute(node: Any, mapping: dict[int, ir.Var]) -> Any:
         result = replace(x, **changes) if changes else x
         memo[key] = result
         return result
-
-    return walk(node)
 
 
 _LEAF: tuple[str, ...] = ("<leaf>",)

@@ -101,7 +101,7 @@ from typing import ClassVar
 from slotsat.analysis import matcher as mm
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.liveness import liveness
-from slotsat.core import ir, ops, phases
+from slotsat.core import heap, ir, ops, phases
 from slotsat.core.errors import NO_SPAN, PassError, Span
 from slotsat.core.options import Mode, Planner
 from slotsat.core.semantics import fold
@@ -1178,7 +1178,11 @@ class FunctionEmitter(Emitter):
         self.arg_of: dict[int, str] = {}
         """A parameter's `%argK` (tensors first, then scalars)."""
 
-    # -- planning ----------------------------------------------------------------------
+    def release(self) -> None:
+        """Drop everything the emission held (the function, its liveness, its index engine)
+        once its lines and reports are taken: the emitter's helpers point back at it, so the
+        cycle would keep all of it alive until a full collection."""
+        vars(self).clear()
 
     # -- the function --------------------------------------------------------------------
 
@@ -2349,7 +2353,9 @@ class PtoCodegen:
                 failure = exc
                 break
             prepared.append((emitter, first))
+        heap.settle()  # the functions' heads, analyses and index engines live until emission
         saturate_together([e.engine for e, _ in prepared])
+        heap.settle()
         for emitter, first in prepared:
             result.notes.extend(first)
             lines.extend(emitter.finish())
@@ -2357,6 +2363,7 @@ class PtoCodegen:
             result.notes.extend(emitter.notes)
             result.engine_reports.append(emitter.engine_stats())
             result.function_ops[emitter.fn.name] = emitter.op_count
+            emitter.release()
         if failure is not None:
             raise failure
         lines.append("}")

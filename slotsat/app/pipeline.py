@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from slotsat.analysis.budget import Backend
-from slotsat.core import ir, phases
+from slotsat.core import heap, ir, phases
 from slotsat.core.options import Mode, Planner
 from slotsat.lowering.common import Decline, PassResult
 from slotsat.lowering.pto_codegen import GetRecord, Note, PtoCodegen
@@ -111,6 +111,7 @@ def run_passes(
                     functions.append(result.function)
                 programs.append(replace(program, functions=tuple(functions)))
             module = ir.Module(tuple(programs))
+        heap.settle()
         if after is not None:
             after(p.name, module)
     return module, declines
@@ -122,10 +123,12 @@ def compile_module(module: ir.Module, options: CompileOptions | None = None) -> 
     Raises `SlotsatError` / `PassError` (one line, exit status 1 or 2) for rejected input.
     """
     opts = options if options is not None else CompileOptions()
-    lowered, declines = run_passes(module, function_passes(opts))
-    # 8. pto-codegen last: regions, blockers and emission read the resolved allocations.
-    with phases.phase("codegen"):
-        out = PtoCodegen(planner=opts.planner, mode=opts.mode, backend=opts.backend).run(lowered)
+    with heap.compiling():
+        heap.settle()
+        lowered, declines = run_passes(module, function_passes(opts))
+        # 8. pto-codegen last: regions, blockers and emission read the resolved allocations.
+        with phases.phase("codegen"):
+            out = PtoCodegen(planner=opts.planner, mode=opts.mode, backend=opts.backend).run(lowered)
     return CompileResult(
         out.text,
         lowered,

@@ -110,21 +110,53 @@ def _literal(e: ir.Expr) -> int | None:
     return ir.literal_value(e)
 
 
+_FOLD_MEMO_LIMIT = 1 << 16
+"""Entries of `fold`'s memo before it starts afresh (it holds its keys: a bound on memory)."""
+
+class _FoldMemo:
+    table: ir.IdentityMap[ir.Expr] = ir.IdentityMap()
+    size = 0
+
+
 def fold(e: ir.Expr) -> ir.Expr:
     """Bottom-up constant folding of §7.5 (raises `PassError` for a literal divisor 0 and for
-    `MIN // -1` / `MIN % -1` on literals)."""
+    `MIN // -1` / `MIN % -1` on literals).
+
+    A subterm nothing folds in is returned as itself (not a copy), and results are memoized
+    by identity (the IR is immutable and shares subterms, so passes fold the same
+    expression many times); an expression whose folding raises is not memoized."""
+    if type(e) not in _FOLDED:
+        return e
+    memo = _FoldMemo
+    hit = memo.table.get(e)
+    if hit is not None:
+        return hit
+    out = _fold(e)
+    if memo.size >= _FOLD_MEMO_LIMIT:
+        memo.table.clear()
+        memo.size = 0
+    memo.table.set(e, out)
+    memo.size += 1
+    return out
+
+
+def _fold(e: ir.Expr) -> ir.Expr:
     if isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod):
         a, b = fold(e.a), fold(e.b)
         return _fold_binop(e, a, b)
     if isinstance(e, ir.Cmp):
-        return ir.Cmp(e.op, fold(e.a), fold(e.b), e.dtype, e.span)
-    if isinstance(e, ir.Cast):
-        return ir.Cast(fold(e.a), e.dtype, e.span)
-    return e
+        a, b = fold(e.a), fold(e.b)
+        return e if a is e.a and b is e.b else ir.Cmp(e.op, a, b, e.dtype, e.span)
+    assert isinstance(e, ir.Cast)
+    a = fold(e.a)
+    return e if a is e.a else ir.Cast(a, e.dtype, e.span)
+
+
+_FOLDED = frozenset({ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.FloorMod, ir.Cmp, ir.Cast})
 
 
 def _fold_binop(e: ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod, a: ir.Expr, b: ir.Expr) -> ir.Expr:
-    rebuilt: ir.Expr = type(e)(a, b, e.dtype, e.span)
+    rebuilt: ir.Expr = e if a is e.a and b is e.b else type(e)(a, b, e.dtype, e.span)
     if not e.dtype.is_int:
         return rebuilt
     va, vb = _literal(a), _literal(b)

@@ -34,3 +34,28 @@ def test_a_caller_that_disabled_the_collector_keeps_it_off(kernel: Callable[...,
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _cyclic_garbage(build: Callable[[], object]) -> list[object]:
+    """What only the cyclic collector would free of what `build` left behind."""
+    gc.collect()
+    gc.disable()
+    try:
+        build()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        return list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
+def test_a_parse_leaves_its_ast_to_reference_counting(kernel: Callable[..., str]) -> None:
+    """The function parser and its type and call readers point at each other; `release`
+    breaks that cycle, so the AST is freed when the parse returns, not at a full collection."""
+    import ast
+
+    text = kernel("x: pl.Tile[[8, 64], pl.FP32] = pl.load(a, [0, 0], [8, 64])\nreturn out")
+    garbage = _cyclic_garbage(lambda: parse_source(text, "k.py"))
+    assert not [o for o in garbage if isinstance(o, ast.AST)]

@@ -1,0 +1,52 @@
+"""`heap.compiling` / `heap.settle`: pass boundaries freeze the compilation's long-lived data
+out of the collector's scans, and the block hands it all back."""
+
+from __future__ import annotations
+
+import gc
+
+from slotsat.core import heap
+
+
+def test_settle_freezes_inside_a_compilation_and_the_end_unfreezes() -> None:
+    assert gc.get_freeze_count() == 0
+    with heap.compiling():
+        kept = [object() for _ in range(10)]
+        heap.settle()
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+    assert len(kept) == 10
+
+
+def test_settle_outside_a_compilation_does_nothing() -> None:
+    heap.settle()
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_nested_block_leaves_the_outer_one_in_charge() -> None:
+    with heap.compiling():
+        with heap.compiling():
+            heap.settle()
+        assert gc.get_freeze_count() > 0  # the inner block did not unfreeze
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_caller_that_froze_objects_keeps_them_frozen() -> None:
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        with heap.compiling():
+            heap.settle()
+        assert gc.get_freeze_count() == before
+    finally:
+        gc.unfreeze()
+
+
+def test_the_collector_off_means_no_freezing() -> None:
+    gc.disable()
+    try:
+        with heap.compiling():
+            heap.settle()
+            assert gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
