@@ -113,6 +113,7 @@ from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.lowering import pto_spelling
 from slotsat.lowering.common import format_expr
+from slotsat.lowering.dist_comm import is_comm_ctx
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
 from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
 from slotsat.lowering.memory_reuse import MemoryPlan, check_declared_slots, check_shared_buffers, plan_memory
@@ -956,14 +957,6 @@ def _preflight_widths(fn: ir.Function) -> None:
 
 
 def _tensor_param_blocker(t: ir.TensorType) -> str | None:
-    if t.distributed:
-        # The reference's passes after the hand-off point (MaterializeDistTensorCtx,
-        # InsertCommFence) give such a tensor its communication-context pointer parameter and
-        # put cache invalidation and GM fences around its accesses; without them a load after
-        # a peer's store reads stale lines, so slotsat declines rather than emit a racing kernel.
-        return ("a distributed tensor (the reference adds its communication-context parameter and the "
-                "cache invalidation and fences around its accesses in passes after the hand-off point, "
-                "which slotsat does not run)")
     view = t.view
     if view is not None:
         if view.valid_shape or view.pad is not None:
@@ -1067,8 +1060,8 @@ def _all_subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
 
 def _preflight_call(c: ir.Call, span: Span) -> None:
     where = c.span if c.span != NO_SPAN else span
-    if c.op == "tile.alloc":
-        return
+    if c.op == "tile.alloc" or (c.op == "system.cacheinvalid" and not c.args and not c.kwargs):
+        return  # the whole-GM form insert-comm-fence makes after a wait
     sp = pto_spelling.lookup(c.op)
     if sp is None:
         what = f"calls of other functions ({c.op})" if c.op.startswith("self.") else c.op
@@ -1168,6 +1161,8 @@ class FunctionEmitter(Emitter):
         extent); every use of the handle is annotated with it."""
         self.view_ptrs: dict[str, str] = {}
         """The base pointer (`%argK`) of each tensor view."""
+        self.view_ctx: dict[str, str] = {}
+        """The communication context (`%argK: !pto.ptr<i64>`) of each distributed tensor's view."""
         self.spmd_params: dict[str, str] = {}
         """The reference's hidden SPMD identity parameters the body reads, by name."""
         self._params: list[str] = []
@@ -1219,6 +1214,8 @@ class FunctionEmitter(Emitter):
                 params.append(f"{arg}: {_int_type(p.type.dtype)}")
                 self.handles[p.id] = arg
                 self.values[arg] = self.graph.opaque(arg, _int_type(p.type.dtype))
+            elif is_comm_ctx(p):
+                params.append(f"{arg}: !pto.ptr<i64>")  # the runtime's CommContext (u64 slots)
             else:
                 raise PassError(f"parameter '{p.name_hint}' cannot be passed to a device function", p.span)
         for v in ir.dynamic_dimensions(fn):
@@ -1238,6 +1235,7 @@ class FunctionEmitter(Emitter):
         for p in fn.params:
             if isinstance(p.type, ir.TensorType):
                 self._tensor_view(p, self.arg_of[p.id])
+        self._pair_contexts(fn)
         self.head_lines.extend(self.body_lines)
         self.body_lines = body
         for region in self.regions.values():
@@ -1290,18 +1288,52 @@ class FunctionEmitter(Emitter):
             name = self.spmd_params[which]
         return name
 
+    def _pair_contexts(self, fn: ir.Function) -> None:
+        """The k-th distributed tensor parameter's context is the k-th context parameter
+        (materialize-dist-tensor-ctx appends them in that order), as the reference pairs them."""
+        dists = [p for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.distributed]
+        ctxs = [p for p in fn.params if is_comm_ctx(p)]
+        if len(dists) != len(ctxs):
+            raise PassError(f"function '{fn.name}' has {len(dists)} distributed tensor parameters but "
+                            f"{len(ctxs)} communication contexts (materialize-dist-tensor-ctx pairs them)",
+                            fn.span)
+        for d, c in zip(dists, ctxs, strict=True):
+            self.view_ctx[self.tensor_views[d.id]] = self.arg_of[c.id]
+
     def _tensor_view(self, p: ir.Var, arg: str) -> None:
         """`pto.make_tensor_view` of a tensor parameter: its shape (a symbolic dimension is the
         value of its trailing `index` parameter), row-major strides (a product with a symbolic
         factor is an `arith.muli`) or the explicit `pl.TensorView` strides, and its layout."""
         t = p.type
         assert isinstance(t, ir.TensorType)
+        name = self._make_view(t, arg, self.fresh_name(f"{p.name_hint}_view"))
+        self.tensor_views[p.id] = name
+        self.tensor_types[p.id] = t
+        self.view_ptrs[name] = arg
+
+    def _make_view(self, t: ir.TensorType, arg: str, name: str) -> str:
+        """The `pto.make_tensor_view` line of a tensor of type `t` at pointer `arg`, named `%name`."""
         dims_e = [ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else d for d in t.shape]
         shape = [self.index_value(d) for d in dims_e]
         layout = "nd"
+        # `[..., M, 1]`: ptoas infers DN for a view whose innermost dimension is 1 and a load of
+        # it is a column-major tile, so the reference forces DN (and, without explicit strides,
+        # its column-vector strides: 1 along M, M across it) whatever the printed layout
+        column = len(t.shape) >= 2 and t.shape[-1] == 1 and \
+            (t.view is None or not t.view.layout.startswith("MX"))
         if t.view is not None and t.view.stride:
             strides = [self.index_value(e) for e in t.view.stride]
-            layout = t.view.layout.lower()
+            layout = "dn" if column else t.view.layout.lower()
+        elif column:
+            rank = len(dims_e)
+            col: list[ir.Expr] = [ir.ConstInt(1, ir.DType.INDEX)] * rank
+            col[rank - 1] = dims_e[0] if rank == 2 else dims_e[rank - 1]
+            if rank >= 3:
+                col[rank - 3] = dims_e[rank - 2]
+                for k in range(rank - 4, -1, -1):
+                    col[k] = _fold_or_keep(ir.Mul(col[k + 1], dims_e[k + 1], ir.DType.INDEX))
+            strides = [self.index_value(e) for e in col]
+            layout = "dn"
         else:
             stride_e: list[ir.Expr] = [ir.ConstInt(1, ir.DType.INDEX)] * len(dims_e)
             for k in range(len(dims_e) - 2, -1, -1):
@@ -1309,16 +1341,13 @@ class FunctionEmitter(Emitter):
             strides = [self.index_value(e) for e in stride_e]
             if t.view is not None:
                 layout = t.view.layout.lower()
-        name = self.fresh_name(f"{p.name_hint}_view")
         dims = "x".join("?" for _ in t.shape)
         self.line(
             f"%{name} = pto.make_tensor_view {arg}, shape = [{', '.join(shape)}], "
             f"strides = [{', '.join(strides)}]"
             f" {{layout = #pto.layout<{layout}>}} : !pto.tensor_view<{dims}x{t.dtype.mlir}>"
         )
-        self.tensor_views[p.id] = f"%{name}"
-        self.tensor_types[p.id] = t
-        self.view_ptrs[f"%{name}"] = arg
+        return f"%{name}"
 
     # -- PYPTO addresses ---------------------------------------------------------------------
 
@@ -1614,8 +1643,12 @@ class FunctionEmitter(Emitter):
                    ) -> tuple[str, str]:
         """`pto.partition_view` of `tensor` at `offsets` with `sizes` (an extent that is not a
         literal is `?` in the type and a runtime size operand)."""
-        view = self.tensor_view(tensor)
-        ttype = self.tensor_types[tensor.id]
+        view, ttype = self.tensor_view(tensor), self.tensor_types[tensor.id]
+        return self._partition_view(view, ttype, offsets, sizes, span)
+
+    def _partition_view(self, view: str, ttype: ir.TensorType, offsets: ir.CallArg, sizes: Sequence[ir.Expr],
+                        span: Span) -> tuple[str, str]:
+        """`pto.partition_view` of the tensor view `view` (of type `ttype`)."""
         assert isinstance(offsets, ir.ExprList)
         rank = len(ttype.shape)
         if len(offsets.items) != rank or len(sizes) != rank:
@@ -1842,6 +1875,120 @@ class FunctionEmitter(Emitter):
         if target is not None:
             self.tensor_views[target.id] = self.tensor_view(tensor)
             self.tensor_types[target.id] = self.tensor_types[tensor.id]
+
+    # -- communication (distributed kernels, `lowering/dist_comm.py`) -----------------------
+
+    def _emit_cacheinvalid(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                           where: Span) -> None:
+        """`system.cacheinvalid(t, shapes, offsets)`: a `pto.partition_view` of the region and
+        `pto.cmo.cacheinvalid %pv single_cache_line`; without arguments, all of GM."""
+        if not c.args and not c.kwargs:
+            self.line("pto.cmo.cacheinvalid all #pto.address_space<gm>")
+            return
+        args = call_arguments(c, sp, where)
+        tensor, shapes = args.get("tensor"), args.get("shapes")
+        if not isinstance(tensor, ir.Var) or not isinstance(tensor.type, ir.TensorType) or \
+                not isinstance(shapes, ir.ExprList) or not isinstance(args.get("offsets"), ir.ExprList):
+            raise PassError("system.cacheinvalid takes a tensor, a shape and offsets", where)
+        pv_name, pv = self._partition(tensor, args["offsets"], shapes.items, where)
+        self.line(f"{sp.pto} {pv_name} single_cache_line : {pv}")
+
+    def _emit_fence(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`system.fence`: `pto.fence.barrier_all #pto.fence_scope<gm>` (a GM release fence)."""
+        self.line(f"{sp.pto} #pto.fence_scope<gm>")
+
+    def _window(self, t: ir.CallArg | None, op: str, where: Span) -> tuple[ir.Var, str]:
+        """A distributed tensor argument and its tensor view (whose base pointer and context
+        the view records)."""
+        if not isinstance(t, ir.Var) or not isinstance(t.type, ir.TensorType) or not t.type.distributed:
+            raise PassError(f"{op} takes a distributed tensor (a pld.DistributedTensor parameter or a store "
+                            "into one)", where)
+        view = self.tensor_view(t)
+        if view not in self.view_ctx or view not in self.view_ptrs:
+            raise PassError(f"{op}: '{t.name_hint}' is not a view of a distributed tensor parameter with a "
+                            "communication context", where)
+        return t, view
+
+    def _peer_view(self, view: str, ttype: ir.TensorType, peer: ir.CallArg | None, where: Span) -> str:
+        """The peer rank's copy of a window: the element distance between the peer's and this
+        rank's window base, read from the CommContext (`rankId`: u64 slot 2, low 32 bits;
+        `windowsIn[r]`: u64 slot 4 + r), added to the local pointer (`pto.addptr`), viewed with
+        the local view's shape, strides and layout, as the reference emits it inline."""
+        if not _is_scalar_expr(peer) or not ir.expr_dtype(peer).is_int:  # type: ignore[arg-type]
+            raise PassError("the peer rank must be an integer scalar", where)
+        bits = ttype.dtype.bits
+        if bits < 8 or bits % 8 != 0:
+            raise PassError(f"a remote access of a pl.{ttype.dtype.value} window (elements are not whole "
+                            "bytes) has no element offset", where)
+        ctx, ptr = self.view_ctx[view], self.view_ptrs[view]
+        peer_idx = self.index_value(peer)  # type: ignore[arg-type]
+        slot_rank, slot_windows = self.const(2, ir.DType.INDEX), self.const(4, ir.DType.INDEX)
+        ptr_t = f"!pto.ptr<{ttype.dtype.mlir}>"
+        names = [self.new_tmp() for _ in range(10)]
+        pair, rank32, rank, loff, lbase, poff, pbase, dbytes, delems64, delems = names
+        esize = self.const(bits // 8, ir.DType.INT64)
+        for text in (
+            f"{pair} = pto.load_scalar {ctx}[{slot_rank}] : !pto.ptr<i64> -> i64",
+            f"{rank32} = arith.trunci {pair} : i64 to i32",
+            f"{rank} = arith.index_cast {rank32} : i32 to index",
+            f"{loff} = arith.addi {slot_windows}, {rank} : index",
+            f"{lbase} = pto.load_scalar {ctx}[{loff}] : !pto.ptr<i64> -> i64",
+            f"{poff} = arith.addi {slot_windows}, {peer_idx} : index",
+            f"{pbase} = pto.load_scalar {ctx}[{poff}] : !pto.ptr<i64> -> i64",
+            f"{dbytes} = arith.subi {pbase}, {lbase} : i64",
+            f"{delems64} = arith.divsi {dbytes}, {esize} : i64",
+            f"{delems} = arith.index_cast {delems64} : i64 to index",
+        ):
+            self.line(text)
+        peer_ptr = self.new_tmp()
+        self.line(f"{peer_ptr} = pto.addptr {ptr}, {delems} : {ptr_t} -> {ptr_t}")
+        return self._make_view(ttype, peer_ptr, self.new_tmp()[1:])
+
+    def _i32(self, value: ir.CallArg | None, op: str, where: Span) -> str:
+        """A signal value as ptoas's comm ops take it (`i32`)."""
+        if isinstance(value, ir.ConstInt):
+            return self.const(value.value, ir.DType.INT32)
+        dtype = ir.expr_dtype(value) if _is_scalar_expr(value) else None  # type: ignore[arg-type]
+        if dtype is ir.DType.INT32:
+            return self.lower(value)  # type: ignore[arg-type]
+        if dtype is ir.DType.INDEX:
+            return self.arith("index_cast", [self.lower(value)], "i32", cast_from="index")  # type: ignore[arg-type]
+        got = "a non-scalar" if dtype is None else f"pl.{dtype.value}"
+        raise PassError(f"slotsat's code generator passes the value of {op} only as a literal, a pl.INT32 "
+                        f"or a pl.INDEX scalar, got {got}", where)
+
+    def _signal_cell(self, view: str, ttype: ir.TensorType, offsets: ir.CallArg | None, op: str,
+                     where: Span) -> tuple[str, str]:
+        if not isinstance(offsets, ir.ExprList):
+            raise PassError(f"{op} takes a list of offsets", where)
+        ones = [ir.ConstInt(1, ir.DType.INDEX)] * len(ttype.shape)
+        return self._partition_view(view, ttype, offsets, ones, where)
+
+    def _emit_notify(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pld.system.notify(signal, peer, offsets, value, op=)`: the peer's signal cell
+        (`_peer_view`, a 1 x ... x 1 partition), every local pipe drained (`pto.barrier
+        <PIPE_ALL>`), then `pto.comm.tnotify(%cell, %value : PV, i32) {notifyOp = ...}`."""
+        args = call_arguments(c, sp, where)
+        signal, view = self._window(args.get("target"), c.op, where)
+        ttype = self.tensor_types[signal.id]
+        peer_view = self._peer_view(view, ttype, args.get("peer"), where)
+        cell, cell_t = self._signal_cell(peer_view, ttype, args.get("offsets"), c.op, where)
+        value = self._i32(args.get("value"), c.op, where)
+        attrs = self._attr_dict(c, sp, where)
+        self.line("pto.barrier <PIPE_ALL>")
+        self.line(f"{sp.pto}({cell}, {value} : {cell_t}, i32){attrs}")
+
+    def _emit_wait(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pld.system.wait(signal, offsets, expected, cmp=)`: this rank's own signal cell, then
+        `pto.comm.twait(%cell, %expected : PV, i32) {cmp = ...}` (insert-comm-fence puts the
+        whole-GM invalidation after it)."""
+        args = call_arguments(c, sp, where)
+        signal, view = self._window(args.get("signal"), c.op, where)
+        ttype = self.tensor_types[signal.id]
+        cell, cell_t = self._signal_cell(view, ttype, args.get("offsets"), c.op, where)
+        expected = self._i32(args.get("expected"), c.op, where)
+        attrs = self._attr_dict(c, sp, where)
+        self.line(f"{sp.pto}({cell}, {expected} : {cell_t}, i32){attrs}")
 
     def _emit_reshape(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                       where: Span) -> None:
