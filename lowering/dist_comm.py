@@ -219,8 +219,8 @@ class _CtxRewriter(Rewriter):
                 extra.append(self.ctx[arg.id])
                 continue
             if arg is None:
-                raise PassError(f"the call of '{name}' passes no argument for its distributed tensor parameter "
-                                f"{k}", call.span)
+                raise PassError(f"the call of '{name}' passes no argument for its distributed "
+                                f"tensor parameter {k}", call.span)
             base = _base_name(arg.name_hint) if isinstance(arg, ir.Var) else "dist"
             where = getattr(arg, "span", ir.NO_SPAN)
             v = ir.Var(_unique(f"{base}_ctx", self.used), COMM_CTX_TYPE, span=where)
