@@ -1990,6 +1990,54 @@ class FunctionEmitter(Emitter):
         attrs = self._attr_dict(c, sp, where)
         self.line(f"{sp.pto}({cell}, {expected} : {cell_t}, i32){attrs}")
 
+    def _emit_remote_load(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                          where: Span) -> None:
+        """`pld.tile.remote_load(target, peer, offsets, shape[, valid_shape])`: the peer's copy
+        of the window (`_peer_view`), a partition of the result tile's valid region at
+        `offsets`, and `pto.tload` from it into the result tile."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"a {c.op} result must be assigned to a tile", where)
+        args = call_arguments(c, sp, where)
+        window, view = self._window(args.get("target"), c.op, where)
+        if not isinstance(args.get("offsets"), ir.ExprList):
+            raise PassError(f"{c.op} takes a list of offsets", where)
+        dst = self.define_tile(target)
+        ttype = self.tensor_types[window.id]
+        peer_view = self._peer_view(view, ttype, args.get("peer"), where)
+        valid = target.type.effective_valid_shape
+        pv_name, pv = self._partition_view(peer_view, ttype, args["offsets"], valid, where)
+        dst_t = self.handle_types.get(dst, tile_type_string(target.type))
+        self.line(f"{sp.pto} ins({pv_name} : {pv}) outs({dst} : {dst_t})")
+
+    def _emit_remote_store(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                           where: Span) -> None:
+        """`pld.tile.remote_store(tile, target, peer, offsets, atomic=)`: the peer's copy of the
+        window, a partition of the tile's valid region (leading dimensions of extent 1 for a
+        window of higher rank), `pto.tstore` into it, then the invalidation of those peer lines
+        (`pto.cmo.cacheinvalid %pv single_cache_line`: the peer address exists only here, so the
+        reference's code generator emits it; insert-comm-fence puts the GM fence after it)."""
+        args = call_arguments(c, sp, where)
+        tile_arg = args.get("src_tile")
+        if not isinstance(tile_arg, ir.Var) or not isinstance(tile_arg.type, ir.TileType):
+            raise PassError(f"{c.op} stores a tile", where)
+        window, view = self._window(args.get("target"), c.op, where)
+        ttype = self.tensor_types[window.id]
+        valid = tile_arg.type.effective_valid_shape
+        if len(valid) != 2 or len(ttype.shape) < 2:
+            raise PassError(f"{c.op} stores a 2-D tile into a window of rank 2 or more", where)
+        if not isinstance(args.get("offsets"), ir.ExprList):
+            raise PassError(f"{c.op} takes a list of offsets", where)
+        attrs = self._attr_dict(c, sp, where)
+        if attrs and ttype.dtype is ir.DType.BF16 and self.backend is not Backend.ASCEND910B:
+            raise PassError(f"{c.op} with atomic=pl.AtomicType.Add into a pl.BF16 window needs the 910b "
+                            "backend (the reference rejects it elsewhere)", where)
+        src, src_t = self._tile_arg(tile_arg)
+        peer_view = self._peer_view(view, ttype, args.get("peer"), where)
+        sizes = [ir.ConstInt(1, ir.DType.INDEX)] * (len(ttype.shape) - 2) + list(valid)
+        pv_name, pv = self._partition_view(peer_view, ttype, args["offsets"], sizes, where)
+        self.line(f"{sp.pto} ins({src} : {src_t}) outs({pv_name} : {pv}){attrs}")
+        self.line(f"pto.cmo.cacheinvalid {pv_name} single_cache_line : {pv}")
+
     def _emit_reshape(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                       where: Span) -> None:
         self._view(target, c, where)
