@@ -640,11 +640,10 @@ class CacheInvalidOp(IRDLOperation):
             if not isinstance(space, AddressSpaceAttr):
                 parser.raise_error("expected #pto.address_space<...>")
             return cls.build(operands=[[]], properties={"space": space})
-        value = parser.parse_operand()
+        operand = parser.parse_unresolved_operand()
         parser.parse_keyword("single_cache_line")
         parser.parse_punctuation(":")
-        if parser.parse_type() != value.type:
-            parser.raise_error("pto.cmo.cacheinvalid: the type does not match the view's")
+        value = parser.resolve_operand(operand, parser.parse_type())
         return cls.build(operands=[[value]])
 
     def print(self, printer: Printer) -> None:

@@ -9,6 +9,7 @@ the reference's printed form of kernels of this project. Importing this module n
 from __future__ import annotations
 
 import pypto.language as pl
+import pypto.language.distributed as pld
 
 ROWS = 256
 COLS = 128
@@ -367,6 +368,66 @@ def jit_valid_carry(
         out[0:16, 0:128] = acc
     return out
 
+
+@pl.program
+class DistExchange:
+    """Publish a tile into this rank's window, signal a peer, wait for its signal, read back:
+    the context parameters, the region invalidation and fence after the window store, the
+    whole-GM invalidation after the wait (`lowering/dist_comm.py`)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        inp: pl.Tensor[[16, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+        data: pld.DistributedTensor[[16, 64], pl.FP32],
+        signal: pld.DistributedTensor[[2, 1], pl.INT32],
+        me: pl.Scalar[pl.INT32],
+        peer: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(inp, [0, 0], [16, 64])
+        data = pl.store(t, [0, 0], data)
+        pld.system.notify(signal, peer=peer, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(signal=signal, offsets=[peer, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        u = pl.load(data, [0, 0], [16, 64])
+        v = pl.add(u, t)
+        out = pl.store(v, [0, 0], out)
+        return out
+
+
+@pl.program
+class DistRemote:
+    """Push a tile into every peer's windows (an atomic add into a rank-3 window, a plain store
+    into a rank-2 one), signal, wait, then pull the peers' slices with remote loads."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        inp: pl.Tensor[[16, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+        data: pld.DistributedTensor[[2, 16, 64], pl.FP32],
+        recv: pld.DistributedTensor[[32, 64], pl.FP32],
+        signal: pld.DistributedTensor[[4, 8], pl.INT32],
+        me: pl.Scalar[pl.INT32],
+        n: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(inp, [0, 0], [16, 64])
+        for p in pl.range(2):
+            if p != me:
+                pld.tile.remote_store(t, data, peer=p, offsets=[me, 0, 0], atomic=pld.AtomicType.Add)
+                pld.tile.remote_store(t, recv, peer=p, offsets=[me * 16, 0])
+                pld.system.notify(signal, peer=p, offsets=[me, 0], value=n, op=pld.NotifyOp.Set)
+        for p in pl.range(2):
+            if p != me:
+                pld.system.wait(signal=signal, offsets=[p, 0], expected=n, cmp=pld.WaitCmp.Eq)
+        acc = pl.load(inp, [0, 0], [16, 64])
+        for p in pl.range(2):
+            if p != me:
+                r = pld.tile.remote_load(recv, peer=p, offsets=[p * 16, 0], shape=[16, 64])
+                acc = pl.add(acc, r)
+        out = pl.store(acc, [0, 0], out)
+        return out
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -381,5 +442,7 @@ PROGRAMS = {
     "col_sum_sort": ColSumSort,
     "tensor_view_2d": TensorView2d,
     "assemble_transpose": AssembleTranspose,
+    "dist_exchange": DistExchange,
+    "dist_remote": DistRemote,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}
