@@ -179,8 +179,8 @@ def test_the_markers_and_the_signal_ops_are_ptoas_ops() -> None:
     text = compile_(BEFORE).pto_text
     body = [line.strip() for line in text.splitlines()]
     store = next(k for k, line in enumerate(body) if line.startswith("pto.tstore"))
-    assert body[store + 2].startswith("pto.cmo.cacheinvalid %") and body[store + 2].endswith(
-        "single_cache_line : !pto.partition_tensor_view<16x64xf32>")
+    assert body[store + 2].startswith("pto.cmo.cacheinvalid %")
+    assert body[store + 2].endswith("single_cache_line : !pto.partition_tensor_view<16x64xf32>")
     assert body[store + 3] == "pto.fence.barrier_all #pto.fence_scope<gm>"
     notify = next(k for k, line in enumerate(body) if line.startswith("pto.comm.tnotify"))
     assert body[notify - 1] == "pto.barrier <PIPE_ALL>"
@@ -195,7 +195,8 @@ def test_the_peer_view_is_read_from_the_signal_windows_context() -> None:
     assert lines(text, "pto.load_scalar %arg7[%c2_index]")  # signal's context: rankId
     assert not lines(text, "pto.load_scalar %arg6")  # data is never addressed remotely here
     (addptr,) = lines(text, "pto.addptr")
-    assert addptr.startswith("%") and " = pto.addptr %arg2, %" in addptr
+    assert addptr.startswith("%")
+    assert " = pto.addptr %arg2, %" in addptr
     assert addptr.endswith(": !pto.ptr<i32> -> !pto.ptr<i32>")
 
 
