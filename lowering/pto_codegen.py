@@ -920,8 +920,8 @@ def preflight(fn: ir.Function) -> None:
     scopes, parallel / unroll loops, returns inside branches, scalar operations outside what
     codegen lowers (`ir.is_index_expr`, integer `pl.min` / `pl.max` and bit operations),
     calls of other functions, ops without an entry in the spelling table
-    (`lowering/pto_ops.json`) or with a keyword it does not account for, distributed tensors
-    and tensor views other than plain strides. Never emits a guess."""
+    (`lowering/pto_ops.json`) or with a keyword it does not account for, and tensor views
+    other than plain strides. Never emits a guess."""
     for p in fn.params:
         t = p.type
         if isinstance(t, ir.TensorType):
