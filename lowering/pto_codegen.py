@@ -1946,8 +1946,8 @@ class FunctionEmitter(Emitter):
 
     def _i32(self, value: ir.CallArg | None, op: str, where: Span) -> str:
         """A signal value as ptoas's comm ops take it (`i32`)."""
-        if isinstance(value, ir.ConstInt):
-            return self.const(value.value, ir.DType.INT32)
+        if isinstance(value, ir.ConstInt) and (value.dtype is not ir.DType.INDEX or self.mode is Mode.SLOTSAT):
+            return self.const(value.value, ir.DType.INT32)  # (an INDEX literal folds to the same i32)
         dtype = ir.expr_dtype(value) if _is_scalar_expr(value) else None  # type: ignore[arg-type]
         if dtype is ir.DType.INT32:
             return self.lower(value)  # type: ignore[arg-type]
@@ -2037,6 +2037,65 @@ class FunctionEmitter(Emitter):
         pv_name, pv = self._partition_view(peer_view, ttype, args["offsets"], sizes, where)
         self.line(f"{sp.pto} ins({src} : {src_t}) outs({pv_name} : {pv}){attrs}")
         self.line(f"pto.cmo.cacheinvalid {pv_name} single_cache_line : {pv}")
+
+    def _emit_put(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pld.tile.put(dst, peer, src, stage[, stage2][, dst_offsets, src_offsets, shape])`: the
+        peer's copy of window `dst` and this rank's tensor `src`, each partitioned over the
+        transfer (the whole tensor, or the region), every pipe drained, `pto.comm.tput(%dst_pv,
+        %src_pv, buf(%stage[, %stage2]) : ...) {atomicType = ...}` through the staging tile(s),
+        the pipes drained again (the transfer lands before a later notify), then the
+        invalidation of the peer lines, as the reference's backend emits it."""
+        args = [a for a in c.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
+        n = len(args)
+        if n not in (4, 5, 7, 8):
+            raise PassError(f"{c.op} takes 4, 5, 7 or 8 arguments (dst, peer, src, stage[, stage2][, "
+                            f"dst_offsets, src_offsets, shape]), got {n}", where)
+        dst, view = self._window(args[0], c.op, where)
+        src = args[2]
+        if not isinstance(src, ir.Var) or not isinstance(src.type, ir.TensorType):
+            raise PassError(f"{c.op} copies from a tensor", where)
+        src_view = self.tensor_view(src)
+        ttype = self.tensor_types[dst.id]
+        rank = len(ttype.shape)
+        stages = [self._tile_arg(a) for a in args[3:5 if n in (5, 8) else 4]]
+        transfer: Sequence[ir.Expr]
+        if n in (7, 8):
+            region = args[n - 3:]
+            if not all(isinstance(r, ir.ExprList) and len(r.items) == rank for r in region):
+                raise PassError(f"{c.op} takes rank-{rank} lists of destination offsets, source offsets and "
+                                "the transfer shape", where)
+            dst_offs, src_offs = self._offsets(region[0]), self._offsets(region[1])
+            shape = region[2]
+            assert isinstance(shape, ir.ExprList)
+            transfer = shape.items
+        else:
+            dst_offs = src_offs = [self.const(0, ir.DType.INDEX)] * rank
+            transfer = [ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else d for d in ttype.shape]
+        sizes = [self.index_value(e) for e in transfer]
+        dims = []
+        for e in transfer:
+            folded = _try_fold(e)
+            literal = ir.literal_value(folded) if isinstance(folded, ir.ConstInt) else None
+            dims.append("?" if literal is None else str(literal))
+        pt = f"!pto.partition_tensor_view<{'x'.join(dims)}x{ttype.dtype.mlir}>"
+        attrs = self._attr_dict(c, sp, where)
+        peer_view = self._peer_view(view, ttype, args[1], where)
+        dst_pv = self._partition_line(peer_view, ttype, dst_offs, sizes, pt)
+        src_pv = self._partition_line(src_view, self.tensor_types[src.id], src_offs, sizes, pt)
+        bufs = ", ".join(h for h, _ in stages)
+        buf_types = ", ".join(t for _, t in stages)
+        self.line("pto.barrier <PIPE_ALL>")
+        self.line(f"{sp.pto}({dst_pv}, {src_pv}, buf({bufs}) : {pt}, {pt}, {buf_types}){attrs}")
+        self.line("pto.barrier <PIPE_ALL>")
+        self.line(f"pto.cmo.cacheinvalid {dst_pv} single_cache_line : {pt}")
+
+    def _partition_line(self, view: str, ttype: ir.TensorType, offsets: Sequence[str], sizes: Sequence[str],
+                        pv: str) -> str:
+        name = self.new_tmp()
+        tv = "x".join("?" for _ in ttype.shape)
+        self.line(f"{name} = pto.partition_view {view}, offsets = [{', '.join(offsets)}], sizes = "
+                  f"[{', '.join(sizes)}] : !pto.tensor_view<{tv}x{ttype.dtype.mlir}> -> {pv}")
+        return name
 
     def _emit_reshape(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                       where: Span) -> None:

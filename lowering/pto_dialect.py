@@ -731,8 +731,52 @@ class TWaitOp(_CommSignalOp):
     name = "pto.comm.twait"
 
 
+@irdl_op_definition
+class TPutOp(IRDLOperation):
+    """`pto.comm.tput(%dst_pv, %src_pv, buf(%stage[, %stage2]) : PV, PV, TB[, TB]) {attrs}`: a copy
+    from local GM to a peer's GM through one or two staging tiles."""
+
+    name = "pto.comm.tput"
+    dst = operand_def(PartitionTensorViewType)
+    src = operand_def(PartitionTensorViewType)
+    stages = var_operand_def(TileBufType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TPutOp:
+        parser.parse_punctuation("(")
+        dst = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        src = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("buf")
+        stages = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        parser.parse_punctuation(")")
+        if len(types) != 2 + len(stages):
+            parser.raise_error("pto.comm.tput: one type per operand")
+        operands = [parser.resolve_operand(o, t) for o, t in zip([dst, src, *stages], types, strict=True)]
+        attrs = parser.parse_optional_attr_dict()
+        return cls.build(operands=[operands[0], operands[1], operands[2:]], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        values = [self.dst, self.src]
+        printer.print_string("(")
+        printer.print_list(values, printer.print_operand)
+        printer.print_string(", buf(")
+        printer.print_list(self.stages, printer.print_operand)
+        printer.print_string(") : ")
+        printer.print_list([v.type for v in (*values, *self.stages)], printer.print_attribute)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        if len(self.stages) not in (1, 2):
+            raise VerifyException("pto.comm.tput takes one or two staging tiles")
+
+
 COMM_OPS: tuple[type[IRDLOperation], ...] = (AddPtrOp, CacheInvalidOp, FenceBarrierAllOp, BarrierOp,
-                                             TNotifyOp, TWaitOp)
+                                             TNotifyOp, TWaitOp, TPutOp)
 
 
 PTO = Dialect(
