@@ -1946,8 +1946,9 @@ class FunctionEmitter(Emitter):
 
     def _i32(self, value: ir.CallArg | None, op: str, where: Span) -> str:
         """A signal value as ptoas's comm ops take it (`i32`)."""
-        if isinstance(value, ir.ConstInt) and (value.dtype is not ir.DType.INDEX or self.mode is Mode.SLOTSAT):
-            return self.const(value.value, ir.DType.INT32)  # (an INDEX literal folds to the same i32)
+        folds = self.mode is Mode.SLOTSAT  # an INDEX literal folds to the same i32; the reference casts it
+        if isinstance(value, ir.ConstInt) and (value.dtype is not ir.DType.INDEX or folds):
+            return self.const(value.value, ir.DType.INT32)
         dtype = ir.expr_dtype(value) if _is_scalar_expr(value) else None  # type: ignore[arg-type]
         if dtype is ir.DType.INT32:
             return self.lower(value)  # type: ignore[arg-type]
