@@ -428,6 +428,34 @@ class DistRemote:
         out = pl.store(acc, [0, 0], out)
         return out
 
+
+@pl.program
+class DistPut:
+    """Copy rows of a local tensor into every peer's window through a staging tile (a region
+    put, lowered by the reference to `tile.create` + `pld.tile.put`), then signal and wait."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        src: pl.Tensor[[32, 128], pl.BF16],
+        window: pld.DistributedTensor[[64, 128], pl.BF16],
+        signal: pld.DistributedTensor[[2, 1], pl.INT32],
+        out: pl.Out[pl.Tensor[[64, 128], pl.BF16]],
+        me: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[64, 128], pl.BF16]:
+        for p in pl.range(2):
+            pld.tensor.put(dst=window, peer=p, src=src, dst_offsets=[me * 32, 0], src_offsets=[0, 0],
+                           shape=[32, 128], chunk_rows=8, chunk_cols=128)
+        for p in pl.range(2):
+            if p != me:
+                pld.system.notify(signal, peer=p, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        for p in pl.range(2):
+            if p != me:
+                pld.system.wait(signal=signal, offsets=[p, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        t = pl.load(window, [0, 0], [64, 128])
+        out = pl.store(t, [0, 0], out)
+        return out
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -444,5 +472,6 @@ PROGRAMS = {
     "assemble_transpose": AssembleTranspose,
     "dist_exchange": DistExchange,
     "dist_remote": DistRemote,
+    "dist_put": DistPut,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}
