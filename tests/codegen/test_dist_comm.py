@@ -241,6 +241,27 @@ return out
     assert err.span.line == 10  # the notify, below the program and function headers
 
 
+def test_check_confirms_a_window_round_trip_and_leaves_signals_unverified(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The markers change no value of one rank's run and a context is never computed with, so
+    `check` compares outputs; the signal ops need other ranks, which the interpreter does not model."""
+    from slotsat.app.cli import main
+
+    path = tmp_path / "k.py"
+    path.write_text(kernel(f"""
+t: {T} = pl.load(a, [0, 0], [16, 64])
+d1: pld.DistributedTensor[[16, 64], pl.FP32] = pl.store(t, [0, 0], data)
+u: {T} = pl.load(d1, [0, 0], [16, 64])
+o: {RET} = pl.store(u, [0, 0], out)
+return o
+""", params=WINDOWS, ret=RET))
+    assert main(["check", str(path)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(": confirmed")
+    path.write_text(BEFORE)
+    assert main(["check", str(path)]) == 1
+    assert "unverified: P.kernel: the interpreter does not model 'pld.system.notify'" in capsys.readouterr().out
+
+
 # -- the reference (marker `pypto`) ------------------------------------------------------------
 
 
