@@ -20,7 +20,7 @@ these two passes re-implement them:
    of its distributed parameters, else `NAME_ctx = pld.system.get_comm_ctx(arg)` just before
    the call, the reference's host-orchestration form (orchestration is passed through, never
    emitted, so such a query never reaches a kernel's code).
-2. **insert-comm-fence** (kernels only) puts ptoas's data-before-signal markers around the
+2. **insert-comm-fence** (every function codegen emits) puts ptoas's data-before-signal markers around the
    publish and consume points, one statement at a time with no control-flow state:
 
    - after a local publishing write (a `tile.store` / `tensor.write` into a distributed
@@ -70,6 +70,9 @@ Gate | Why
 | Gate | Why |
 |------|-----|
 | kernels only (insert-comm-fence) | the markers are InCore GM builtins; orchestration only dispatches |
+
+A kernel is what codegen emits (`common.emitted_as_kernel`): the reference's InCore / AIC /
+AIV functions, and a plain `@pl.function` of tile ops, which slotsat compiles as one.
 | a write's target is a tensor variable | the region invalidation names the written tensor |
 
 Why whole tensors
@@ -100,7 +103,7 @@ from typing import ClassVar
 
 from slotsat.core import ir
 from slotsat.core.errors import PassError
-from slotsat.lowering.common import PassResult, Rewriter
+from slotsat.lowering.common import PassResult, Rewriter, emitted_as_kernel
 
 COMM_CTX_TYPE = ir.OpaqueType("pld.CommCtxType")
 """The type of a communication-context parameter (the reference's `CommCtxType`)."""
@@ -377,7 +380,7 @@ class InsertCommFence:
     name: ClassVar[str] = "insert-comm-fence"
 
     def run(self, fn: ir.Function) -> PassResult:
-        if not fn.type.is_kernel:
+        if not emitted_as_kernel(fn):
             return PassResult(fn)
         body = _Marker().body(fn.body)
         return PassResult(fn if body is fn.body else replace(fn, body=body))

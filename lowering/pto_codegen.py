@@ -112,7 +112,7 @@ from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootI
 from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.lowering import pto_spelling
-from slotsat.lowering.common import format_expr
+from slotsat.lowering.common import emitted_as_kernel, format_expr
 from slotsat.lowering.dist_comm import is_comm_ctx
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
 from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
@@ -1090,24 +1090,6 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
             _preflight_expr(arg, where)
 
 
-def _calls_tile_ops(fn: ir.Function) -> bool:
-    """Whether `fn` calls a `tile.` op (a plain `@pl.function` of orchestration code has none)."""
-    for s in ir.walk_stmts(fn.body):
-        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
-        if isinstance(call, ir.Call) and call.op.startswith("tile.") and call.op != "tile.alloc":
-            return True
-    return False
-
-
-def _has_tile_ops(fn: ir.Function) -> bool:
-    for s in ir.walk_stmts(fn.body):
-        if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op != "tile.alloc":
-            return True
-        if isinstance(s, ir.EvalStmt):
-            return True
-    return False
-
-
 def _kernel_kind(fn: ir.Function) -> str:
     spaces: list[ir.MemorySpace] = []
     for s in ir.walk_stmts(fn.body):
@@ -2058,7 +2040,11 @@ class FunctionEmitter(Emitter):
         src_view = self.tensor_view(src)
         ttype = self.tensor_types[dst.id]
         rank = len(ttype.shape)
-        stages = [self._tile_arg(a) for a in args[3:5 if n in (5, 8) else 4]]
+        stage_args = args[3:5 if n in (5, 8) else 4]
+        if not all(isinstance(a, ir.Var) and isinstance(a.type, ir.TileType) for a in stage_args):
+            raise PassError(f"{c.op} copies through staging tiles: argument 4 (and 5 of the double-staged "
+                            "form) must be a tile", where)
+        stages = [self._tile_arg(a) for a in stage_args]
         transfer: Sequence[ir.Expr]
         if n in (7, 8):
             region = args[n - 3:]
@@ -2541,12 +2527,8 @@ def kernel_functions(module: ir.Module) -> list[tuple[ir.Function, bool]]:
     out: list[tuple[ir.Function, bool]] = []
     for program in module.programs:
         for fn in program.functions:
-            if fn.abstract or fn.role == "Orchestrator" or not (
-                    fn.type.is_kernel or fn.type is ir.FunctionType.OPAQUE):
-                continue  # orchestration, group, spmd, ... code is not compiled (only kernels are)
-            if not _has_tile_ops(fn) or (fn.type is ir.FunctionType.OPAQUE and not _calls_tile_ops(fn)):
-                continue
-            out.append((fn, fn.type is ir.FunctionType.OPAQUE))
+            if emitted_as_kernel(fn):
+                out.append((fn, fn.type is ir.FunctionType.OPAQUE))
     return out
 
 

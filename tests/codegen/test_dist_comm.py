@@ -139,6 +139,11 @@ return o
     assert _ops(fn) == ["tile.load", "tile.store"]
 
 
+def test_a_plain_function_of_tile_ops_is_marked_as_the_kernel_codegen_makes_of_it() -> None:
+    src = BEFORE.replace("@pl.function(type=pl.FunctionType.InCore)", "@pl.function")
+    assert _ops(_kernel(src)) == _ops(_kernel(BEFORE))
+
+
 PROGRAM = """\
 import pypto.language as pl
 
