@@ -271,3 +271,21 @@ class Rewriter:
                 x is y for x, y in zip(rvars, s.return_vars, strict=True)):
             return s
         return ir.IfStmt(cond, then, other, rvars, s.span)
+
+
+def emitted_as_kernel(fn: ir.Function) -> bool:
+    """Whether pto-codegen compiles `fn` into a `func.func`: a kernel with a statement beyond
+    its allocations, or a plain `@pl.function` that calls tile ops; orchestration, group,
+    spmd, ... code and abstract functions pass through."""
+    kinds = fn.type.is_kernel or fn.type is ir.FunctionType.OPAQUE
+    if fn.abstract or fn.role == "Orchestrator" or not kinds:
+        return False
+    body = False
+    tile_ops = False
+    for s in ir.walk_stmts(fn.body):
+        call = s.call if isinstance(s, ir.EvalStmt) else s.value if isinstance(s, ir.AssignStmt) else None
+        if not isinstance(call, ir.Call):
+            continue
+        body = body or isinstance(s, ir.EvalStmt) or call.op != "tile.alloc"
+        tile_ops = tile_ops or (call.op.startswith("tile.") and call.op != "tile.alloc")
+    return body and (fn.type is not ir.FunctionType.OPAQUE or tile_ops)

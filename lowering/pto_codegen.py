@@ -112,7 +112,8 @@ from slotsat.egraph_rules.engine import Chosen, EmittedScope, IndexEngine, RootI
 from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.scope import ScopedMemo
 from slotsat.lowering import pto_spelling
-from slotsat.lowering.common import format_expr
+from slotsat.lowering.common import emitted_as_kernel, format_expr
+from slotsat.lowering.dist_comm import is_comm_ctx
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
 from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
 from slotsat.lowering.memory_reuse import MemoryPlan, check_declared_slots, check_shared_buffers, plan_memory
@@ -920,8 +921,8 @@ def preflight(fn: ir.Function) -> None:
     returns inside branches, scalar operations outside what codegen lowers
     (`ir.is_index_expr`, integer `pl.min` / `pl.max` and bit operations), calls of other
     functions, ops without an entry in the spelling table (`lowering/pto_ops.json`) or with a
-    keyword it does not account for, distributed tensors and tensor views other than plain
-    strides. Never emits a guess."""
+    keyword it does not account for, and tensor views other than plain strides. Never emits a
+    guess."""
     for p in fn.params:
         t = p.type
         if isinstance(t, ir.TensorType):
@@ -957,14 +958,6 @@ def _preflight_widths(fn: ir.Function) -> None:
 
 
 def _tensor_param_blocker(t: ir.TensorType) -> str | None:
-    if t.distributed:
-        # The reference's passes after the hand-off point (MaterializeDistTensorCtx,
-        # InsertCommFence) give such a tensor its communication-context pointer parameter and
-        # put cache invalidation and GM fences around its accesses; without them a load after
-        # a peer's store reads stale lines, so slotsat declines rather than emit a racing kernel.
-        return ("a distributed tensor (the reference adds its communication-context parameter and the "
-                "cache invalidation and fences around its accesses in passes after the hand-off point, "
-                "which slotsat does not run)")
     view = t.view
     if view is not None:
         if view.valid_shape or view.pad is not None:
@@ -1068,8 +1061,8 @@ def _all_subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
 
 def _preflight_call(c: ir.Call, span: Span) -> None:
     where = c.span if c.span != NO_SPAN else span
-    if c.op == "tile.alloc":
-        return
+    if c.op == "tile.alloc" or (c.op == "system.cacheinvalid" and not c.args and not c.kwargs):
+        return  # the whole-GM form insert-comm-fence makes after a wait
     sp = pto_spelling.lookup(c.op)
     if sp is None:
         what = f"calls of other functions ({c.op})" if c.op.startswith("self.") else c.op
@@ -1096,24 +1089,6 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
                 _preflight_expr(item, where)
         elif not isinstance(arg, ir.SpaceArg | ir.DTypeArg):
             _preflight_expr(arg, where)
-
-
-def _calls_tile_ops(fn: ir.Function) -> bool:
-    """Whether `fn` calls a `tile.` op (a plain `@pl.function` of orchestration code has none)."""
-    for s in ir.walk_stmts(fn.body):
-        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
-        if isinstance(call, ir.Call) and call.op.startswith("tile.") and call.op != "tile.alloc":
-            return True
-    return False
-
-
-def _has_tile_ops(fn: ir.Function) -> bool:
-    for s in ir.walk_stmts(fn.body):
-        if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.value.op != "tile.alloc":
-            return True
-        if isinstance(s, ir.EvalStmt):
-            return True
-    return False
 
 
 def _kernel_kind(fn: ir.Function) -> str:
@@ -1169,6 +1144,8 @@ class FunctionEmitter(Emitter):
         extent); every use of the handle is annotated with it."""
         self.view_ptrs: dict[str, str] = {}
         """The base pointer (`%argK`) of each tensor view."""
+        self.view_ctx: dict[str, str] = {}
+        """The communication context (`%argK: !pto.ptr<i64>`) of each distributed tensor's view."""
         self.spmd_params: dict[str, str] = {}
         """The reference's hidden SPMD identity parameters the body reads, by name."""
         self._params: list[str] = []
@@ -1224,6 +1201,8 @@ class FunctionEmitter(Emitter):
                 params.append(f"{arg}: {_int_type(p.type.dtype)}")
                 self.handles[p.id] = arg
                 self.values[arg] = self.graph.opaque(arg, _int_type(p.type.dtype))
+            elif is_comm_ctx(p):
+                params.append(f"{arg}: !pto.ptr<i64>")  # the runtime's CommContext (u64 slots)
             else:
                 raise PassError(f"parameter '{p.name_hint}' cannot be passed to a device function", p.span)
         for v in ir.dynamic_dimensions(fn):
@@ -1243,6 +1222,7 @@ class FunctionEmitter(Emitter):
         for p in fn.params:
             if isinstance(p.type, ir.TensorType):
                 self._tensor_view(p, self.arg_of[p.id])
+        self._pair_contexts(fn)
         self.head_lines.extend(self.body_lines)
         self.body_lines = body
         for region in self.regions.values():
@@ -1295,18 +1275,52 @@ class FunctionEmitter(Emitter):
             name = self.spmd_params[which]
         return name
 
+    def _pair_contexts(self, fn: ir.Function) -> None:
+        """The k-th distributed tensor parameter's context is the k-th context parameter
+        (materialize-dist-tensor-ctx appends them in that order), as the reference pairs them."""
+        dists = [p for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.distributed]
+        ctxs = [p for p in fn.params if is_comm_ctx(p)]
+        if len(dists) != len(ctxs):
+            raise PassError(f"function '{fn.name}' has {len(dists)} distributed tensor parameters but "
+                            f"{len(ctxs)} communication contexts (materialize-dist-tensor-ctx pairs them)",
+                            fn.span)
+        for d, c in zip(dists, ctxs, strict=True):
+            self.view_ctx[self.tensor_views[d.id]] = self.arg_of[c.id]
+
     def _tensor_view(self, p: ir.Var, arg: str) -> None:
         """`pto.make_tensor_view` of a tensor parameter: its shape (a symbolic dimension is the
         value of its trailing `index` parameter), row-major strides (a product with a symbolic
         factor is an `arith.muli`) or the explicit `pl.TensorView` strides, and its layout."""
         t = p.type
         assert isinstance(t, ir.TensorType)
+        name = self._make_view(t, arg, self.fresh_name(f"{p.name_hint}_view"))
+        self.tensor_views[p.id] = name
+        self.tensor_types[p.id] = t
+        self.view_ptrs[name] = arg
+
+    def _make_view(self, t: ir.TensorType, arg: str, name: str) -> str:
+        """The `pto.make_tensor_view` line of a tensor of type `t` at pointer `arg`, named `%name`."""
         dims_e = [ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else d for d in t.shape]
         shape = [self.index_value(d) for d in dims_e]
         layout = "nd"
+        # `[..., M, 1]`: ptoas infers DN for a view whose innermost dimension is 1 and a load of
+        # it is a column-major tile, so the reference forces DN (and, without explicit strides,
+        # its column-vector strides: 1 along M, M across it) whatever the printed layout
+        column = len(t.shape) >= 2 and t.shape[-1] == 1 and \
+            (t.view is None or not t.view.layout.startswith("MX"))
         if t.view is not None and t.view.stride:
             strides = [self.index_value(e) for e in t.view.stride]
-            layout = t.view.layout.lower()
+            layout = "dn" if column else t.view.layout.lower()
+        elif column:
+            rank = len(dims_e)
+            col: list[ir.Expr] = [ir.ConstInt(1, ir.DType.INDEX)] * rank
+            col[rank - 1] = dims_e[0] if rank == 2 else dims_e[rank - 1]
+            if rank >= 3:
+                col[rank - 3] = dims_e[rank - 2]
+                for k in range(rank - 4, -1, -1):
+                    col[k] = _fold_or_keep(ir.Mul(col[k + 1], dims_e[k + 1], ir.DType.INDEX))
+            strides = [self.index_value(e) for e in col]
+            layout = "dn"
         else:
             stride_e: list[ir.Expr] = [ir.ConstInt(1, ir.DType.INDEX)] * len(dims_e)
             for k in range(len(dims_e) - 2, -1, -1):
@@ -1314,16 +1328,13 @@ class FunctionEmitter(Emitter):
             strides = [self.index_value(e) for e in stride_e]
             if t.view is not None:
                 layout = t.view.layout.lower()
-        name = self.fresh_name(f"{p.name_hint}_view")
         dims = "x".join("?" for _ in t.shape)
         self.line(
             f"%{name} = pto.make_tensor_view {arg}, shape = [{', '.join(shape)}], "
             f"strides = [{', '.join(strides)}]"
             f" {{layout = #pto.layout<{layout}>}} : !pto.tensor_view<{dims}x{t.dtype.mlir}>"
         )
-        self.tensor_views[p.id] = f"%{name}"
-        self.tensor_types[p.id] = t
-        self.view_ptrs[f"%{name}"] = arg
+        return f"%{name}"
 
     # -- PYPTO addresses ---------------------------------------------------------------------
 
@@ -1619,8 +1630,12 @@ class FunctionEmitter(Emitter):
                    ) -> tuple[str, str]:
         """`pto.partition_view` of `tensor` at `offsets` with `sizes` (an extent that is not a
         literal is `?` in the type and a runtime size operand)."""
-        view = self.tensor_view(tensor)
-        ttype = self.tensor_types[tensor.id]
+        view, ttype = self.tensor_view(tensor), self.tensor_types[tensor.id]
+        return self._partition_view(view, ttype, offsets, sizes, span)
+
+    def _partition_view(self, view: str, ttype: ir.TensorType, offsets: ir.CallArg, sizes: Sequence[ir.Expr],
+                        span: Span) -> tuple[str, str]:
+        """`pto.partition_view` of the tensor view `view` (of type `ttype`)."""
         assert isinstance(offsets, ir.ExprList)
         rank = len(ttype.shape)
         if len(offsets.items) != rank or len(sizes) != rank:
@@ -1847,6 +1862,232 @@ class FunctionEmitter(Emitter):
         if target is not None:
             self.tensor_views[target.id] = self.tensor_view(tensor)
             self.tensor_types[target.id] = self.tensor_types[tensor.id]
+
+    # -- communication (distributed kernels, `lowering/dist_comm.py`) -----------------------
+
+    def _emit_cacheinvalid(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                           where: Span) -> None:
+        """`system.cacheinvalid(t, shapes, offsets)`: a `pto.partition_view` of the region and
+        `pto.cmo.cacheinvalid %pv single_cache_line`; without arguments, all of GM."""
+        if not c.args and not c.kwargs:
+            self.line("pto.cmo.cacheinvalid all #pto.address_space<gm>")
+            return
+        args = call_arguments(c, sp, where)
+        tensor, shapes = args.get("tensor"), args.get("shapes")
+        if not isinstance(tensor, ir.Var) or not isinstance(tensor.type, ir.TensorType) or \
+                not isinstance(shapes, ir.ExprList) or not isinstance(args.get("offsets"), ir.ExprList):
+            raise PassError("system.cacheinvalid takes a tensor, a shape and offsets", where)
+        pv_name, pv = self._partition(tensor, args["offsets"], shapes.items, where)
+        self.line(f"{sp.pto} {pv_name} single_cache_line : {pv}")
+
+    def _emit_fence(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`system.fence`: `pto.fence.barrier_all #pto.fence_scope<gm>` (a GM release fence)."""
+        self.line(f"{sp.pto} #pto.fence_scope<gm>")
+
+    def _window(self, t: ir.CallArg | None, op: str, where: Span) -> tuple[ir.Var, str]:
+        """A distributed tensor argument and its tensor view (whose base pointer and context
+        the view records)."""
+        if not isinstance(t, ir.Var) or not isinstance(t.type, ir.TensorType) or not t.type.distributed:
+            raise PassError(f"{op} takes a distributed tensor (a pld.DistributedTensor parameter or a store "
+                            "into one)", where)
+        view = self.tensor_view(t)
+        if view not in self.view_ctx or view not in self.view_ptrs:
+            raise PassError(f"{op}: '{t.name_hint}' is not a view of a distributed tensor parameter with a "
+                            "communication context", where)
+        return t, view
+
+    def _peer_view(self, view: str, ttype: ir.TensorType, peer: ir.CallArg | None, where: Span) -> str:
+        """The peer rank's copy of a window: the element distance between the peer's and this
+        rank's window base, read from the CommContext (`rankId`: u64 slot 2, low 32 bits;
+        `windowsIn[r]`: u64 slot 4 + r), added to the local pointer (`pto.addptr`), viewed with
+        the local view's shape, strides and layout, as the reference emits it inline."""
+        if not _is_scalar_expr(peer) or not ir.expr_dtype(peer).is_int:  # type: ignore[arg-type]
+            raise PassError("the peer rank must be an integer scalar", where)
+        bits = ttype.dtype.bits
+        if bits < 8 or bits % 8 != 0:
+            raise PassError(f"a remote access of a pl.{ttype.dtype.value} window (elements are not whole "
+                            "bytes) has no element offset", where)
+        ctx, ptr = self.view_ctx[view], self.view_ptrs[view]
+        peer_idx = self.index_value(peer)  # type: ignore[arg-type]
+        slot_rank, slot_windows = self.const(2, ir.DType.INDEX), self.const(4, ir.DType.INDEX)
+        ptr_t = f"!pto.ptr<{ttype.dtype.mlir}>"
+        names = [self.new_tmp() for _ in range(10)]
+        pair, rank32, rank, loff, lbase, poff, pbase, dbytes, delems64, delems = names
+        esize = self.const(bits // 8, ir.DType.INT64)
+        for text in (
+            f"{pair} = pto.load_scalar {ctx}[{slot_rank}] : !pto.ptr<i64> -> i64",
+            f"{rank32} = arith.trunci {pair} : i64 to i32",
+            f"{rank} = arith.index_cast {rank32} : i32 to index",
+            f"{loff} = arith.addi {slot_windows}, {rank} : index",
+            f"{lbase} = pto.load_scalar {ctx}[{loff}] : !pto.ptr<i64> -> i64",
+            f"{poff} = arith.addi {slot_windows}, {peer_idx} : index",
+            f"{pbase} = pto.load_scalar {ctx}[{poff}] : !pto.ptr<i64> -> i64",
+            f"{dbytes} = arith.subi {pbase}, {lbase} : i64",
+            f"{delems64} = arith.divsi {dbytes}, {esize} : i64",
+            f"{delems} = arith.index_cast {delems64} : i64 to index",
+        ):
+            self.line(text)
+        peer_ptr = self.new_tmp()
+        self.line(f"{peer_ptr} = pto.addptr {ptr}, {delems} : {ptr_t} -> {ptr_t}")
+        return self._make_view(ttype, peer_ptr, self.new_tmp()[1:])
+
+    def _i32(self, value: ir.CallArg | None, op: str, where: Span) -> str:
+        """A signal value as ptoas's comm ops take it (`i32`)."""
+        folds = self.mode is Mode.SLOTSAT  # an INDEX literal folds to the same i32; the reference casts it
+        if isinstance(value, ir.ConstInt) and (value.dtype is not ir.DType.INDEX or folds):
+            return self.const(value.value, ir.DType.INT32)
+        dtype = ir.expr_dtype(value) if _is_scalar_expr(value) else None  # type: ignore[arg-type]
+        if dtype is ir.DType.INT32:
+            return self.lower(value)  # type: ignore[arg-type]
+        if dtype is ir.DType.INDEX:
+            return self.arith("index_cast", [self.lower(value)], "i32", cast_from="index")  # type: ignore[arg-type]
+        got = "a non-scalar" if dtype is None else f"pl.{dtype.value}"
+        raise PassError(f"slotsat's code generator passes the value of {op} only as a literal, a pl.INT32 "
+                        f"or a pl.INDEX scalar, got {got}", where)
+
+    def _signal_cell(self, view: str, ttype: ir.TensorType, offsets: ir.CallArg | None, op: str,
+                     where: Span) -> tuple[str, str]:
+        if not isinstance(offsets, ir.ExprList):
+            raise PassError(f"{op} takes a list of offsets", where)
+        ones = [ir.ConstInt(1, ir.DType.INDEX)] * len(ttype.shape)
+        return self._partition_view(view, ttype, offsets, ones, where)
+
+    def _emit_notify(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pld.system.notify(signal, peer, offsets, value, op=)`: the peer's signal cell
+        (`_peer_view`, a 1 x ... x 1 partition), every local pipe drained (`pto.barrier
+        <PIPE_ALL>`), then `pto.comm.tnotify(%cell, %value : PV, i32) {notifyOp = ...}`."""
+        args = call_arguments(c, sp, where)
+        signal, view = self._window(args.get("target"), c.op, where)
+        ttype = self.tensor_types[signal.id]
+        peer_view = self._peer_view(view, ttype, args.get("peer"), where)
+        cell, cell_t = self._signal_cell(peer_view, ttype, args.get("offsets"), c.op, where)
+        value = self._i32(args.get("value"), c.op, where)
+        attrs = self._attr_dict(c, sp, where)
+        self.line("pto.barrier <PIPE_ALL>")
+        self.line(f"{sp.pto}({cell}, {value} : {cell_t}, i32){attrs}")
+
+    def _emit_wait(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pld.system.wait(signal, offsets, expected, cmp=)`: this rank's own signal cell, then
+        `pto.comm.twait(%cell, %expected : PV, i32) {cmp = ...}` (insert-comm-fence puts the
+        whole-GM invalidation after it)."""
+        args = call_arguments(c, sp, where)
+        signal, view = self._window(args.get("signal"), c.op, where)
+        ttype = self.tensor_types[signal.id]
+        cell, cell_t = self._signal_cell(view, ttype, args.get("offsets"), c.op, where)
+        expected = self._i32(args.get("expected"), c.op, where)
+        attrs = self._attr_dict(c, sp, where)
+        self.line(f"{sp.pto}({cell}, {expected} : {cell_t}, i32){attrs}")
+
+    def _emit_remote_load(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                          where: Span) -> None:
+        """`pld.tile.remote_load(target, peer, offsets, shape[, valid_shape])`: the peer's copy
+        of the window (`_peer_view`), a partition of the result tile's valid region at
+        `offsets`, and `pto.tload` from it into the result tile."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"a {c.op} result must be assigned to a tile", where)
+        args = call_arguments(c, sp, where)
+        window, view = self._window(args.get("target"), c.op, where)
+        if not isinstance(args.get("offsets"), ir.ExprList):
+            raise PassError(f"{c.op} takes a list of offsets", where)
+        dst = self.define_tile(target)
+        ttype = self.tensor_types[window.id]
+        peer_view = self._peer_view(view, ttype, args.get("peer"), where)
+        valid = target.type.effective_valid_shape
+        pv_name, pv = self._partition_view(peer_view, ttype, args["offsets"], valid, where)
+        dst_t = self.handle_types.get(dst, tile_type_string(target.type))
+        self.line(f"{sp.pto} ins({pv_name} : {pv}) outs({dst} : {dst_t})")
+
+    def _emit_remote_store(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                           where: Span) -> None:
+        """`pld.tile.remote_store(tile, target, peer, offsets, atomic=)`: the peer's copy of the
+        window, a partition of the tile's valid region (leading dimensions of extent 1 for a
+        window of higher rank), `pto.tstore` into it, then the invalidation of those peer lines
+        (`pto.cmo.cacheinvalid %pv single_cache_line`: the peer address exists only here, so the
+        reference's code generator emits it; insert-comm-fence puts the GM fence after it)."""
+        args = call_arguments(c, sp, where)
+        tile_arg = args.get("src_tile")
+        if not isinstance(tile_arg, ir.Var) or not isinstance(tile_arg.type, ir.TileType):
+            raise PassError(f"{c.op} stores a tile", where)
+        window, view = self._window(args.get("target"), c.op, where)
+        ttype = self.tensor_types[window.id]
+        valid = tile_arg.type.effective_valid_shape
+        if len(valid) != 2 or len(ttype.shape) < 2:
+            raise PassError(f"{c.op} stores a 2-D tile into a window of rank 2 or more", where)
+        if not isinstance(args.get("offsets"), ir.ExprList):
+            raise PassError(f"{c.op} takes a list of offsets", where)
+        attrs = self._attr_dict(c, sp, where)
+        if attrs and ttype.dtype is ir.DType.BF16 and self.backend is not Backend.ASCEND910B:
+            raise PassError(f"{c.op} with atomic=pl.AtomicType.Add into a pl.BF16 window needs the 910b "
+                            "backend (the reference rejects it elsewhere)", where)
+        src, src_t = self._tile_arg(tile_arg)
+        peer_view = self._peer_view(view, ttype, args.get("peer"), where)
+        sizes = [ir.ConstInt(1, ir.DType.INDEX)] * (len(ttype.shape) - 2) + list(valid)
+        pv_name, pv = self._partition_view(peer_view, ttype, args["offsets"], sizes, where)
+        self.line(f"{sp.pto} ins({src} : {src_t}) outs({pv_name} : {pv}){attrs}")
+        self.line(f"pto.cmo.cacheinvalid {pv_name} single_cache_line : {pv}")
+
+    def _emit_put(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pld.tile.put(dst, peer, src, stage[, stage2][, dst_offsets, src_offsets, shape])`: the
+        peer's copy of window `dst` and this rank's tensor `src`, each partitioned over the
+        transfer (the whole tensor, or the region), every pipe drained, `pto.comm.tput(%dst_pv,
+        %src_pv, buf(%stage[, %stage2]) : ...) {atomicType = ...}` through the staging tile(s),
+        the pipes drained again (the transfer lands before a later notify), then the
+        invalidation of the peer lines, as the reference's backend emits it."""
+        args = [a for a in c.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
+        n = len(args)
+        if n not in (4, 5, 7, 8):
+            raise PassError(f"{c.op} takes 4, 5, 7 or 8 arguments (dst, peer, src, stage[, stage2][, "
+                            f"dst_offsets, src_offsets, shape]), got {n}", where)
+        dst, view = self._window(args[0], c.op, where)
+        src = args[2]
+        if not isinstance(src, ir.Var) or not isinstance(src.type, ir.TensorType):
+            raise PassError(f"{c.op} copies from a tensor", where)
+        src_view = self.tensor_view(src)
+        ttype = self.tensor_types[dst.id]
+        rank = len(ttype.shape)
+        stage_args = args[3:5 if n in (5, 8) else 4]
+        if not all(isinstance(a, ir.Var) and isinstance(a.type, ir.TileType) for a in stage_args):
+            raise PassError(f"{c.op} copies through staging tiles: argument 4 (and 5 of the double-staged "
+                            "form) must be a tile", where)
+        stages = [self._tile_arg(a) for a in stage_args]
+        transfer: Sequence[ir.Expr]
+        if n in (7, 8):
+            region = args[n - 3:]
+            if not all(isinstance(r, ir.ExprList) and len(r.items) == rank for r in region):
+                raise PassError(f"{c.op} takes rank-{rank} lists of destination offsets, source offsets and "
+                                "the transfer shape", where)
+            dst_offs, src_offs = self._offsets(region[0]), self._offsets(region[1])
+            shape = region[2]
+            assert isinstance(shape, ir.ExprList)
+            transfer = shape.items
+        else:
+            dst_offs = src_offs = [self.const(0, ir.DType.INDEX)] * rank
+            transfer = [ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else d for d in ttype.shape]
+        sizes = [self.index_value(e) for e in transfer]
+        dims = []
+        for e in transfer:
+            folded = _try_fold(e)
+            literal = ir.literal_value(folded) if isinstance(folded, ir.ConstInt) else None
+            dims.append("?" if literal is None else str(literal))
+        pt = f"!pto.partition_tensor_view<{'x'.join(dims)}x{ttype.dtype.mlir}>"
+        attrs = self._attr_dict(c, sp, where)
+        peer_view = self._peer_view(view, ttype, args[1], where)
+        dst_pv = self._partition_line(peer_view, ttype, dst_offs, sizes, pt)
+        src_pv = self._partition_line(src_view, self.tensor_types[src.id], src_offs, sizes, pt)
+        bufs = ", ".join(h for h, _ in stages)
+        buf_types = ", ".join(t for _, t in stages)
+        self.line("pto.barrier <PIPE_ALL>")
+        self.line(f"{sp.pto}({dst_pv}, {src_pv}, buf({bufs}) : {pt}, {pt}, {buf_types}){attrs}")
+        self.line("pto.barrier <PIPE_ALL>")
+        self.line(f"pto.cmo.cacheinvalid {dst_pv} single_cache_line : {pt}")
+
+    def _partition_line(self, view: str, ttype: ir.TensorType, offsets: Sequence[str], sizes: Sequence[str],
+                        pv: str) -> str:
+        name = self.new_tmp()
+        tv = "x".join("?" for _ in ttype.shape)
+        self.line(f"{name} = pto.partition_view {view}, offsets = [{', '.join(offsets)}], sizes = "
+                  f"[{', '.join(sizes)}] : !pto.tensor_view<{tv}x{ttype.dtype.mlir}> -> {pv}")
+        return name
 
     def _emit_reshape(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                       where: Span) -> None:
@@ -2291,12 +2532,8 @@ def kernel_functions(module: ir.Module) -> list[tuple[ir.Function, bool]]:
     out: list[tuple[ir.Function, bool]] = []
     for program in module.programs:
         for fn in program.functions:
-            if fn.abstract or fn.role == "Orchestrator" or not (
-                    fn.type.is_kernel or fn.type is ir.FunctionType.OPAQUE):
-                continue  # orchestration, group, spmd, ... code is not compiled (only kernels are)
-            if not _has_tile_ops(fn) or (fn.type is ir.FunctionType.OPAQUE and not _calls_tile_ops(fn)):
-                continue
-            out.append((fn, fn.type is ir.FunctionType.OPAQUE))
+            if emitted_as_kernel(fn):
+                out.append((fn, fn.type is ir.FunctionType.OPAQUE))
     return out
 
 

@@ -84,6 +84,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     var_operand_def,
@@ -284,6 +285,22 @@ class _KeywordAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
+class FenceScopeAttr(_KeywordAttr):
+    """`#pto.fence_scope<gm>`: the memory a `pto.fence.barrier_all` orders."""
+
+    name = "pto.fence_scope"
+    ALLOWED: ClassVar[tuple[str, ...]] = ("gm",)
+
+
+@irdl_attr_definition
+class AddressSpaceAttr(_KeywordAttr):
+    """`#pto.address_space<gm>`: the memory a whole-space `pto.cmo.cacheinvalid all` covers."""
+
+    name = "pto.address_space"
+    ALLOWED: ClassVar[tuple[str, ...]] = ("gm",)
+
+
+@irdl_attr_definition
 class KernelKindAttr(_KeywordAttr):
     name = "pto.kernel_kind"
     ALLOWED: ClassVar[tuple[str, ...]] = ("vector", "cube")
@@ -324,6 +341,8 @@ ENUM_CASES: dict[str, tuple[str, ...]] = {
     "round_mode": ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD", "CAST_RINT"),
     "cmp": ("eq", "ne", "lt", "le", "gt", "ge"),
     "atomic_type": ("atomic_none", "atomic_add"),
+    "notify_op": ("set", "atomic_add"),
+    "wait_cmp": ("eq", "ge"),
 }
 """The enum attributes slotsat emits and their cases, as `PTOAttrs.td` spells them."""
 
@@ -589,6 +608,177 @@ class StoreScalarOp(IRDLOperation):
     assembly_format = "$value `,` $ptr `[` $offset `]` attr-dict `:` type($ptr) `,` type($value)"
 
 
+# --------------------------------------------------------------------------------------
+# the communication ops of distributed kernels (`pld.*`, `system.cacheinvalid` / `system.fence`)
+
+
+@irdl_op_definition
+class AddPtrOp(IRDLOperation):
+    """`%q = pto.addptr %p, %elems : !pto.ptr<T> -> !pto.ptr<T>` (an element offset)."""
+
+    name = "pto.addptr"
+    ptr = operand_def(ParamAttrConstraint(PtrType, (_ELEMENT,)))
+    offset = operand_def(IndexType)
+    result = result_def(ParamAttrConstraint(PtrType, (_ELEMENT,)))
+
+    assembly_format = "$ptr `,` $offset attr-dict `:` type($ptr) `->` type($result)"
+
+
+@irdl_op_definition
+class CacheInvalidOp(IRDLOperation):
+    """`pto.cmo.cacheinvalid %pv single_cache_line : PV` (a region of GM) or
+    `pto.cmo.cacheinvalid all #pto.address_space<gm>` (all of GM)."""
+
+    name = "pto.cmo.cacheinvalid"
+    view = opt_operand_def(PartitionTensorViewType)
+    space = opt_prop_def(AddressSpaceAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CacheInvalidOp:
+        if parser.parse_optional_keyword("all") is not None:
+            space = parser.parse_attribute()
+            if not isinstance(space, AddressSpaceAttr):
+                parser.raise_error("expected #pto.address_space<...>")
+            return cls.build(operands=[[]], properties={"space": space})
+        operand = parser.parse_unresolved_operand()
+        parser.parse_keyword("single_cache_line")
+        parser.parse_punctuation(":")
+        value = parser.resolve_operand(operand, parser.parse_type())
+        return cls.build(operands=[[value]])
+
+    def print(self, printer: Printer) -> None:
+        if self.view is None:
+            printer.print_string(" all ")
+            assert self.space is not None
+            printer.print_attribute(self.space)
+            return
+        printer.print_string(" ")
+        printer.print_operand(self.view)
+        printer.print_string(" single_cache_line : ")
+        printer.print_attribute(self.view.type)
+
+    def verify_(self) -> None:
+        if (self.view is None) == (self.space is None):
+            raise VerifyException("pto.cmo.cacheinvalid takes either a partition view or `all` and a space")
+
+
+@irdl_op_definition
+class FenceBarrierAllOp(IRDLOperation):
+    """`pto.fence.barrier_all #pto.fence_scope<gm>`."""
+
+    name = "pto.fence.barrier_all"
+    scope = prop_def(FenceScopeAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FenceBarrierAllOp:
+        scope = parser.parse_attribute()
+        if not isinstance(scope, FenceScopeAttr):
+            parser.raise_error("expected #pto.fence_scope<...>")
+        return cls.build(properties={"scope": scope})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.scope)
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """`pto.barrier <PIPE_ALL>`: drain the named pipes of this core."""
+
+    name = "pto.barrier"
+    pipe = prop_def(StringAttr)
+    PIPES: ClassVar[tuple[str, ...]] = ("PIPE_ALL",)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarrierOp:
+        with parser.in_angle_brackets():
+            pipe = _parse_ident(parser)
+        return cls.build(properties={"pipe": StringAttr(pipe)})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" <{self.pipe.data}>")
+
+    def verify_(self) -> None:
+        if self.pipe.data not in self.PIPES:
+            raise VerifyException(f"pto.barrier pipe must be one of {', '.join(self.PIPES)}")
+
+
+class _CommSignalOp(IRDLOperation):
+    """`OP(%pv, %v : PV, i32) {attrs}`: one signal cell of a window and an `i32` value."""
+
+    view = operand_def(PartitionTensorViewType)
+    value = operand_def(IntegerType)
+
+    assembly_format = "`(` $view `,` $value `:` type($view) `,` type($value) `)` attr-dict"
+
+    def verify_(self) -> None:
+        value_type = self.value.type
+        if not isinstance(value_type, IntegerType) or value_type.width.data != 32:
+            raise VerifyException(f"{self.name} takes an i32 value")
+
+
+@irdl_op_definition
+class TNotifyOp(_CommSignalOp):
+    """`pto.comm.tnotify(%pv, %v : PV, i32) {notifyOp = #pto<notify_op atomic_add|set>}`."""
+
+    name = "pto.comm.tnotify"
+
+
+@irdl_op_definition
+class TWaitOp(_CommSignalOp):
+    """`pto.comm.twait(%pv, %v : PV, i32) {cmp = #pto<wait_cmp eq|ge>}`."""
+
+    name = "pto.comm.twait"
+
+
+@irdl_op_definition
+class TPutOp(IRDLOperation):
+    """`pto.comm.tput(%dst_pv, %src_pv, buf(%stage[, %stage2]) : PV, PV, TB[, TB]) {attrs}`: a copy
+    from local GM to a peer's GM through one or two staging tiles."""
+
+    name = "pto.comm.tput"
+    dst = operand_def(PartitionTensorViewType)
+    src = operand_def(PartitionTensorViewType)
+    stages = var_operand_def(TileBufType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TPutOp:
+        parser.parse_punctuation("(")
+        dst = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        src = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        parser.parse_keyword("buf")
+        stages = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        parser.parse_punctuation(")")
+        if len(types) != 2 + len(stages):
+            parser.raise_error("pto.comm.tput: one type per operand")
+        operands = [parser.resolve_operand(o, t) for o, t in zip([dst, src, *stages], types, strict=True)]
+        attrs = parser.parse_optional_attr_dict()
+        return cls.build(operands=[operands[0], operands[1], operands[2:]], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        values = [self.dst, self.src]
+        printer.print_string("(")
+        printer.print_list(values, printer.print_operand)
+        printer.print_string(", buf(")
+        printer.print_list(self.stages, printer.print_operand)
+        printer.print_string(") : ")
+        printer.print_list([v.type for v in (*values, *self.stages)], printer.print_attribute)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        if len(self.stages) not in (1, 2):
+            raise VerifyException("pto.comm.tput takes one or two staging tiles")
+
+
+COMM_OPS: tuple[type[IRDLOperation], ...] = (AddPtrOp, CacheInvalidOp, FenceBarrierAllOp, BarrierOp,
+                                             TNotifyOp, TWaitOp, TPutOp)
+
+
 PTO = Dialect(
     "pto",
     [
@@ -604,6 +794,7 @@ PTO = Dialect(
         SetValidShapeOp,
         LoadScalarOp,
         StoreScalarOp,
+        *COMM_OPS,
     ],
     [
         PtrType,
@@ -613,6 +804,8 @@ PTO = Dialect(
         MultiTileBufType,
         KernelKindAttr,
         LayoutAttr,
+        FenceScopeAttr,
+        AddressSpaceAttr,
         *ENUM_ATTRS,
     ],
 )

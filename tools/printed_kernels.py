@@ -9,6 +9,7 @@ the reference's printed form of kernels of this project. Importing this module n
 from __future__ import annotations
 
 import pypto.language as pl
+import pypto.language.distributed as pld
 
 ROWS = 256
 COLS = 128
@@ -392,7 +393,6 @@ class Window4d:
         return out, out2
 
 
-
 @pl.program
 class ParallelRows:
     """A pl.parallel loop inside a kernel around a pipeline: the reference's code generator
@@ -412,6 +412,93 @@ class ParallelRows:
         return out
 
 
+@pl.program
+class DistExchange:
+    """Publish a tile into this rank's window, signal a peer, wait for its signal, read back:
+    the context parameters, the region invalidation and fence after the window store, the
+    whole-GM invalidation after the wait (`lowering/dist_comm.py`)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(  # noqa: PLR0913, PLR0917 - the windows, the tensors and the ranks
+        self,
+        inp: pl.Tensor[[16, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+        data: pld.DistributedTensor[[16, 64], pl.FP32],
+        signal: pld.DistributedTensor[[2, 1], pl.INT32],
+        me: pl.Scalar[pl.INT32],
+        peer: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(inp, [0, 0], [16, 64])
+        data = pl.store(t, [0, 0], data)
+        pld.system.notify(signal, peer=peer, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(signal=signal, offsets=[peer, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        u = pl.load(data, [0, 0], [16, 64])
+        v = pl.add(u, t)
+        out = pl.store(v, [0, 0], out)
+        return out
+
+
+@pl.program
+class DistRemote:
+    """Push a tile into every peer's windows (an atomic add into a rank-3 window, a plain store
+    into a rank-2 one), signal, wait, then pull the peers' slices with remote loads."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(  # noqa: PLR0913, PLR0917 - the windows, the tensors and the ranks
+        self,
+        inp: pl.Tensor[[16, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+        data: pld.DistributedTensor[[2, 16, 64], pl.FP32],
+        recv: pld.DistributedTensor[[32, 64], pl.FP32],
+        signal: pld.DistributedTensor[[4, 8], pl.INT32],
+        me: pl.Scalar[pl.INT32],
+        n: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(inp, [0, 0], [16, 64])
+        for p in pl.range(2):
+            if p != me:
+                pld.tile.remote_store(t, data, peer=p, offsets=[me, 0, 0], atomic=pld.AtomicType.Add)
+                pld.tile.remote_store(t, recv, peer=p, offsets=[me * 16, 0])
+                pld.system.notify(signal, peer=p, offsets=[me, 0], value=n, op=pld.NotifyOp.Set)
+        for p in pl.range(2):
+            if p != me:
+                pld.system.wait(signal=signal, offsets=[p, 0], expected=n, cmp=pld.WaitCmp.Eq)
+        acc = pl.load(inp, [0, 0], [16, 64])
+        for p in pl.range(2):
+            if p != me:
+                r = pld.tile.remote_load(recv, peer=p, offsets=[p * 16, 0], shape=[16, 64])
+                acc = pl.add(acc, r)
+        out = pl.store(acc, [0, 0], out)
+        return out
+
+
+@pl.program
+class DistPut:
+    """Copy rows of a local tensor into every peer's window through a staging tile (a region
+    put, lowered by the reference to `tile.create` + `pld.tile.put`), then signal and wait."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        src: pl.Tensor[[32, 128], pl.BF16],
+        window: pld.DistributedTensor[[64, 128], pl.BF16],
+        signal: pld.DistributedTensor[[2, 1], pl.INT32],
+        out: pl.Out[pl.Tensor[[64, 128], pl.BF16]],
+        me: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[64, 128], pl.BF16]:
+        for p in pl.range(2):
+            pld.tensor.put(dst=window, peer=p, src=src, dst_offsets=[me * 32, 0], src_offsets=[0, 0],
+                           shape=[32, 128], chunk_rows=8, chunk_cols=128)
+        for p in pl.range(2):
+            if p != me:
+                pld.system.notify(signal, peer=p, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        for p in pl.range(2):
+            if p != me:
+                pld.system.wait(signal=signal, offsets=[p, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        t = pl.load(window, [0, 0], [64, 128])
+        out = pl.store(t, [0, 0], out)
+        return out
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -428,5 +515,8 @@ PROGRAMS = {
     "assemble_transpose": AssembleTranspose,
     "window_4d": Window4d,
     "parallel_rows": ParallelRows,
+    "dist_exchange": DistExchange,
+    "dist_remote": DistRemote,
+    "dist_put": DistPut,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}

@@ -59,6 +59,7 @@ class CompileResult:
 def function_passes(options: CompileOptions) -> list[FunctionPass]:
     """The DSL passes, in order (parsing, with memory-space completion, comes before)."""
     from slotsat.lowering.carry_copies import CarryCopies
+    from slotsat.lowering.dist_comm import InsertCommFence, MaterializeDistTensorCtx
     from slotsat.lowering.init_memref import InitMemRef
     from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
     from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
@@ -78,6 +79,14 @@ def function_passes(options: CompileOptions) -> list[FunctionPass]:
         # 7. A carried value still read after its next value is written: that value gets a
         #    buffer of its own and a move into the carry's (the reference's YieldFixup).
         CarryCopies(),
+        # 8. A distributed tensor's communication-context parameter (and the callers' context
+        #    arguments), after every pass that reads or rebuilds signatures, as the reference's
+        #    MaterializeDistTensorCtx runs after its hand-off point.
+        MaterializeDistTensorCtx(),
+        # 9. The data-before-signal markers after publishing writes and waits, last, so no pass
+        #    moves a statement between a write and its markers (the reference's InsertCommFence
+        #    is the last pass of its pipeline too).
+        InsertCommFence(),
     ]
 
 
@@ -126,7 +135,7 @@ def compile_module(module: ir.Module, options: CompileOptions | None = None) -> 
     with heap.compiling():
         heap.settle()
         lowered, declines = run_passes(module, function_passes(opts))
-        # 8. pto-codegen last: regions, blockers and emission read the resolved allocations.
+        # 10. pto-codegen last: regions, blockers and emission read the resolved allocations.
         with phases.phase("codegen"):
             out = PtoCodegen(planner=opts.planner, mode=opts.mode, backend=opts.backend).run(lowered)
     return CompileResult(

@@ -457,10 +457,11 @@ class Interpreter:
 
     def _bind_params(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> None:
         if isinstance(args, Mapping):
-            missing = [p.name_hint for p in fn.params if p.name_hint not in args]
+            # a communication context has no value of its own to pass (`_param_value`)
+            missing = [p.name_hint for p in fn.params if p.name_hint not in args and p.type != _COMM_CTX]
             if missing:
                 raise InterpreterError(f"no value for parameter(s) {', '.join(missing)}", fn.span)
-            values = [args[p.name_hint] for p in fn.params]
+            values: list[Any] = [args.get(p.name_hint) for p in fn.params]
             for v in ir.dynamic_dimensions(fn):  # a symbolic dimension's value, by its name
                 if v.name_hint in args:
                     self._env[v.id] = _canon(int(args[v.name_hint]), DType.INDEX)
@@ -499,6 +500,8 @@ class Interpreter:
             if v is None:
                 return None
             return _canon(v, t.dtype)
+        if t == _COMM_CTX:
+            return None  # a communication context: read only by the distributed ops, never computed with
         raise InterpreterError(f"parameter '{p.name_hint}' has unsupported type", p.span)
 
     def _shape_of(self, t: ir.TensorType) -> list[int | None]:
@@ -1202,6 +1205,15 @@ def _op_matmul_acc(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(_wrap_array(base + prod, acc.dtype), acc.valid, acc.dtype, acc.shape, acc.backing)
 
 
+_COMM_CTX = ir.OpaqueType("pld.CommCtxType")
+
+
+def _op_memory_marker(it: Interpreter, c: ir.Call) -> Value:
+    """`system.fence` / `system.cacheinvalid`: ordering and coherence of GM between ranks; in
+    one rank's sequential run they change no value."""
+    return None
+
+
 def _op_move(it: Interpreter, c: ir.Call) -> Value:
     t = it._tile(c.args[0], c.span)
     return TileVal(_need_data(t).copy(), t.valid, t.dtype, t.shape)
@@ -1463,6 +1475,8 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.get_block_idx": (0, 0, frozenset()),
     "tile.get_block_num": (0, 0, frozenset()),
     "tile.get_subblock_idx": (0, 0, frozenset()),
+    "system.fence": (0, 0, frozenset()),
+    "system.cacheinvalid": (0, 3, frozenset()),
     **{f"tile.col_expand{k}": (2, 2, frozenset()) for k in ("", "_add", "_sub", "_mul", "_div")},
     "tile.minimums": (2, 2, frozenset()),
     "tensor.read": (2, 2, frozenset()),
@@ -1507,6 +1521,8 @@ def unmodelled_call(c: ir.Call) -> str | None:
 
 
 _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
+    "system.fence": _op_memory_marker,
+    "system.cacheinvalid": _op_memory_marker,
     "tile.load": _op_load,
     "tile.store": _op_store,
     "tile.move": _op_move,

@@ -401,11 +401,20 @@ return out
      "c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(t, s)\nreturn out",
      TILE_PARAMS, "slotsat's code generator does not emit tile.col_expand_mul of a tile.slice view (ptoas "
                   "needs the slice copied out first)"),
-    ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\nreturn out",
-     "a: pld.DistributedTensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
-     "parameter 'a' has a distributed tensor (the reference adds its communication-context parameter and "
-     "the cache invalidation and fences around its accesses in passes after the hand-off point, which "
-     "slotsat does not run), which slotsat's code generator does not emit"),
+    ("pld.system.notify(a, 1, [0, 0], v, op=0)\nreturn out",
+     "a: pld.DistributedTensor[[2, 1], pl.INT32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]], "
+     "v: pl.Scalar[pl.INT64]",
+     "slotsat's code generator passes the value of pld.system.notify only as a literal, a pl.INT32 or a "
+     "pl.INDEX scalar, got pl.INT64"),
+    ("pld.tile.put(a, 1, b, [0, 0])\nreturn out",
+     "a: pld.DistributedTensor[[2, 64], pl.FP32], b: pl.Tensor[[2, 64], pl.FP32], "
+     "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+     "pld.tile.put copies through staging tiles: argument 4 (and 5 of the double-staged form) must be a tile"),
+    ("s: pl.Tile[[2, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([2, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)\n"
+     "pld.tile.get(b, 1, a, s)\nreturn out",
+     "a: pld.DistributedTensor[[2, 64], pl.FP32], b: pl.Tensor[[2, 64], pl.FP32], "
+     "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+     "slotsat's code generator does not support pld.tile.get"),
     ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
      "s: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)\nreturn out",
      TILE_PARAMS, "slotsat's code generator does not support tile.sin"),
