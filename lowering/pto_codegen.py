@@ -1783,6 +1783,28 @@ class FunctionEmitter(Emitter):
             ins.append((tmp, tile_type_string(src.type)))
         self._dps_line(sp, ins, dst, self.handle_types.get(dst, tile_type_string(target.type)), attrs)
 
+    def _emit_mrgsort(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                      where: Span) -> None:
+        """`tile.mrgsort_format2`, the 2- to 4-way merge: `pto.tmrgsort ins(%src0, ..., %tmp
+        {exhausted = B} : ...) outs(%dst, %executed : TB, vector<4xi16>)`, the scratch tile
+        last among the sources and the executed-status vector a zero constant defined just
+        before, as PyPTO's backend emits it (`MakeMrgSortCodegenPTO`)."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
+        if not 3 <= len(c.args) <= 5 or not all(
+                isinstance(a, ir.Var) and isinstance(a.type, ir.TileType) for a in c.args):
+            raise PassError(f"{c.op} merges 2 to 4 source tiles with a scratch tile last", where)
+        ins = [self._tile_arg(a) for a in c.args if isinstance(a, ir.Var)]
+        attrs = self._attr_dict(c, sp, where)
+        dst = self.define_tile(target)
+        dst_type = self.handle_types.get(dst, tile_type_string(target.type))
+        executed = f"%{self.fresh_name('executed_vec')}"
+        self.line(f"{executed} = arith.constant dense<0> : vector<4xi16>")
+        names = ", ".join(n for n, _ in ins)
+        types = ", ".join(t for _, t in ins)
+        self.line(f"{sp.pto} ins({names}{attrs} : {types}) "
+                  f"outs({dst}, {executed} : {dst_type}, vector<4xi16>)")
+
     def _emit_tensor_view(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                           where: Span) -> None:
         """`tensor.view`: a new `pto.make_tensor_view` of the input's base pointer with the
@@ -2459,7 +2481,10 @@ def call_arguments(c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> dict[s
 def _required_arguments(op: str, sp: pto_spelling.Spelling) -> int:
     """How many arguments a call of `op` must pass: the DSL subset's signature where slotsat
     models the op (`pl.load(t, offsets, shape)`, `pl.row_sum(t)`: codegen makes the scratch),
-    else the reference's required ones (less a scratch codegen makes)."""
+    else the reference's required ones (less a scratch codegen makes), unless the spelling
+    entry says otherwise."""
+    if sp.required is not None:
+        return sp.required
     spec = ops.lookup(op)
     if spec is not None:
         return len(spec.params) - len(spec.optional)

@@ -63,6 +63,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
+    VectorType,
     i64,
 )
 from xdsl.ir import (
@@ -545,7 +546,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
     "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tgather", "pto.tsel",
-    "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tmrgsort",
+    "pto.tsetval", "pto.tci", "pto.tsort32",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
 
@@ -556,6 +557,31 @@ DPS_OPS: tuple[type[DpsOp], ...] = (
     *(_dps_op(name) for name in DPS_OP_NAMES),
     *(_dps_op(name, DpsAttrInsOp) for name in DPS_ATTR_INS_OP_NAMES),
 )
+
+
+@irdl_op_definition
+class TMrgSortOp(IRDLOperation):
+    """`pto.tmrgsort`, both of ptoas's forms (`PTOOps.td`): format 1 `ins(%src, %block_len :
+    TB, i32) outs(%dst : TB)`; format 2, a 2- to 4-way merge, `ins(%src0, ..., %tmp {exhausted
+    = B} : TB...) outs(%dst, %executed : TB, vector<4xi16>)`, whose second destination is the
+    executed-status vector (PyPTO's backend, `MakeMrgSortCodegenPTO`)."""
+
+    name = "pto.tmrgsort"
+    ins = var_operand_def()
+    outs = var_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    assembly_format = "`ins` `(` $ins attr-dict `:` type($ins) `)` `outs` `(` $outs `:` type($outs) `)`"
+
+    def verify_(self) -> None:
+        if len(self.outs) == 1:
+            return
+        status = VectorType(IntegerType(16), [4])
+        if len(self.outs) != 2 or self.outs[1].type != status:
+            raise VerifyException("pto.tmrgsort writes its destination tile and, in format 2, the "
+                                  "executed-status vector<4xi16>")
+        if not 3 <= len(self.ins) <= 5:
+            raise VerifyException("pto.tmrgsort format 2 merges 2 to 4 sources, with a scratch tile last")
 
 
 @irdl_op_definition
@@ -790,6 +816,7 @@ PTO = Dialect(
         TReshapeOp,
         SubViewOp,
         *DPS_OPS,
+        TMrgSortOp,
         TGetValOp,
         SetValidShapeOp,
         LoadScalarOp,

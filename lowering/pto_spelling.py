@@ -26,7 +26,7 @@ from slotsat.core import ir, ops
 FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmul_acc", "spmd", "dim",
                    "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble",
                    "tensor_view", "cacheinvalid", "fence", "notify", "wait", "remote_load",
-                   "remote_store", "put"})
+                   "remote_store", "put", "mrgsort"})
 """Emission forms; `dps` is the default."""
 
 
@@ -63,6 +63,9 @@ class Spelling:
     type_keywords: frozenset[str]
     defaults: dict[str, Any]
     param: str | None
+    required: int | None = None
+    """How many arguments a call must pass, where the reference's backend takes fewer than its
+    op registry requires (`tile.mrgsort_format2`: 2 to 4 sources and the scratch tile)."""
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -102,6 +105,7 @@ def _spelling(op: str, e: dict[str, Any]) -> Spelling:
         type_keywords=frozenset(e.get("type_keywords", ())),
         defaults=dict(e.get("defaults", {})),
         param=e.get("param"),
+        required=e.get("required"),
     )
 
 

@@ -277,6 +277,35 @@ class ColSumSort:
 
 
 @pl.program
+class MergeSort:
+    """32-element block sorts merged by the 2-way and the 4-way merge sort
+    (tile.mrgsort_format2 with its scratch tile, `exhausted` off and on)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[4, 32], pl.FP32],
+        ids: pl.Tensor[[4, 32], pl.UINT32],
+        out: pl.Out[pl.Tensor[[2, 256], pl.FP32]],
+    ) -> pl.Tensor[[2, 256], pl.FP32]:
+        r0 = pl.tile.sort32(pl.tile.load(x, [0, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec),
+                            pl.tile.load(ids, [0, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec))
+        r1 = pl.tile.sort32(pl.tile.load(x, [1, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec),
+                            pl.tile.load(ids, [1, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec))
+        r2 = pl.tile.sort32(pl.tile.load(x, [2, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec),
+                            pl.tile.load(ids, [2, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec))
+        r3 = pl.tile.sort32(pl.tile.load(x, [3, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec),
+                            pl.tile.load(ids, [3, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec))
+        tmp2 = pl.tile.create([1, 128], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        two = pl.mrgsort(r0, r1, tmp=tmp2, exhausted=False)
+        tmp4 = pl.tile.create([1, 256], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        four = pl.mrgsort(r0, r1, r2, r3, tmp=tmp4, exhausted=True)
+        out = pl.tile.store(two, [0, 0], out)
+        out = pl.tile.store(four, [1, 0], out)
+        return out
+
+
+@pl.program
 class TensorView2d:
     """A 3-D tensor parameter viewed as 2-D (`tensor.view`) and loaded through the view."""
 
@@ -515,6 +544,7 @@ PROGRAMS = {
     "assemble_transpose": AssembleTranspose,
     "window_4d": Window4d,
     "parallel_rows": ParallelRows,
+    "merge_sort": MergeSort,
     "dist_exchange": DistExchange,
     "dist_remote": DistRemote,
     "dist_put": DistPut,

@@ -22,7 +22,14 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+)
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.parser import Parser
 
@@ -202,6 +209,8 @@ class _Run:
             value = op.properties["value"]
             if isinstance(value, IntegerAttr):
                 self.env[result] = int(value.value.data)
+            elif isinstance(value, DenseIntOrFPElementsAttr):
+                self.env[result] = None  # tmrgsort's executed-status vector: not an address
             else:
                 assert isinstance(value, FloatAttr)
                 self.env[result] = float(value.value.data)
@@ -280,6 +289,9 @@ class _Run:
         if op.name in SCRATCH_SECOND and len(read) >= 2:
             scratch = [read[1]]
             read = [read[0]]
+        elif op.name == "pto.tmrgsort" and len(outs) == 2:
+            scratch = [read[-1]]  # format 2: the scratch tile is the last source
+            read = read[:-1]
         for x in read:
             x.last_read = t
             if x.write is None:

@@ -105,3 +105,14 @@ def test_a_destination_op_needs_one_type_per_operand() -> None:
                    f"  pto.tadd ins(%a, %a : {TT}) outs(%a : {TT})")
     with pytest.raises(ParseError, match="expected 1 operand types but had 2"):
         parse_and_verify(text)
+
+
+def test_a_format_2_merge_sort_writes_its_tile_and_the_executed_status_vector() -> None:
+    alloc = f"  %a = pto.alloc_tile valid_row = %c64_index valid_col = %c64_index : {TT}\n"
+    merge = (f"  pto.tmrgsort ins(%a, %a, %a {{exhausted = false}} : {TT}, {TT}, {TT}) "
+             f"outs(%a, %e : {TT}, VEC)")
+    good = alloc + "  %e = arith.constant dense<0> : vector<4xi16>\n" + merge.replace("VEC", "vector<4xi16>")
+    parse_and_verify(_module(good))
+    bad = alloc + "  %e = arith.constant dense<0> : vector<4xi32>\n" + merge.replace("VEC", "vector<4xi32>")
+    with pytest.raises(VerifyException, match="executed-status vector<4xi16>"):
+        parse_and_verify(_module(bad))
