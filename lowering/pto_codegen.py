@@ -1805,6 +1805,31 @@ class FunctionEmitter(Emitter):
         self.line(f"{sp.pto} ins({names}{attrs} : {types}) "
                   f"outs({dst}, {executed} : {dst_type}, vector<4xi16>)")
 
+    def _emit_gather_mask(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                          where: Span) -> None:
+        """`tile.gather_mask`, the mask form of the gather: `pto.tgather ins(%src, {maskPattern =
+        #pto.mask_pattern<P0101>} : TB, "row") outs(%dst : TB)`, the keyword's value (1 to 7)
+        mapped to ptoas's pattern by the entry, as PyPTO's backend emits it
+        (`MakeGatherMaskCodegenPTO`). `output_dtype` only selects the result's dtype, which the
+        result tile's type carries."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
+        if len(c.args) != 1 or not isinstance(c.args[0], ir.Var) or \
+                not isinstance(c.args[0].type, ir.TileType):
+            raise PassError(f"{c.op} takes one source tile", where)
+        (mask,) = sp.attrs
+        value = c.kwarg(mask.keyword)
+        key = None if value is None else _keyword_text(value)
+        if key is None or key not in mask.values:
+            raise PassError(f"slotsat's code generator does not support {c.op} with {mask.keyword}="
+                            f"{key if key is not None else 'absent'} (ptoas's patterns are "
+                            f"{', '.join(sorted(mask.values))})", where)
+        src, src_type = self._tile_arg(c.args[0])
+        dst = self.define_tile(target)
+        dst_type = self.handle_types.get(dst, tile_type_string(target.type))
+        self.line(f"{sp.pto} ins({src}, {{{mask.name} = #pto.{mask.enum}<{mask.values[key]}>}} : {src_type}, "
+                  f"\"row\") outs({dst} : {dst_type})")
+
     def _emit_tensor_view(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                           where: Span) -> None:
         """`tensor.view`: a new `pto.make_tensor_view` of the input's base pointer with the

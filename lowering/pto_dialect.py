@@ -313,6 +313,15 @@ class LayoutAttr(_KeywordAttr):
     ALLOWED: ClassVar[tuple[str, ...]] = ("nd", "dn", "nz")
 
 
+@irdl_attr_definition
+class MaskPatternAttr(_KeywordAttr):
+    """`#pto.mask_pattern<P0101>`: which elements of each group a mask-form `pto.tgather`
+    keeps (ptoas's `MaskPattern`; PyPTO's `mask_patterns` table, keyword values 1 to 7)."""
+
+    name = "pto.mask_pattern"
+    ALLOWED: ClassVar[tuple[str, ...]] = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
+
+
 class _EnumAttr(ParametrizedAttribute, SpacedOpaqueSyntaxAttribute):
     """ptoas's enum attributes, printed `#pto<MNEMONIC CASE>` (`PTOAttrs.td` `EnumAttr`)."""
 
@@ -545,7 +554,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.trowexpandmax", "pto.trowexpandmin", "pto.trowexpandexpdif",
     "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
-    "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tgather", "pto.tsel",
+    "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tsel",
     "pto.tsetval", "pto.tci", "pto.tsort32",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
@@ -557,6 +566,97 @@ DPS_OPS: tuple[type[DpsOp], ...] = (
     *(_dps_op(name) for name in DPS_OP_NAMES),
     *(_dps_op(name, DpsAttrInsOp) for name in DPS_ATTR_INS_OP_NAMES),
 )
+
+
+@irdl_op_definition
+class TGatherOp(IRDLOperation):
+    """`pto.tgather`, two of ptoas's forms: the index form `ins(%src, %indices, %tmp : TB, TB,
+    TB) outs(%dst : TB)`, and the mask form `ins(%src, {maskPattern = #pto.mask_pattern<P0101>} :
+    TB, "row") outs(%dst : TB)`, whose attribute dictionary follows the source after a comma and
+    whose axis string follows the source's type (PyPTO's backend, `MakeGatherMaskCodegenPTO`).
+    The mask form is not expressible in xdsl's declarative format (an attribute dictionary
+    inside a comma-separated list, a literal after the types), hence the parser below."""
+
+    name = "pto.tgather"
+    ins = var_operand_def()
+    outs = var_operand_def()
+    axis = opt_prop_def(StringAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    AXES: ClassVar[tuple[str, ...]] = ("row",)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TGatherOp:
+        parser.parse_keyword("ins")
+        parser.parse_punctuation("(")
+        names = [parser.parse_unresolved_operand()]
+        attrs: dict[str, Attribute] = {}
+        while parser.parse_optional_punctuation(",") is not None:
+            dictionary = parser.parse_optional_attr_dict()
+            if dictionary:
+                attrs = dict(dictionary)
+                break
+            names.append(parser.parse_unresolved_operand())
+        parser.parse_punctuation(":")
+        types = [parser.parse_type()]
+        axis: StringAttr | None = None
+        while parser.parse_optional_punctuation(",") is not None:
+            text = parser.parse_optional_str_literal()
+            if text is not None:
+                axis = StringAttr(text)
+                break
+            types.append(parser.parse_type())
+        parser.parse_punctuation(")")
+        if len(types) != len(names):
+            parser.raise_error(f"expected {len(names)} operand types but had {len(types)}")
+        ins = [parser.resolve_operand(n, t) for n, t in zip(names, types, strict=True)]
+        parser.parse_keyword("outs")
+        parser.parse_punctuation("(")
+        out_names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        parser.parse_punctuation(":")
+        out_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        parser.parse_punctuation(")")
+        if len(out_types) != len(out_names):
+            parser.raise_error(f"expected {len(out_names)} operand types but had {len(out_types)}")
+        outs = [parser.resolve_operand(n, t) for n, t in zip(out_names, out_types, strict=True)]
+        if not attrs:
+            attrs = dict(parser.parse_optional_attr_dict())
+        properties: dict[str, Attribute] = {} if axis is None else {"axis": axis}
+        return cls.build(operands=[ins, outs], attributes=attrs, properties=properties)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        printer.print_list(self.ins, printer.print_operand)
+        if self.axis is not None:
+            printer.print_string(", ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in self.ins], printer.print_attribute)
+        if self.axis is not None:
+            printer.print_string(", ")
+            printer.print_attribute(self.axis)
+        printer.print_string(") outs(")
+        printer.print_list(self.outs, printer.print_operand)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in self.outs], printer.print_attribute)
+        printer.print_string(")")
+        if self.axis is None:
+            printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        if len(self.outs) != 1:
+            raise VerifyException("pto.tgather writes exactly one destination")
+        mask = self.attributes.get("maskPattern")
+        if self.axis is None:
+            if mask is not None:
+                raise VerifyException("pto.tgather's mask form names its axis (\"row\") after the "
+                                      "source's type")
+            return
+        if self.axis.data not in self.AXES:
+            raise VerifyException(f"pto.tgather's mask form gathers along {', '.join(self.AXES)}")
+        if len(self.ins) != 1 or not isinstance(mask, MaskPatternAttr):
+            raise VerifyException("pto.tgather's mask form takes one source and a "
+                                  "maskPattern = #pto.mask_pattern<...>")
 
 
 @irdl_op_definition
@@ -816,6 +916,7 @@ PTO = Dialect(
         TReshapeOp,
         SubViewOp,
         *DPS_OPS,
+        TGatherOp,
         TMrgSortOp,
         TGetValOp,
         SetValidShapeOp,
@@ -832,6 +933,7 @@ PTO = Dialect(
         KernelKindAttr,
         LayoutAttr,
         FenceScopeAttr,
+        MaskPatternAttr,
         AddressSpaceAttr,
         *ENUM_ATTRS,
     ],

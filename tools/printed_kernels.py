@@ -306,6 +306,32 @@ class MergeSort:
 
 
 @pl.program
+class GatherMask:
+    """A 32-element block sort's (value, index) pairs split by tile.gather_mask: the values
+    (P0101), the indices reinterpreted as INT32 (P1010, output_dtype) and every fourth
+    element (P0001)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[1, 32], pl.FP32],
+        ids: pl.Tensor[[1, 32], pl.UINT32],
+        vals: pl.Out[pl.Tensor[[1, 32], pl.FP32]],
+        idxs: pl.Out[pl.Tensor[[1, 32], pl.INT32]],
+        quarter: pl.Out[pl.Tensor[[1, 16], pl.FP32]],
+    ) -> tuple[pl.Tensor[[1, 32], pl.FP32], pl.Tensor[[1, 32], pl.INT32], pl.Tensor[[1, 16], pl.FP32]]:
+        pairs = pl.tile.sort32(pl.tile.load(x, [0, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec),
+                               pl.tile.load(ids, [0, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec))
+        v = pl.tile.gather_mask(pairs, mask_pattern=1)
+        i = pl.tile.gather_mask(pairs, mask_pattern=2, output_dtype=pl.INT32)
+        q = pl.tile.gather_mask(pairs, mask_pattern=3)
+        vals = pl.tile.store(v, [0, 0], vals)
+        idxs = pl.tile.store(i, [0, 0], idxs)
+        quarter = pl.tile.store(q, [0, 0], quarter)
+        return vals, idxs, quarter
+
+
+@pl.program
 class TensorView2d:
     """A 3-D tensor parameter viewed as 2-D (`tensor.view`) and loaded through the view."""
 
@@ -545,6 +571,7 @@ PROGRAMS = {
     "window_4d": Window4d,
     "parallel_rows": ParallelRows,
     "merge_sort": MergeSort,
+    "gather_mask": GatherMask,
     "dist_exchange": DistExchange,
     "dist_remote": DistRemote,
     "dist_put": DistPut,

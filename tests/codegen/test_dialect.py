@@ -116,3 +116,19 @@ def test_a_format_2_merge_sort_writes_its_tile_and_the_executed_status_vector() 
     bad = alloc + "  %e = arith.constant dense<0> : vector<4xi32>\n" + merge.replace("VEC", "vector<4xi32>")
     with pytest.raises(VerifyException, match="executed-status vector<4xi16>"):
         parse_and_verify(_module(bad))
+
+
+def test_a_mask_gather_names_its_pattern_and_axis_and_the_index_form_has_neither() -> None:
+    alloc = f"  %a = pto.alloc_tile valid_row = %c64_index valid_col = %c64_index : {TT}\n"
+    mask = alloc + (f"  pto.tgather ins(%a, {{maskPattern = #pto.mask_pattern<P1010>}} : {TT}, \"row\") "
+                    f"outs(%a : {TT})")
+    assert "#pto.mask_pattern<P1010>" in parse_and_verify(_module(mask))
+    index = alloc + f"  pto.tgather ins(%a, %a, %a : {TT}, {TT}, {TT}) outs(%a : {TT})"
+    parse_and_verify(_module(index))
+    with pytest.raises(VerifyException, match="must be one of"):
+        parse_and_verify(_module(mask.replace("P1010", "P0110")))
+    with pytest.raises(VerifyException, match="gathers along row"):
+        parse_and_verify(_module(mask.replace('"row"', '"col"')))
+    masked = f"outs(%a : {TT}) {{maskPattern = #pto.mask_pattern<P1010>}}"
+    with pytest.raises(VerifyException, match="names its axis"):
+        parse_and_verify(_module(index.replace(f"outs(%a : {TT})", masked)))

@@ -418,6 +418,10 @@ return out
     ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
      "s: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)\nreturn out",
      TILE_PARAMS, "slotsat's code generator does not support tile.sin"),
+    ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
+     "g: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.gather_mask(t, mask_pattern=9)\nreturn out",
+     TILE_PARAMS, "slotsat's code generator does not support tile.gather_mask with mask_pattern=9 (ptoas's "
+                  "patterns are 1, 2, 3, 4, 5, 6, 7)"),
 ])
 def test_what_is_not_emitted_is_one_located_error(body: str, params: str, message: str) -> None:
     err = error(kernel(body, params=params, ret=TILE_RET, decls="import pypto.language.distributed as pld"))

@@ -66,9 +66,9 @@ def test_the_dialect_declares_what_the_entry_emits(op: str) -> None:
     if sp.form == "dps" and sp.attrs and sp.attr_at == "ins":
         assert sp.pto in pto_dialect.DPS_ATTR_INS_OP_NAMES
     elif sp.form == "dps":
-        # pto.tmrgsort has a class of its own (format 2 writes a second destination), with the
-        # destination-style syntax of the others
-        assert sp.pto in (*pto_dialect.DPS_OP_NAMES, pto_dialect.TMrgSortOp.name)
+        # pto.tmrgsort and pto.tgather have classes of their own (format 2 writes a second
+        # destination; the mask form's syntax), with the destination-style syntax of the others
+        assert sp.pto in (*pto_dialect.DPS_OP_NAMES, pto_dialect.TMrgSortOp.name, pto_dialect.TGatherOp.name)
 
 
 def test_every_enum_case_the_table_prints_is_a_case_of_the_dialect() -> None:
@@ -77,7 +77,9 @@ def test_every_enum_case_the_table_prints_is_a_case_of_the_dialect() -> None:
         for a in sp.attrs:
             if a.enum is None:
                 continue
-            cases = pto_dialect.ENUM_CASES[a.enum]
+            # the mask form's pattern is a parameter attribute, #pto.mask_pattern<CASE>
+            cases = (pto_dialect.MaskPatternAttr.ALLOWED if sp.form == "gather_mask"
+                     else pto_dialect.ENUM_CASES[a.enum])
             for case in a.values.values():
                 if case is not None:
                     assert case in cases, f"{sp.op}: #pto<{a.enum} {case}>"
