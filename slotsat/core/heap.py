@@ -8,6 +8,12 @@ cost a few seconds of a 10,000-loop compilation. `compiling()` lets a pass bound
 `settle()` what exists so far into the collector's permanent generation (`gc.freeze`), which
 no collection scans; objects there are still freed by reference counting as soon as nothing
 refers to them. When the block ends everything is handed back (`gc.unfreeze`).
+
+Inside the block the collector's thresholds are also raised (`COMPILING_THRESHOLDS`, never
+lowered), and restored when it ends: a compilation allocates millions of small, mostly acyclic
+objects, and the default young-generation threshold of 700 runs a collection every few
+thousand of them (measured on the 1,000-loop single-function bench point: 6.4 s with the
+defaults, 5.2 s raised; peak memory the same).
 """
 
 from __future__ import annotations
@@ -15,6 +21,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+COMPILING_THRESHOLDS = (10_000, 50, 100)
+"""`gc.set_threshold` inside a `compiling()` block (each at least the caller's own)."""
 
 
 class _State:
@@ -35,9 +44,12 @@ def compiling() -> Iterator[None]:
         yield
         return
     _STATE.owner = True
+    before = gc.get_threshold()
+    gc.set_threshold(*(max(a, b) for a, b in zip(before, COMPILING_THRESHOLDS, strict=True)))
     try:
         yield
     finally:
+        gc.set_threshold(*before)
         _STATE.owner = False
         gc.unfreeze()
 

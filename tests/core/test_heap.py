@@ -50,3 +50,14 @@ def test_the_collector_off_means_no_freezing() -> None:
             assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
+
+
+def test_a_compilation_raises_the_thresholds_and_restores_the_callers() -> None:
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 500)  # a caller's own: the third is above COMPILING_THRESHOLDS
+        with heap.compiling():
+            assert gc.get_threshold() == (heap.COMPILING_THRESHOLDS[0], heap.COMPILING_THRESHOLDS[1], 500)
+        assert gc.get_threshold() == (700, 10, 500)
+    finally:
+        gc.set_threshold(*before)
