@@ -70,7 +70,8 @@ def test_sort32_sorts_rows_independently() -> None:
     v0, i0 = _pairs(r[0])  # type: ignore[index]
     v1, i1 = _pairs(r[1])  # type: ignore[index]
     assert v0 == v1 == list(range(31, -1, -1))
-    assert i0 == list(range(31, -1, -1)) and i1 == list(range(32))
+    assert i0 == list(range(31, -1, -1))
+    assert i1 == list(range(32))
 
 
 def test_sort32_keeps_equal_values_in_input_order() -> None:
@@ -192,7 +193,8 @@ def test_format2_merges_two_lists() -> None:
     (r,) = _run(_format2_fn("False"), {"x": x, "ids": ids, "out": np.zeros((1, 128), np.float32)})
     values, index = _pairs(r[0])  # type: ignore[index]
     # 62 (list 0, then list 1: lists in argument order), then 61 (odd[30]), 60 (even[30]), ...
-    assert values[:2] == [62.0, 62.0] and index[:2] == [31, 131]
+    assert values[:2] == [62.0, 62.0]
+    assert index[:2] == [31, 131]
     m = np.arange(2, 64)
     assert values[2:] == (63 - m).tolist()
     assert index[2:] == [((63 - k) // 2) + (100 if (63 - k) % 2 else 0) for k in m]
