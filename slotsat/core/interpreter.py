@@ -1631,6 +1631,26 @@ def _op_gather_mask(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(data, (rows, cols // stride), dtype, (rows, cols // stride))
 
 
+
+def _op_gather(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.gather(src, indices, tmp)`: `dst[i, j] = src.flat[indices[i, j]]`, the flat
+    element offset into the row-major `src` (the reference's docstring of `pl.tile.gather`:
+    "Computes dst[i, j] = src[indices[i, j]]", and its lowering of a last-dim gather to flat
+    offsets `i * src_cols + index[i, j]`); `tmp` is scratch space. An offset outside `src` is
+    an `InterpreterError` (the hardware reads whatever is there)."""
+    src, idx = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    it._tile(c.args[2], c.span)
+    if src.valid != src.shape or idx.valid != idx.shape:
+        raise Unmodelled("the interpreter models tile.gather of fully valid tiles only", c.span)
+    if idx.dtype not in (DType.INT32, DType.INT16) or src.dtype is DType.BF16:
+        raise Unmodelled(f"tile.gather of pl.{src.dtype.value} by pl.{idx.dtype.value} offsets", c.span)
+    flat = _need_data(src).reshape(-1)
+    offsets = _need_data(idx).astype(np.int64)
+    if offsets.size and (offsets.min() < 0 or offsets.max() >= flat.size):
+        bad = int(offsets[(offsets < 0) | (offsets >= flat.size)][0])
+        raise InterpreterError(f"tile.gather offset {bad} is outside the {list(src.shape)} source", c.span)
+    return TileVal(flat[offsets].copy(), idx.shape, src.dtype, idx.shape)
+
 _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.create": (1, 1, frozenset({"dtype", "target_memory"})),
     "tile.full": (1, 2, frozenset({"dtype", "value"})),
@@ -1659,6 +1679,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.mrgsort_format1": (2, 2, frozenset()),
     "tile.mrgsort_format2": (3, 5, frozenset({"exhausted"})),
     "tile.gather_mask": (1, 2, frozenset({"mask_pattern", "output_dtype"})),
+    "tile.gather": (3, 3, frozenset()),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
@@ -1730,6 +1751,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.mrgsort_format1": _op_mrgsort1,
     "tile.mrgsort_format2": _op_mrgsort2,
     "tile.gather_mask": _op_gather_mask,
+    "tile.gather": _op_gather,
 }
 
 

@@ -237,3 +237,27 @@ def test_outputs_that_differ_only_in_stored_index_bits_differ() -> None:
     assert outputs_equal((b,), (b.copy(),)) is None
     assert outputs_equal((b,), (c,)) == "result 0: element [1] differs in its bits (an integer stored in a float)"
     assert outputs_equal((np.array([0.0], np.float32),), (np.array([-0.0], np.float32),)) is None
+
+
+_GATHER = ("x: pl.Tensor[[2, 8], pl.FP32], ix: pl.Tensor[[2, 4], pl.INT32], out: pl.Out[pl.Tensor[[2, 4], pl.FP32]]",
+           "pl.Tensor[[2, 4], pl.FP32]", """
+s: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [2, 8])
+i: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.load(ix, [0, 0], [2, 4])
+t: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.tile.create([2, 4], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+g: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.gather(s, i, t)
+r: pl.Tensor[[2, 4], pl.FP32] = pl.store(g, [0, 0], out)
+return r
+""")
+
+
+def test_gather_reads_flat_offsets_into_the_source() -> None:
+    x = np.arange(16, dtype=np.float32).reshape(2, 8) * 10
+    ix = np.array([[7, 0, 3, 3], [8, 15, 9, 1]], dtype=np.int32)  # row 1 offsets i * 8 + column
+    (r,) = _run(_fn(*_GATHER), {"x": x, "ix": ix, "out": np.zeros((2, 4), np.float32)})
+    assert r.tolist() == [[70, 0, 30, 30], [80, 150, 90, 10]]  # type: ignore[union-attr]
+
+
+def test_gather_outside_the_source_is_a_fault() -> None:
+    ix = np.array([[0, 1, 2, 16], [0, 0, 0, 0]], dtype=np.int32)
+    with pytest.raises(InterpreterError, match="offset 16 is outside the \\[2, 8\\] source"):
+        _run(_fn(*_GATHER), {"x": np.zeros((2, 8), np.float32), "ix": ix, "out": np.zeros((2, 4), np.float32)})
