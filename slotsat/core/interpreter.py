@@ -28,8 +28,11 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 `col_expand` family, `tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`,
 `tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`,
 `tile.transpose_view`, `tile.slice` with a valid-shape request, `tile.store` with
-`atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`
-and `tensor.write` (in place on the tensor argument). Any other op, a call of another
+`atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`,
+`tensor.write` (in place on the tensor argument), the sort family `tile.sort32`,
+`tile.mrgsort_format1` and `tile.mrgsort_format2` (descending, equal values in input order,
+(value, raw index bits) pairs in FP32 rows; not `exhausted=True`; see the section's facts),
+`tile.gather_mask` and `tile.gather` (flat offsets). Any other op, a call of another
 function, a modelled op in a form of the reference the model does not cover
 (`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
 before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's
@@ -1908,7 +1911,8 @@ def random_identity(rng: np.random.Generator) -> dict[str, int]:
 def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
                   atol: float = 1e-3) -> str | None:
     """None when the two result tuples agree (exactly for integers, `np.allclose` for floats,
-    NaN equal to NaN); otherwise a one-line description of the first difference."""
+    NaN equal to NaN, and bit for bit where both floats are subnormal: the integers
+    `tile.sort32` stores in FP32 rows); otherwise a one-line description of the first difference."""
     if len(a) != len(b):
         return f"{len(a)} results vs {len(b)}"
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
