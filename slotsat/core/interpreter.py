@@ -28,8 +28,11 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 `col_expand` family, `tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`,
 `tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`,
 `tile.transpose_view`, `tile.slice` with a valid-shape request, `tile.store` with
-`atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`
-and `tensor.write` (in place on the tensor argument). Any other op, a call of another
+`atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`,
+`tensor.write` (in place on the tensor argument), the sort family `tile.sort32`,
+`tile.mrgsort_format1` and `tile.mrgsort_format2` (descending, equal values in input order,
+(value, raw index bits) pairs in FP32 rows; not `exhausted=True`; see the section's facts),
+`tile.gather_mask` and `tile.gather` (flat offsets). Any other op, a call of another
 function, a modelled op in a form of the reference the model does not cover
 (`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
 before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's
@@ -1468,6 +1471,189 @@ def _op_transpose_view(it: Interpreter, c: ir.Call) -> Value:
                    t.backing)
 
 
+# --------------------------------------------------------------------------------------
+# the sort family (`pto.tsort32`, `pto.tmrgsort`) and the mask-pattern gather
+#
+# Facts (the reference, tests/st/runtime/ops/test_sort.py and its goldens; src/ir/op/tile_ops/
+# sort.cpp; python/pypto/language/op/tile_ops.py): TSORT32 sorts each 32-element block of a
+# row in descending order and writes (value, index) pairs interleaved into an FP32 row of twice
+# the width, the index being the idx tile's element at the value's position, stored as its raw
+# 32 bits (`idx[order].view(float32)`); idx is an input only. TMRGSORT format1 merges, in each
+# row, every 4 consecutive sorted runs of `block_len` FP32 elements (`block_len / 2` pairs)
+# into one descending run (the goldens sort 4 * 64, then 4 * 256 ... to a full descending sort);
+# format2 merges its 2 to 4 sorted source rows into the destination (the tmp tile's shape).
+# Equal values keep their input order (the order of the concatenated lists for a merge): the
+# constraint "score[i] == score[j], i > j: score[j] is selected first, the index order follows
+# the input order" of the A2/A3 Sort and MrgSort instructions (CANN 8.5.0 Ascend C API,
+# atlasascendc_api_07_0847 and its Sort page), which TSORT32 / TMRGSORT issue there. A NaN, or
+# zeros of both signs, in one sort stop the run with `Unmodelled` rather than guess; so do
+# `exhausted=True` (the merge stops when a list runs out: what the rest of the destination
+# holds is not documented), unsorted merge inputs, an FP16 source (its pair layout differs)
+# and any shape the goldens do not cover.
+
+
+def _sort_tile(it: Interpreter, arg: ir.CallArg, what: str, c: ir.Call) -> TileVal:
+    t = it._tile(arg, c.span)
+    if t.dtype is not DType.FP32:
+        raise Unmodelled(f"the interpreter models {c.op} of FP32 tiles only ({what} is "
+                         f"pl.{t.dtype.value})", c.span)
+    if t.valid != t.shape:
+        raise Unmodelled(f"the interpreter models {c.op} of a fully valid {what} only (valid "
+                         f"{list(t.valid)} of {list(t.shape)})", c.span)
+    return t
+
+
+def _sorted_pairs(values: Array, bits: Array, c: ir.Call) -> tuple[Array, Array]:
+    """The (value, index-bits) pairs in descending order of value, equal values in their input
+    order; a NaN, or zeros of both signs (whose order the reference does not document), are
+    `Unmodelled`."""
+    if np.isnan(values).any():
+        raise Unmodelled(f"{c.op} of a NaN: the reference does not document where it sorts", c.span)
+    zeros = values[values == 0]
+    if len(np.unique(np.signbit(zeros))) > 1:
+        raise Unmodelled(f"{c.op} of +0.0 and -0.0: the reference does not document their order", c.span)
+    order = np.argsort(-values.astype(np.float64), kind="stable")
+    return values[order], bits[order]
+
+
+def _interleave(values: Array, bits: Array) -> Array:
+    out = np.empty(2 * len(values), dtype=np.uint32)
+    out[0::2] = values.astype(np.float32).view(np.uint32)
+    out[1::2] = bits
+    return out.view(np.float32)
+
+
+def _split_pairs(row: Array) -> tuple[Array, Array]:
+    raw = np.ascontiguousarray(row, dtype=np.float32).view(np.uint32)
+    return raw[0::2].view(np.float32).copy(), raw[1::2].copy()
+
+
+def _ensure_descending(values: Array, what: str, c: ir.Call) -> None:
+    if len(values) > 1 and not bool((values[:-1] >= values[1:]).all()):
+        raise Unmodelled(f"{c.op} of a {what} that is not descending: the reference "
+                         "documents the merge of sorted lists only", c.span)
+
+
+def _op_sort32(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.sort32(src, idx)`: each 32-element block of each row of `src` sorted descending,
+    as (value, idx bits) pairs in an FP32 row of twice the width (see the facts above)."""
+    src = _sort_tile(it, c.args[0], "the source", c)
+    idx = it._tile(c.args[1], c.span)
+    rows, cols = src.shape
+    if idx.dtype not in (DType.UINT32, DType.INT32) or idx.shape != src.shape or idx.valid != idx.shape:
+        raise Unmodelled("the interpreter models tile.sort32 with a fully valid 32-bit integer index "
+                         "tile of the source's shape only", c.span)
+    if cols % 32:
+        raise Unmodelled(f"tile.sort32 of {cols} columns (not a multiple of 32)", c.span)
+    vals = _need_data(src)
+    bits = _need_data(idx).astype(np.int64).astype(np.uint32)
+    out = np.empty((rows, 2 * cols), dtype=np.float32)
+    for r in range(rows):
+        for b in range(0, cols, 32):
+            v, ix = _sorted_pairs(vals[r, b:b + 32].astype(np.float32), bits[r, b:b + 32], c)
+            out[r, 2 * b:2 * b + 64] = _interleave(v, ix)
+    return TileVal(out, (rows, 2 * cols), DType.FP32, (rows, 2 * cols))
+
+
+def _merge(runs: Sequence[Array], c: ir.Call) -> Array:
+    vs, bs = [], []
+    for k, run in enumerate(runs):
+        v, b = _split_pairs(run)
+        _ensure_descending(v, f"list {k}", c)
+        vs.append(v)
+        bs.append(b)
+    v, b = _sorted_pairs(np.concatenate(vs), np.concatenate(bs), c)
+    return _interleave(v, b)
+
+
+def _op_mrgsort1(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.mrgsort_format1(src, block_len)`: every 4 consecutive descending runs of `block_len`
+    elements of the one-row `src` merged into one descending run."""
+    src = _sort_tile(it, c.args[0], "the source", c)
+    arg = c.args[1]
+    block = it.scalar(arg) if isinstance(arg, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+    if not isinstance(block, int) or block <= 0 or block % 64:
+        raise InterpreterError(f"tile.mrgsort_format1 needs a block_len that is a positive multiple of 64, "
+                               f"not {block}", c.span)
+    rows, cols = src.shape
+    if rows != 1:
+        raise Unmodelled(f"tile.mrgsort_format1 of {rows} rows (the reference's tests merge one row)", c.span)
+    if cols % (4 * block):
+        raise Unmodelled(f"tile.mrgsort_format1 of {cols} columns with block_len {block} (not whole groups "
+                         "of 4 runs, which the reference's tests do not cover)", c.span)
+    data = _need_data(src)
+    out = np.empty((rows, cols), dtype=np.float32)
+    for r in range(rows):
+        for g in range(0, cols, 4 * block):
+            runs = [data[r, g + k * block:g + (k + 1) * block] for k in range(4)]
+            out[r, g:g + 4 * block] = _merge(runs, c)
+    return TileVal(out, (rows, cols), DType.FP32, (rows, cols))
+
+
+def _op_mrgsort2(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.mrgsort_format2(src0, src1[, src2[, src3]], tmp, exhausted=False)`: the 2 to 4
+    descending one-row lists merged into one descending row of the tmp tile's shape
+    (`exhausted=True` is declined by `unmodelled_call`)."""
+    srcs = [_sort_tile(it, a, f"list {k}", c) for k, a in enumerate(c.args[:-1])]
+    tmp = it._tile(c.args[-1], c.span)
+    total = sum(s.shape[1] for s in srcs)
+    if any(s.shape[0] != 1 for s in srcs) or tmp.shape != (1, total):
+        raise Unmodelled("the interpreter models tile.mrgsort_format2 of one-row lists into a one-row "
+                         "tmp tile as wide as the lists together only", c.span)
+    if any(s.shape[1] % 2 for s in srcs):
+        raise InterpreterError("tile.mrgsort_format2 needs lists of whole (value, index) pairs", c.span)
+    out = _merge([_need_data(s)[0] for s in srcs], c).reshape(1, total)
+    return TileVal(out, (1, total), DType.FP32, (1, total))
+
+
+_MASK_PATTERNS = {1: (2, 0), 2: (2, 1), 3: (4, 0), 4: (4, 1), 5: (4, 2), 6: (4, 3), 7: (1, 0)}
+"""`tile.gather_mask`'s `mask_pattern` (P0101 .. P1111): (stride, first column)."""
+
+
+def _op_gather_mask(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.gather_mask(src, mask_pattern=P[, output_dtype=D])`: the columns the pattern selects
+    (P0101: 0, 2, 4, ...; P1010: 1, 3, 5, ...; P0001 .. P1000: every fourth from 0 .. 3; P1111:
+    all) of each row, compacted; `output_dtype` (of the same width) reinterprets the bits."""
+    t = it._tile(c.args[0], c.span)
+    pattern = c.kwarg("mask_pattern")
+    if pattern is None and len(c.args) > 1:
+        pattern = c.args[1]
+    if not isinstance(pattern, ir.ConstInt) or pattern.value not in _MASK_PATTERNS:
+        raise InterpreterError("tile.gather_mask needs a literal mask_pattern in [1, 7]", c.span)
+    stride, first = _MASK_PATTERNS[pattern.value]
+    rows, cols = t.shape
+    if t.valid != t.shape or cols % stride:
+        raise Unmodelled("the interpreter models tile.gather_mask of a fully valid tile of whole "
+                         "pattern groups only", c.span)
+    out_type = c.kwarg("output_dtype")
+    dtype = out_type.dtype if isinstance(out_type, ir.DTypeArg) else t.dtype
+    src_np, dst_np = np.dtype(numpy_dtype(t.dtype)), np.dtype(numpy_dtype(dtype))
+    if t.dtype is DType.BF16 or dtype is DType.BF16 or src_np.itemsize != dst_np.itemsize:
+        raise Unmodelled(f"tile.gather_mask from pl.{t.dtype.value} to pl.{dtype.value}", c.span)
+    data = np.ascontiguousarray(_need_data(t)[:, first::stride]).view(dst_np).copy()
+    return TileVal(data, (rows, cols // stride), dtype, (rows, cols // stride))
+
+
+
+def _op_gather(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.gather(src, indices, tmp)`: `dst[i, j] = src.flat[indices[i, j]]`, the flat
+    element offset into the row-major `src` (the reference's docstring of `pl.tile.gather`:
+    "Computes dst[i, j] = src[indices[i, j]]", and its lowering of a last-dim gather to flat
+    offsets `i * src_cols + index[i, j]`); `tmp` is scratch space. An offset outside `src` is
+    an `InterpreterError` (the hardware reads whatever is there)."""
+    src, idx = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    it._tile(c.args[2], c.span)
+    if src.valid != src.shape or idx.valid != idx.shape:
+        raise Unmodelled("the interpreter models tile.gather of fully valid tiles only", c.span)
+    if idx.dtype not in (DType.INT32, DType.INT16) or src.dtype is DType.BF16:
+        raise Unmodelled(f"tile.gather of pl.{src.dtype.value} by pl.{idx.dtype.value} offsets", c.span)
+    flat = _need_data(src).reshape(-1)
+    offsets = _need_data(idx).astype(np.int64)
+    if offsets.size and (offsets.min() < 0 or offsets.max() >= flat.size):
+        bad = int(offsets[(offsets < 0) | (offsets >= flat.size)][0])
+        raise InterpreterError(f"tile.gather offset {bad} is outside the {list(src.shape)} source", c.span)
+    return TileVal(flat[offsets].copy(), idx.shape, src.dtype, idx.shape)
+
 _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.create": (1, 1, frozenset({"dtype", "target_memory"})),
     "tile.full": (1, 2, frozenset({"dtype", "value"})),
@@ -1492,6 +1678,11 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.row_expand": (2, 2, frozenset()),
     "tile.col_sum": (1, 2, frozenset()),
     "tensor.write": (3, 3, frozenset()),
+    "tile.sort32": (2, 2, frozenset()),
+    "tile.mrgsort_format1": (2, 2, frozenset()),
+    "tile.mrgsort_format2": (3, 5, frozenset({"exhausted"})),
+    "tile.gather_mask": (1, 2, frozenset({"mask_pattern", "output_dtype"})),
+    "tile.gather": (3, 3, frozenset()),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
@@ -1514,6 +1705,10 @@ def unmodelled_call(c: ir.Call) -> str | None:
         return f"{c.op} with {len(c.args)} arguments"
     if c.op == "tile.store" and _atomic(c) not in ("None_", "Add"):
         return f"tile.store with atomic=pl.AtomicType.{_atomic(c)}"
+    flag = c.kwarg("exhausted") if c.op == "tile.mrgsort_format2" else None
+    if flag is not None and not (isinstance(flag, ir.ConstInt) and flag.value == 0):
+        return ("tile.mrgsort_format2 with exhausted=True (the merge stops when a list runs out; "
+                "what the rest of the destination holds is not documented)")
     for key, value in c.kwargs:
         if key not in keywords and not ops.is_default_keyword(key, value) and key not in ops.NUMERIC_KEYWORDS:
             return f"{c.op} with keyword '{key}'"
@@ -1555,6 +1750,11 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.row_expand": _op_row_expand_plain,
     "tile.col_sum": _op_col_sum,
     "tensor.write": _op_tensor_write,
+    "tile.sort32": _op_sort32,
+    "tile.mrgsort_format1": _op_mrgsort1,
+    "tile.mrgsort_format2": _op_mrgsort2,
+    "tile.gather_mask": _op_gather_mask,
+    "tile.gather": _op_gather,
 }
 
 
@@ -1711,7 +1911,8 @@ def random_identity(rng: np.random.Generator) -> dict[str, int]:
 def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
                   atol: float = 1e-3) -> str | None:
     """None when the two result tuples agree (exactly for integers, `np.allclose` for floats,
-    NaN equal to NaN); otherwise a one-line description of the first difference."""
+    NaN equal to NaN, and bit for bit where both floats are subnormal: the integers
+    `tile.sort32` stores in FP32 rows); otherwise a one-line description of the first difference."""
     if len(a) != len(b):
         return f"{len(a)} results vs {len(b)}"
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
@@ -1725,6 +1926,9 @@ def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
                     pos = tuple(int(k) for k in bad)
                     got, want = float(yf[pos]), float(xf[pos])
                     return f"result {i}: element {list(pos)} is {got!r}, expected {want!r}"
+                bits = _tiny_bits_differ(x, y)
+                if bits is not None:
+                    return f"result {i}: element {bits} differs in its bits (an integer stored in a float)"
             elif not np.array_equal(x, y):
                 pos = tuple(int(k) for k in np.argwhere(x != y)[0])
                 return f"result {i}: element {list(pos)} is {y[pos].item()!r}, expected {x[pos].item()!r}"
@@ -1734,3 +1938,20 @@ def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
                              and math.isclose(x, y, rel_tol=rtol, abs_tol=atol)):
             return f"result {i}: {y!r}, expected {x!r}"
     return None
+
+
+def _tiny_bits_differ(x: Array, y: Array) -> list[int] | None:
+    """The first element where two float arrays of one dtype both hold a subnormal (or zero,
+    not both) and differ in their bits: the raw 32-bit integers `tile.sort32` stores in FP32
+    rows are subnormals, which a tolerance would call equal. None when there is none."""
+    if x.dtype != y.dtype or x.dtype not in (np.float32, np.float16):
+        return None
+    tiny = np.finfo(x.dtype).tiny
+    uint = np.uint32 if x.dtype == np.float32 else np.uint16
+    xa, ya = np.ascontiguousarray(x), np.ascontiguousarray(y)
+    with np.errstate(invalid="ignore"):
+        small = (np.abs(xa) < tiny) & (np.abs(ya) < tiny) & ~((xa == 0) & (ya == 0))
+    diff = small & (xa.view(uint) != ya.view(uint))
+    if not diff.any():
+        return None
+    return [int(k) for k in np.argwhere(diff)[0]]
