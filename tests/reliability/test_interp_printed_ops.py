@@ -9,21 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from slotsat.core import ir
-from slotsat.core.dsl.parser import parse_source
-from slotsat.core.interpreter import Interpreter, InterpreterError, ensure_modelled
+from slotsat.core.interpreter import InterpreterError, ensure_modelled
+from tests.reliability.interp_harness import kernel, run
 
-
-def _fn(params: str, ret: str, body: str) -> ir.Function:
-    indented = "\n".join("        " + ln for ln in body.strip("\n").splitlines())
-    src = (f"import pypto.language as pl\n\n\n@pl.program\nclass K:\n"
-           f"    @pl.function(type=pl.FunctionType.InCore)\n"
-           f"    def kernel(self, {params}) -> {ret}:\n{indented}\n")
-    return parse_source(src, "k.py").programs[0].functions[0]
-
-
-def _run(fn: ir.Function, args: dict[str, object]) -> tuple[object, ...]:
-    return Interpreter(physical=False, prefetch=False).run(fn, args)
+_fn = kernel
+_run = run
 
 
 P = "a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 4], pl.FP32]]"

@@ -12,23 +12,16 @@ import numpy as np
 import pytest
 
 from slotsat.core import ir
-from slotsat.core.dsl.parser import parse_source
 from slotsat.core.dsl.printer import print_expr
 from slotsat.core.errors import SlotsatError
-from slotsat.core.interpreter import Interpreter, InterpreterError, ensure_modelled
+from slotsat.core.interpreter import InterpreterError
+from tests.reliability.interp_harness import kernel, run
 
-
-def _fn(params: str, ret: str, body: str) -> ir.Function:
-    indented = "\n".join("        " + ln for ln in body.strip("\n").splitlines())
-    src = (f"import pypto.language as pl\n\n\n@pl.program\nclass K:\n"
-           f"    @pl.function(type=pl.FunctionType.InCore)\n"
-           f"    def kernel(self, {params}) -> {ret}:\n{indented}\n")
-    return parse_source(src, "k.py").programs[0].functions[0]
+_fn = kernel
 
 
 def _run(fn: ir.Function, args: dict[str, object]) -> tuple[object, ...]:
-    ensure_modelled(fn)
-    return Interpreter(physical=False, prefetch=False).run(fn, args)
+    return run(fn, args, modelled=True)
 
 
 T3 = "pl.Tensor[[2, 3, 8], pl.FP32]"
