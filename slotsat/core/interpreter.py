@@ -993,7 +993,7 @@ def _window_addresses(tensor: Array, offsets: Sequence[int], extents: Sequence[i
         axis = [1] * len(extents)
         axis[k] = e
         address = address + ((o + np.arange(e, dtype=np.int64)) * strides[k]).reshape(axis)
-    if address.size and (int(address.min()) < 0 or int(address.max()) >= tensor.size):
+    if bool(np.any((address < 0) | (address >= tensor.size))):
         raise InterpreterError(f"{what} outside the tensor (offsets {list(offsets)}, window {list(extents)} "
                                f"of a tensor of shape {list(tensor.shape)})", span)
     return address
@@ -1649,7 +1649,7 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
         raise Unmodelled(f"tile.gather of pl.{src.dtype.value} by pl.{idx.dtype.value} offsets", c.span)
     flat = _need_data(src).reshape(-1)
     offsets = _need_data(idx).astype(np.int64)
-    if offsets.size and (offsets.min() < 0 or offsets.max() >= flat.size):
+    if bool(np.any((offsets < 0) | (offsets >= flat.size))):
         bad = int(offsets[(offsets < 0) | (offsets >= flat.size)][0])
         raise InterpreterError(f"tile.gather offset {bad} is outside the {list(src.shape)} source", c.span)
     return TileVal(flat[offsets].copy(), idx.shape, src.dtype, idx.shape)
