@@ -28,7 +28,9 @@ COMPILING_THRESHOLDS = (10_000, 50, 100)
 
 class _State:
     owner = False
-    """A `compiling()` block is open and froze nothing of its caller's."""
+    """A `compiling()` block is open (the outermost one)."""
+    freezing = False
+    """That block may freeze: its caller had frozen nothing of its own."""
 
 
 _STATE = _State()
@@ -36,27 +38,32 @@ _STATE = _State()
 
 @contextmanager
 def compiling() -> Iterator[None]:
-    """A compilation: `settle()` inside it freezes; the frozen objects are unfrozen at the end.
+    """A compilation: the collector's thresholds raised, and `settle()` inside it freezing; at
+    the end the caller's thresholds are restored and the frozen objects unfrozen.
 
-    Does nothing when it is nested, when the collector is off, or when the caller froze
-    objects of its own (unfreezing would release those too)."""
-    if _STATE.owner or not gc.isenabled() or gc.get_freeze_count() != 0:
+    Does nothing when it is nested or when the collector is off. When the caller froze objects
+    of its own (unfreezing would release those too; some interpreters start with frozen
+    objects), it raises the thresholds but does not freeze."""
+    if _STATE.owner or not gc.isenabled():
         yield
         return
     _STATE.owner = True
+    _STATE.freezing = gc.get_freeze_count() == 0
     before = gc.get_threshold()
     gc.set_threshold(*(max(a, b) for a, b in zip(before, COMPILING_THRESHOLDS, strict=True)))
     try:
         yield
     finally:
         gc.set_threshold(*before)
+        if _STATE.freezing:
+            gc.unfreeze()
         _STATE.owner = False
-        gc.unfreeze()
+        _STATE.freezing = False
 
 
 def settle() -> None:
     """Move every object the collector tracks into its permanent generation, inside a
-    `compiling()` block (else nothing): for a pass boundary, after which what exists is either
-    the compilation's long-lived data or freed by reference counting."""
-    if _STATE.owner:
+    `compiling()` block that may freeze (else nothing): for a pass boundary, after which what
+    exists is either the compilation's long-lived data or freed by reference counting."""
+    if _STATE.owner and _STATE.freezing:
         gc.freeze()
