@@ -1800,10 +1800,7 @@ class FunctionEmitter(Emitter):
         dst_type = self.handle_types.get(dst, tile_type_string(target.type))
         executed = f"%{self.fresh_name('executed_vec')}"
         self.line(f"{executed} = arith.constant dense<0> : vector<4xi16>")
-        names = ", ".join(n for n, _ in ins)
-        types = ", ".join(t for _, t in ins)
-        self.line(f"{sp.pto} ins({names}{attrs} : {types}) "
-                  f"outs({dst}, {executed} : {dst_type}, vector<4xi16>)")
+        self._dps_line(sp, ins, f"{dst}, {executed}", f"{dst_type}, vector<4xi16>", attrs)
 
     def _emit_gather_mask(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                           where: Span) -> None:

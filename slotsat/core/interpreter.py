@@ -953,26 +953,23 @@ def _op_load(it: Interpreter, c: ir.Call) -> Value:
     rank = tensor.ndim
     if len(offsets) != rank:
         raise InterpreterError(f"load has {len(offsets)} offsets for a tensor of rank {rank}", c.span)
-    dtype = _tensor_dtype(c.args[0])
+    region: Array
     if len(shape) > 2:
         # A rank-N window (the reference's FlattenTileNdTo2D form): a 2-D tile of the merged
         # shape, its rows the window's leading dimensions in order.
-        rows, cols = _merged(shape)
-        vr, vc = _merged(valid)
-        data = np.zeros((rows, cols), dtype=tensor.dtype)
-        data[:vr, :vc] = _window(tensor, offsets, valid, "load reads", c.span).reshape(vr, vc)
-        return TileVal(data, (vr, vc), dtype, (rows, cols))
-    ext = _region(valid, rank, c.span)
-    for o, e, d in zip(offsets, ext, tensor.shape, strict=True):
-        if e > 0 and (o < 0 or o + e > d):
-            raise InterpreterError(f"load reads rows/columns [{o}, {o + e}) outside a tensor dimension of "
-                                   f"size {d} (offsets {offsets}, valid shape {valid})", c.span)
-    region = tensor[tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))]
-    rows, cols = _rc(shape)
-    vr, vc = _rc(valid)
+        (rows, cols), (vr, vc) = _merged(shape), _merged(valid)
+        region = _window(tensor, offsets, valid, "load reads", c.span)
+    else:
+        ext = _region(valid, rank, c.span)
+        for o, e, d in zip(offsets, ext, tensor.shape, strict=True):
+            if e > 0 and (o < 0 or o + e > d):
+                raise InterpreterError(f"load reads rows/columns [{o}, {o + e}) outside a tensor dimension "
+                                       f"of size {d} (offsets {offsets}, valid shape {valid})", c.span)
+        region = tensor[tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))]
+        (rows, cols), (vr, vc) = _rc(shape), _rc(valid)
     data = np.zeros((rows, cols), dtype=tensor.dtype)
     data[:vr, :vc] = region.reshape(vr, vc)
-    return TileVal(data, (vr, vc), dtype, (rows, cols))
+    return TileVal(data, (vr, vc), _tensor_dtype(c.args[0]), (rows, cols))
 
 
 def _merged(shape: Sequence[int]) -> tuple[int, int]:
@@ -1031,10 +1028,7 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
                                    f"(offsets {offsets}, valid shape [{vr}, {vc}])", c.span)
     out = tensor.copy()
     window = tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))
-    part = as_dtype(tile.data[:vr, :vc], dtype).reshape(ext)
-    if _atomic(c) == "Add":
-        part = as_dtype(out[window].astype(np.float64 if dtype.is_float else object) + part, dtype)
-    out[window] = part
+    out[window] = _stored(c, out[window], tile.data[:vr, :vc].reshape(ext), dtype)
     return out
 
 
@@ -1052,12 +1046,17 @@ def _store_window(it: Interpreter, c: ir.Call, tile: TileVal, offsets: list[int]
     address = _window_addresses(tensor, offsets, shapes, "store writes", c.span)
     dtype = _tensor_dtype(c.args[2])
     vr, vc = tile.valid
-    part = as_dtype(tile.data[:vr, :vc], dtype).reshape(address.shape)
     flat = tensor.copy().reshape(-1)
-    if _atomic(c) == "Add":
-        part = as_dtype(flat[address].astype(np.float64 if dtype.is_float else object) + part, dtype)
-    flat[address] = part
+    flat[address] = _stored(c, flat[address], tile.data[:vr, :vc].reshape(address.shape), dtype)
     return flat.reshape(tensor.shape)
+
+
+def _stored(c: ir.Call, old: Array, part: Array, dtype: DType) -> Array:
+    """What a store `c` leaves in the destination elements `old` from the tile's `part`: the
+    part at the tensor's dtype, or with `atomic=pl.AtomicType.Add` the exact sum wrapped to it."""
+    if _atomic(c) == "Add":
+        return as_dtype(old.astype(np.float64 if dtype.is_float else object) + as_dtype(part, dtype), dtype)
+    return as_dtype(part, dtype)
 
 
 def _atomic(c: ir.Call) -> str:
