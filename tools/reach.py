@@ -1,9 +1,11 @@
 """Measure how far slotsat gets on a directory of kernel files: counts per first-error class.
 
-    .venv/bin/python tools/reach.py DIR_OR_FILES... [--glob '*.pre.py'] [--check] [--list]
+    .venv/bin/python tools/reach.py DIR_OR_FILES... [--glob '*.pre.py'] [--roundtrip] [--check] [--list]
 
-For every file, runs `codegen` (the default pipeline and `pto-codegen`, in process) and with
-`--check` the `check` command's verdict too, then prints one table per command: how many
+For every file, runs `codegen` (the default pipeline and `pto-codegen`, in process), with
+`--roundtrip` the printer round trip (parse, print, parse again: the two modules structurally
+equal and the two printings identical), and with `--check` the `check` command's verdict too,
+then prints one table per command: how many
 files succeeded and, for the rest, how many stopped at each first-error class. A class is
 the error message with its quoted names, numbers and expressions blanked (`parameter '_'
 has a dynamic shape ...`), so one construct is one row whatever kernel it comes from.
@@ -58,6 +60,28 @@ def codegen_outcome(text: str, file: str) -> str:
     return "ok"
 
 
+def roundtrip_outcome(text: str, file: str) -> str:
+    """`ok` when `parse(print(parse(text)))` equals `parse(text)` and prints the same text."""
+    from slotsat.core import ir
+    from slotsat.core.dsl.parser import parse_source
+    from slotsat.core.dsl.printer import print_module
+
+    try:
+        first = parse_source(text, file)
+    except SlotsatError as err:
+        return "parse: " + error_class(err.message)
+    printed = print_module(first)
+    try:
+        second = parse_source(printed, file + " (printed)")
+    except SlotsatError as err:
+        return "reparse: " + error_class(err.message)
+    if not ir.structural_equal(first, second):
+        return "reparsed module differs"
+    if print_module(second) != printed:
+        return "reprinted text differs"
+    return "ok"
+
+
 def check_outcome(text: str, file: str) -> str:
     """`confirmed`, `FAILED`, or `unverified: CLASS` of the first unverified function."""
     from slotsat.app.commands.check import check_module
@@ -99,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="files, or directories searched with --glob")
     parser.add_argument("--glob", default="*.pre.py", help="pattern for directories (default *.pre.py)")
+    parser.add_argument("--roundtrip", action="store_true", help="also count printer round trips")
     parser.add_argument("--check", action="store_true", help="also run check and count its verdicts")
     parser.add_argument("--list", action="store_true", help="print every file's outcome")
     args = parser.parse_args(argv)
@@ -108,17 +133,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     codegen: dict[Path, str] = {}
     check: dict[Path, str] = {}
+    roundtrip: dict[Path, str] = {}
     t0 = time.perf_counter()
     for f in files:
         text = f.read_text(encoding="utf-8")
         codegen[f] = codegen_outcome(text, str(f))
+        extra = ""
+        if args.roundtrip:
+            roundtrip[f] = roundtrip_outcome(text, str(f))
+            extra += f"  | roundtrip: {roundtrip[f]}"
         if args.check:
             check[f] = check_outcome(text, str(f))
+            extra += f"  | check: {check[f]}"
         if args.list:
-            extra = f"  | check: {check[f]}" if args.check else ""
             print(f"{f.name}: {codegen[f]}{extra}")
     for line in _table("codegen", codegen):
         print(line)
+    if args.roundtrip:
+        for line in _table("roundtrip", roundtrip):
+            print(line)
     if args.check:
         for line in _table("check", check):
             print(line)

@@ -60,3 +60,15 @@ def test_failures_are_counted_by_class(tmp_path: Path, capsys: pytest.CaptureFix
     assert "     1  no kernel function (nothing emitted)" in out
     assert "check: 0/3 succeeded" in out
     assert "     2  unverified: the interpreter does not model '_'" in out
+def test_the_printed_kernels_all_round_trip(capsys: pytest.CaptureFixture[str]) -> None:
+    reach = _reach()
+    assert reach.main([str(ROOT / "tests" / "data" / "printed"), "--roundtrip"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    total = len(list((ROOT / "tests" / "data" / "printed").glob("*.pre.py")))
+    assert f"roundtrip: {total}/{total} succeeded" in out
+
+
+def test_a_file_that_does_not_parse_is_a_roundtrip_failure_of_its_class(tmp_path: Path) -> None:
+    reach = _reach()
+    bad = "import pypto.language as pl\n\n@pl.program\nclass P:\n    x = pl.frobnicate()\n"
+    assert reach.roundtrip_outcome(bad, str(tmp_path / "bad.py")).startswith("parse: ")
