@@ -32,7 +32,8 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 `tensor.write` (in place on the tensor argument), the sort family `tile.sort32`,
 `tile.mrgsort_format1` and `tile.mrgsort_format2` (descending, equal values in input order,
 (value, raw index bits) pairs in FP32 rows; not `exhausted=True`; see the section's facts),
-`tile.gather_mask` and `tile.gather` (flat offsets). Any other op, a call of another
+`tile.gather_mask`, `tile.gather` (flat offsets) and `tile.fillpad` (the pad values pto-isa
+pins down, `_PAD_VALUES`). Any other op, a call of another
 function, a modelled op in a form of the reference the model does not cover
 (`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
 before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's
@@ -1653,6 +1654,77 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
         raise InterpreterError(f"tile.gather offset {bad} is outside the {list(src.shape)} source", c.span)
     return TileVal(flat[offsets].copy(), idx.shape, src.dtype, idx.shape)
 
+_PAD_VALUES: dict[str, dict[DType, float | int]] = {
+    "zero": {d: 0 for d in (DType.FP32, DType.FP16, DType.BF16, DType.INT32, DType.INT16, DType.INT8,
+                            DType.UINT32, DType.UINT16, DType.UINT8)},
+    "max": {DType.FP32: math.inf, DType.FP16: math.inf, DType.BF16: math.inf, DType.INT32: 2**31 - 1,
+            DType.INT16: 2**15 - 1, DType.INT8: 2**7 - 1, DType.UINT32: 2**32 - 1, DType.UINT16: 2**16 - 1,
+            DType.UINT8: 2**8 - 1},
+    "min": {DType.FP32: -math.inf, DType.FP16: -math.inf, DType.BF16: -math.inf, DType.INT32: -2**31,
+            DType.INT16: -2**15, DType.UINT32: 0, DType.UINT16: 0, DType.UINT8: 0},
+}
+"""What `tile.fillpad` writes for `pl.PadValue.zero / max / min`, per element dtype: pto-isa's
+pad-value table (`PadValueMap` in include/pto/common/constants.hpp, the bits `TFILLPAD` on
+A2/A3 duplicates: FP32 0xff800000 / 0x7f800000, FP16 0xfc00 / 0x7c00, BF16 0xff80 / 0x7f80,
+INT32 0x80000000 / 0x7fffffff, INT16 0x8000 / 0x7fff, unsigned 0 / all ones), which its CPU
+simulator's `TFillPad` agrees with (negative / positive infinity where the dtype has one, else
+the type's lowest / largest), as do the reference's ST goldens (tests/st/runtime/ops/
+test_fillpad.py: FP32 max is inf, min is -inf). Left out, so declined: `min` of INT8 (pto-isa's
+table has held both 0xff and 0x80 for it), 64-bit integers (the device table pads them with 0
+whatever the mode, the simulator with the type's limits) and BOOL (not in the table). The
+reference's debug torch code generator pads floats with the finite `finfo` limits instead; the
+device's table and goldens decide."""
+
+
+def _fillpad_mode(c: ir.Call) -> str:
+    """The `pl.PadValue` member a `tile.fillpad` call pads with (`zero` when it names none)."""
+    arg = c.kwarg("pad_value")
+    if arg is None:
+        return "zero"
+    return arg.member if isinstance(arg, ir.EnumArg) and arg.enum == "pl.PadValue" else "?"
+
+
+def _fillpad_unmodelled(c: ir.Call) -> str | None:
+    """Why the interpreter does not run this `tile.fillpad` (its pad mode or its source's
+    dtype has no pinned-down pad value), or None."""
+    mode = _fillpad_mode(c)
+    if mode not in _PAD_VALUES:
+        return "tile.fillpad other than with pad_value=pl.PadValue.zero, max or min"
+    src = c.args[0] if c.args else None
+    if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) \
+            and src.type.dtype not in _PAD_VALUES[mode]:
+        return (f"tile.fillpad of pl.{src.type.dtype.value} with pl.PadValue.{mode} (the value pto-isa "
+                "pads with is not pinned down for this dtype)")
+    return None
+
+
+def _op_fillpad(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.fillpad(src, pad_value=pl.PadValue.P)`: a new tile of `src`'s shape whose valid
+    part is `src`'s and every other element the pad value (`_PAD_VALUES`); the result is valid
+    over its whole shape (the reference's type rule, `tile.fillpad` in
+    src/ir/op/tile_ops/elementwise.cpp; pto-isa's TFILLPAD pads to the right of the valid
+    columns and below the valid rows). On the device the columns between the valid extent and
+    the next 32-byte boundary are rewritten only when the source's own pad differs from the
+    requested one; a source that already carries that pad keeps whatever its buffer holds
+    there, so that case is declined unless the valid columns end on a 32-byte boundary."""
+    t = it._tile(c.args[0], c.span)
+    mode = _fillpad_mode(c)
+    fill = _PAD_VALUES.get(mode, {}).get(t.dtype)
+    if fill is None:
+        raise Unmodelled(f"the interpreter does not model {_fillpad_unmodelled(c)}", c.span)
+    src = c.args[0]
+    src_pad = src.type.layout.pad if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) \
+        and src.type.layout is not None else None
+    vr, vc = t.valid
+    if src_pad == mode and vc % (32 // t.dtype.nbytes) and vc < t.shape[1]:
+        raise Unmodelled(f"tile.fillpad to pl.PadValue.{mode} of a tile that already carries that pad, "
+                         f"its {vc} valid columns not ending on a 32-byte boundary (the device leaves "
+                         "the columns up to the boundary as they are)", c.span)
+    data = np.full(t.shape, fill, dtype=numpy_dtype(t.dtype))
+    data[:vr, :vc] = _need_data(t)[:vr, :vc]
+    return TileVal(as_dtype(data, t.dtype), t.shape, t.dtype, t.shape)
+
+
 _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.create": (1, 1, frozenset({"dtype", "target_memory"})),
     "tile.full": (1, 2, frozenset({"dtype", "value"})),
@@ -1682,6 +1754,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.mrgsort_format2": (3, 5, frozenset({"exhausted"})),
     "tile.gather_mask": (1, 2, frozenset({"mask_pattern", "output_dtype"})),
     "tile.gather": (3, 3, frozenset()),
+    "tile.fillpad": (1, 1, frozenset({"pad_value"})),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
@@ -1704,6 +1777,8 @@ def unmodelled_call(c: ir.Call) -> str | None:
         return f"{c.op} with {len(c.args)} arguments"
     if c.op == "tile.store" and _atomic(c) not in ("None_", "Add"):
         return f"tile.store with atomic=pl.AtomicType.{_atomic(c)}"
+    if c.op == "tile.fillpad" and (why := _fillpad_unmodelled(c)) is not None:
+        return why
     flag = c.kwarg("exhausted") if c.op == "tile.mrgsort_format2" else None
     if flag is not None and not (isinstance(flag, ir.ConstInt) and flag.value == 0):
         return ("tile.mrgsort_format2 with exhausted=True (the merge stops when a list runs out; "
@@ -1754,6 +1829,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.mrgsort_format2": _op_mrgsort2,
     "tile.gather_mask": _op_gather_mask,
     "tile.gather": _op_gather,
+    "tile.fillpad": _op_fillpad,
 }
 
 
