@@ -1833,6 +1833,7 @@ class FunctionEmitter(Emitter):
                             f"{key if key is not None else 'absent'} (ptoas's patterns are "
                             f"{', '.join(sorted(mask.values))})", where)
         case = mask.values[key]
+        assert case is not None  # the mask entries map every keyword value to a pattern
         return case, f"{{{mask.name} = #pto.{mask.enum}<{case}>}}"
 
     def _emit_scatter_mask(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
