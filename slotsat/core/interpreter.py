@@ -32,8 +32,9 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 `tensor.write` (in place on the tensor argument), the sort family `tile.sort32`,
 `tile.mrgsort_format1` and `tile.mrgsort_format2` (descending, equal values in input order,
 (value, raw index bits) pairs in FP32 rows; not `exhausted=True`; see the section's facts),
-`tile.gather_mask`, `tile.gather` (flat offsets) and `tile.fillpad` (the pad values pto-isa
-pins down, `_PAD_VALUES`). Any other op, a call of another
+`tile.gather_mask`, `tile.gather` (flat offsets), `tile.fillpad` (the pad values pto-isa
+pins down, `_PAD_VALUES`), `tile.col_max` / `tile.col_min` and `tile.concat` (of fully valid
+tiles). Any other op, a call of another
 function, a modelled op in a form of the reference the model does not cover
 (`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
 before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's
@@ -1372,6 +1373,41 @@ def _op_col_sum(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(_wrap_array(out, t.dtype), (1, vc), t.dtype, (1, t.shape[1]))
 
 
+def _op_col_extreme(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.col_max(tile)` / `tile.col_min(tile)`: the largest / smallest element of each
+    column over the valid rows, a `[1, C]` tile with the source's valid columns (the reference's
+    reduction.cpp, `DeduceTileColReductionType`; ptoas's TCOLMAX / TCOLMIN). A column with no
+    valid row has no extreme: declined."""
+    t = it._tile(c.args[0], c.span)
+    vr, vc = t.valid
+    if vr == 0 and vc > 0:
+        raise Unmodelled(f"{c.op} of a tile with no valid row (no element to reduce)", c.span)
+    data = _need_data(t)
+    out = np.zeros((1, t.shape[1]), dtype=data.dtype)
+    if vc > 0:
+        part = data[:vr, :vc]
+        out[0, :vc] = part.max(axis=0) if c.op == "tile.col_max" else part.min(axis=0)
+    return TileVal(as_dtype(out, t.dtype), (1, vc), t.dtype, (1, t.shape[1]))
+
+
+def _op_concat(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.concat(src0, src1)`: the two tiles side by side, `[R, C0 + C1]`, valid over its
+    whole shape (the reference's `DeduceTileConcatType`). pto-isa's TCONCAT places `src1`'s
+    valid columns right after `src0`'s valid columns, not after its shape, and asserts that the
+    destination's valid width is their sum; the interpreter models fully valid sources only,
+    where the two placements agree."""
+    a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    if a.dtype != b.dtype or a.shape[0] != b.shape[0]:
+        raise InterpreterError(f"tile.concat of a {list(a.shape)} pl.{a.dtype.value} and a {list(b.shape)} "
+                               f"pl.{b.dtype.value} tile", c.span)
+    if a.valid != a.shape or b.valid != b.shape:
+        raise Unmodelled("the interpreter models tile.concat of fully valid tiles only (the device places "
+                         "the second tile after the first one's valid columns)", c.span)
+    data = np.concatenate([_need_data(a), _need_data(b)], axis=1)
+    shape = (a.shape[0], a.shape[1] + b.shape[1])
+    return TileVal(data, shape, a.dtype, shape)
+
+
 def _op_tensor_write(it: Interpreter, c: ir.Call) -> Value:
     """`tensor.write(tensor, indices, value)`: element `indices` of the tensor set to the scalar
     `value` (converted to the tensor's dtype). The reference's op writes its argument in place
@@ -1755,6 +1791,9 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.gather_mask": (1, 2, frozenset({"mask_pattern", "output_dtype"})),
     "tile.gather": (3, 3, frozenset()),
     "tile.fillpad": (1, 1, frozenset({"pad_value"})),
+    "tile.col_max": (1, 1, frozenset()),
+    "tile.col_min": (1, 1, frozenset()),
+    "tile.concat": (2, 2, frozenset()),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
@@ -1841,6 +1880,9 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.gather_mask": _op_gather_mask,
     "tile.gather": _op_gather,
     "tile.fillpad": _op_fillpad,
+    "tile.col_max": _op_col_extreme,
+    "tile.col_min": _op_col_extreme,
+    "tile.concat": _op_concat,
 }
 
 

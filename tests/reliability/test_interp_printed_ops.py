@@ -165,3 +165,60 @@ return r
         assert 0 <= args["k"] <= 8
         (r,) = _run(fn, args)
         np.testing.assert_array_equal(r[0], args["x"][0])
+
+
+@pytest.mark.parametrize(("op", "whole", "head"), [("col_max", [13, 10, 15, 16], [9, 10, 11, 12]),
+                                                    ("col_min", [1, 0, 3, 4], [1, 2, 3, 4])])
+def test_col_max_and_col_min_reduce_the_valid_rows_of_each_column(op: str, whole: list[int], head: list[int]) -> None:
+    fn = _fn(P, R, f"""
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+m: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.write(t, [3, 1], 0.0)
+v: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[4, 4])] = pl.tile.set_validshape(m, 4, 4)
+s: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(v)
+h: pl.Tile[[3, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[3, 4])] = pl.tile.slice(t, [3, 4], [0, 0])
+s2: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(h)
+r1: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+r2: pl.Tensor[[4, 4], pl.FP32] = pl.store(s2, [1, 0], r1)
+return r2
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)}, modelled=True)
+    assert isinstance(r, np.ndarray)
+    assert r[0].tolist() == whole  # all four rows, the 0.0 written at [3, 1] among them
+    assert r[1].tolist() == head  # the three valid rows of the slice only
+
+
+def test_a_column_reduction_of_no_valid_row_is_declined() -> None:
+    fn = _fn(P + ", n: pl.Scalar[pl.INDEX]", R, """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 4])] = pl.load(a, [0, 0], [4, 4], [n, 4])
+s: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.col_max(t)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="no valid row"):
+        _run(fn, {"a": A, "n": 0, "out": np.zeros((4, 4), np.float32)})
+
+
+def test_concat_places_the_tiles_side_by_side() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.BF16], b: pl.Tensor[[4, 2], pl.BF16], out: pl.Out[pl.Tensor[[4, 6], pl.BF16]]",
+             "pl.Tensor[[4, 6], pl.BF16]", """
+x: pl.Tile[[4, 4], pl.BF16, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+y: pl.Tile[[4, 2], pl.BF16, pl.Mem.Vec] = pl.load(b, [0, 0], [4, 2])
+z: pl.Tile[[4, 6], pl.BF16, pl.Mem.Vec] = pl.tile.concat(x, y)
+r: pl.Tensor[[4, 6], pl.BF16] = pl.store(z, [0, 0], out)
+return r
+""")
+    b = -np.arange(8, dtype=np.float32).reshape(4, 2)
+    (r,) = _run(fn, {"a": A, "b": b, "out": np.zeros((4, 6), np.float32)}, modelled=True)
+    np.testing.assert_array_equal(r, np.concatenate([A, b], axis=1))
+
+
+def test_concat_of_a_partly_valid_tile_is_declined() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]", "pl.Tensor[[4, 8], pl.FP32]", """
+x: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[4, 3])] = pl.load(a, [0, 0], [4, 4], [4, 3])
+y: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+z: pl.Tile[[4, 8], pl.FP32, pl.Mem.Vec] = pl.tile.concat(x, y)
+r: pl.Tensor[[4, 8], pl.FP32] = pl.store(z, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="fully valid tiles only"):
+        _run(fn, {"a": A, "out": np.zeros((4, 8), np.float32)})
