@@ -24,11 +24,10 @@ broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the va
 written; the scalar operations of `ir.ScalarUnary` / `ir.ScalarBinary` compute exactly.
 Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), `tile.full`,
 `tile.ci` (one row), `tile.get_block_idx` / `get_block_num` / `get_subblock_idx` (the run's
-`identity`), the
-`col_expand` family, `tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`,
-`tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`,
-`tile.transpose_view`, `tile.slice` with a valid-shape request, `tile.store` with
-`atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`,
+`identity`), the `col_expand` family and the `expdif` (`exp(a - b)`) of both expand families,
+`tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`, `tensor.dim`,
+`tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`, `tile.transpose_view`,
+`tile.slice` with a valid-shape request, `tile.store` with `atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`,
 `tensor.write` (in place on the tensor argument), the sort family `tile.sort32`,
 `tile.mrgsort_format1` and `tile.mrgsort_format2` (descending, equal values in input order,
 (value, raw index bits) pairs in FP32 rows; not `exhausted=True`; see the section's facts),
@@ -1164,11 +1163,21 @@ def _op_row_reduce(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(as_dtype(out, t.dtype), (vr, 1), t.dtype, (rows, 1))
 
 
+def _expdif(a: Array, b: Array, t: TileVal, c: ir.Call) -> Array:
+    """`exp(a - b)` of the `*_expand_expdif` ops (the reference's tile_ops.py: `exp(tile[i, :] -
+    row_vec[i, 0])`, `exp(tile[:, j] - col_vec[0, j])`), in the float dtype of `t`."""
+    _float_only(c.op, t, c)
+    with np.errstate(all="ignore"):
+        return as_dtype(np.exp(a - b), t.dtype)
+
+
 def _op_row_expand(it: Interpreter, c: ir.Call) -> Value:
     t, r = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     if r.shape[0] != t.shape[0] or r.shape[1] != 1:
         raise InterpreterError(f"'{c.op}' needs a [{t.shape[0]}, 1] row operand", c.span)
     col = np.repeat(_need_data(r)[:, :1], t.shape[1], axis=1)
+    if c.op == "tile.row_expand_expdif":
+        return TileVal(_expdif(_need_data(t), col, t, c), t.valid, t.dtype, t.shape)
     data = _binary(c.op.replace("row_expand_", ""), _need_data(t), col, t.dtype, c.span)
     return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
 
@@ -1342,6 +1351,8 @@ def _op_col_expand(it: Interpreter, c: ir.Call) -> Value:
     rows = np.repeat(_need_data(col)[:1, :], t.shape[0], axis=0)
     if c.op == "tile.col_expand":
         return TileVal(as_dtype(rows, t.dtype), t.valid, t.dtype, t.shape)
+    if c.op == "tile.col_expand_expdif":
+        return TileVal(_expdif(_need_data(t), rows, t, c), t.valid, t.dtype, t.shape)
     data = _binary(c.op.replace("col_expand_", ""), _need_data(t), rows, t.dtype, c.span)
     return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
 
@@ -1770,7 +1781,8 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.get_subblock_idx": (0, 0, frozenset()),
     "system.fence": (0, 0, frozenset()),
     "system.cacheinvalid": (0, 3, frozenset()),
-    **{f"tile.col_expand{k}": (2, 2, frozenset()) for k in ("", "_add", "_sub", "_mul", "_div")},
+    **{f"tile.col_expand{k}": (2, 2, frozenset()) for k in ("", "_add", "_sub", "_mul", "_div", "_expdif")},
+    "tile.row_expand_expdif": (2, 2, frozenset()),
     "tile.minimums": (2, 2, frozenset()),
     "tensor.read": (2, 2, frozenset()),
     "tensor.dim": (2, 2, frozenset()),
@@ -1863,7 +1875,8 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.get_block_idx": _op_spmd,
     "tile.get_block_num": _op_spmd,
     "tile.get_subblock_idx": _op_spmd,
-    **{f"tile.col_expand{k}": _op_col_expand for k in ("", "_add", "_sub", "_mul", "_div")},
+    **{f"tile.col_expand{k}": _op_col_expand for k in ("", "_add", "_sub", "_mul", "_div", "_expdif")},
+    "tile.row_expand_expdif": _op_row_expand,
     "tensor.read": _op_tensor_read,
     "tensor.dim": _op_tensor_dim,
     "tile.set_validshape": _op_set_validshape,

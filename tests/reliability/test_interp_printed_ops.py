@@ -222,3 +222,18 @@ return r
 """)
     with pytest.raises(InterpreterError, match="fully valid tiles only"):
         _run(fn, {"a": A, "out": np.zeros((4, 8), np.float32)})
+
+
+@pytest.mark.parametrize(("op", "vec", "shape"), [("col_expand_expdif", "a0", "[1, 4]"), ("row_expand_expdif", "c0", "[4, 1]")])
+def test_expdif_is_the_exponential_of_the_difference_with_the_broadcast_vector(op: str, vec: str, shape: str) -> None:
+    fn = _fn(P, R, f"""
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+v: pl.Tile[{shape}, pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], {shape})
+e: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(t, v)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(e, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)}, modelled=True)
+    # row 0 of A broadcast down the rows, or column 0 of A along the columns
+    b = np.repeat(A[:1, :], 4, axis=0) if vec == "a0" else np.repeat(A[:, :1], 4, axis=1)
+    np.testing.assert_allclose(r, np.exp(A - b), rtol=1e-6)
