@@ -27,17 +27,17 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 `identity`), the `col_expand` family and the `expdif` (`exp(a - b)`) of both expand families,
 `tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`, `tensor.dim`,
 `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`, `tile.transpose_view`,
-`tile.slice` with a valid-shape request, `tile.store` with `atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`,
-`tensor.write` (in place on the tensor argument), the sort family `tile.sort32`,
-`tile.mrgsort_format1` and `tile.mrgsort_format2` (descending, equal values in input order,
-(value, raw index bits) pairs in FP32 rows; not `exhausted=True`; see the section's facts),
-`tile.gather_mask`, `tile.gather` (flat offsets), `tile.fillpad` (the pad values pto-isa
-pins down, `_PAD_VALUES`), `tile.col_max` / `tile.col_min` and `tile.concat` (of fully valid
-tiles). Any other op, a call of another
-function, a modelled op in a form of the reference the model does not cover
+`tile.slice` with a valid-shape request, `tile.store` with `atomic=pl.AtomicType.Add`
+(accumulates into the tensor), `tile.row_expand`, `tile.col_sum`, `tensor.write` (in place on
+the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
+`tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
+in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`, `tile.gather`
+(flat offsets), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
+`tile.col_max` / `tile.col_min` and `tile.concat` (of fully valid tiles). Any other op, a call
+of another function, a modelled op in a form of the reference the model does not cover
 (`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
-before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's
-symbolic dimensions take the values given under their names.
+before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic
+dimensions take the values given under their names.
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
