@@ -1967,7 +1967,9 @@ def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
 def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
                   ) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
-    small integers for integer tensors, and integers in `scalar_range` for scalars. Each
+    small integers for integer tensors (non-negative ones below the source's size for a tensor
+    whose loaded tile holds the offsets of a `tile.gather`, `_gather_offset_parameters`), and
+    integers in `scalar_range` for scalars. Each
     symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
     given under its name (the interpreter binds it from there); so is a scalar parameter that
     is a whole dimension of a tensor parameter (drawn before the others). Tensor parameters holding more
@@ -1986,6 +1988,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
         dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
     total = 0
+    offsets = _gather_offset_parameters(fn)
     for p in fn.params:
         t = p.type
         if p.id in dims:
@@ -2002,6 +2005,9 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
                 out[p.name_hint] = as_dtype(rng.uniform(0.25, 2.0, size=shape), t.dtype)
             elif t.dtype is DType.BOOL:
                 out[p.name_hint] = rng.integers(0, 2, size=shape).astype(np.bool_)
+            elif p.id in offsets:  # gather offsets: inside the source
+                drawn = rng.integers(0, min(offsets[p.id], 9), size=shape)
+                out[p.name_hint] = drawn.astype(numpy_dtype(t.dtype))
             else:
                 lo = 0 if t.dtype.is_unsigned else -8
                 out[p.name_hint] = rng.integers(lo, 9, size=shape).astype(numpy_dtype(t.dtype))
@@ -2012,6 +2018,47 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
                 out[p.name_hint] = int(rng.integers(scalar_range[0], scalar_range[1] + 1))
         else:
             out[p.name_hint] = None
+    return out
+
+
+_OFFSET_CARRIERS = frozenset({"tile.slice", "tile.reshape", "tile.move", "tensor.view"})
+"""Ops whose result holds the elements of their first argument (views and copies), followed
+back from a gather's offsets to the tensor they were loaded from."""
+
+
+def _gather_offset_parameters(fn: ir.Function) -> dict[int, int]:
+    """The integer tensor parameters whose elements a `tile.gather` of `fn` uses as offsets (the
+    tile of its second argument loaded from the parameter, through views and copies), each with
+    the smallest element count of a source it indexes: a kernel's contract is that its offsets
+    stay inside the source (the hardware reads whatever lies outside), so `random_inputs` draws
+    them there instead of making every trial fault."""
+    defs: dict[int, ir.Call] = {}
+    gathers: list[ir.Call] = []
+    for st in ir.walk_stmts(fn.body):
+        if isinstance(st, ir.AssignStmt) and isinstance(st.value, ir.Call):
+            defs[st.var.id] = st.value
+            if st.value.op == "tile.gather":
+                gathers.append(st.value)
+    params = {p.id for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.dtype.is_int}
+    out: dict[int, int] = {}
+    for g in gathers:
+        src, idx = (g.args[0], g.args[1]) if len(g.args) > 1 else (None, None)
+        if not (isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) and isinstance(idx, ir.Var)):
+            continue
+        size = _elements(src.type.shape)
+        cur: ir.CallArg = idx
+        loaded = False  # past the load: `cur` names a tensor
+        for _ in range(len(defs) + 1):
+            if not isinstance(cur, ir.Var):
+                break
+            if loaded and cur.id in params:
+                out[cur.id] = min(out.get(cur.id, size), size)
+                break
+            call = defs.get(cur.id)
+            if call is None or not call.args or (call.op != "tile.load" and call.op not in _OFFSET_CARRIERS):
+                break
+            loaded = loaded or call.op == "tile.load"
+            cur = call.args[0]
     return out
 
 
