@@ -33,11 +33,12 @@ the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
 in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`, `tile.gather`
 (flat offsets), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
-`tile.col_max` / `tile.col_min` and `tile.concat` (of fully valid tiles). Any other op, a call
-of another function, a modelled op in a form of the reference the model does not cover
-(`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
-before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic
-dimensions take the values given under their names.
+`tile.col_max` / `tile.col_min`, `tile.concat` (of fully valid tiles) and `tensor.view` (a
+row-major reshape, read only). Any other op, a call of another function, a modelled op in a
+form of the reference the model does not cover (`unmodelled_call`), or a tuple or array value
+is an `InterpreterError` naming it, raised before the run starts (`ensure_modelled`) wherever
+the call sits. A tensor parameter's symbolic dimensions take the values given under their
+names.
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
@@ -444,6 +445,9 @@ class Interpreter:
     _gens: Any = field(default_factory=lambda: itertools.count(1), init=False)
     _steps: int = field(default=0, init=False)
     _prefetched: dict[tuple[int, int], TileVal] = field(default_factory=dict, init=False)
+    _viewed: list[Array] = field(default_factory=list, init=False)
+    """The tensors `tensor.view` reinterpreted in this run and the views it made (held, so
+    identity tests on them stay valid); a store into any of them is not modelled."""
 
     # ---- entry
 
@@ -452,6 +456,7 @@ class Interpreter:
             ensure_interpretable(fn, self.max_elements)
         self._env = {}
         self._slots = {}
+        self._viewed = []
         self._steps = 0
         self._bind_params(fn, args)
         result = self._body(fn.body)
@@ -1013,6 +1018,7 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
     tile = it._tile(c.args[0], c.span)
     offsets = it._list(c.args[1], "store offsets", c.span)
     tensor = it._tensor(c.args[2], c.span)
+    _no_viewed_store(it, tensor, c)
     if isinstance(tensor, TensorSym) or tile.data is None:
         raise InterpreterError("symbolic value in a computing run", c.span)
     rank = tensor.ndim
@@ -1419,6 +1425,35 @@ def _op_concat(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(data, shape, a.dtype, shape)
 
 
+def _op_tensor_view(it: Interpreter, c: ir.Call) -> Value:
+    """`tensor.view(src, shape)`: `src`'s elements read in row-major order as a tensor of
+    `shape` (the reference's `DeduceTensorViewType`: a canonical view over the same memory; its
+    code generator makes a new `pto.make_tensor_view` of `src`'s base pointer with the result's
+    row-major strides). Modelled for a shape of the same element count in the ND layout, read
+    only: stores are functional here, so a store into the view or into the viewed tensor (which
+    the other would see on the device) is declined when it runs."""
+    src = it._tensor(c.args[0], c.span)
+    if isinstance(src, TensorSym):
+        raise InterpreterError("symbolic tensor in a computing run", c.span)
+    layout = c.kwarg("layout")
+    nd = layout is None or (isinstance(layout, ir.EnumArg) and layout.member == "ND")
+    if len(c.args) != 2 or not nd:
+        raise Unmodelled("the interpreter models tensor.view with a shape only, in the ND layout", c.span)
+    shape = it._list(c.args[1], "view shape", c.span)
+    if _elements(shape) != src.size or any(d <= 0 for d in shape):
+        raise Unmodelled(f"tensor.view of a {list(src.shape)} tensor as {shape} (the interpreter models "
+                         "views of the same element count)", c.span)
+    view = src.reshape(shape)
+    it._viewed.extend((src, view))
+    return view
+
+
+def _no_viewed_store(it: Interpreter, tensor: Array | TensorSym, c: ir.Call) -> None:
+    if any(tensor is v for v in it._viewed):
+        raise Unmodelled(f"{c.op} into a tensor that tensor.view reinterprets (the interpreter models "
+                         "views read only)", c.span)
+
+
 def _op_tensor_write(it: Interpreter, c: ir.Call) -> Value:
     """`tensor.write(tensor, indices, value)`: element `indices` of the tensor set to the scalar
     `value` (converted to the tensor's dtype). The reference's op writes its argument in place
@@ -1426,6 +1461,7 @@ def _op_tensor_write(it: Interpreter, c: ir.Call) -> Value:
     and returns it."""
     arg = c.args[0]
     tensor = it._tensor(arg, c.span)
+    _no_viewed_store(it, tensor, c)
     idx = it._list(c.args[1], "write indices", c.span)
     if isinstance(tensor, TensorSym):
         raise InterpreterError("symbolic tensor in a computing run", c.span)
@@ -1806,6 +1842,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.col_max": (1, 1, frozenset()),
     "tile.col_min": (1, 1, frozenset()),
     "tile.concat": (2, 2, frozenset()),
+    "tensor.view": (2, 2, frozenset({"layout"})),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
@@ -1896,6 +1933,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.col_max": _op_col_extreme,
     "tile.col_min": _op_col_extreme,
     "tile.concat": _op_concat,
+    "tensor.view": _op_tensor_view,
 }
 
 

@@ -237,3 +237,45 @@ return r
     # row 0 of A broadcast down the rows, or column 0 of A along the columns
     b = np.repeat(A[:1, :], 4, axis=0) if vec == "a0" else np.repeat(A[:, :1], 4, axis=1)
     np.testing.assert_allclose(r, np.exp(A - b), rtol=1e-6)
+
+
+_VIEW_P = "x: pl.Tensor[[2, 4, 4], pl.FP32], out: pl.Out[pl.Tensor[[8, 4], pl.FP32]]"
+_VIEW_R = "pl.Tensor[[8, 4], pl.FP32]"
+_X3 = np.arange(32, dtype=np.float32).reshape(2, 4, 4)
+
+
+def test_tensor_view_reads_the_elements_in_row_major_order() -> None:
+    fn = _fn(_VIEW_P, _VIEW_R, """
+flat: pl.Tensor[[8, 4], pl.FP32, pl.TensorView(stride=[4, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(x, [8, 4])
+t: pl.Tile[[3, 4], pl.FP32, pl.Mem.Vec] = pl.load(flat, [3, 0], [3, 4])
+r: pl.Tensor[[8, 4], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"x": _X3, "out": np.zeros((8, 4), np.float32)}, modelled=True)
+    assert isinstance(r, np.ndarray)
+    np.testing.assert_array_equal(r[:3], _X3.reshape(8, 4)[3:6])  # rows 3..5 cross the first dimension
+    np.testing.assert_array_equal(r[3:], np.zeros((5, 4), np.float32))
+
+
+def test_a_store_into_a_viewed_tensor_is_declined() -> None:
+    fn = _fn("x: pl.Out[pl.Tensor[[2, 4, 4], pl.FP32]], out: pl.Out[pl.Tensor[[8, 4], pl.FP32]]", _VIEW_R, """
+flat: pl.Tensor[[8, 4], pl.FP32, pl.TensorView(stride=[4, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(x, [8, 4])
+t: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.full([1, 4], dtype=pl.FP32, value=1.0)
+f: pl.Tensor[[8, 4], pl.FP32] = pl.store(t, [0, 0], flat)
+u: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(flat, [0, 0], [1, 4])
+r: pl.Tensor[[8, 4], pl.FP32] = pl.store(u, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match=r"into a tensor that tensor\.view reinterprets"):
+        _run(fn, {"x": _X3, "out": np.zeros((8, 4), np.float32)})
+
+
+def test_a_view_of_another_element_count_is_declined() -> None:
+    fn = _fn(_VIEW_P, _VIEW_R, """
+flat: pl.Tensor[[4, 4], pl.FP32, pl.TensorView(stride=[4, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(x, [4, 4])
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(flat, [0, 0], [4, 4])
+r: pl.Tensor[[8, 4], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="views of the same element count"):
+        _run(fn, {"x": _X3, "out": np.zeros((8, 4), np.float32)})
