@@ -2005,9 +2005,9 @@ def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
 def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
                   ) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
-    small integers for integer tensors (non-negative ones below the source's size for a tensor
-    whose loaded tile holds the offsets of a `tile.gather`, `_gather_offset_parameters`), and
-    integers in `scalar_range` for scalars. Each
+    small integers for integer tensors (non-negative ones inside what they index for a tensor
+    whose elements the function uses as indices, `_index_parameters`), and integers in
+    `scalar_range` for scalars. Each
     symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
     given under its name (the interpreter binds it from there); so is a scalar parameter that
     is a whole dimension of a tensor parameter (drawn before the others). Tensor parameters holding more
@@ -2026,7 +2026,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
         dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
     total = 0
-    offsets = _gather_offset_parameters(fn)
+    indices = _index_parameters(fn)
     for p in fn.params:
         t = p.type
         if p.id in dims:
@@ -2043,8 +2043,8 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
                 out[p.name_hint] = as_dtype(rng.uniform(0.25, 2.0, size=shape), t.dtype)
             elif t.dtype is DType.BOOL:
                 out[p.name_hint] = rng.integers(0, 2, size=shape).astype(np.bool_)
-            elif p.id in offsets:  # gather offsets: inside the source
-                drawn = rng.integers(0, min(offsets[p.id], 9), size=shape)
+            elif p.id in indices:  # indices: inside what they index
+                drawn = rng.integers(0, max(1, min(indices[p.id], _SMALL_INDEX)), size=shape)
                 out[p.name_hint] = drawn.astype(numpy_dtype(t.dtype))
             else:
                 lo = 0 if t.dtype.is_unsigned else -8
@@ -2061,43 +2061,87 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
 
 _OFFSET_CARRIERS = frozenset({"tile.slice", "tile.reshape", "tile.move", "tensor.view"})
 """Ops whose result holds the elements of their first argument (views and copies), followed
-back from a gather's offsets to the tensor they were loaded from."""
+back from an index to the tensor its elements were read from."""
+
+_INDEXED: dict[str, tuple[int, int]] = {
+    "tensor.read": (0, 1), "tensor.write": (0, 1), "tile.read": (0, 1), "tile.write": (0, 1),
+    "tile.load": (0, 1), "tile.store": (2, 1),
+}
+"""Ops addressing an operand by indices or offsets: (the operand, the index list)."""
+
+_SMALL_INDEX = 9
+"""`random_inputs` draws index values below this (and below the extent they index)."""
 
 
-def _gather_offset_parameters(fn: ir.Function) -> dict[int, int]:
-    """The integer tensor parameters whose elements a `tile.gather` of `fn` uses as offsets (the
-    tile of its second argument loaded from the parameter, through views and copies), each with
-    the smallest element count of a source it indexes: a kernel's contract is that its offsets
-    stay inside the source (the hardware reads whatever lies outside), so `random_inputs` draws
-    them there instead of making every trial fault."""
-    defs: dict[int, ir.Call] = {}
-    gathers: list[ir.Call] = []
+def _index_parameters(fn: ir.Function) -> dict[int, int]:
+    """The integer tensor parameters whose elements `fn` uses as indices, each with a bound
+    its values must stay below: elements read (`tensor.read`, `tile.read`, a load, through
+    views and casts) into the index list of an op that addresses a tensor or a tile, or into
+    the offsets tile of a `tile.gather` (loaded, or filled with `tile.write`). A kernel's
+    contract is that its indices stay inside what they index (the hardware reads whatever lies
+    outside), so `random_inputs` draws such tensors there instead of making every trial fault.
+    The bound is the indexed extent where the element is the index itself, `_SMALL_INDEX` where
+    it enters an index through arithmetic."""
+    defs: dict[int, ir.Expr | ir.Call] = {}
+    writes: dict[int, list[ir.CallArg]] = {}  # tile -> the values tile.write puts into it
+    work: list[tuple[ir.CallArg, int]] = []
     for st in ir.walk_stmts(fn.body):
-        if isinstance(st, ir.AssignStmt) and isinstance(st.value, ir.Call):
+        call = st.value if isinstance(st, ir.AssignStmt) else st.call if isinstance(st, ir.EvalStmt) else None
+        if isinstance(st, ir.AssignStmt):
             defs[st.var.id] = st.value
-            if st.value.op == "tile.gather":
-                gathers.append(st.value)
+        if isinstance(call, ir.Call):
+            if call.op == "tile.write" and len(call.args) > 2 and isinstance(call.args[0], ir.Var):
+                writes.setdefault(call.args[0].id, []).append(call.args[2])
+            work.extend(_index_uses(call))
     params = {p.id for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.dtype.is_int}
     out: dict[int, int] = {}
-    for g in gathers:
-        src, idx = (g.args[0], g.args[1]) if len(g.args) > 1 else (None, None)
-        if not (isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) and isinstance(idx, ir.Var)):
+    seen: dict[int, int] = {}
+    while work:
+        node, bound = work.pop()
+        if not isinstance(node, ir.Var) or seen.get(node.id, bound + 1) <= bound:
             continue
-        size = _elements(src.type.shape)
-        cur: ir.CallArg = idx
-        loaded = False  # past the load: `cur` names a tensor
-        for _ in range(len(defs) + 1):
-            if not isinstance(cur, ir.Var):
-                break
-            if loaded and cur.id in params:
-                out[cur.id] = min(out.get(cur.id, size), size)
-                break
-            call = defs.get(cur.id)
-            if call is None or not call.args or (call.op != "tile.load" and call.op not in _OFFSET_CARRIERS):
-                break
-            loaded = loaded or call.op == "tile.load"
-            cur = call.args[0]
+        seen[node.id] = bound
+        if node.id in params:
+            out[node.id] = min(out.get(node.id, bound), bound)
+            continue
+        work.extend((v, bound) for v in writes.get(node.id, ()))
+        d = defs.get(node.id)
+        if isinstance(d, ir.Call):
+            if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS):
+                work.append((d.args[0], bound))
+        elif isinstance(d, ir.Cast):
+            work.append((d.a, bound))
+        elif isinstance(d, ir.Var):
+            work.append((d, bound))
+        elif d is not None:
+            work.extend((v, _SMALL_INDEX) for v in ir.expr_vars(d))
     return out
+
+
+def _index_uses(call: ir.Call) -> list[tuple[ir.CallArg, int]]:
+    """What `call` uses as an index, each with the extent it indexes: the offsets tile of a
+    `tile.gather` (the source's element count) and the entries of an op's index list
+    (`_INDEXED`; the dimension's size for an entry that is a variable, `_SMALL_INDEX` for the
+    variables of an entry that is an expression)."""
+    if call.op == "tile.gather" and len(call.args) > 1:
+        src = call.args[0]
+        if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType):
+            return [(call.args[1], _elements(src.type.shape))]
+        return []
+    where = _INDEXED.get(call.op)
+    if where is None or len(call.args) <= max(where):
+        return []
+    target, index = call.args[where[0]], call.args[where[1]]
+    typ = target.type if isinstance(target, ir.Var) else None
+    shape = typ.shape if isinstance(typ, ir.TensorType | ir.TileType) else ()
+    uses: list[tuple[ir.CallArg, int]] = []
+    for k, e in enumerate(index.items if isinstance(index, ir.ExprList) else ()):
+        dim = shape[k] if k < len(shape) else None
+        if isinstance(e, ir.Var):
+            uses.append((e, dim if isinstance(dim, int) else _SMALL_INDEX))
+        else:
+            uses.extend((v, _SMALL_INDEX) for v in ir.expr_vars(e))
+    return uses
 
 
 DYNAMIC_DIMENSION = (16, 64)

@@ -284,3 +284,32 @@ return r
     assert offsets.min() >= 0
     assert offsets.max() <= 3  # the 4-element source bounds the draw
     assert others.min() < 0  # a tensor that is no gather's offsets keeps the usual draw
+
+
+def test_indices_read_from_tensors_are_drawn_inside_what_they_index() -> None:
+    # the library's hash routing: token ids index a table whose entries become gather offsets
+    fn = _fn("ids: pl.Tensor[[4], pl.INT64], table: pl.Tensor[[6, 2], pl.INT32], x: pl.Tensor[[1, 5], pl.FP32], "
+             "w: pl.Tensor[[4], pl.INT32], out: pl.Out[pl.Tensor[[1, 2], pl.FP32]]", "pl.Tensor[[1, 2], pl.FP32]", """
+s: pl.Tile[[1, 5], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 5])
+o: pl.Tile[[1, 2], pl.INT32, pl.Mem.Vec] = pl.tile.create([1, 2], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+t: pl.Scalar[pl.INT64] = pl.tensor.read(ids, [1])
+tok: pl.Scalar[pl.INDEX] = pl.cast(t, pl.INDEX)
+for k in pl.range(2):
+    e: pl.Scalar[pl.INT32] = pl.tensor.read(table, [tok, k])
+    pl.tile.write(o, [0, k], e)
+u: pl.Scalar[pl.INT32] = pl.tensor.read(w, [0])
+tmp: pl.Tile[[1, 2], pl.INT32, pl.Mem.Vec] = pl.tile.create([1, 2], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+g: pl.Tile[[1, 2], pl.FP32, pl.Mem.Vec] = pl.tile.gather(s, o, tmp)
+r: pl.Tensor[[1, 2], pl.FP32] = pl.store(g, [0, 0], out)
+return r
+""")
+    draws = [random_inputs(fn, np.random.default_rng(seed)) for seed in range(30)]
+    ids = np.stack([d["ids"] for d in draws])
+    table = np.stack([d["table"] for d in draws])
+    assert ids.min() >= 0
+    assert ids.max() < 6  # rows of the table
+    assert table.min() >= 0
+    assert table.max() < 5  # offsets into the 5-element source
+    assert np.stack([d["w"] for d in draws]).min() < 0  # read, but never an index: the usual draw
+    for d in draws:
+        _run(fn, d)  # never a fault
