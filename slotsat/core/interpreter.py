@@ -34,11 +34,11 @@ the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`, `tile.gather`
 (flat offsets), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
 `tile.col_max` / `tile.col_min`, `tile.concat` (of fully valid tiles) and `tensor.view` (a
-row-major reshape, read only). Any other op, a call of another function, a modelled op in a
-form of the reference the model does not cover (`unmodelled_call`), or a tuple or array value
-is an `InterpreterError` naming it, raised before the run starts (`ensure_modelled`) wherever
-the call sits. A tensor parameter's symbolic dimensions take the values given under their
-names.
+row-major reshape, read only), `tile.transpose` (of a fully valid tile). Any other op, a call
+of another function, a modelled op in a form of the reference the model does not cover
+(`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
+before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic
+dimensions take the values given under their names.
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
@@ -1425,6 +1425,22 @@ def _op_concat(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(data, shape, a.dtype, shape)
 
 
+def _op_transpose(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.transpose(t, axis1, axis2[, tmp])`: the 2-D tile with its axes swapped, a new tile
+    valid over its whole shape (the reference's `DeduceTileTransposeType`; `tmp` is the
+    scratch tile ptoas's TTRANS takes). A source valid over less than its shape is declined:
+    the type rule makes the whole result valid, and what the device puts where the source was
+    not valid is not documented."""
+    t = it._tile(c.args[0], c.span)
+    axes = [it.scalar(a) if isinstance(a, ir.ConstInt) else None for a in c.args[1:3]]
+    if any(a is None for a in axes) or sorted(int(a) % 2 for a in axes if a is not None) != [0, 1]:
+        raise InterpreterError("tile.transpose of a 2-D tile swaps literal axes 0 and 1", c.span)
+    if t.valid != t.shape:
+        raise Unmodelled("the interpreter models tile.transpose of a fully valid tile only", c.span)
+    shape = (t.shape[1], t.shape[0])
+    return TileVal(np.ascontiguousarray(_need_data(t).T), shape, t.dtype, shape)
+
+
 def _op_tensor_view(it: Interpreter, c: ir.Call) -> Value:
     """`tensor.view(src, shape)`: `src`'s elements read in row-major order as a tensor of
     `shape` (the reference's `DeduceTensorViewType`: a canonical view over the same memory; its
@@ -1843,6 +1859,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.col_min": (1, 1, frozenset()),
     "tile.concat": (2, 2, frozenset()),
     "tensor.view": (2, 2, frozenset({"layout"})),
+    "tile.transpose": (3, 4, frozenset()),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
@@ -1934,6 +1951,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.col_min": _op_col_extreme,
     "tile.concat": _op_concat,
     "tensor.view": _op_tensor_view,
+    "tile.transpose": _op_transpose,
 }
 
 

@@ -279,3 +279,27 @@ return r
 """)
     with pytest.raises(InterpreterError, match="views of the same element count"):
         _run(fn, {"x": _X3, "out": np.zeros((8, 4), np.float32)})
+
+
+def test_transpose_swaps_the_axes_of_a_fully_valid_tile() -> None:
+    fn = _fn("a: pl.Tensor[[2, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 2], pl.FP32]]", "pl.Tensor[[4, 2], pl.FP32]", """
+t: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 4])
+tmp: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.create([2, 4], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+x: pl.Tile[[4, 2], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, 0, 1, tmp)
+r: pl.Tensor[[4, 2], pl.FP32] = pl.store(x, [0, 0], out)
+return r
+""")
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)
+    (r,) = _run(fn, {"a": a, "out": np.zeros((4, 2), np.float32)}, modelled=True)
+    np.testing.assert_array_equal(r, a.T)
+
+
+def test_transpose_of_a_partly_valid_tile_is_declined() -> None:
+    fn = _fn("a: pl.Tensor[[2, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 2], pl.FP32]]", "pl.Tensor[[4, 2], pl.FP32]", """
+t: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 4])] = pl.load(a, [0, 0], [2, 4], [1, 4])
+x: pl.Tile[[4, 2], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, 0, 1)
+r: pl.Tensor[[4, 2], pl.FP32] = pl.store(x, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="fully valid tile only"):
+        _run(fn, {"a": np.zeros((2, 4), np.float32), "out": np.zeros((4, 2), np.float32)})
