@@ -2062,7 +2062,8 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
             elif t.dtype is DType.BOOL:
                 out[p.name_hint] = rng.integers(0, 2, size=shape).astype(np.bool_)
             elif p.id in indices:  # indices: inside what they index
-                drawn = rng.integers(0, max(1, min(indices[p.id], _SMALL_INDEX)), size=shape)
+                lo, hi = indices[p.id]
+                drawn = rng.integers(lo, lo + max(1, min(hi - lo, _SMALL_INDEX)), size=shape)
                 out[p.name_hint] = drawn.astype(numpy_dtype(t.dtype))
             else:
                 lo = 0 if t.dtype.is_unsigned else -8
@@ -2091,18 +2092,19 @@ _SMALL_INDEX = 9
 """`random_inputs` draws index values below this (and below the extent they index)."""
 
 
-def _index_parameters(fn: ir.Function) -> dict[int, int]:
-    """The integer tensor parameters whose elements `fn` uses as indices, each with a bound
-    its values must stay below: elements read (`tensor.read`, `tile.read`, a load, through
-    views and casts) into the index list of an op that addresses a tensor or a tile, or into
-    the offsets tile of a `tile.gather` (loaded, or filled with `tile.write`). A kernel's
-    contract is that its indices stay inside what they index (the hardware reads whatever lies
-    outside), so `random_inputs` draws such tensors there instead of making every trial fault.
-    The bound is the indexed extent where the element is the index itself, `_SMALL_INDEX` where
-    it enters an index through arithmetic."""
+def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
+    """The integer tensor parameters whose elements `fn` uses as indices, each with the range
+    `[lo, hi)` its values are drawn from: elements read (`tensor.read`, `tile.read`, a load,
+    through views, casts and the addition of a constant) into the index list of an op that
+    addresses a tensor or a tile, or into the offsets tile of a `tile.gather` (loaded, or filled
+    with `tile.write`). A kernel's contract is that its indices stay inside what they index (the
+    hardware reads whatever lies outside), so `random_inputs` draws such tensors there instead
+    of making every trial fault. `lo` undoes a constant added on the way (`pos - 3` indexes, so
+    `pos` is at least 3); `hi - lo` is the indexed extent where the element is the index itself
+    (`_SMALL_INDEX` where it enters an index through other arithmetic)."""
     defs: dict[int, ir.Expr | ir.Call] = {}
     writes: dict[int, list[ir.CallArg]] = {}  # tile -> the values tile.write puts into it
-    work: list[tuple[ir.CallArg, int]] = []
+    work: list[tuple[ir.CallArg, int, int]] = []
     for st in ir.walk_stmts(fn.body):
         call = st.value if isinstance(st, ir.AssignStmt) else st.call if isinstance(st, ir.EvalStmt) else None
         if isinstance(st, ir.AssignStmt):
@@ -2110,37 +2112,55 @@ def _index_parameters(fn: ir.Function) -> dict[int, int]:
         if isinstance(call, ir.Call):
             if call.op == "tile.write" and len(call.args) > 2 and isinstance(call.args[0], ir.Var):
                 writes.setdefault(call.args[0].id, []).append(call.args[2])
-            work.extend(_index_uses(call))
+            work.extend((e, extent, 0) for e, extent in _index_uses(call))
     params = {p.id for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.dtype.is_int}
-    out: dict[int, int] = {}
-    seen: dict[int, int] = {}
+    out: dict[int, tuple[int, int]] = {}
+    seen: set[tuple[int, int, int]] = set()
     while work:
-        node, bound = work.pop()
-        if not isinstance(node, ir.Var) or seen.get(node.id, bound + 1) <= bound:
+        node, extent, lo = work.pop()
+        inner, shift = _shifted(node)
+        if inner is not node:
+            work.append((inner, extent, lo - shift))
             continue
-        seen[node.id] = bound
+        if not isinstance(node, ir.Var):
+            work.extend((v, _SMALL_INDEX, 0) for v in ir.expr_vars(node))
+            continue
+        if (node.id, extent, lo) in seen:
+            continue
+        seen.add((node.id, extent, lo))
         if node.id in params:
-            out[node.id] = min(out.get(node.id, bound), bound)
+            old_lo, old_hi = out.get(node.id, (lo, lo + extent))
+            new_lo = max(old_lo, lo)
+            out[node.id] = (new_lo, max(new_lo + 1, min(old_hi, lo + extent)))
             continue
-        work.extend((v, bound) for v in writes.get(node.id, ()))
+        work.extend((v, extent, lo) for v in writes.get(node.id, ()))
         d = defs.get(node.id)
         if isinstance(d, ir.Call):
             if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS):
-                work.append((d.args[0], bound))
-        elif isinstance(d, ir.Cast):
-            work.append((d.a, bound))
-        elif isinstance(d, ir.Var):
-            work.append((d, bound))
+                work.append((d.args[0], extent, lo))
         elif d is not None:
-            work.extend((v, _SMALL_INDEX) for v in ir.expr_vars(d))
+            work.append((d, extent, lo))
     return out
+
+
+def _shifted(e: ir.CallArg) -> tuple[ir.CallArg, int]:
+    """`e` as `inner + shift` through casts and the addition or subtraction of an integer
+    literal (`(e, 0)` for anything else)."""
+    if isinstance(e, ir.Cast):
+        return _shifted(e.a)
+    if isinstance(e, ir.Add | ir.Sub) and isinstance(e.b, ir.ConstInt):
+        inner, shift = _shifted(e.a)
+        return inner, shift + (e.b.value if isinstance(e, ir.Add) else -e.b.value)
+    if isinstance(e, ir.Add) and isinstance(e.a, ir.ConstInt):
+        inner, shift = _shifted(e.b)
+        return inner, shift + e.a.value
+    return e, 0
 
 
 def _index_uses(call: ir.Call) -> list[tuple[ir.CallArg, int]]:
     """What `call` uses as an index, each with the extent it indexes: the offsets tile of a
     `tile.gather` (the source's element count) and the entries of an op's index list
-    (`_INDEXED`; the dimension's size for an entry that is a variable, `_SMALL_INDEX` for the
-    variables of an entry that is an expression)."""
+    (`_INDEXED`), each with the size of the dimension it indexes."""
     if call.op == "tile.gather" and len(call.args) > 1:
         src = call.args[0]
         if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType):
@@ -2155,11 +2175,9 @@ def _index_uses(call: ir.Call) -> list[tuple[ir.CallArg, int]]:
     uses: list[tuple[ir.CallArg, int]] = []
     for k, e in enumerate(index.items if isinstance(index, ir.ExprList) else ()):
         dim = shape[k] if k < len(shape) else None
-        if isinstance(e, ir.Var):
-            uses.append((e, dim if isinstance(dim, int) else _SMALL_INDEX))
-        else:
-            uses.extend((v, _SMALL_INDEX) for v in ir.expr_vars(e))
+        uses.append((e, dim if isinstance(dim, int) else _SMALL_INDEX))
     return uses
+
 
 
 DYNAMIC_DIMENSION = (16, 64)

@@ -313,3 +313,21 @@ return r
     assert np.stack([d["w"] for d in draws]).min() < 0  # read, but never an index: the usual draw
     for d in draws:
         _run(fn, d)  # never a fault
+
+
+def test_a_constant_subtracted_on_the_way_raises_the_drawn_indices() -> None:
+    # the library's rope position: `pos - 3` picks the row, so `pos` is drawn from 3 up
+    fn = _fn("pm: pl.Tensor[[1, 4], pl.INT32], f: pl.Tensor[[16, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]",
+             "pl.Tensor[[1, 8], pl.FP32]", """
+p: pl.Scalar[pl.INT32] = pl.tensor.read(pm, [0, 2])
+row: pl.Scalar[pl.INDEX] = pl.cast(pl.cast(p, pl.INDEX) + -3, pl.INDEX)
+t: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.load(f, [row, 0], [1, 8])
+r: pl.Tensor[[1, 8], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+""")
+    draws = [random_inputs(fn, np.random.default_rng(seed)) for seed in range(30)]
+    pm = np.stack([d["pm"] for d in draws])
+    assert pm.min() >= 3
+    assert pm.max() < 12
+    for d in draws:
+        _run(fn, d)  # never a fault
