@@ -1814,6 +1814,17 @@ class FunctionEmitter(Emitter):
         if len(c.args) != 1 or not isinstance(c.args[0], ir.Var) or \
                 not isinstance(c.args[0].type, ir.TileType):
             raise PassError(f"{c.op} takes one source tile", where)
+        _, pattern = self._mask_pattern(c, sp, where)
+        src, src_type = self._tile_arg(c.args[0])
+        dst = self.define_tile(target)
+        dst_type = self.handle_types.get(dst, tile_type_string(target.type))
+        self.line(f"{sp.pto} ins({src}, {pattern} : {src_type}, \"row\") outs({dst} : {dst_type})")
+
+    @staticmethod
+    def _mask_pattern(c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> tuple[str, str]:
+        """The mask forms' pattern (`P0101`, from the call's `mask_pattern` keyword, 1 to 7,
+        through the entry's table) and their one attribute dictionary, `{maskPattern =
+        #pto.mask_pattern<P0101>}`."""
         (mask,) = sp.attrs
         value = c.kwarg(mask.keyword)
         key = None if value is None else _keyword_text(value)
@@ -1821,11 +1832,38 @@ class FunctionEmitter(Emitter):
             raise PassError(f"slotsat's code generator does not support {c.op} with {mask.keyword}="
                             f"{key if key is not None else 'absent'} (ptoas's patterns are "
                             f"{', '.join(sorted(mask.values))})", where)
-        src, src_type = self._tile_arg(c.args[0])
-        dst = self.define_tile(target)
-        dst_type = self.handle_types.get(dst, tile_type_string(target.type))
-        self.line(f"{sp.pto} ins({src}, {{{mask.name} = #pto.{mask.enum}<{mask.values[key]}>}} : {src_type}, "
-                  f"\"row\") outs({dst} : {dst_type})")
+        case = mask.values[key]
+        assert case is not None  # the mask entries map every keyword value to a pattern
+        return case, f"{{{mask.name} = #pto.{mask.enum}<{case}>}}"
+
+    def _emit_scatter_mask(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                           where: Span) -> None:
+        """`tile.scatter_mask(dst, src, mask_pattern=P)`, the mask form of the scatter:
+        `pto.tscatter ins(%src, {maskPattern = #pto.mask_pattern<P0101>} : TB, "row") outs(%dst :
+        TB)`, into `dst`'s buffer, which the result is (the reference's op reuses its first
+        argument), as PyPTO's backend emits it (`MakeScatterMaskCodegenPTO`). `dst` has `src`'s
+        rows and dtype and `src`'s columns times the pattern's stride (2 for P0101 / P1010, 4 for
+        P0001 .. P1000, 1 for P1111), as the reference's type rule requires."""
+        if len(c.args) != 2 or not all(isinstance(a, ir.Var) and isinstance(a.type, ir.TileType)
+                                       for a in c.args):
+            raise PassError(f"{c.op} takes a destination tile and a source tile", where)
+        dst_arg, src_arg = c.args
+        assert isinstance(dst_arg, ir.Var)
+        assert isinstance(src_arg, ir.Var)
+        assert isinstance(dst_arg.type, ir.TileType)
+        assert isinstance(src_arg.type, ir.TileType)
+        case, pattern = self._mask_pattern(c, sp, where)
+        stride = {"P0101": 2, "P1010": 2, "P1111": 1}.get(case, 4)
+        (dr, dc), (sr, sc) = dst_arg.type.rows_cols, src_arg.type.rows_cols
+        if dst_arg.type.dtype != src_arg.type.dtype or dr != sr or dc != sc * stride:
+            raise PassError(f"{c.op} writes a [{sr}, {sc}] pl.{src_arg.type.dtype.value} source into a "
+                            f"[{sr}, {sc * stride}] pl.{src_arg.type.dtype.value} destination with this "
+                            f"pattern, not into [{dr}, {dc}] pl.{dst_arg.type.dtype.value}", where)
+        src, src_type = self._tile_arg(src_arg)
+        dst, dst_type = self._tile_arg(dst_arg)
+        self.line(f"{sp.pto} ins({src}, {pattern} : {src_type}, \"row\") outs({dst} : {dst_type})")
+        if target is not None:
+            self.handles[target.id] = dst
 
     def _emit_tensor_view(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                           where: Span) -> None:

@@ -51,7 +51,7 @@ Beside the dialect, `make_context()` loads `arith.index_castui` (`IndexCastUIOp`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, cast
+from typing import ClassVar, Self, cast
 
 from xdsl.context import Context
 from xdsl.dialects.arith import ConstantOp
@@ -568,16 +568,13 @@ DPS_OPS: tuple[type[DpsOp], ...] = (
 )
 
 
-@irdl_op_definition
-class TGatherOp(IRDLOperation):
-    """`pto.tgather`, two of ptoas's forms: the index form `ins(%src, %indices, %tmp : TB, TB,
-    TB) outs(%dst : TB)`, and the mask form `ins(%src, {maskPattern = #pto.mask_pattern<P0101>} :
-    TB, "row") outs(%dst : TB)`, whose attribute dictionary follows the source after a comma and
-    whose axis string follows the source's type (PyPTO's backend, `MakeGatherMaskCodegenPTO`).
-    The mask form is not expressible in xdsl's declarative format (an attribute dictionary
-    inside a comma-separated list, a literal after the types), hence the parser below."""
+class _GatherScatterSyntax(IRDLOperation):
+    """The syntax `pto.tgather` and `pto.tscatter` share: `ins(%a, %b, ... : TB, TB, ...)
+    outs(%dst : TB) attr-dict`, or the mask form `ins(%src, {maskPattern = ...} : TB, "row")
+    outs(%dst : TB)`, whose attribute dictionary follows the source after a comma and whose
+    axis string follows the source's type; not expressible in xdsl's declarative format (an
+    attribute dictionary inside a comma-separated list, a literal after the types)."""
 
-    name = "pto.tgather"
     ins = var_operand_def()
     outs = var_operand_def()
     axis = opt_prop_def(StringAttr)
@@ -586,7 +583,7 @@ class TGatherOp(IRDLOperation):
     AXES: ClassVar[tuple[str, ...]] = ("row",)
 
     @classmethod
-    def parse(cls, parser: Parser) -> TGatherOp:
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_keyword("ins")
         parser.parse_punctuation("(")
         names = [parser.parse_unresolved_operand()]
@@ -643,6 +640,17 @@ class TGatherOp(IRDLOperation):
         if self.axis is None:
             printer.print_op_attributes(self.attributes)
 
+
+@irdl_op_definition
+class TGatherOp(_GatherScatterSyntax):
+    """`pto.tgather`, two of ptoas's forms: the index form `ins(%src, %indices, %tmp : TB, TB,
+    TB) outs(%dst : TB)`, and the mask form `ins(%src, {maskPattern = #pto.mask_pattern<P0101>} :
+    TB, "row") outs(%dst : TB)`, whose attribute dictionary follows the source after a comma and
+    whose axis string follows the source's type (PyPTO's backend, `MakeGatherMaskCodegenPTO`;
+    the syntax is `_GatherScatterSyntax`'s)."""
+
+    name = "pto.tgather"
+
     def verify_(self) -> None:
         if len(self.outs) != 1:
             raise VerifyException("pto.tgather writes exactly one destination")
@@ -656,6 +664,32 @@ class TGatherOp(IRDLOperation):
             raise VerifyException(f"pto.tgather's mask form gathers along {', '.join(self.AXES)}")
         if len(self.ins) != 1 or not isinstance(mask, MaskPatternAttr):
             raise VerifyException("pto.tgather's mask form takes one source and a "
+                                  "maskPattern = #pto.mask_pattern<...>")
+
+
+@irdl_op_definition
+class TScatterOp(_GatherScatterSyntax):
+    """`pto.tscatter`, the inverse of the gather in the same two syntaxes: the index form
+    `ins(%src, %indexes : TB, TB) outs(%dst : TB)` (`PTOOps.td`) and the mask form `ins(%src,
+    {maskPattern = #pto.mask_pattern<P0101>} : TB, "row") outs(%dst : TB)`, which writes `src`'s
+    rows into the pattern's columns of `dst` (PyPTO's backend, `MakeScatterMaskCodegenPTO`, for
+    the ptoas whose row axis it names; the project's ptoas checkout has the index form only)."""
+
+    name = "pto.tscatter"
+
+    def verify_(self) -> None:
+        if len(self.outs) != 1:
+            raise VerifyException("pto.tscatter writes exactly one destination")
+        mask = self.attributes.get("maskPattern")
+        if self.axis is None:
+            if mask is not None or len(self.ins) != 2:
+                raise VerifyException("pto.tscatter's index form takes a source and its indexes; the mask "
+                                      "form names its axis (\"row\") after the source's type")
+            return
+        if self.axis.data not in self.AXES:
+            raise VerifyException(f"pto.tscatter's mask form scatters along {', '.join(self.AXES)}")
+        if len(self.ins) != 1 or not isinstance(mask, MaskPatternAttr):
+            raise VerifyException("pto.tscatter's mask form takes one source and a "
                                   "maskPattern = #pto.mask_pattern<...>")
 
 
@@ -917,6 +951,7 @@ PTO = Dialect(
         SubViewOp,
         *DPS_OPS,
         TGatherOp,
+        TScatterOp,
         TMrgSortOp,
         TGetValOp,
         SetValidShapeOp,

@@ -26,7 +26,7 @@ from slotsat.core import ir, ops
 FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmul_acc", "spmd", "dim",
                    "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble",
                    "tensor_view", "cacheinvalid", "fence", "notify", "wait", "remote_load",
-                   "remote_store", "put", "mrgsort", "gather_mask"})
+                   "remote_store", "put", "mrgsort", "gather_mask", "scatter_mask"})
 """Emission forms; `dps` is the default."""
 
 

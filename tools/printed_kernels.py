@@ -554,6 +554,51 @@ class DistPut:
         out = pl.store(t, [0, 0], out)
         return out
 
+@pl.program
+class ScatterMask:
+    """Two rows of values interleaved into one by tile.scatter_mask (P0101 into the even
+    columns, P1010 into the odd ones of a zeroed destination, which the result aliases)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        even: pl.Tensor[[4, 16], pl.FP32],
+        odd: pl.Tensor[[4, 16], pl.FP32],
+        out: pl.Out[pl.Tensor[[4, 32], pl.FP32]],
+    ) -> pl.Tensor[[4, 32], pl.FP32]:
+        e = pl.tile.load(even, [0, 0], [4, 16], [4, 16], target_memory=pl.Mem.Vec)
+        o = pl.tile.load(odd, [0, 0], [4, 16], [4, 16], target_memory=pl.Mem.Vec)
+        d = pl.tile.full([4, 32], dtype=pl.FP32, value=0.0)
+        d1 = pl.tile.scatter_mask(d, e, mask_pattern=1)
+        d2 = pl.tile.scatter_mask(d1, o, mask_pattern=2)
+        out = pl.tile.store(d2, [0, 0], out)
+        return out
+
+
+@pl.program
+class FillPad:
+    """tile.fillpad as the sort kernels use it: an INT32 row sliced to a runtime width padded
+    with PadValue.min, and FP32 rows loaded with fewer valid rows padded with PadValue.max."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        ids: pl.Tensor[[1, 64], pl.INT32],
+        x: pl.Tensor[[8, 64], pl.FP32],
+        n: pl.Scalar[pl.INDEX],
+        ids_out: pl.Out[pl.Tensor[[1, 64], pl.INT32]],
+        x_out: pl.Out[pl.Tensor[[8, 64], pl.FP32]],
+    ) -> tuple[pl.Tensor[[1, 64], pl.INT32], pl.Tensor[[8, 64], pl.FP32]]:
+        row = pl.tile.load(ids, [0, 0], [1, 64], [1, 64], target_memory=pl.Mem.Vec)
+        head = pl.tile.slice(row, [1, 64], [0, 0], [1, n])
+        padded = pl.tile.fillpad(head, pad_value=pl.PadValue.min)
+        ids_out = pl.tile.store(padded, [0, 0], ids_out)
+        part = pl.tile.load(x, [0, 0], [8, 64], [5, 64], target_memory=pl.Mem.Vec)
+        full = pl.tile.fillpad(part, pad_value=pl.PadValue.max)
+        x_out = pl.tile.store(full, [0, 0], x_out)
+        return ids_out, x_out
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -575,5 +620,7 @@ PROGRAMS = {
     "dist_exchange": DistExchange,
     "dist_remote": DistRemote,
     "dist_put": DistPut,
+    "scatter_mask": ScatterMask,
+    "fill_pad": FillPad,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}

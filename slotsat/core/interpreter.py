@@ -24,19 +24,21 @@ broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the va
 written; the scalar operations of `ir.ScalarUnary` / `ir.ScalarBinary` compute exactly.
 Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), `tile.full`,
 `tile.ci` (one row), `tile.get_block_idx` / `get_block_num` / `get_subblock_idx` (the run's
-`identity`), the
-`col_expand` family, `tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`,
-`tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`,
-`tile.transpose_view`, `tile.slice` with a valid-shape request, `tile.store` with
-`atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`,
-`tensor.write` (in place on the tensor argument), the sort family `tile.sort32`,
-`tile.mrgsort_format1` and `tile.mrgsort_format2` (descending, equal values in input order,
-(value, raw index bits) pairs in FP32 rows; not `exhausted=True`; see the section's facts),
-`tile.gather_mask` and `tile.gather` (flat offsets). Any other op, a call of another
-function, a modelled op in a form of the reference the model does not cover
+`identity`), the `col_expand` family and the `expdif` (`exp(a - b)`) of both expand families,
+`tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`, `tensor.dim`,
+`tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`, `tile.transpose_view`,
+`tile.slice` with a valid-shape request, `tile.store` with `atomic=pl.AtomicType.Add`
+(accumulates into the tensor), `tile.row_expand`, `tile.col_sum`, `tensor.write` (in place on
+the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
+`tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
+in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`, `tile.gather`
+(flat offsets), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
+`tile.col_max` / `tile.col_min`, `tile.concat` (of fully valid tiles) and `tensor.view` (a
+row-major reshape, read only), `tile.transpose` (of a fully valid tile). Any other op, a call
+of another function, a modelled op in a form of the reference the model does not cover
 (`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
-before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's
-symbolic dimensions take the values given under their names.
+before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic
+dimensions take the values given under their names.
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
@@ -443,6 +445,9 @@ class Interpreter:
     _gens: Any = field(default_factory=lambda: itertools.count(1), init=False)
     _steps: int = field(default=0, init=False)
     _prefetched: dict[tuple[int, int], TileVal] = field(default_factory=dict, init=False)
+    _viewed: list[Array] = field(default_factory=list, init=False)
+    """The tensors `tensor.view` reinterpreted in this run and the views it made (held, so
+    identity tests on them stay valid); a store into any of them is not modelled."""
 
     # ---- entry
 
@@ -451,6 +456,7 @@ class Interpreter:
             ensure_interpretable(fn, self.max_elements)
         self._env = {}
         self._slots = {}
+        self._viewed = []
         self._steps = 0
         self._bind_params(fn, args)
         result = self._body(fn.body)
@@ -1012,6 +1018,7 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
     tile = it._tile(c.args[0], c.span)
     offsets = it._list(c.args[1], "store offsets", c.span)
     tensor = it._tensor(c.args[2], c.span)
+    _no_viewed_store(it, tensor, c)
     if isinstance(tensor, TensorSym) or tile.data is None:
         raise InterpreterError("symbolic value in a computing run", c.span)
     rank = tensor.ndim
@@ -1162,11 +1169,21 @@ def _op_row_reduce(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(as_dtype(out, t.dtype), (vr, 1), t.dtype, (rows, 1))
 
 
+def _expdif(a: Array, b: Array, t: TileVal, c: ir.Call) -> Array:
+    """`exp(a - b)` of the `*_expand_expdif` ops (the reference's tile_ops.py: `exp(tile[i, :] -
+    row_vec[i, 0])`, `exp(tile[:, j] - col_vec[0, j])`), in the float dtype of `t`."""
+    _float_only(c.op, t, c)
+    with np.errstate(all="ignore"):
+        return as_dtype(np.exp(a - b), t.dtype)
+
+
 def _op_row_expand(it: Interpreter, c: ir.Call) -> Value:
     t, r = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     if r.shape[0] != t.shape[0] or r.shape[1] != 1:
         raise InterpreterError(f"'{c.op}' needs a [{t.shape[0]}, 1] row operand", c.span)
     col = np.repeat(_need_data(r)[:, :1], t.shape[1], axis=1)
+    if c.op == "tile.row_expand_expdif":
+        return TileVal(_expdif(_need_data(t), col, t, c), t.valid, t.dtype, t.shape)
     data = _binary(c.op.replace("row_expand_", ""), _need_data(t), col, t.dtype, c.span)
     return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
 
@@ -1340,6 +1357,8 @@ def _op_col_expand(it: Interpreter, c: ir.Call) -> Value:
     rows = np.repeat(_need_data(col)[:1, :], t.shape[0], axis=0)
     if c.op == "tile.col_expand":
         return TileVal(as_dtype(rows, t.dtype), t.valid, t.dtype, t.shape)
+    if c.op == "tile.col_expand_expdif":
+        return TileVal(_expdif(_need_data(t), rows, t, c), t.valid, t.dtype, t.shape)
     data = _binary(c.op.replace("col_expand_", ""), _need_data(t), rows, t.dtype, c.span)
     return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
 
@@ -1371,6 +1390,86 @@ def _op_col_sum(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(_wrap_array(out, t.dtype), (1, vc), t.dtype, (1, t.shape[1]))
 
 
+def _op_col_extreme(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.col_max(tile)` / `tile.col_min(tile)`: the largest / smallest element of each
+    column over the valid rows, a `[1, C]` tile with the source's valid columns (the reference's
+    reduction.cpp, `DeduceTileColReductionType`; ptoas's TCOLMAX / TCOLMIN). A column with no
+    valid row has no extreme: declined."""
+    t = it._tile(c.args[0], c.span)
+    vr, vc = t.valid
+    if vr == 0 and vc > 0:
+        raise Unmodelled(f"{c.op} of a tile with no valid row (no element to reduce)", c.span)
+    data = _need_data(t)
+    out = np.zeros((1, t.shape[1]), dtype=data.dtype)
+    if vc > 0:
+        part = data[:vr, :vc]
+        out[0, :vc] = part.max(axis=0) if c.op == "tile.col_max" else part.min(axis=0)
+    return TileVal(as_dtype(out, t.dtype), (1, vc), t.dtype, (1, t.shape[1]))
+
+
+def _op_concat(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.concat(src0, src1)`: the two tiles side by side, `[R, C0 + C1]`, valid over its
+    whole shape (the reference's `DeduceTileConcatType`). pto-isa's TCONCAT places `src1`'s
+    valid columns right after `src0`'s valid columns, not after its shape, and asserts that the
+    destination's valid width is their sum; the interpreter models fully valid sources only,
+    where the two placements agree."""
+    a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    if a.dtype != b.dtype or a.shape[0] != b.shape[0]:
+        raise InterpreterError(f"tile.concat of a {list(a.shape)} pl.{a.dtype.value} and a {list(b.shape)} "
+                               f"pl.{b.dtype.value} tile", c.span)
+    if a.valid != a.shape or b.valid != b.shape:
+        raise Unmodelled("the interpreter models tile.concat of fully valid tiles only (the device places "
+                         "the second tile after the first one's valid columns)", c.span)
+    data = np.concatenate([_need_data(a), _need_data(b)], axis=1)
+    shape = (a.shape[0], a.shape[1] + b.shape[1])
+    return TileVal(data, shape, a.dtype, shape)
+
+
+def _op_transpose(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.transpose(t, axis1, axis2[, tmp])`: the 2-D tile with its axes swapped, a new tile
+    valid over its whole shape (the reference's `DeduceTileTransposeType`; `tmp` is the
+    scratch tile ptoas's TTRANS takes). A source valid over less than its shape is declined:
+    the type rule makes the whole result valid, and what the device puts where the source was
+    not valid is not documented."""
+    t = it._tile(c.args[0], c.span)
+    axes = [it.scalar(a) if isinstance(a, ir.ConstInt) else None for a in c.args[1:3]]
+    if any(a is None for a in axes) or sorted(int(a) % 2 for a in axes if a is not None) != [0, 1]:
+        raise InterpreterError("tile.transpose of a 2-D tile swaps literal axes 0 and 1", c.span)
+    if t.valid != t.shape:
+        raise Unmodelled("the interpreter models tile.transpose of a fully valid tile only", c.span)
+    shape = (t.shape[1], t.shape[0])
+    return TileVal(np.ascontiguousarray(_need_data(t).T), shape, t.dtype, shape)
+
+
+def _op_tensor_view(it: Interpreter, c: ir.Call) -> Value:
+    """`tensor.view(src, shape)`: `src`'s elements read in row-major order as a tensor of
+    `shape` (the reference's `DeduceTensorViewType`: a canonical view over the same memory; its
+    code generator makes a new `pto.make_tensor_view` of `src`'s base pointer with the result's
+    row-major strides). Modelled for a shape of the same element count in the ND layout, read
+    only: stores are functional here, so a store into the view or into the viewed tensor (which
+    the other would see on the device) is declined when it runs."""
+    src = it._tensor(c.args[0], c.span)
+    if isinstance(src, TensorSym):
+        raise InterpreterError("symbolic tensor in a computing run", c.span)
+    layout = c.kwarg("layout")
+    nd = layout is None or (isinstance(layout, ir.EnumArg) and layout.member == "ND")
+    if len(c.args) != 2 or not nd:
+        raise Unmodelled("the interpreter models tensor.view with a shape only, in the ND layout", c.span)
+    shape = it._list(c.args[1], "view shape", c.span)
+    if _elements(shape) != src.size or any(d <= 0 for d in shape):
+        raise Unmodelled(f"tensor.view of a {list(src.shape)} tensor as {shape} (the interpreter models "
+                         "views of the same element count)", c.span)
+    view = src.reshape(shape)
+    it._viewed.extend((src, view))
+    return view
+
+
+def _no_viewed_store(it: Interpreter, tensor: Array | TensorSym, c: ir.Call) -> None:
+    if any(tensor is v for v in it._viewed):
+        raise Unmodelled(f"{c.op} into a tensor that tensor.view reinterprets (the interpreter models "
+                         "views read only)", c.span)
+
+
 def _op_tensor_write(it: Interpreter, c: ir.Call) -> Value:
     """`tensor.write(tensor, indices, value)`: element `indices` of the tensor set to the scalar
     `value` (converted to the tensor's dtype). The reference's op writes its argument in place
@@ -1378,6 +1477,7 @@ def _op_tensor_write(it: Interpreter, c: ir.Call) -> Value:
     and returns it."""
     arg = c.args[0]
     tensor = it._tensor(arg, c.span)
+    _no_viewed_store(it, tensor, c)
     idx = it._list(c.args[1], "write indices", c.span)
     if isinstance(tensor, TensorSym):
         raise InterpreterError("symbolic tensor in a computing run", c.span)
@@ -1653,6 +1753,77 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
         raise InterpreterError(f"tile.gather offset {bad} is outside the {list(src.shape)} source", c.span)
     return TileVal(flat[offsets].copy(), idx.shape, src.dtype, idx.shape)
 
+_PAD_VALUES: dict[str, dict[DType, float | int]] = {
+    "zero": {d: 0 for d in (DType.FP32, DType.FP16, DType.BF16, DType.INT32, DType.INT16, DType.INT8,
+                            DType.UINT32, DType.UINT16, DType.UINT8)},
+    "max": {DType.FP32: math.inf, DType.FP16: math.inf, DType.BF16: math.inf, DType.INT32: 2**31 - 1,
+            DType.INT16: 2**15 - 1, DType.INT8: 2**7 - 1, DType.UINT32: 2**32 - 1, DType.UINT16: 2**16 - 1,
+            DType.UINT8: 2**8 - 1},
+    "min": {DType.FP32: -math.inf, DType.FP16: -math.inf, DType.BF16: -math.inf, DType.INT32: -2**31,
+            DType.INT16: -2**15, DType.UINT32: 0, DType.UINT16: 0, DType.UINT8: 0},
+}
+"""What `tile.fillpad` writes for `pl.PadValue.zero / max / min`, per element dtype: pto-isa's
+pad-value table (`PadValueMap` in include/pto/common/constants.hpp, the bits `TFILLPAD` on
+A2/A3 duplicates: FP32 0xff800000 / 0x7f800000, FP16 0xfc00 / 0x7c00, BF16 0xff80 / 0x7f80,
+INT32 0x80000000 / 0x7fffffff, INT16 0x8000 / 0x7fff, unsigned 0 / all ones), which its CPU
+simulator's `TFillPad` agrees with (negative / positive infinity where the dtype has one, else
+the type's lowest / largest), as do the reference's ST goldens (tests/st/runtime/ops/
+test_fillpad.py: FP32 max is inf, min is -inf). Left out, so declined: `min` of INT8 (pto-isa's
+table has held both 0xff and 0x80 for it), 64-bit integers (the device table pads them with 0
+whatever the mode, the simulator with the type's limits) and BOOL (not in the table). The
+reference's debug torch code generator pads floats with the finite `finfo` limits instead; the
+device's table and goldens decide."""
+
+
+def _fillpad_mode(c: ir.Call) -> str:
+    """The `pl.PadValue` member a `tile.fillpad` call pads with (`zero` when it names none)."""
+    arg = c.kwarg("pad_value")
+    if arg is None:
+        return "zero"
+    return arg.member if isinstance(arg, ir.EnumArg) and arg.enum == "pl.PadValue" else "?"
+
+
+def _fillpad_unmodelled(c: ir.Call) -> str | None:
+    """Why the interpreter does not run this `tile.fillpad` (its pad mode or its source's
+    dtype has no pinned-down pad value), or None."""
+    mode = _fillpad_mode(c)
+    if mode not in _PAD_VALUES:
+        return "tile.fillpad other than with pad_value=pl.PadValue.zero, max or min"
+    src = c.args[0] if c.args else None
+    if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) \
+            and src.type.dtype not in _PAD_VALUES[mode]:
+        return (f"tile.fillpad of pl.{src.type.dtype.value} with pl.PadValue.{mode} (the value pto-isa "
+                "pads with is not pinned down for this dtype)")
+    return None
+
+
+def _op_fillpad(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.fillpad(src, pad_value=pl.PadValue.P)`: a new tile of `src`'s shape whose valid
+    part is `src`'s and every other element the pad value (`_PAD_VALUES`); the result is valid
+    over its whole shape (the reference's type rule, `tile.fillpad` in
+    src/ir/op/tile_ops/elementwise.cpp; pto-isa's TFILLPAD pads to the right of the valid
+    columns and below the valid rows). On the device the columns between the valid extent and
+    the next 32-byte boundary are rewritten only when the source's own pad differs from the
+    requested one; a source that already carries that pad keeps whatever its buffer holds
+    there, so that case is declined unless the valid columns end on a 32-byte boundary."""
+    t = it._tile(c.args[0], c.span)
+    mode = _fillpad_mode(c)
+    fill = _PAD_VALUES.get(mode, {}).get(t.dtype)
+    if fill is None:
+        raise Unmodelled(f"the interpreter does not model {_fillpad_unmodelled(c)}", c.span)
+    src = c.args[0]
+    src_pad = src.type.layout.pad if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) \
+        and src.type.layout is not None else None
+    vr, vc = t.valid
+    if src_pad == mode and vc % (32 // t.dtype.nbytes) and vc < t.shape[1]:
+        raise Unmodelled(f"tile.fillpad to pl.PadValue.{mode} of a tile that already carries that pad, "
+                         f"its {vc} valid columns not ending on a 32-byte boundary (the device leaves "
+                         "the columns up to the boundary as they are)", c.span)
+    data = np.full(t.shape, fill, dtype=numpy_dtype(t.dtype))
+    data[:vr, :vc] = _need_data(t)[:vr, :vc]
+    return TileVal(as_dtype(data, t.dtype), t.shape, t.dtype, t.shape)
+
+
 _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.create": (1, 1, frozenset({"dtype", "target_memory"})),
     "tile.full": (1, 2, frozenset({"dtype", "value"})),
@@ -1662,7 +1833,8 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.get_subblock_idx": (0, 0, frozenset()),
     "system.fence": (0, 0, frozenset()),
     "system.cacheinvalid": (0, 3, frozenset()),
-    **{f"tile.col_expand{k}": (2, 2, frozenset()) for k in ("", "_add", "_sub", "_mul", "_div")},
+    **{f"tile.col_expand{k}": (2, 2, frozenset()) for k in ("", "_add", "_sub", "_mul", "_div", "_expdif")},
+    "tile.row_expand_expdif": (2, 2, frozenset()),
     "tile.minimums": (2, 2, frozenset()),
     "tensor.read": (2, 2, frozenset()),
     "tensor.dim": (2, 2, frozenset()),
@@ -1682,6 +1854,12 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.mrgsort_format2": (3, 5, frozenset({"exhausted"})),
     "tile.gather_mask": (1, 2, frozenset({"mask_pattern", "output_dtype"})),
     "tile.gather": (3, 3, frozenset()),
+    "tile.fillpad": (1, 1, frozenset({"pad_value"})),
+    "tile.col_max": (1, 1, frozenset()),
+    "tile.col_min": (1, 1, frozenset()),
+    "tile.concat": (2, 2, frozenset()),
+    "tensor.view": (2, 2, frozenset({"layout"})),
+    "tile.transpose": (3, 4, frozenset()),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
@@ -1689,11 +1867,22 @@ keyword is covered only at the reference's default value). `tile.rsqrt`'s second
 is the reference's scratch tile."""
 
 
+_UNPINNED: dict[str, str] = {
+    "tile.scatter_mask": ("tile.scatter_mask (the reference's op table says the columns its pattern does not "
+                          "select pass through; its code generator's notes say the emitted pto.tscatter "
+                          "zero-fills them)"),
+}
+"""Ops the interpreter leaves out because the reference's own sources disagree on what they
+compute, with what each says."""
+
+
 def unmodelled_call(c: ir.Call) -> str | None:
     """Why the interpreter cannot run the call `c` as the reference means it (an op it has no
     model of, or a form of the op its model does not cover), or None."""
     from slotsat.core import ops
 
+    if c.op in _UNPINNED:
+        return _UNPINNED[c.op]
     if c.op not in _HANDLERS:
         return f"a call of {c.op}" if c.op.startswith("self.") else f"'{c.op}'"
     form = _EXTRA_FORMS.get(c.op)
@@ -1704,6 +1893,8 @@ def unmodelled_call(c: ir.Call) -> str | None:
         return f"{c.op} with {len(c.args)} arguments"
     if c.op == "tile.store" and _atomic(c) not in ("None_", "Add"):
         return f"tile.store with atomic=pl.AtomicType.{_atomic(c)}"
+    if c.op == "tile.fillpad" and (why := _fillpad_unmodelled(c)) is not None:
+        return why
     flag = c.kwarg("exhausted") if c.op == "tile.mrgsort_format2" else None
     if flag is not None and not (isinstance(flag, ir.ConstInt) and flag.value == 0):
         return ("tile.mrgsort_format2 with exhausted=True (the merge stops when a list runs out; "
@@ -1738,7 +1929,8 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.get_block_idx": _op_spmd,
     "tile.get_block_num": _op_spmd,
     "tile.get_subblock_idx": _op_spmd,
-    **{f"tile.col_expand{k}": _op_col_expand for k in ("", "_add", "_sub", "_mul", "_div")},
+    **{f"tile.col_expand{k}": _op_col_expand for k in ("", "_add", "_sub", "_mul", "_div", "_expdif")},
+    "tile.row_expand_expdif": _op_row_expand,
     "tensor.read": _op_tensor_read,
     "tensor.dim": _op_tensor_dim,
     "tile.set_validshape": _op_set_validshape,
@@ -1754,6 +1946,12 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.mrgsort_format2": _op_mrgsort2,
     "tile.gather_mask": _op_gather_mask,
     "tile.gather": _op_gather,
+    "tile.fillpad": _op_fillpad,
+    "tile.col_max": _op_col_extreme,
+    "tile.col_min": _op_col_extreme,
+    "tile.concat": _op_concat,
+    "tensor.view": _op_tensor_view,
+    "tile.transpose": _op_transpose,
 }
 
 
@@ -1825,7 +2023,9 @@ def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
 def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
                   ) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
-    small integers for integer tensors, and integers in `scalar_range` for scalars. Each
+    small integers for integer tensors (non-negative ones inside what they index for a tensor
+    whose elements the function uses as indices, `_index_parameters`), and integers in
+    `scalar_range` for scalars. Each
     symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
     given under its name (the interpreter binds it from there); so is a scalar parameter that
     is a whole dimension of a tensor parameter (drawn before the others). Tensor parameters holding more
@@ -1844,6 +2044,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
         dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
     total = 0
+    indices = _index_parameters(fn)
     for p in fn.params:
         t = p.type
         if p.id in dims:
@@ -1860,6 +2061,10 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
                 out[p.name_hint] = as_dtype(rng.uniform(0.25, 2.0, size=shape), t.dtype)
             elif t.dtype is DType.BOOL:
                 out[p.name_hint] = rng.integers(0, 2, size=shape).astype(np.bool_)
+            elif p.id in indices:  # indices: inside what they index
+                lo, hi = indices[p.id]
+                drawn = rng.integers(lo, lo + max(1, min(hi - lo, _SMALL_INDEX)), size=shape)
+                out[p.name_hint] = drawn.astype(numpy_dtype(t.dtype))
             else:
                 lo = 0 if t.dtype.is_unsigned else -8
                 out[p.name_hint] = rng.integers(lo, 9, size=shape).astype(numpy_dtype(t.dtype))
@@ -1871,6 +2076,108 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         else:
             out[p.name_hint] = None
     return out
+
+
+_OFFSET_CARRIERS = frozenset({"tile.slice", "tile.reshape", "tile.move", "tensor.view"})
+"""Ops whose result holds the elements of their first argument (views and copies), followed
+back from an index to the tensor its elements were read from."""
+
+_INDEXED: dict[str, tuple[int, int]] = {
+    "tensor.read": (0, 1), "tensor.write": (0, 1), "tile.read": (0, 1), "tile.write": (0, 1),
+    "tile.load": (0, 1), "tile.store": (2, 1),
+}
+"""Ops addressing an operand by indices or offsets: (the operand, the index list)."""
+
+_SMALL_INDEX = 9
+"""`random_inputs` draws index values below this (and below the extent they index)."""
+
+
+def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
+    """The integer tensor parameters whose elements `fn` uses as indices, each with the range
+    `[lo, hi)` its values are drawn from: elements read (`tensor.read`, `tile.read`, a load,
+    through views, casts and the addition of a constant) into the index list of an op that
+    addresses a tensor or a tile, or into the offsets tile of a `tile.gather` (loaded, or filled
+    with `tile.write`). A kernel's contract is that its indices stay inside what they index (the
+    hardware reads whatever lies outside), so `random_inputs` draws such tensors there instead
+    of making every trial fault. `lo` undoes a constant added on the way (`pos - 3` indexes, so
+    `pos` is at least 3); `hi - lo` is the indexed extent where the element is the index itself
+    (`_SMALL_INDEX` where it enters an index through other arithmetic)."""
+    defs: dict[int, ir.Expr | ir.Call] = {}
+    writes: dict[int, list[ir.CallArg]] = {}  # tile -> the values tile.write puts into it
+    work: list[tuple[ir.CallArg, int, int]] = []
+    for st in ir.walk_stmts(fn.body):
+        call = st.value if isinstance(st, ir.AssignStmt) else st.call if isinstance(st, ir.EvalStmt) else None
+        if isinstance(st, ir.AssignStmt):
+            defs[st.var.id] = st.value
+        if isinstance(call, ir.Call):
+            if call.op == "tile.write" and len(call.args) > 2 and isinstance(call.args[0], ir.Var):
+                writes.setdefault(call.args[0].id, []).append(call.args[2])
+            work.extend((e, extent, 0) for e, extent in _index_uses(call))
+    params = {p.id for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.dtype.is_int}
+    out: dict[int, tuple[int, int]] = {}
+    seen: set[tuple[int, int, int]] = set()
+    while work:
+        node, extent, lo = work.pop()
+        inner, shift = _shifted(node)
+        if inner is not node:
+            work.append((inner, extent, lo - shift))
+            continue
+        if not isinstance(node, ir.Var):
+            work.extend((v, _SMALL_INDEX, 0) for v in ir.expr_vars(node))
+            continue
+        if (node.id, extent, lo) in seen:
+            continue
+        seen.add((node.id, extent, lo))
+        if node.id in params:
+            old_lo, old_hi = out.get(node.id, (lo, lo + extent))
+            new_lo = max(old_lo, lo)
+            out[node.id] = (new_lo, max(new_lo + 1, min(old_hi, lo + extent)))
+            continue
+        work.extend((v, extent, lo) for v in writes.get(node.id, ()))
+        d = defs.get(node.id)
+        if isinstance(d, ir.Call):
+            if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS):
+                work.append((d.args[0], extent, lo))
+        elif d is not None:
+            work.append((d, extent, lo))
+    return out
+
+
+def _shifted(e: ir.CallArg) -> tuple[ir.CallArg, int]:
+    """`e` as `inner + shift` through casts and the addition or subtraction of an integer
+    literal (`(e, 0)` for anything else)."""
+    if isinstance(e, ir.Cast):
+        return _shifted(e.a)
+    if isinstance(e, ir.Add | ir.Sub) and isinstance(e.b, ir.ConstInt):
+        inner, shift = _shifted(e.a)
+        return inner, shift + (e.b.value if isinstance(e, ir.Add) else -e.b.value)
+    if isinstance(e, ir.Add) and isinstance(e.a, ir.ConstInt):
+        inner, shift = _shifted(e.b)
+        return inner, shift + e.a.value
+    return e, 0
+
+
+def _index_uses(call: ir.Call) -> list[tuple[ir.CallArg, int]]:
+    """What `call` uses as an index, each with the extent it indexes: the offsets tile of a
+    `tile.gather` (the source's element count) and the entries of an op's index list
+    (`_INDEXED`), each with the size of the dimension it indexes."""
+    if call.op == "tile.gather" and len(call.args) > 1:
+        src = call.args[0]
+        if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType):
+            return [(call.args[1], _elements(src.type.shape))]
+        return []
+    where = _INDEXED.get(call.op)
+    if where is None or len(call.args) <= max(where):
+        return []
+    target, index = call.args[where[0]], call.args[where[1]]
+    typ = target.type if isinstance(target, ir.Var) else None
+    shape = typ.shape if isinstance(typ, ir.TensorType | ir.TileType) else ()
+    uses: list[tuple[ir.CallArg, int]] = []
+    for k, e in enumerate(index.items if isinstance(index, ir.ExprList) else ()):
+        dim = shape[k] if k < len(shape) else None
+        uses.append((e, dim if isinstance(dim, int) else _SMALL_INDEX))
+    return uses
+
 
 
 DYNAMIC_DIMENSION = (16, 64)

@@ -132,3 +132,17 @@ def test_a_mask_gather_names_its_pattern_and_axis_and_the_index_form_has_neither
     masked = f"outs(%a : {TT}) {{maskPattern = #pto.mask_pattern<P1010>}}"
     with pytest.raises(VerifyException, match="names its axis"):
         parse_and_verify(_module(index.replace(f"outs(%a : {TT})", masked)))
+
+
+def test_a_mask_scatter_has_the_gathers_syntax_and_the_index_form_takes_its_indexes() -> None:
+    alloc = f"  %a = pto.alloc_tile valid_row = %c64_index valid_col = %c64_index : {TT}\n"
+    mask = alloc + (f"  pto.tscatter ins(%a, {{maskPattern = #pto.mask_pattern<P0101>}} : {TT}, \"row\") "
+                    f"outs(%a : {TT})")
+    printed = parse_and_verify(_module(mask))
+    assert f"pto.tscatter ins(%a, {{maskPattern = #pto.mask_pattern<P0101>}} : {TT}, \"row\")" in printed
+    index = alloc + f"  pto.tscatter ins(%a, %a : {TT}, {TT}) outs(%a : {TT})"
+    parse_and_verify(_module(index))
+    with pytest.raises(VerifyException, match="scatters along row"):
+        parse_and_verify(_module(mask.replace('"row"', '"col"')))
+    with pytest.raises(VerifyException, match="index form takes a source and its indexes"):
+        parse_and_verify(_module(index.replace(f"%a, %a : {TT}, {TT}", f"%a : {TT}")))

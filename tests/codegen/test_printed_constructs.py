@@ -422,6 +422,26 @@ return out
      "g: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.gather_mask(t, mask_pattern=9)\nreturn out",
      TILE_PARAMS, "slotsat's code generator does not support tile.gather_mask with mask_pattern=9 (ptoas's "
                   "patterns are 1, 2, 3, 4, 5, 6, 7)"),
+    ("t: pl.Tile[[4, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 16])\n"
+     "d: pl.Tile[[4, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([4, 32], dtype=pl.FP32, value=0.0)\n"
+     "g: pl.Tile[[4, 32], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_mask(d, t, mask_pattern=3)\nreturn out",
+     TILE_PARAMS, "tile.scatter_mask writes a [4, 16] pl.FP32 source into a [4, 64] pl.FP32 destination with "
+                  "this pattern, not into [4, 32] pl.FP32"),
+    ("t: pl.Tile[[4, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 16])\n"
+     "d: pl.Tile[[4, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([4, 32], dtype=pl.FP32, value=0.0)\n"
+     "g: pl.Tile[[4, 32], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_mask(d, t, mask_pattern=0)\nreturn out",
+     TILE_PARAMS, "slotsat's code generator does not support tile.scatter_mask with mask_pattern=0 (ptoas's "
+                  "patterns are 1, 2, 3, 4, 5, 6, 7)"),
+    # the form of the library's gate kernel (deepseek_v4_pro/gate.py:157), which the reference's own
+    # code generator rejects with the same reason (pto_ops_datamove.cpp, tile.set_validshape)
+    ("t: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [8, 64])\n"
+     "tmp: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([8, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)\n"
+     "s: pl.Tile[[8, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(t, tmp)\n"
+     "r: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(s, [1, 8])\n"
+     "v: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 1])] = pl.tile.set_validshape(r, 1, 1)\n"
+     "return out",
+     TILE_PARAMS, "pl.set_validshape cannot narrow a tile view (a slice or reshape result); narrow the slice "
+                  "itself or the tile before the view is taken"),
 ])
 def test_what_is_not_emitted_is_one_located_error(body: str, params: str, message: str) -> None:
     err = error(kernel(body, params=params, ret=TILE_RET, decls="import pypto.language.distributed as pld"))

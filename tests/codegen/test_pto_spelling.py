@@ -77,8 +77,8 @@ def test_every_enum_case_the_table_prints_is_a_case_of_the_dialect() -> None:
         for a in sp.attrs:
             if a.enum is None:
                 continue
-            # the mask form's pattern is a parameter attribute, #pto.mask_pattern<CASE>
-            cases = (pto_dialect.MaskPatternAttr.ALLOWED if sp.form == "gather_mask"
+            # the mask forms' pattern is a parameter attribute, #pto.mask_pattern<CASE>
+            cases = (pto_dialect.MaskPatternAttr.ALLOWED if sp.form in ("gather_mask", "scatter_mask")
                      else pto_dialect.ENUM_CASES[a.enum])
             for case in a.values.values():
                 if case is not None:

@@ -165,3 +165,141 @@ return r
         assert 0 <= args["k"] <= 8
         (r,) = _run(fn, args)
         np.testing.assert_array_equal(r[0], args["x"][0])
+
+
+@pytest.mark.parametrize(("op", "whole", "head"), [("col_max", [13, 10, 15, 16], [9, 10, 11, 12]),
+                                                    ("col_min", [1, 0, 3, 4], [1, 2, 3, 4])])
+def test_col_max_and_col_min_reduce_the_valid_rows_of_each_column(op: str, whole: list[int], head: list[int]) -> None:
+    fn = _fn(P, R, f"""
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+m: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.write(t, [3, 1], 0.0)
+v: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[4, 4])] = pl.tile.set_validshape(m, 4, 4)
+s: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(v)
+h: pl.Tile[[3, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[3, 4])] = pl.tile.slice(t, [3, 4], [0, 0])
+s2: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(h)
+r1: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+r2: pl.Tensor[[4, 4], pl.FP32] = pl.store(s2, [1, 0], r1)
+return r2
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)}, modelled=True)
+    assert isinstance(r, np.ndarray)
+    assert r[0].tolist() == whole  # all four rows, the 0.0 written at [3, 1] among them
+    assert r[1].tolist() == head  # the three valid rows of the slice only
+
+
+def test_a_column_reduction_of_no_valid_row_is_declined() -> None:
+    fn = _fn(P + ", n: pl.Scalar[pl.INDEX]", R, """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 4])] = pl.load(a, [0, 0], [4, 4], [n, 4])
+s: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.col_max(t)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="no valid row"):
+        _run(fn, {"a": A, "n": 0, "out": np.zeros((4, 4), np.float32)})
+
+
+def test_concat_places_the_tiles_side_by_side() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.BF16], b: pl.Tensor[[4, 2], pl.BF16], out: pl.Out[pl.Tensor[[4, 6], pl.BF16]]",
+             "pl.Tensor[[4, 6], pl.BF16]", """
+x: pl.Tile[[4, 4], pl.BF16, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+y: pl.Tile[[4, 2], pl.BF16, pl.Mem.Vec] = pl.load(b, [0, 0], [4, 2])
+z: pl.Tile[[4, 6], pl.BF16, pl.Mem.Vec] = pl.tile.concat(x, y)
+r: pl.Tensor[[4, 6], pl.BF16] = pl.store(z, [0, 0], out)
+return r
+""")
+    b = -np.arange(8, dtype=np.float32).reshape(4, 2)
+    (r,) = _run(fn, {"a": A, "b": b, "out": np.zeros((4, 6), np.float32)}, modelled=True)
+    np.testing.assert_array_equal(r, np.concatenate([A, b], axis=1))
+
+
+def test_concat_of_a_partly_valid_tile_is_declined() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]", "pl.Tensor[[4, 8], pl.FP32]", """
+x: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[4, 3])] = pl.load(a, [0, 0], [4, 4], [4, 3])
+y: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+z: pl.Tile[[4, 8], pl.FP32, pl.Mem.Vec] = pl.tile.concat(x, y)
+r: pl.Tensor[[4, 8], pl.FP32] = pl.store(z, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="fully valid tiles only"):
+        _run(fn, {"a": A, "out": np.zeros((4, 8), np.float32)})
+
+
+@pytest.mark.parametrize(("op", "vec", "shape"), [("col_expand_expdif", "a0", "[1, 4]"), ("row_expand_expdif", "c0", "[4, 1]")])
+def test_expdif_is_the_exponential_of_the_difference_with_the_broadcast_vector(op: str, vec: str, shape: str) -> None:
+    fn = _fn(P, R, f"""
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+v: pl.Tile[{shape}, pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], {shape})
+e: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(t, v)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(e, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)}, modelled=True)
+    # row 0 of A broadcast down the rows, or column 0 of A along the columns
+    b = np.repeat(A[:1, :], 4, axis=0) if vec == "a0" else np.repeat(A[:, :1], 4, axis=1)
+    np.testing.assert_allclose(r, np.exp(A - b), rtol=1e-6)
+
+
+_VIEW_P = "x: pl.Tensor[[2, 4, 4], pl.FP32], out: pl.Out[pl.Tensor[[8, 4], pl.FP32]]"
+_VIEW_R = "pl.Tensor[[8, 4], pl.FP32]"
+_X3 = np.arange(32, dtype=np.float32).reshape(2, 4, 4)
+
+
+def test_tensor_view_reads_the_elements_in_row_major_order() -> None:
+    fn = _fn(_VIEW_P, _VIEW_R, """
+flat: pl.Tensor[[8, 4], pl.FP32, pl.TensorView(stride=[4, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(x, [8, 4])
+t: pl.Tile[[3, 4], pl.FP32, pl.Mem.Vec] = pl.load(flat, [3, 0], [3, 4])
+r: pl.Tensor[[8, 4], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"x": _X3, "out": np.zeros((8, 4), np.float32)}, modelled=True)
+    assert isinstance(r, np.ndarray)
+    np.testing.assert_array_equal(r[:3], _X3.reshape(8, 4)[3:6])  # rows 3..5 cross the first dimension
+    np.testing.assert_array_equal(r[3:], np.zeros((5, 4), np.float32))
+
+
+def test_a_store_into_a_viewed_tensor_is_declined() -> None:
+    fn = _fn("x: pl.Out[pl.Tensor[[2, 4, 4], pl.FP32]], out: pl.Out[pl.Tensor[[8, 4], pl.FP32]]", _VIEW_R, """
+flat: pl.Tensor[[8, 4], pl.FP32, pl.TensorView(stride=[4, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(x, [8, 4])
+t: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.full([1, 4], dtype=pl.FP32, value=1.0)
+f: pl.Tensor[[8, 4], pl.FP32] = pl.store(t, [0, 0], flat)
+u: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(flat, [0, 0], [1, 4])
+r: pl.Tensor[[8, 4], pl.FP32] = pl.store(u, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match=r"into a tensor that tensor\.view reinterprets"):
+        _run(fn, {"x": _X3, "out": np.zeros((8, 4), np.float32)})
+
+
+def test_a_view_of_another_element_count_is_declined() -> None:
+    fn = _fn(_VIEW_P, _VIEW_R, """
+flat: pl.Tensor[[4, 4], pl.FP32, pl.TensorView(stride=[4, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(x, [4, 4])
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(flat, [0, 0], [4, 4])
+r: pl.Tensor[[8, 4], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="views of the same element count"):
+        _run(fn, {"x": _X3, "out": np.zeros((8, 4), np.float32)})
+
+
+def test_transpose_swaps_the_axes_of_a_fully_valid_tile() -> None:
+    fn = _fn("a: pl.Tensor[[2, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 2], pl.FP32]]", "pl.Tensor[[4, 2], pl.FP32]", """
+t: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 4])
+tmp: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.create([2, 4], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+x: pl.Tile[[4, 2], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, 0, 1, tmp)
+r: pl.Tensor[[4, 2], pl.FP32] = pl.store(x, [0, 0], out)
+return r
+""")
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)
+    (r,) = _run(fn, {"a": a, "out": np.zeros((4, 2), np.float32)}, modelled=True)
+    np.testing.assert_array_equal(r, a.T)
+
+
+def test_transpose_of_a_partly_valid_tile_is_declined() -> None:
+    fn = _fn("a: pl.Tensor[[2, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 2], pl.FP32]]", "pl.Tensor[[4, 2], pl.FP32]", """
+t: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 4])] = pl.load(a, [0, 0], [2, 4], [1, 4])
+x: pl.Tile[[4, 2], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, 0, 1)
+r: pl.Tensor[[4, 2], pl.FP32] = pl.store(x, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="fully valid tile only"):
+        _run(fn, {"a": np.zeros((2, 4), np.float32), "out": np.zeros((4, 2), np.float32)})

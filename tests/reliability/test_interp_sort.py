@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from slotsat.core import ir
-from slotsat.core.interpreter import InterpreterError, ensure_modelled, outputs_equal
+from slotsat.core.interpreter import InterpreterError, ensure_modelled, outputs_equal, random_inputs
 from tests.reliability.interp_harness import kernel, run
 
 _fn = kernel
@@ -252,3 +252,82 @@ def test_gather_outside_the_source_is_a_fault() -> None:
     ix = np.array([[0, 1, 2, 16], [0, 0, 0, 0]], dtype=np.int32)
     with pytest.raises(InterpreterError, match="offset 16 is outside the \\[2, 8\\] source"):
         _run(_fn(*_GATHER), {"x": np.zeros((2, 8), np.float32), "ix": ix, "out": np.zeros((2, 4), np.float32)})
+
+
+def test_random_offsets_of_a_gather_are_drawn_inside_its_source() -> None:
+    fn = _fn(*_GATHER)
+    for seed in range(20):
+        args = random_inputs(fn, np.random.default_rng(seed))
+        ix = args["ix"]
+        assert isinstance(ix, np.ndarray)
+        assert ix.dtype == np.int32
+        assert int(ix.min()) >= 0
+        assert int(ix.max()) < 9  # small, and inside the 16-element source
+        _run(fn, args)  # never a fault
+
+
+def test_offsets_followed_through_a_slice_and_a_tiny_source_bound_the_draw() -> None:
+    fn = _fn("x: pl.Tensor[[1, 4], pl.FP32], ix: pl.Tensor[[2, 4], pl.INT32], n: pl.Tensor[[2, 4], pl.INT32], "
+             "out: pl.Out[pl.Tensor[[1, 4], pl.FP32]]", "pl.Tensor[[1, 4], pl.FP32]", """
+s: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 4])
+i: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.load(ix, [0, 0], [2, 4])
+h: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.tile.slice(i, [1, 4], [1, 0])
+o: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.load(n, [0, 0], [2, 4])
+t: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.tile.create([1, 4], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+g: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.gather(s, h, t)
+r: pl.Tensor[[1, 4], pl.FP32] = pl.store(g, [0, 0], out)
+return r
+""")
+    draws = [random_inputs(fn, np.random.default_rng(seed)) for seed in range(20)]
+    offsets = np.stack([d["ix"] for d in draws])
+    others = np.stack([d["n"] for d in draws])
+    assert offsets.min() >= 0
+    assert offsets.max() <= 3  # the 4-element source bounds the draw
+    assert others.min() < 0  # a tensor that is no gather's offsets keeps the usual draw
+
+
+def test_indices_read_from_tensors_are_drawn_inside_what_they_index() -> None:
+    # the library's hash routing: token ids index a table whose entries become gather offsets
+    fn = _fn("ids: pl.Tensor[[4], pl.INT64], table: pl.Tensor[[6, 2], pl.INT32], x: pl.Tensor[[1, 5], pl.FP32], "
+             "w: pl.Tensor[[4], pl.INT32], out: pl.Out[pl.Tensor[[1, 2], pl.FP32]]", "pl.Tensor[[1, 2], pl.FP32]", """
+s: pl.Tile[[1, 5], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 5])
+o: pl.Tile[[1, 2], pl.INT32, pl.Mem.Vec] = pl.tile.create([1, 2], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+t: pl.Scalar[pl.INT64] = pl.tensor.read(ids, [1])
+tok: pl.Scalar[pl.INDEX] = pl.cast(t, pl.INDEX)
+for k in pl.range(2):
+    e: pl.Scalar[pl.INT32] = pl.tensor.read(table, [tok, k])
+    pl.tile.write(o, [0, k], e)
+u: pl.Scalar[pl.INT32] = pl.tensor.read(w, [0])
+tmp: pl.Tile[[1, 2], pl.INT32, pl.Mem.Vec] = pl.tile.create([1, 2], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+g: pl.Tile[[1, 2], pl.FP32, pl.Mem.Vec] = pl.tile.gather(s, o, tmp)
+r: pl.Tensor[[1, 2], pl.FP32] = pl.store(g, [0, 0], out)
+return r
+""")
+    draws = [random_inputs(fn, np.random.default_rng(seed)) for seed in range(30)]
+    ids = np.stack([d["ids"] for d in draws])
+    table = np.stack([d["table"] for d in draws])
+    assert ids.min() >= 0
+    assert ids.max() < 6  # rows of the table
+    assert table.min() >= 0
+    assert table.max() < 5  # offsets into the 5-element source
+    assert np.stack([d["w"] for d in draws]).min() < 0  # read, but never an index: the usual draw
+    for d in draws:
+        _run(fn, d)  # never a fault
+
+
+def test_a_constant_subtracted_on_the_way_raises_the_drawn_indices() -> None:
+    # the library's rope position: `pos - 3` picks the row, so `pos` is drawn from 3 up
+    fn = _fn("pm: pl.Tensor[[1, 4], pl.INT32], f: pl.Tensor[[16, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]",
+             "pl.Tensor[[1, 8], pl.FP32]", """
+p: pl.Scalar[pl.INT32] = pl.tensor.read(pm, [0, 2])
+row: pl.Scalar[pl.INDEX] = pl.cast(pl.cast(p, pl.INDEX) + -3, pl.INDEX)
+t: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.load(f, [row, 0], [1, 8])
+r: pl.Tensor[[1, 8], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+""")
+    draws = [random_inputs(fn, np.random.default_rng(seed)) for seed in range(30)]
+    pm = np.stack([d["pm"] for d in draws])
+    assert pm.min() >= 3
+    assert pm.max() < 12
+    for d in draws:
+        _run(fn, d)  # never a fault
