@@ -996,8 +996,11 @@ def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
         elif isinstance(s, ir.YieldStmt | ir.ReturnStmt):
             for v in s.values:
                 _preflight_expr(v, span)
+        # a branch of an `if` in tail position is in tail position: its return falls through
+        # to the function's end (ExpandMixedKernel's AIV half returns from both lanes' branches)
+        tail = top and k == len(body.stmts) - 1 and isinstance(s, ir.IfStmt) and not s.return_vars
         for child in ir.stmt_children_bodies(s):
-            _preflight_body(child, top=False)
+            _preflight_body(child, top=tail)
 
 
 def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
@@ -1072,7 +1075,7 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
     if len(args) < needed:
         raise PassError(f"slotsat's code generator does not support {c.op} with {len(args)} arguments (it "
                         f"takes {needed})", where)
-    accounted = {a.keyword for a in sp.attrs if a.argument is None} | sp.type_keywords | set(args)
+    accounted = {a.keyword for a in sp.attrs if a.argument is None} | sp.type_keywords | sp.keywords | set(args)
     for key, value in c.kwargs:
         if key in accounted:
             continue
@@ -1115,16 +1118,84 @@ def _kernel_kind(fn: ir.Function) -> str:
     return "cube" if cube else "vector"
 
 
+GM_PIPE_BUFFER = "__gm_pipe_buffer"
+"""The parameter ExpandMixedKernel adds for the cross-core pipes' GM slot buffer."""
+
+PIPE_SPLITS = range(5)
+ODD_SPLITS = frozenset({3, 4})
+
+
+@dataclass(frozen=True)
+class PipeLayout:
+    """Per program: the symbol of each kernel function (an `import_peer_buffer`'s `peer_func`)
+    and the (pipe id, dir_mask) of every `initialize_pipe`, in the order their regions follow
+    one another in the GM slot buffer (the reference's PrepareGMSlotBufferLayout)."""
+
+    symbols: dict[str, str] = field(default_factory=dict)
+    keys: tuple[tuple[int, int], ...] = ()
+
+
+def pipe_layout(program: ir.Program, symbols: dict[str, str]) -> PipeLayout:
+    keys: set[tuple[int, int]] = set()
+    for fn in program.functions:
+        for s in ir.walk_stmts(fn.body):
+            call = s.call if isinstance(s, ir.EvalStmt) else None
+            if call is None or call.op not in ("system.aic_initialize_pipe", "system.aiv_initialize_pipe"):
+                continue
+            pipe_id, mask = call.kwarg("id"), call.kwarg("dir_mask")
+            if isinstance(mask, ir.ConstInt) and mask.value > 0:
+                keys.add((pipe_id.value if isinstance(pipe_id, ir.ConstInt) else 0, mask.value))
+    return PipeLayout(symbols, tuple(sorted(keys)))
+
+
+def _truthy_attr(value: ir.AttrValue | None) -> bool:
+    if isinstance(value, bool | int):
+        return bool(value)
+    return isinstance(value, ir.ConstInt) and value.value != 0
+
+
+def _const_dim(d: int | ir.Expr) -> ir.Expr:
+    return ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else fold(d)
+
+
+def _push_widens(tile: ir.TileType, split: int, *, to_aic: bool, dual: bool) -> bool:
+    """Whether the reference widens a pushed tile's valid extent for the transport
+    (EmitTpushTransportValidShape): a split push, or a no-split push of a dual-AIV-dispatch
+    function (columns only, rows kept; a statically empty replay moves nothing) or of an Acc
+    tile to the vector side (both axes; an empty tile stays empty), when the transport box
+    differs from the valid extent."""
+    if len(tile.shape) < 2:
+        return False
+    dual_no_split = split == 0 and dual
+    acc_no_split = split == 0 and not to_aic and tile.memory_space is ir.MemorySpace.Acc
+    if split == 0 and not dual_no_split and not acc_no_split:
+        return False
+    rows, cols = (fold(e) for e in valid_extents(tile))
+    box_rows, box_cols = _const_dim(tile.shape[0]), _const_dim(tile.shape[1])
+    if acc_no_split and any(isinstance(e, ir.ConstInt) and e.value == 0 for e in (rows, cols)):
+        return False
+    if dual_no_split:
+        box_rows = rows
+        if isinstance(rows, ir.ConstInt) and rows.value == 0:
+            return False
+    return not (box_rows == rows and box_cols == cols)
+
+
 class FunctionEmitter(Emitter):
     """Emits one kernel function."""
 
     SUPPORTED_VIEW: ClassVar[frozenset[str]] = frozenset({"tile.reshape", "tile.slice"})
 
-    def __init__(
-        self, fn: ir.Function, *, mode: Mode, planner: Planner, backend: Backend, symbol: str | None = None
+    def __init__(  # noqa: PLR0913 - the function, its options and its program's pipe facts
+        self, fn: ir.Function, *, mode: Mode, planner: Planner, backend: Backend, symbol: str | None = None,
+        pipes: PipeLayout | None = None,
     ) -> None:
         super().__init__(fn, mode=mode, planner=planner, backend=backend)
         self.symbol = fn.name if symbol is None else symbol
+        self.pipes = PipeLayout() if pipes is None else pipes
+        """The program's kernel symbols and GM pipe regions (`PipeLayout`)."""
+        self.gm_pipe_arg: str | None = None
+        """The `__gm_pipe_buffer` parameter's `%argK`: a raw pointer, no tensor view."""
         self.live = liveness(fn)
         """Sharing classes and live ranges of the tile buffers (`analysis/liveness.py`)."""
         self.tensor_views: dict[int, str] = {}
@@ -1220,7 +1291,12 @@ class FunctionEmitter(Emitter):
             self.const(region.valid_col, ir.DType.INDEX)
         body, self.body_lines = self.body_lines, []
         for p in fn.params:
-            if isinstance(p.type, ir.TensorType):
+            if isinstance(p.type, ir.TensorType) and p.name_hint == GM_PIPE_BUFFER:
+                if p.type.dtype is not ir.DType.FP32:
+                    raise PassError(f"{GM_PIPE_BUFFER} must have pl.FP32 elements, got pl.{p.type.dtype.value}",
+                                    p.span)
+                self.gm_pipe_arg = self.arg_of[p.id]  # the GM slot buffer: a raw pointer, as the reference
+            elif isinstance(p.type, ir.TensorType):
                 self._tensor_view(p, self.arg_of[p.id])
         self._pair_contexts(fn)
         self.head_lines.extend(self.body_lines)
@@ -2125,6 +2201,197 @@ class FunctionEmitter(Emitter):
         self.line("pto.barrier <PIPE_ALL>")
         self.line(f"pto.cmo.cacheinvalid {dst_pv} single_cache_line : {pt}")
 
+    # -- cross-core pipes (`pto_ops_crosscore.cpp`) ------------------------------------
+
+    def _pipe_checks(self, c: ir.Call, where: Span) -> None:
+        """What every cross-core op needs: the PTOAS planner (slotsat's PYPTO planner does not
+        keep a pipe's reserved slot buffer out of its tiles' addresses) and an AIC / AIV
+        function (the halves ExpandMixedKernel makes)."""
+        if self.planner is not Planner.PTOAS:
+            raise PassError(f"slotsat's code generator emits {c.op} only under the ptoas planner (its pypto "
+                            "planner does not reserve the pipe's slot buffer)", where)
+        if self.fn.type not in (ir.FunctionType.AIC, ir.FunctionType.AIV):
+            raise PassError(f"{c.op} belongs in an AIC or AIV function (the halves of a mixed kernel), not "
+                            f"in the {self.fn.type.value} function '{self.fn.name}'", where)
+
+    def _int_keyword(self, c: ir.Call, key: str, where: Span, *, required: bool = True,
+                     minimum: int = 0) -> int | None:
+        value = c.kwarg(key)
+        if value is None:
+            if required:
+                raise PassError(f"{c.op} needs its '{key}' keyword", where)
+            return None
+        if not isinstance(value, ir.ConstInt) or value.value < minimum:
+            raise PassError(f"{c.op}: '{key}' must be an integer literal of at least {minimum}", where)
+        return value.value
+
+    def _pipe_attrs(self, c: ir.Call, where: Span, *, split_default: int | None) -> tuple[str, int]:
+        """`{[id = I, ]split = S}` (the reference's FormatFrontendPipeAttrs) and the split."""
+        lane = c.kwarg("lane_stride")
+        if lane is not None and not _matches_default(lane, 0):
+            raise PassError(f"slotsat's code generator does not support {c.op} with keyword 'lane_stride'", where)
+        pipe_id = self._int_keyword(c, "id", where, required=False)
+        if c.kwarg("split") is None and split_default is not None:
+            split = split_default
+        else:
+            split = self._int_keyword(c, "split", where)  # type: ignore[assignment]
+        assert split is not None
+        if split not in PIPE_SPLITS:
+            raise PassError(f"{c.op} split must be 0 (none), 1 (up-down), 2 (left-right), 3 (up-down, odd) or "
+                            f"4 (left-right, odd), got {split}", where)
+        head = "" if pipe_id is None else f"id = {pipe_id}, "
+        return f"{{{head}split = {split}}}", split
+
+    def _pipe_buffer(self, arg: ir.CallArg | None, c: ir.Call, where: Span) -> str:
+        """An `i32` consumer-buffer operand: a literal placeholder or a reserved / imported
+        buffer's value."""
+        if isinstance(arg, ir.ConstInt):
+            return self.const(arg.value, ir.DType.INT32)
+        if isinstance(arg, ir.Var) and isinstance(arg.type, ir.ScalarType) and arg.type.dtype is ir.DType.INT32 \
+                and arg.id in self.handles:
+            return self.handles[arg.id]
+        raise PassError(f"{c.op}: a consumer buffer is an integer literal or a pl.INT32 reserve_buffer / "
+                        "import_peer_buffer result", where)
+
+    def _named_result(self, target: ir.Var | None, c: ir.Call, where: Span) -> str:
+        if target is None or not isinstance(target.type, ir.ScalarType) or target.type.dtype is not ir.DType.INT32:
+            raise PassError(f"{c.op} must be assigned to a pl.INT32 scalar", where)
+        name = f"%{self.var_name(target)}"
+        self.handles[target.id] = name
+        self.values[name] = self.graph.opaque(name, "i32")
+        return name
+
+    def _buffer_name(self, c: ir.Call, key: str, where: Span) -> str:
+        value = c.kwarg(key)
+        if not isinstance(value, ir.StrArg) or not _MLIR_NAME.fullmatch(value.value) or "$" in value.value \
+                or "." in value.value:
+            raise PassError(f"{c.op} needs a '{key}' keyword that is an identifier", where)
+        return value.value
+
+    def _emit_reserve_buffer(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                             where: Span) -> None:
+        """`%b = pto.reserve_buffer {name = "N", size = S, location = #pto.address_space<mat|vec>,
+        auto = true} -> i32`: under the ptoas planner ptoas places the region (`auto = true`,
+        no `base`, whatever `base=` says: ptoas rejects both), in the Mat buffer of an AIC
+        function and the Vec buffer of an AIV function."""
+        self._pipe_checks(c, where)
+        name = self._buffer_name(c, "name", where)
+        size = self._int_keyword(c, "size", where, minimum=1)
+        self._int_keyword(c, "base", where, required=False, minimum=-1)  # pl.AUTO or an address ptoas replans
+        location = "mat" if self.fn.type is ir.FunctionType.AIC else "vec"
+        result = self._named_result(target, c, where)
+        self.line(f'{result} = {sp.pto} {{name = "{name}", size = {size}, location = '
+                  f"#pto.address_space<{location}>, auto = true}} -> i32")
+
+    def _emit_import_peer_buffer(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                                 where: Span) -> None:
+        """`%b = pto.import_reserved_buffer {name = "N", peer_func = @f} -> i32`: the peer
+        kernel's reserved buffer, the peer named by its symbol in this module."""
+        self._pipe_checks(c, where)
+        name = self._buffer_name(c, "name", where)
+        peer = self._buffer_name(c, "peer_func", where)
+        symbol = self.pipes.symbols.get(peer)
+        if symbol is None:
+            raise PassError(f"{c.op}: peer_func '{peer}' is not a kernel function of this program", where)
+        result = self._named_result(target, c, where)
+        self.line(f'{result} = {sp.pto} {{name = "{name}", peer_func = @{symbol}}} -> i32')
+
+    def _emit_initialize_pipe(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                              where: Span) -> None:
+        """`pto.aX_initialize_pipe {[id = I, ]dir_mask = D, slot_size = S[, slot_num = N][,
+        local_slot_num = L]}` and its operands `([gm_slot_buffer = %p : !pto.ptr<f32>, ]
+        c2v_consumer_buf = %a : i32, v2c_consumer_buf = %b : i32)`, on a line of their own
+        when the function has the GM slot buffer (`__gm_pipe_buffer`), as the reference prints
+        them. The GM buffer holds every pipe of the program one after the other (by pipe id,
+        then direction); slotsat emits the first pipe's region (offset 0) and declines the
+        others (the reference offsets them with a `pto.addptr`)."""
+        self._pipe_checks(c, where)
+        args = call_arguments(c, sp, where)
+        pipe_id = self._int_keyword(c, "id", where, required=False)
+        dir_mask = self._int_keyword(c, "dir_mask", where)
+        slot_size = self._int_keyword(c, "slot_size", where, minimum=1)
+        if dir_mask not in (1, 2, 3):
+            raise PassError(f"{c.op} dir_mask must be 1 (cube to vector), 2 (vector to cube) or 3 (both), "
+                            f"got {dir_mask}", where)
+        parts = [] if pipe_id is None else [f"id = {pipe_id}"]
+        parts += [f"dir_mask = {dir_mask}", f"slot_size = {slot_size}"]
+        for key in ("slot_num", "local_slot_num"):
+            count = self._int_keyword(c, key, where, required=False, minimum=1)
+            if count is not None:
+                parts.append(f"{key} = {count}")
+        c2v = self._pipe_buffer(args.get("c2v_consumer_buf"), c, where)
+        v2c = self._pipe_buffer(args.get("v2c_consumer_buf"), c, where)
+        operands = f"c2v_consumer_buf = {c2v} : i32, v2c_consumer_buf = {v2c} : i32)"
+        self.line(f"{sp.pto} {{{', '.join(parts)}}}" + ("" if self.gm_pipe_arg is not None else f" ({operands}"))
+        if self.gm_pipe_arg is not None:
+            key = (pipe_id or 0, dir_mask)
+            if self.pipes.keys and self.pipes.keys[0] != key:
+                raise PassError(f"slotsat's code generator places only the first pipe of a program in the GM slot "
+                                f"buffer; pipe id {key[0]} (dir_mask {dir_mask}) lies at an offset", where)
+            self.line(f"    (gm_slot_buffer = {self.gm_pipe_arg} : !pto.ptr<f32>, {operands}")
+
+    def _emit_tpush(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pto.tpush_to_X(%t : TB) {[id = I, ]split = S}`. Where the reference widens the
+        tile's valid extent for the transport first (a split push, a no-split push of an Acc
+        tile to the vector side or of a dual-AIV-dispatch function, whose valid extent is
+        narrower than the box), slotsat declines."""
+        self._pipe_checks(c, where)
+        attrs, split = self._pipe_attrs(c, where, split_default=None)
+        to_aic = c.op.endswith("_aic")
+        if to_aic and split in ODD_SPLITS:
+            raise PassError(f"{c.op}: no odd split for the vector to cube direction (split = {split})", where)
+        tile = c.args[0] if c.args else None
+        if not isinstance(tile, ir.Var) or not isinstance(tile.type, ir.TileType):
+            raise PassError(f"{c.op} takes a tile", where)
+        if _push_widens(tile.type, split, to_aic=to_aic, dual=_truthy_attr(dict(self.fn.attrs).get("dual_aiv_dispatch"))):
+            raise PassError(f"slotsat's code generator does not widen {c.op}'s narrowed valid extent to the "
+                            "transport box (the reference brackets the push with pto.set_validshape)", where)
+        handle = self.handle(tile)
+        self.line(f"{sp.pto}({handle} : {self.handle_types.get(handle, tile_type_string(tile.type))}) {attrs}")
+
+    def _emit_tpop(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`%t = pto.tpop_from_X[(%valid_row, %valid_col)] {[id = I, ]split = S} -> TB`: the
+        popped tile is the pipe's slot (no buffer of its own); the valid extents are operands
+        where they are dynamic or differ from the box. Where the reference pops the full box
+        and reshapes it to a static narrower extent (`pto.treshape`), slotsat declines."""
+        self._pipe_checks(c, where)
+        attrs, split = self._pipe_attrs(c, where, split_default=0)
+        from_aiv = c.op.endswith("_aiv")
+        if from_aiv and split in ODD_SPLITS:
+            raise PassError(f"{c.op}: no odd split for the vector to cube direction (split = {split})", where)
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"{c.op} must be assigned to a tile", where)
+        tile = target.type
+        if self.handles.get(self.live.find(target.id)) is not None:
+            raise PassError(f"slotsat's code generator does not pop {c.op} into a buffer another tile shares", where)
+        rows, cols = valid_extents(tile)
+        shape = tile.shape
+        static = isinstance(fold(rows), ir.ConstInt) and isinstance(fold(cols), ir.ConstInt)
+        same = len(shape) == 2 and static and fold(rows) == _const_dim(shape[0]) and fold(cols) == _const_dim(shape[1])
+        operands = ""
+        if not same:
+            empty = static and 0 in (fold(rows).value, fold(cols).value)  # type: ignore[union-attr]
+            if static and not empty and not from_aiv and split not in ODD_SPLITS \
+                    and (tile.memory_space or ir.MemorySpace.Vec) is ir.MemorySpace.Vec:
+                raise PassError(f"slotsat's code generator does not pop {c.op} into a narrower static valid "
+                                "extent (the reference pops the full box and reshapes it)", where)
+            operands = f"({self.index_value(rows)}, {self.index_value(cols)})"
+        elif split in ODD_SPLITS:
+            raise PassError(f"{c.op} with an odd split needs per-lane valid extents", where)
+        name = f"%{self.var_name(target)}"
+        type_ = tile_type_string(tile)
+        self.line(f"{name} = {sp.pto}{operands} {attrs} -> {type_}")
+        self.handle_types[name] = type_
+        self.handles[self.live.find(target.id)] = name
+        self.handles[target.id] = name
+
+    def _emit_tfree(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pto.tfree_from_X {[id = I, ]split = S}`: the popped slot given back (its split the
+        pop's, which the reference's StampTfreeSplit copies onto the call)."""
+        self._pipe_checks(c, where)
+        attrs, _ = self._pipe_attrs(c, where, split_default=None)
+        self.line(f"{sp.pto} {attrs}")
+
     def _partition_line(self, view: str, ttype: ir.TensorType, offsets: Sequence[str], sizes: Sequence[str],
                         pv: str) -> str:
         name = self.new_tmp()
@@ -2601,6 +2868,7 @@ class PtoCodegen:
         lines = [f"module{attrs} {{"]
         used: set[str] = set()
         functions: list[tuple[ir.Function, str, list[Note]]] = []
+        symbols: dict[int, str] = {}
         for fn, opaque in kernel_functions(module):
             symbol = mlir_name(fn.name)
             n = 1
@@ -2609,6 +2877,7 @@ class PtoCodegen:
                 symbol = f"{mlir_name(fn.name)}_{n}"
                 n += 1
             used.add(symbol)
+            symbols[id(fn)] = symbol
             first: list[Note] = []
             if opaque:
                 first.append(
@@ -2625,12 +2894,17 @@ class PtoCodegen:
         # engines (`saturate_together`), then the bodies in program order. An error while
         # preparing function k stops there: functions before k are saturated and emitted
         # first (their errors come first, as in emission order), then k's error is raised.
+        layouts: dict[int, PipeLayout] = {}
+        for program in module.programs:
+            layout = pipe_layout(program, {f.name: symbols[id(f)] for f in program.functions if id(f) in symbols})
+            layouts.update((id(f), layout) for f in program.functions)
         prepared: list[tuple[FunctionEmitter, list[Note]]] = []
         failure: Exception | None = None
         for fn, symbol, first in functions:
             try:
                 emitter = FunctionEmitter(
-                    fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol
+                    fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol,
+                    pipes=layouts.get(id(fn)),
                 )
                 emitter.prepare()
             except Exception as exc:
