@@ -1075,7 +1075,8 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
     if len(args) < needed:
         raise PassError(f"slotsat's code generator does not support {c.op} with {len(args)} arguments (it "
                         f"takes {needed})", where)
-    accounted = {a.keyword for a in sp.attrs if a.argument is None} | sp.type_keywords | sp.keywords | set(args)
+    accounted = {a.keyword for a in sp.attrs if a.argument is None} | sp.type_keywords | sp.keywords
+    accounted |= set(args)
     for key, value in c.kwargs:
         if key in accounted:
             continue
@@ -1293,8 +1294,8 @@ class FunctionEmitter(Emitter):
         for p in fn.params:
             if isinstance(p.type, ir.TensorType) and p.name_hint == GM_PIPE_BUFFER:
                 if p.type.dtype is not ir.DType.FP32:
-                    raise PassError(f"{GM_PIPE_BUFFER} must have pl.FP32 elements, got pl.{p.type.dtype.value}",
-                                    p.span)
+                    raise PassError(f"{GM_PIPE_BUFFER} must have pl.FP32 elements, got "
+                                    f"pl.{p.type.dtype.value}", p.span)
                 self.gm_pipe_arg = self.arg_of[p.id]  # the GM slot buffer: a raw pointer, as the reference
             elif isinstance(p.type, ir.TensorType):
                 self._tensor_view(p, self.arg_of[p.id])
@@ -2229,7 +2230,8 @@ class FunctionEmitter(Emitter):
         """`{[id = I, ]split = S}` (the reference's FormatFrontendPipeAttrs) and the split."""
         lane = c.kwarg("lane_stride")
         if lane is not None and not _matches_default(lane, 0):
-            raise PassError(f"slotsat's code generator does not support {c.op} with keyword 'lane_stride'", where)
+            raise PassError(f"slotsat's code generator does not support {c.op} with keyword 'lane_stride'",
+                            where)
         pipe_id = self._int_keyword(c, "id", where, required=False)
         if c.kwarg("split") is None and split_default is not None:
             split = split_default
@@ -2237,8 +2239,8 @@ class FunctionEmitter(Emitter):
             split = self._int_keyword(c, "split", where)  # type: ignore[assignment]
         assert split is not None
         if split not in PIPE_SPLITS:
-            raise PassError(f"{c.op} split must be 0 (none), 1 (up-down), 2 (left-right), 3 (up-down, odd) or "
-                            f"4 (left-right, odd), got {split}", where)
+            raise PassError(f"{c.op} split must be 0 (none), 1 (up-down), 2 (left-right), 3 (up-down, odd) "
+                            f"or 4 (left-right, odd), got {split}", where)
         head = "" if pipe_id is None else f"id = {pipe_id}, "
         return f"{{{head}split = {split}}}", split
 
@@ -2247,14 +2249,15 @@ class FunctionEmitter(Emitter):
         buffer's value."""
         if isinstance(arg, ir.ConstInt):
             return self.const(arg.value, ir.DType.INT32)
-        if isinstance(arg, ir.Var) and isinstance(arg.type, ir.ScalarType) and arg.type.dtype is ir.DType.INT32 \
-                and arg.id in self.handles:
+        if isinstance(arg, ir.Var) and isinstance(arg.type, ir.ScalarType) \
+                and arg.type.dtype is ir.DType.INT32 and arg.id in self.handles:
             return self.handles[arg.id]
         raise PassError(f"{c.op}: a consumer buffer is an integer literal or a pl.INT32 reserve_buffer / "
                         "import_peer_buffer result", where)
 
     def _named_result(self, target: ir.Var | None, c: ir.Call, where: Span) -> str:
-        if target is None or not isinstance(target.type, ir.ScalarType) or target.type.dtype is not ir.DType.INT32:
+        if target is None or not isinstance(target.type, ir.ScalarType) \
+                or target.type.dtype is not ir.DType.INT32:
             raise PassError(f"{c.op} must be assigned to a pl.INT32 scalar", where)
         name = f"%{self.var_name(target)}"
         self.handles[target.id] = name
@@ -2322,12 +2325,13 @@ class FunctionEmitter(Emitter):
         c2v = self._pipe_buffer(args.get("c2v_consumer_buf"), c, where)
         v2c = self._pipe_buffer(args.get("v2c_consumer_buf"), c, where)
         operands = f"c2v_consumer_buf = {c2v} : i32, v2c_consumer_buf = {v2c} : i32)"
-        self.line(f"{sp.pto} {{{', '.join(parts)}}}" + ("" if self.gm_pipe_arg is not None else f" ({operands}"))
+        pipe = (pipe_id or 0, dir_mask)
+        if self.gm_pipe_arg is not None and self.pipes.keys and self.pipes.keys[0] != pipe:
+            raise PassError(f"slotsat's code generator places only the first pipe of a program in the GM "
+                            f"slot buffer; pipe id {pipe[0]} (dir_mask {dir_mask}) lies at an offset", where)
+        inline = "" if self.gm_pipe_arg is not None else f" ({operands}"
+        self.line(f"{sp.pto} {{{', '.join(parts)}}}{inline}")
         if self.gm_pipe_arg is not None:
-            key = (pipe_id or 0, dir_mask)
-            if self.pipes.keys and self.pipes.keys[0] != key:
-                raise PassError(f"slotsat's code generator places only the first pipe of a program in the GM slot "
-                                f"buffer; pipe id {key[0]} (dir_mask {dir_mask}) lies at an offset", where)
             self.line(f"    (gm_slot_buffer = {self.gm_pipe_arg} : !pto.ptr<f32>, {operands}")
 
     def _emit_tpush(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
@@ -2343,11 +2347,13 @@ class FunctionEmitter(Emitter):
         tile = c.args[0] if c.args else None
         if not isinstance(tile, ir.Var) or not isinstance(tile.type, ir.TileType):
             raise PassError(f"{c.op} takes a tile", where)
-        if _push_widens(tile.type, split, to_aic=to_aic, dual=_truthy_attr(dict(self.fn.attrs).get("dual_aiv_dispatch"))):
+        dual = _truthy_attr(dict(self.fn.attrs).get("dual_aiv_dispatch"))
+        if _push_widens(tile.type, split, to_aic=to_aic, dual=dual):
             raise PassError(f"slotsat's code generator does not widen {c.op}'s narrowed valid extent to the "
                             "transport box (the reference brackets the push with pto.set_validshape)", where)
         handle = self.handle(tile)
-        self.line(f"{sp.pto}({handle} : {self.handle_types.get(handle, tile_type_string(tile.type))}) {attrs}")
+        type_ = self.handle_types.get(handle, tile_type_string(tile.type))
+        self.line(f"{sp.pto}({handle} : {type_}) {attrs}")
 
     def _emit_tpop(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`%t = pto.tpop_from_X[(%valid_row, %valid_col)] {[id = I, ]split = S} -> TB`: the
@@ -2363,11 +2369,13 @@ class FunctionEmitter(Emitter):
             raise PassError(f"{c.op} must be assigned to a tile", where)
         tile = target.type
         if self.handles.get(self.live.find(target.id)) is not None:
-            raise PassError(f"slotsat's code generator does not pop {c.op} into a buffer another tile shares", where)
+            raise PassError(f"slotsat's code generator does not pop {c.op} into a buffer another tile shares",
+                            where)
         rows, cols = valid_extents(tile)
         shape = tile.shape
         static = isinstance(fold(rows), ir.ConstInt) and isinstance(fold(cols), ir.ConstInt)
-        same = len(shape) == 2 and static and fold(rows) == _const_dim(shape[0]) and fold(cols) == _const_dim(shape[1])
+        same = len(shape) == 2 and static and fold(rows) == _const_dim(shape[0]) \
+            and fold(cols) == _const_dim(shape[1])
         operands = ""
         if not same:
             empty = static and 0 in (fold(rows).value, fold(cols).value)  # type: ignore[union-attr]
@@ -2896,7 +2904,8 @@ class PtoCodegen:
         # first (their errors come first, as in emission order), then k's error is raised.
         layouts: dict[int, PipeLayout] = {}
         for program in module.programs:
-            layout = pipe_layout(program, {f.name: symbols[id(f)] for f in program.functions if id(f) in symbols})
+            named = {f.name: symbols[id(f)] for f in program.functions if id(f) in symbols}
+            layout = pipe_layout(program, named)
             layouts.update((id(f), layout) for f in program.functions)
         prepared: list[tuple[FunctionEmitter, list[Note]]] = []
         failure: Exception | None = None
