@@ -1128,25 +1128,71 @@ ODD_SPLITS = frozenset({3, 4})
 
 @dataclass(frozen=True)
 class PipeLayout:
-    """Per program: the symbol of each kernel function (an `import_peer_buffer`'s `peer_func`)
-    and the (pipe id, dir_mask) of every `initialize_pipe`, in the order their regions follow
-    one another in the GM slot buffer (the reference's PrepareGMSlotBufferLayout)."""
+    """Per kernel module of the reference (the members of one Group function, or a kernel
+    alone): the symbol of each kernel function (an `import_peer_buffer`'s `peer_func`) and
+    the element offset of each pipe's region in the GM slot buffer, by (pipe id, dir_mask):
+    the regions follow one another in that order, each its full footprint (slot count x
+    rings x slot size), as the reference's PrepareGMSlotBufferLayout lays them out."""
 
     symbols: dict[str, str] = field(default_factory=dict)
-    keys: tuple[tuple[int, int], ...] = ()
+    offsets: dict[tuple[int, int], int] = field(default_factory=dict)
 
 
-def pipe_layout(program: ir.Program, symbols: dict[str, str]) -> PipeLayout:
-    keys: set[tuple[int, int]] = set()
+def _callees(fn: ir.Function) -> list[str]:
+    out: list[str] = []
+    for s in ir.walk_stmts(fn.body):
+        call = s.call if isinstance(s, ir.EvalStmt) else s.value if isinstance(s, ir.AssignStmt) else None
+        if isinstance(call, ir.Call) and call.op.startswith("self.") and call.op[5:] not in out:
+            out.append(call.op[5:])
+    return out
+
+
+def pipe_layouts(program: ir.Program, symbols: dict[int, str]) -> dict[int, PipeLayout]:
+    """The `PipeLayout` of every function of `program`, by `id`: the members of a Group
+    function share one (the reference emits them as one module); a kernel outside every
+    group has its own."""
+    by_name = {f.name: f for f in program.functions}
+    named = {f.name: symbols[id(f)] for f in program.functions if id(f) in symbols}
+    modules: list[list[ir.Function]] = []
+    grouped: set[str] = set()
     for fn in program.functions:
+        if fn.type is ir.FunctionType.GROUP:
+            members = [by_name[n] for n in _callees(fn) if n in by_name]
+            grouped.update(f.name for f in members)
+            modules.append(members)
+    modules += [[f] for f in program.functions if f.name not in grouped]
+    out: dict[int, PipeLayout] = {}
+    for members in modules:
+        layout = PipeLayout(named, _pipe_offsets(members))
+        out.update((id(f), layout) for f in members)
+    return out
+
+
+def _pipe_offsets(members: list[ir.Function]) -> dict[tuple[int, int], int]:
+    sizes: dict[tuple[int, int], tuple[int, int]] = {}
+    for fn in members:
         for s in ir.walk_stmts(fn.body):
             call = s.call if isinstance(s, ir.EvalStmt) else None
             if call is None or call.op not in ("system.aic_initialize_pipe", "system.aiv_initialize_pipe"):
                 continue
             pipe_id, mask = call.kwarg("id"), call.kwarg("dir_mask")
-            if isinstance(mask, ir.ConstInt) and mask.value > 0:
-                keys.add((pipe_id.value if isinstance(pipe_id, ir.ConstInt) else 0, mask.value))
-    return PipeLayout(symbols, tuple(sorted(keys)))
+            size, num = call.kwarg("slot_size"), call.kwarg("slot_num")
+            if not (isinstance(mask, ir.ConstInt) and mask.value in (1, 2, 3)
+                    and isinstance(size, ir.ConstInt) and size.value > 0):
+                continue  # the op's own emission reports it
+            key = (pipe_id.value if isinstance(pipe_id, ir.ConstInt) else 0, mask.value)
+            default = 4 if mask.value == 3 else 8  # gm_pipe_layout.h's slot count of a direction mask
+            slots = num.value if isinstance(num, ir.ConstInt) and num.value > 0 else default
+            if sizes.setdefault(key, (size.value, slots)) != (size.value, slots):
+                raise PassError(f"initialize_pipe of pipe id {key[0]} and dir_mask {key[1]} is given two "
+                                "slot sizes or slot counts in one kernel group", call.span)
+    offsets: dict[tuple[int, int], int] = {}
+    byte = 0
+    for key in sorted(sizes):
+        slot_size, slot_count = sizes[key]
+        offsets[key] = byte // 4  # the buffer's elements are f32
+        byte += slot_count * (2 if key[1] == 3 else 1) * slot_size
+    return offsets
 
 
 def _truthy_attr(value: ir.AttrValue | None) -> bool:
@@ -1197,6 +1243,8 @@ class FunctionEmitter(Emitter):
         """The program's kernel symbols and GM pipe regions (`PipeLayout`)."""
         self.gm_pipe_arg: str | None = None
         """The `__gm_pipe_buffer` parameter's `%argK`: a raw pointer, no tensor view."""
+        self.gm_regions: dict[tuple[int, int], str] = {}
+        """A pipe's region of the GM slot buffer past the first (a `pto.addptr`), by (id, dir_mask)."""
         self.live = liveness(fn)
         """Sharing classes and live ranges of the tile buffers (`analysis/liveness.py`)."""
         self.tensor_views: dict[int, str] = {}
@@ -2326,13 +2374,29 @@ class FunctionEmitter(Emitter):
         v2c = self._pipe_buffer(args.get("v2c_consumer_buf"), c, where)
         operands = f"c2v_consumer_buf = {c2v} : i32, v2c_consumer_buf = {v2c} : i32)"
         pipe = (pipe_id or 0, dir_mask)
-        if self.gm_pipe_arg is not None and self.pipes.keys and self.pipes.keys[0] != pipe:
-            raise PassError(f"slotsat's code generator places only the first pipe of a program in the GM "
-                            f"slot buffer; pipe id {pipe[0]} (dir_mask {dir_mask}) lies at an offset", where)
-        inline = "" if self.gm_pipe_arg is not None else f" ({operands}"
+        region = None if self.gm_pipe_arg is None else self._gm_pipe_region(pipe, c, where)
+        inline = "" if region is not None else f" ({operands}"
         self.line(f"{sp.pto} {{{', '.join(parts)}}}{inline}")
-        if self.gm_pipe_arg is not None:
-            self.line(f"    (gm_slot_buffer = {self.gm_pipe_arg} : !pto.ptr<f32>, {operands}")
+        if region is not None:
+            self.line(f"    (gm_slot_buffer = {region} : !pto.ptr<f32>, {operands}")
+
+    def _gm_pipe_region(self, pipe: tuple[int, int], c: ir.Call, where: Span) -> str:
+        """The pipe's region of the GM slot buffer: the buffer itself for the first pipe, else
+        `pto.addptr` by the region's element offset (once per pipe and function)."""
+        assert self.gm_pipe_arg is not None
+        offset = self.pipes.offsets.get(pipe)
+        if offset is None:
+            raise PassError(f"{c.op}: pipe id {pipe[0]} (dir_mask {pipe[1]}) has no GM slot region", where)
+        if offset == 0:
+            return self.gm_pipe_arg
+        name = self.gm_regions.get(pipe)
+        if name is None:
+            name = self.new_tmp()
+            # ptoas reads the full type as well as the stripped `<f32>` the reference prints
+            self.line(f"{name} = pto.addptr {self.gm_pipe_arg}, {self.const(offset, ir.DType.INDEX)} : "
+                      "!pto.ptr<f32> -> !pto.ptr<f32>")
+            self.gm_regions[pipe] = name
+        return name
 
     def _emit_tpush(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`pto.tpush_to_X(%t : TB) {[id = I, ]split = S}`. Where the reference widens the
@@ -2904,9 +2968,7 @@ class PtoCodegen:
         # first (their errors come first, as in emission order), then k's error is raised.
         layouts: dict[int, PipeLayout] = {}
         for program in module.programs:
-            named = {f.name: symbols[id(f)] for f in program.functions if id(f) in symbols}
-            layout = pipe_layout(program, named)
-            layouts.update((id(f), layout) for f in program.functions)
+            layouts.update(pipe_layouts(program, symbols))
         prepared: list[tuple[FunctionEmitter, list[Note]]] = []
         failure: Exception | None = None
         for fn, symbol, first in functions:

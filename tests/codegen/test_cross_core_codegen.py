@@ -1,0 +1,109 @@
+"""Codegen of cross-core pipe programs (the AIC / AIV halves the reference's ExpandMixedKernel
+makes of a mixed kernel): what it emits beyond the printed kernel's golden, and a located
+error for each variant the reference emits in a form slotsat does not (`pto_ops_crosscore.cpp`).
+
+Each case edits the reference's printed `jit_mixed_gemm_add.pre.py` at one call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from slotsat.app.pipeline import compile_source
+from slotsat.core.errors import PassError
+from slotsat.lowering.pto_dialect import normalize, parse_and_verify
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = (ROOT / "tests" / "data" / "printed" / "jit_mixed_gemm_add.pre.py").read_text()
+
+PUSH = "pl.tile.tpush_to_aiv(acc__rv_v2, split=0)"
+POP = "acc__rv_v2_Vec: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)"
+FREE = "pl.system.tfree_to_aic(acc__rv_v2_Vec, split=0)"
+AIC_INIT = ("pl.system.aic_initialize_pipe(gemm_add_c2v_slot_buffer_import, pl.const(0, pl.INT32), "
+            "dir_mask=1, slot_size=4096, slot_num=2)")
+AIV_INIT = ("pl.system.aiv_initialize_pipe(gemm_add_c2v_slot_buffer, pl.const(0, pl.INT32), dir_mask=1, "
+            "slot_size=4096, slot_num=2)")
+IMPORT = "peer_func='gemm_add_aiv'"
+
+
+def _edit(old: str, new: str) -> str:
+    assert SOURCE.count(old) == 1, old
+    return SOURCE.replace(old, new)
+
+
+def _emit(text: str) -> str:
+    return compile_source(text, "mixed.pre.py").pto_text
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(k for k, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_a_pipe_id_is_printed_on_every_op_of_the_pipe() -> None:
+    text = SOURCE
+    for old, new in ((PUSH, PUSH.replace("split=0", "split=0, id=2")),
+                     (POP, POP.replace("split=0", "split=0, id=2")),
+                     (FREE, FREE.replace("split=0", "split=0, id=2")),
+                     (AIC_INIT, AIC_INIT.replace("dir_mask=1", "id=2, dir_mask=1")),
+                     (AIV_INIT, AIV_INIT.replace("dir_mask=1", "id=2, dir_mask=1"))):
+        text = text.replace(old, new)
+    out = _emit(text)
+    assert normalize(parse_and_verify(out)) == normalize(out)
+    push = out.splitlines()[_line_of(out, "pto.tpush_to_aiv(") - 1].strip()
+    assert push.startswith("pto.tpush_to_aiv(%acc__tile : ")
+    assert push.endswith(") {id = 2, split = 0}")
+    assert "pto.tpop_from_aic {id = 2, split = 0} -> " in out
+    assert "pto.tfree_from_aic {id = 2, split = 0}" in out
+    assert out.count("_initialize_pipe {id = 2, dir_mask = 1, slot_size = 4096, slot_num = 2}") == 2
+
+
+def test_a_second_pipe_of_a_group_lies_past_the_first_in_the_gm_slot_buffer() -> None:
+    # pipe (0, 1) takes 2 slots of 4096 bytes: pipe (1, 1)'s region starts 8192 bytes (2048 f32) in
+    second = AIC_INIT.replace("dir_mask=1", "id=1, dir_mask=1")
+    text = _edit(AIC_INIT, AIC_INIT + "\n        " + second)
+    out = _emit(text)
+    assert normalize(parse_and_verify(out)) == normalize(out)
+    lines = out.splitlines()
+    at = _line_of(out, "pto.aic_initialize_pipe {id = 1,")
+    assert lines[at - 2].strip() == "%0 = pto.addptr %arg4, %c2048_index : !pto.ptr<f32> -> !pto.ptr<f32>"
+    assert lines[at].strip().startswith("(gm_slot_buffer = %0 : !pto.ptr<f32>, ")
+
+
+def test_a_pipe_without_the_gm_slot_buffer_prints_its_operands_inline() -> None:
+    text = SOURCE.replace(", __gm_pipe_buffer: pl.Out[pl.Tensor[[1], pl.FP32]]", "")
+    text = text.replace(", __gm_pipe_buffer)", ")").replace(", gm_pipe_buffer_0)", ")")
+    out = _emit(text)
+    assert normalize(parse_and_verify(out)) == normalize(out)
+    assert ("pto.aiv_initialize_pipe {dir_mask = 1, slot_size = 4096, slot_num = 2} (c2v_consumer_buf = "
+            "%gemm_add_c2v_slot_buffer : i32, v2c_consumer_buf = %c0_i32 : i32)") in out
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    (PUSH, PUSH.replace("split=0", "split=0, lane_stride=2"),
+     "does not support tile.tpush_to_aiv with keyword 'lane_stride'"),
+    (PUSH, PUSH.replace(", split=0", ""), "tile.tpush_to_aiv needs its 'split' keyword"),
+    (PUSH, PUSH.replace("split=0", "split=7"), "tile.tpush_to_aiv split must be 0 (none)"),
+    (FREE, FREE.replace(", split=0", ""), "system.tfree_to_aic needs its 'split' keyword"),
+    (AIC_INIT, AIC_INIT.replace("dir_mask=1", "dir_mask=4"), "system.aic_initialize_pipe dir_mask must be 1"),
+    (AIC_INIT, AIC_INIT.replace(", slot_size=4096", ""), "system.aic_initialize_pipe needs its 'slot_size'"),
+    (IMPORT, "peer_func='elsewhere'", "peer_func 'elsewhere' is not a kernel function of this program"),
+    (POP, POP.replace("pl.Mem.Vec]", "pl.Mem.Vec, pl.TileView(valid_shape=[8, 64])]"),
+     "does not pop tile.tpop_from_aic into a narrower static valid extent"),
+    (POP, POP.replace("split=0", "split=3"),
+     "tile.tpop_from_aic with an odd split needs per-lane valid extents"),
+])
+def test_an_unsupported_variant_is_a_located_error(old: str, new: str, message: str) -> None:
+    text = _edit(old, new)
+    with pytest.raises(PassError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
+        _emit(text)
+    assert err.value.span.line == _line_of(text, new)
+
+
+def test_a_cross_core_op_outside_an_aic_or_aiv_function_is_a_located_error() -> None:
+    text = _edit("@pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV",
+                 "@pl.function(type=pl.FunctionType.InCore")
+    with pytest.raises(PassError, match="belongs in an AIC or AIV function") as err:
+        _emit(text)
+    assert err.value.span.line == _line_of(text, "pl.system.reserve_buffer(")
