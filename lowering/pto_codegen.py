@@ -1124,6 +1124,9 @@ GM_PIPE_BUFFER = "__gm_pipe_buffer"
 
 PIPE_SPLITS = range(5)
 ODD_SPLITS = frozenset({3, 4})
+PIPE_TYPES: tuple[str, ...] = ("MTE1", "MTE2", "MTE3", "M", "V", "S", "FIX", "ALL")
+"""The reference's `pl.PipeType` members in their numbering (`ir/pipe.h`)."""
+SYNC_CORE_TYPES: tuple[str, ...] = ("aiv_only", "aic_only", "mix")
 
 
 @dataclass(frozen=True)
@@ -1205,27 +1208,28 @@ def _const_dim(d: int | ir.Expr) -> ir.Expr:
     return ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else fold(d)
 
 
-def _push_widens(tile: ir.TileType, split: int, *, to_aic: bool, dual: bool) -> bool:
-    """Whether the reference widens a pushed tile's valid extent for the transport
-    (EmitTpushTransportValidShape): a split push, or a no-split push of a dual-AIV-dispatch
-    function (columns only, rows kept; a statically empty replay moves nothing) or of an Acc
-    tile to the vector side (both axes; an empty tile stays empty), when the transport box
-    differs from the valid extent."""
+def _push_transport(tile: ir.TileType, split: int, *, to_aic: bool,
+                    dual: bool) -> tuple[ir.Expr, ir.Expr] | None:
+    """The (rows, cols) box the reference moves a pushed tile in where it differs from the
+    tile's valid extent (EmitTpushTransportValidShape), or None: a split push carries the full
+    box; a no-split push carries it only from a dual-AIV-dispatch function (columns only, its
+    rows kept; a statically empty replay moves nothing) or for an Acc tile to the vector side
+    (both axes; an empty tile stays empty)."""
     if len(tile.shape) < 2:
-        return False
+        return None
     dual_no_split = split == 0 and dual
     acc_no_split = split == 0 and not to_aic and tile.memory_space is ir.MemorySpace.Acc
     if split == 0 and not dual_no_split and not acc_no_split:
-        return False
+        return None
     rows, cols = (fold(e) for e in valid_extents(tile))
     box_rows, box_cols = _const_dim(tile.shape[0]), _const_dim(tile.shape[1])
     if acc_no_split and any(isinstance(e, ir.ConstInt) and e.value == 0 for e in (rows, cols)):
-        return False
+        return None
     if dual_no_split:
         box_rows = rows
         if isinstance(rows, ir.ConstInt) and rows.value == 0:
-            return False
-    return not (box_rows == rows and box_cols == cols)
+            return None
+    return None if (box_rows == rows and box_cols == cols) else (box_rows, box_cols)
 
 
 class FunctionEmitter(Emitter):
@@ -2399,10 +2403,11 @@ class FunctionEmitter(Emitter):
         return name
 
     def _emit_tpush(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
-        """`pto.tpush_to_X(%t : TB) {[id = I, ]split = S}`. Where the reference widens the
-        tile's valid extent for the transport first (a split push, a no-split push of an Acc
-        tile to the vector side or of a dual-AIV-dispatch function, whose valid extent is
-        narrower than the box), slotsat declines."""
+        """`pto.tpush_to_X(%t : TB) {[id = I, ]split = S}`. Where the reference moves the full
+        transport box (a split push, or a no-split push of an Acc tile to the vector side or of
+        a dual-AIV-dispatch function, whose valid extent is narrower than the box:
+        `_push_transport`), the push is bracketed by `pto.set_validshape` to the box and back
+        to the tile's valid extent, as the reference emits it."""
         self._pipe_checks(c, where)
         attrs, split = self._pipe_attrs(c, where, split_default=None)
         to_aic = c.op.endswith("_aic")
@@ -2411,13 +2416,22 @@ class FunctionEmitter(Emitter):
         tile = c.args[0] if c.args else None
         if not isinstance(tile, ir.Var) or not isinstance(tile.type, ir.TileType):
             raise PassError(f"{c.op} takes a tile", where)
-        dual = _truthy_attr(dict(self.fn.attrs).get("dual_aiv_dispatch"))
-        if _push_widens(tile.type, split, to_aic=to_aic, dual=dual):
-            raise PassError(f"slotsat's code generator does not widen {c.op}'s narrowed valid extent to the "
-                            "transport box (the reference brackets the push with pto.set_validshape)", where)
         handle = self.handle(tile)
         type_ = self.handle_types.get(handle, tile_type_string(tile.type))
+        dual = _truthy_attr(dict(self.fn.attrs).get("dual_aiv_dispatch"))
+        box = _push_transport(tile.type, split, to_aic=to_aic, dual=dual)
+        if box is not None and (handle in self.view_names or handle in self.subview_names):
+            raise PassError(f"slotsat's code generator does not widen {c.op}'s valid extent on a tile view "
+                            "(a slice or reshape result) for the transport", where)
+        if box is not None:
+            rows, cols = box
+            self.line(f"pto.set_validshape {handle}, {self.index_value(rows)}, {self.index_value(cols)} : "
+                      f"{type_}")
         self.line(f"{sp.pto}({handle} : {type_}) {attrs}")
+        if box is not None:
+            rows, cols = valid_extents(tile.type)
+            self.line(f"pto.set_validshape {handle}, {self.index_value(rows)}, {self.index_value(cols)} : "
+                      f"{type_}")
 
     def _emit_tpop(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`%t = pto.tpop_from_X[(%valid_row, %valid_col)] {[id = I, ]split = S} -> TB`: the
@@ -2463,6 +2477,61 @@ class FunctionEmitter(Emitter):
         self._pipe_checks(c, where)
         attrs, _ = self._pipe_attrs(c, where, split_default=None)
         self.line(f"{sp.pto} {attrs}")
+
+    def _emit_syncall(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                      where: Span) -> None:
+        """`pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<C>`:
+        the hard (FFTS) barrier of every participating core. The soft form (a GM-polling
+        barrier over a workspace tensor) is declined."""
+        given = {k: _keyword_text(v) for k, v in c.kwargs}
+        mode, core_type = given.get("mode", "hard"), given.get("core_type", "mix")
+        if core_type not in SYNC_CORE_TYPES:
+            raise PassError(f"system.syncall: core_type must be one of {', '.join(SYNC_CORE_TYPES)}, "
+                            f"got {core_type!r}", where)
+        if mode == "soft":
+            raise PassError("slotsat's code generator does not emit system.syncall's soft form (a barrier "
+                            "polling a GM workspace)", where)
+        if mode != "hard":
+            raise PassError(f"system.syncall: mode must be 'hard' or 'soft', got {mode!r}", where)
+        if c.args:
+            raise PassError("system.syncall's hard form takes no arguments", where)
+        self.line(f"{sp.pto}() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<{core_type}>")
+
+    def _emit_cross_core_sync(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                              where: Span) -> None:
+        """`pto.sync.set|wait <PIPE_X>, EVENT[ {ffts_mode = M : i32}]`: a cross-core event on a
+        pipe, EVENT a literal in 0..13 (`event_id=`) or a dynamic `pl.INDEX` argument, exactly
+        one of them; `ffts_mode` (0..2) only on a set."""
+        pipe = c.kwarg("pipe")
+        name: str | None = None
+        if isinstance(pipe, ir.EnumArg) and pipe.enum.endswith("PipeType"):
+            name = pipe.member
+        elif isinstance(pipe, ir.ConstInt) and 0 <= pipe.value < len(PIPE_TYPES):
+            name = PIPE_TYPES[pipe.value]
+        if name not in PIPE_TYPES:
+            raise PassError(f"{c.op} needs a pipe=pl.PipeType.X keyword", where)
+        static = c.kwarg("event_id")
+        if (static is None) == (not c.args):
+            raise PassError(f"{c.op} takes exactly one of an event_id= literal and a dynamic event id", where)
+        if static is not None:
+            if not isinstance(static, ir.ConstInt) or not 0 <= static.value <= 13:
+                raise PassError(f"{c.op}: event_id must be a literal in 0..13 (14 and 15 are reserved)",
+                                where)
+            event = str(static.value)
+        else:
+            dyn = c.args[0]
+            if not _is_scalar_expr(dyn) or ir.expr_dtype(dyn) is not ir.DType.INDEX:  # type: ignore[arg-type]
+                raise PassError(f"{c.op}: a dynamic event id must be a pl.INDEX scalar", where)
+            event = self.lower(dyn)  # type: ignore[arg-type]
+        tail = ""
+        mode = c.kwarg("ffts_mode")
+        if mode is not None:
+            if c.op != "system.sync_set":
+                raise PassError(f"{c.op} does not take ffts_mode", where)
+            if not isinstance(mode, ir.ConstInt) or not 0 <= mode.value <= 2:
+                raise PassError(f"{c.op}: ffts_mode must be a literal in 0..2", where)
+            tail = f" {{ffts_mode = {mode.value} : i32}}"
+        self.line(f"{sp.pto} <PIPE_{name}>, {event}{tail}")
 
     def _partition_line(self, view: str, ttype: ir.TensorType, offsets: Sequence[str], sizes: Sequence[str],
                         pv: str) -> str:

@@ -39,8 +39,10 @@ parameter directives):
   !pto.ptr<DT>, DT`;
 - the cross-core pipe ops (`PIPE_OPS`): `pto.aic_initialize_pipe` / `pto.aiv_initialize_pipe`,
   `pto.tpush_to_aiv` / `_aic`, `pto.tpop_from_aic` / `_aiv`, `pto.tfree_from_aic` / `_aiv`,
-  `pto.reserve_buffer`, `pto.import_reserved_buffer`, each in `assembly_format` (the
-  reference's `id` / `slot_num` / `local_slot_num` attributes included);
+  `pto.reserve_buffer`, `pto.import_reserved_buffer`, `pto.syncall() mode = ..., core_type =
+  ...`, each in `assembly_format` (the reference's `id` / `slot_num` / `local_slot_num`
+  attributes included), and `pto.sync.set` / `pto.sync.wait <PIPE_X>, EVENT` (hand-written:
+  the event is a literal or an operand);
 - ptoas's enum attributes `#pto<round_mode X>`, `#pto<cmp X>`, `#pto<atomic_type X>`
   (`ENUM_CASES`, the cases of `PTOAttrs.td`).
 
@@ -73,6 +75,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     VectorType,
+    i32,
     i64,
 )
 from xdsl.ir import (
@@ -1113,9 +1116,108 @@ class ImportReservedBufferOp(IRDLOperation):
             raise VerifyException("pto.import_reserved_buffer peer_func must be a flat symbol")
 
 
+@irdl_attr_definition
+class SyncAllModeAttr(_KeywordAttr):
+    """`#pto.sync_all_mode<hard|soft>`: a `pto.syncall`'s FFTS (hard) or GM-polling (soft) form."""
+
+    name = "pto.sync_all_mode"
+    ALLOWED: ClassVar[tuple[str, ...]] = ("hard", "soft")
+
+
+@irdl_attr_definition
+class SyncCoreTypeAttr(_KeywordAttr):
+    """`#pto.sync_core_type<aiv_only|aic_only|mix>`: the cores a `pto.syncall` joins."""
+
+    name = "pto.sync_core_type"
+    ALLOWED: ClassVar[tuple[str, ...]] = ("aiv_only", "aic_only", "mix")
+
+
+@irdl_op_definition
+class SyncAllOp(IRDLOperation):
+    """`pto.syncall([%gm, %n : PV, i32]) mode = #pto.sync_all_mode<M>, core_type =
+    #pto.sync_core_type<C>`: a barrier of every participating core (the soft form polls a GM
+    workspace, optionally given the participant count)."""
+
+    name = "pto.syncall"
+    args = var_operand_def()
+    mode = prop_def(SyncAllModeAttr)
+    core_type = prop_def(SyncCoreTypeAttr)
+
+    assembly_format = (
+        "`(` ($args^ `:` type($args))? `)` `mode` `=` qualified($mode) `,` "
+        "`core_type` `=` qualified($core_type) attr-dict"
+    )
+
+    def verify_(self) -> None:
+        hard = self.mode.value.data == "hard"
+        if hard and self.args:
+            raise VerifyException("pto.syncall's hard form takes no operands")
+        if not hard and len(self.args) not in (1, 2):
+            raise VerifyException("pto.syncall's soft form takes a GM workspace and an optional core count")
+
+
+PIPE_NAMES: tuple[str, ...] = ("PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_M", "PIPE_V", "PIPE_S",
+                               "PIPE_FIX", "PIPE_ALL")
+"""ptoas's pipes a cross-core event names (`#pto.pipe`, printed `<PIPE_X>`)."""
+
+
+class _CrossCoreSyncOp(IRDLOperation):
+    """`pto.sync.set|wait <PIPE_X>, EVENT` with EVENT a literal in 0..13 or an `index` value
+    (ptoas's hand-written syntax); `pto.sync.set` may carry `{ffts_mode = M : i32}`."""
+
+    pipe = prop_def(StringAttr)
+    event_id = opt_prop_def(IntegerAttr[I32])
+    event_id_dyn = opt_operand_def(IndexType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _CrossCoreSyncOp:
+        with parser.in_angle_brackets():
+            pipe = _parse_ident(parser)
+        parser.parse_punctuation(",")
+        operand = parser.parse_optional_unresolved_operand()
+        properties: dict[str, Attribute] = {"pipe": StringAttr(pipe)}
+        operands: list[SSAValue] = []
+        if operand is None:
+            properties["event_id"] = IntegerAttr(parser.parse_integer(), i32)
+        else:
+            operands.append(parser.resolve_operand(operand, IndexType()))
+        attrs = parser.parse_optional_attr_dict()
+        return cls.build(operands=[operands], properties=properties, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" <{self.pipe.data}>, ")
+        if self.event_id_dyn is not None:
+            printer.print_operand(self.event_id_dyn)
+        else:
+            assert self.event_id is not None
+            printer.print_string(str(self.event_id.value.data))
+        printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        if self.pipe.data not in PIPE_NAMES:
+            raise VerifyException(f"{self.name} pipe must be one of {', '.join(PIPE_NAMES)}")
+        if (self.event_id is None) == (self.event_id_dyn is None):
+            raise VerifyException(f"{self.name} takes an event id literal or an index value")
+        if self.event_id is not None and not 0 <= self.event_id.value.data <= 13:
+            raise VerifyException(f"{self.name} event id must be in 0..13")
+        extra = set(self.attributes) - ({"ffts_mode"} if self.name == "pto.sync.set" else set())
+        if extra:
+            raise VerifyException(f"{self.name} takes no attribute {', '.join(sorted(extra))}")
+
+
+@irdl_op_definition
+class SyncSetOp(_CrossCoreSyncOp):
+    name = "pto.sync.set"
+
+
+@irdl_op_definition
+class SyncWaitOp(_CrossCoreSyncOp):
+    name = "pto.sync.wait"
+
+
 PIPE_OPS: tuple[type[IRDLOperation], ...] = (
     AicInitializePipeOp, AivInitializePipeOp, TPushToAivOp, TPushToAicOp, TPopFromAicOp, TPopFromAivOp,
-    TFreeFromAicOp, TFreeFromAivOp, ReserveBufferOp, ImportReservedBufferOp)
+    TFreeFromAicOp, TFreeFromAivOp, ReserveBufferOp, ImportReservedBufferOp, SyncAllOp, SyncSetOp, SyncWaitOp)
 
 
 PTO = Dialect(
@@ -1149,6 +1251,8 @@ PTO = Dialect(
         FenceScopeAttr,
         MaskPatternAttr,
         AddressSpaceAttr,
+        SyncAllModeAttr,
+        SyncCoreTypeAttr,
         *ENUM_ATTRS,
     ],
 )

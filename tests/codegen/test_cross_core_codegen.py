@@ -80,6 +80,22 @@ def test_a_pipe_without_the_gm_slot_buffer_prints_its_operands_inline() -> None:
             "%gemm_add_c2v_slot_buffer : i32, v2c_consumer_buf = %c0_i32 : i32)") in out
 
 
+def test_a_narrowed_acc_push_to_the_vector_side_moves_the_full_box() -> None:
+    # EmitTpushTransportValidShape: a no-split Acc -> Vec push carries the physical box, then
+    # the tile's valid extent is restored
+    yielded = "acc__rv_v2: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc] = "
+    narrowed = yielded.replace("pl.Mem.Acc]", "pl.Mem.Acc, pl.TileView(valid_shape=[8, 64])]")
+    out = _emit(_edit(yielded, narrowed))
+    assert normalize(parse_and_verify(out)) == normalize(out)
+    lines = [line.strip() for line in out.splitlines()]
+    at = _line_of(out, "pto.tpush_to_aiv(") - 1
+    acc = "!pto.tile_buf<loc=acc, dtype=f32, rows=16, cols=64, v_row=?, v_col=?, blayout=col_major, " \
+          "slayout=row_major, fractal=1024, pad=0>"
+    assert lines[at - 1] == f"pto.set_validshape %acc__tile, %c16_index, %c64_index : {acc}"
+    assert lines[at] == f"pto.tpush_to_aiv(%acc__tile : {acc}) {{split = 0}}"
+    assert lines[at + 1] == f"pto.set_validshape %acc__tile, %c8_index, %c64_index : {acc}"
+
+
 @pytest.mark.parametrize(("old", "new", "message"), [
     (PUSH, PUSH.replace("split=0", "split=0, lane_stride=2"),
      "does not support tile.tpush_to_aiv with keyword 'lane_stride'"),
@@ -107,3 +123,41 @@ def test_a_cross_core_op_outside_an_aic_or_aiv_function_is_a_located_error() -> 
     with pytest.raises(PassError, match="belongs in an AIC or AIV function") as err:
         _emit(text)
     assert err.value.span.line == _line_of(text, "pl.system.reserve_buffer(")
+
+
+SUBBLOCK = "subblock_idx: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()"
+
+
+def test_barriers_and_cross_core_events_are_spelled_as_the_reference_spells_them() -> None:
+    calls = ["pl.system.syncall(core_type='mix')",
+             "pl.system.syncall(mode='hard', core_type='aiv_only')",
+             "pl.system.sync_set(pipe=pl.PipeType.FIX, event_id=3, ffts_mode=1)",
+             "pl.system.sync_wait(pipe=pl.PipeType.V, event_id=0)",
+             "pl.system.sync_set(subblock_idx, pipe=pl.PipeType.MTE2)"]
+    out = _emit(_edit(SUBBLOCK, SUBBLOCK + "".join("\n        " + c for c in calls)))
+    assert normalize(parse_and_verify(out)) == normalize(out)
+    lines = [line.strip() for line in out.splitlines()]
+    at = lines.index("pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<mix>")
+    assert lines[at + 1:at + 5] == [
+        "pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<aiv_only>",
+        "pto.sync.set <PIPE_FIX>, 3 {ffts_mode = 1 : i32}",
+        "pto.sync.wait <PIPE_V>, 0",
+        f"pto.sync.set <PIPE_MTE2>, {lines[at - 1].split(' = ')[0]}",
+    ]
+    assert lines[at - 1].endswith("= arith.index_cast %__pypto_spmd_subblock_idx : i32 to index")
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    ("pl.system.syncall(mode='soft', core_type='mix')", "does not emit system.syncall's soft form"),
+    ("pl.system.syncall(core_type='all')", "core_type must be one of aiv_only, aic_only, mix"),
+    ("pl.system.sync_wait(pipe=pl.PipeType.V, event_id=14)", "event_id must be a literal in 0..13"),
+    ("pl.system.sync_set(pipe=pl.PipeType.V, event_id=1, ffts_mode=3)",
+     "ffts_mode must be a literal in 0..2"),
+    ("pl.system.sync_set(subblock_idx, pipe=pl.PipeType.V, event_id=1)",
+     "takes exactly one of an event_id= literal"),
+])
+def test_an_unsupported_barrier_or_event_is_a_located_error(call: str, message: str) -> None:
+    text = _edit(SUBBLOCK, SUBBLOCK + "\n        " + call)
+    with pytest.raises(PassError, match=message) as err:
+        _emit(text)
+    assert err.value.span.line == _line_of(text, call)
