@@ -1247,6 +1247,12 @@ class FunctionEmitter(Emitter):
         """The program's kernel symbols and GM pipe regions (`PipeLayout`)."""
         self.gm_pipe_arg: str | None = None
         """The `__gm_pipe_buffer` parameter's `%argK`: a raw pointer, no tensor view."""
+        params = {p.id for p in fn.params}
+        self.ffts_params: frozenset[int] = frozenset(
+            a.id for st in ir.walk_stmts(fn.body)
+            if isinstance(st, ir.EvalStmt) and st.call.op == "system.set_ffts"
+            for a in st.call.args[:1] if isinstance(a, ir.Var) and a.id in params)
+        """The parameters `system.set_ffts` passes (FFTS workspaces: raw pointers, no view)."""
         self.gm_regions: dict[tuple[int, int], str] = {}
         """A pipe's region of the GM slot buffer past the first (a `pto.addptr`), by (id, dir_mask)."""
         self.live = liveness(fn)
@@ -1349,6 +1355,8 @@ class FunctionEmitter(Emitter):
                     raise PassError(f"{GM_PIPE_BUFFER} must have pl.FP32 elements, got "
                                     f"pl.{p.type.dtype.value}", p.span)
                 self.gm_pipe_arg = self.arg_of[p.id]  # the GM slot buffer: a raw pointer, as the reference
+            elif isinstance(p.type, ir.TensorType) and p.id in self.ffts_params:
+                continue  # the FFTS workspace: a raw pointer, as the reference passes it
             elif isinstance(p.type, ir.TensorType):
                 self._tensor_view(p, self.arg_of[p.id])
         self._pair_contexts(fn)
@@ -2532,6 +2540,21 @@ class FunctionEmitter(Emitter):
                 raise PassError(f"{c.op}: ffts_mode must be a literal in 0..2", where)
             tail = f" {{ffts_mode = {mode.value} : i32}}"
         self.line(f"{sp.pto} <PIPE_{name}>, {event}{tail}")
+
+    def _emit_set_ffts(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                       where: Span) -> None:
+        """`pto.set_ffts %argK : !pto.ptr<i64>`: a one-dimensional pl.INT64 workspace parameter
+        of at least 256 elements, passed as a raw pointer."""
+        ws = c.args[0] if len(c.args) == 1 else None
+        if not isinstance(ws, ir.Var) or ws.id not in self.ffts_params:
+            raise PassError("system.set_ffts takes one workspace tensor parameter of the function", where)
+        t = ws.type
+        assert isinstance(t, ir.TensorType)
+        extent = t.shape[0] if len(t.shape) == 1 else None
+        if t.dtype is not ir.DType.INT64 or not isinstance(extent, int) or extent < 256:
+            raise PassError("system.set_ffts's workspace must be a one-dimensional pl.INT64 tensor of at "
+                            "least 256 elements", where)
+        self.line(f"{sp.pto} {self.arg_of[ws.id]} : !pto.ptr<i64>")
 
     def _partition_line(self, view: str, ttype: ir.TensorType, offsets: Sequence[str], sizes: Sequence[str],
                         pv: str) -> str:

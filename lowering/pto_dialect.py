@@ -42,7 +42,7 @@ parameter directives):
   `pto.reserve_buffer`, `pto.import_reserved_buffer`, `pto.syncall() mode = ..., core_type =
   ...`, each in `assembly_format` (the reference's `id` / `slot_num` / `local_slot_num`
   attributes included), and `pto.sync.set` / `pto.sync.wait <PIPE_X>, EVENT` (hand-written:
-  the event is a literal or an operand);
+  the event is a literal or an operand), `pto.set_ffts %ws : !pto.ptr<i64>`;
 - ptoas's enum attributes `#pto<round_mode X>`, `#pto<cmp X>`, `#pto<atomic_type X>`
   (`ENUM_CASES`, the cases of `PTOAttrs.td`).
 
@@ -1215,9 +1215,25 @@ class SyncWaitOp(_CrossCoreSyncOp):
     name = "pto.sync.wait"
 
 
+@irdl_op_definition
+class SetFftsOp(IRDLOperation):
+    """`pto.set_ffts %ws : !pto.ptr<i64>`: the FFTS workspace the cross-core events use (a
+    raw pointer parameter, as the reference passes it)."""
+
+    name = "pto.set_ffts"
+    ffts = operand_def(PtrType)
+
+    assembly_format = "$ffts attr-dict `:` type($ffts)"
+
+    def verify_(self) -> None:
+        if cast(PtrType, self.ffts.type).element_type != i64:
+            raise VerifyException("pto.set_ffts takes a !pto.ptr<i64>")
+
+
 PIPE_OPS: tuple[type[IRDLOperation], ...] = (
     AicInitializePipeOp, AivInitializePipeOp, TPushToAivOp, TPushToAicOp, TPopFromAicOp, TPopFromAivOp,
-    TFreeFromAicOp, TFreeFromAivOp, ReserveBufferOp, ImportReservedBufferOp, SyncAllOp, SyncSetOp, SyncWaitOp)
+    TFreeFromAicOp, TFreeFromAivOp, ReserveBufferOp, ImportReservedBufferOp, SyncAllOp, SyncSetOp, SyncWaitOp,
+    SetFftsOp)
 
 
 PTO = Dialect(

@@ -27,7 +27,8 @@ FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmu
                    "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble",
                    "tensor_view", "cacheinvalid", "fence", "notify", "wait", "remote_load",
                    "remote_store", "put", "mrgsort", "gather_mask", "reserve_buffer", "import_peer_buffer",
-                   "initialize_pipe", "tpush", "tpop", "tfree", "syncall", "cross_core_sync"})
+                   "initialize_pipe", "tpush", "tpop", "tfree", "syncall", "cross_core_sync",
+                   "set_ffts"})
 """Emission forms; `dps` is the default."""
 
 

@@ -161,3 +161,38 @@ def test_an_unsupported_barrier_or_event_is_a_located_error(call: str, message: 
     with pytest.raises(PassError, match=message) as err:
         _emit(text)
     assert err.value.span.line == _line_of(text, call)
+
+
+def _with_ffts(extent: int, dtype: str = "pl.INT64") -> str:
+    """The AIV half given an FFTS workspace (its last parameter, passed down from the
+    orchestration through the group) that it sets first."""
+    ws = f"pl.Tensor[[{extent}], {dtype}]"
+    text = _edit('pl.func_attr({"dual_aiv_dispatch": True})',
+                 'pl.func_attr({"dual_aiv_dispatch": True})\n        pl.system.set_ffts(ffts)')
+    gm = "__gm_pipe_buffer: pl.Out[pl.Tensor[[1], pl.FP32]])"
+    for head in ("def gemm_add_aiv(", "def gemm_add("):
+        at = text.index(gm, text.index(head))
+        text = text[:at] + gm[:-1] + f", ffts: {ws})" + text[at + len(gm):]
+    call = "out__iter_v1, __gm_pipe_buffer)\n        return"
+    text = text.replace(call, call.replace("__gm_pipe_buffer)", "__gm_pipe_buffer, ffts)"))
+    create = "            gm_pipe_buffer_0: pl.Tensor[[1], pl.FP32] = "
+    made = f"            ffts_0: {ws} = pl.tensor.create([{extent}], dtype={dtype})\n"
+    text = text.replace(create, made + create)
+    return text.replace("out__iter_v1, gm_pipe_buffer_0)", "out__iter_v1, gm_pipe_buffer_0, ffts_0)")
+
+
+def test_the_ffts_workspace_is_a_raw_pointer_the_kernel_sets() -> None:
+    out = _emit(_with_ffts(256))
+    assert normalize(parse_and_verify(out)) == normalize(out)
+    aiv = out[out.index("func.func @gemm_add_aiv("):]
+    assert aiv.splitlines()[0].count("!pto.ptr<i64>") == 1
+    assert "pto.set_ffts %arg" in aiv
+    assert "ffts_view" not in aiv
+
+
+@pytest.mark.parametrize(("extent", "dtype"), [(128, "pl.INT64"), (256, "pl.INT32")])
+def test_a_small_or_mistyped_ffts_workspace_is_a_located_error(extent: int, dtype: str) -> None:
+    text = _with_ffts(extent, dtype)
+    with pytest.raises(PassError, match="at least 256 elements") as err:
+        _emit(text)
+    assert err.value.span.line == _line_of(text, "pl.system.set_ffts(ffts)")
