@@ -2444,37 +2444,46 @@ class FunctionEmitter(Emitter):
     def _emit_tpop(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`%t = pto.tpop_from_X[(%valid_row, %valid_col)] {[id = I, ]split = S} -> TB`: the
         popped tile is the pipe's slot (no buffer of its own); the valid extents are operands
-        where they are dynamic or differ from the box. Where the reference pops the full box
-        and reshapes it to a static narrower extent (`pto.treshape`), slotsat declines."""
+        where they are dynamic or differ from the box. A vector-side pop of a static, non-empty
+        extent narrower than the box pops the full box and reshapes it to that extent
+        (`%tpop_transport`, then `%tpop_logical = pto.treshape`), as the reference does (the
+        FIFO copies the physical box)."""
         self._pipe_checks(c, where)
         attrs, split = self._pipe_attrs(c, where, split_default=0)
         from_aiv = c.op.endswith("_aiv")
         if from_aiv and split in ODD_SPLITS:
             raise PassError(f"{c.op}: no odd split for the vector to cube direction (split = {split})", where)
-        if target is None or not isinstance(target.type, ir.TileType):
-            raise PassError(f"{c.op} must be assigned to a tile", where)
+        if target is None or not isinstance(target.type, ir.TileType) or len(target.type.shape) != 2:
+            raise PassError(f"{c.op} must be assigned to a two-dimensional tile", where)
         tile = target.type
         if self.handles.get(self.live.find(target.id)) is not None:
             raise PassError(f"slotsat's code generator does not pop {c.op} into a buffer another tile shares",
                             where)
-        rows, cols = valid_extents(tile)
-        shape = tile.shape
-        static = isinstance(fold(rows), ir.ConstInt) and isinstance(fold(cols), ir.ConstInt)
-        same = len(shape) == 2 and static and fold(rows) == _const_dim(shape[0]) \
-            and fold(cols) == _const_dim(shape[1])
-        operands = ""
-        if not same:
-            empty = static and 0 in (fold(rows).value, fold(cols).value)  # type: ignore[union-attr]
-            if static and not empty and not from_aiv and split not in ODD_SPLITS \
-                    and (tile.memory_space or ir.MemorySpace.Vec) is ir.MemorySpace.Vec:
-                raise PassError(f"slotsat's code generator does not pop {c.op} into a narrower static valid "
-                                "extent (the reference pops the full box and reshapes it)", where)
-            operands = f"({self.index_value(rows)}, {self.index_value(cols)})"
-        elif split in ODD_SPLITS:
-            raise PassError(f"{c.op} with an odd split needs per-lane valid extents", where)
+        rows, cols = (fold(e) for e in valid_extents(tile))
+        box = tuple(tile.shape)
+        valid = (rows.value, cols.value) if isinstance(rows, ir.ConstInt) and isinstance(cols, ir.ConstInt) \
+            else None
         name = f"%{self.var_name(target)}"
         type_ = tile_type_string(tile)
-        self.line(f"{name} = {sp.pto}{operands} {attrs} -> {type_}")
+        if valid is not None and valid == box:
+            if split in ODD_SPLITS:
+                raise PassError(f"{c.op} with an odd split needs per-lane valid extents", where)
+            self.line(f"{name} = {sp.pto} {attrs} -> {type_}")
+        elif valid is not None and 0 not in valid and not from_aiv and split not in ODD_SPLITS \
+                and (tile.memory_space or ir.MemorySpace.Vec) is ir.MemorySpace.Vec \
+                and all(isinstance(d, int) for d in box):
+            transport = f"%{self.fresh_name('tpop_transport')}"
+            full = ", ".join(self.const(d, ir.DType.INDEX) for d in box)  # type: ignore[arg-type]
+            self.line(f"{transport} = {sp.pto}({full}) {attrs} -> {type_}")
+            logical_type = tile_type_string(tile, valid)
+            name = f"%{self.fresh_name('tpop_logical')}"
+            self.line(f"{name} = pto.treshape {transport} : {type_} -> {logical_type}")
+            self.view_names.add(name)
+            self.view_root[name] = transport
+            type_ = logical_type
+        else:
+            extent = f"{self.index_value(rows)}, {self.index_value(cols)}"
+            self.line(f"{name} = {sp.pto}({extent}) {attrs} -> {type_}")
         self.handle_types[name] = type_
         self.handles[self.live.find(target.id)] = name
         self.handles[target.id] = name

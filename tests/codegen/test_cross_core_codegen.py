@@ -96,6 +96,21 @@ def test_a_narrowed_acc_push_to_the_vector_side_moves_the_full_box() -> None:
     assert lines[at + 1] == f"pto.set_validshape %acc__tile, %c8_index, %c64_index : {acc}"
 
 
+def test_a_narrower_static_pop_pops_the_full_box_and_reshapes_it() -> None:
+    narrowed = POP.replace("pl.Mem.Vec]", "pl.Mem.Vec, pl.TileView(valid_shape=[8, 64])]")
+    out = _emit(_edit(POP, narrowed))
+    assert normalize(parse_and_verify(out)) == normalize(out)
+    lines = [line.strip() for line in out.splitlines()]
+    at = _line_of(out, "= pto.tpop_from_aic(%c16_index") - 1
+    vec = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=64, v_row={}, v_col={}, blayout=row_major, " \
+          "slayout=none_box, fractal=512, pad=0>"
+    assert lines[at] == f"%tpop_transport = pto.tpop_from_aic(%c16_index, %c64_index) {{split = 0}} -> " \
+                        f"{vec.format('?', '?')}"
+    assert lines[at + 1] == f"%tpop_logical = pto.treshape %tpop_transport : {vec.format('?', '?')} -> " \
+                            f"{vec.format(8, 64)}"
+    assert f"pto.tadd ins(%tpop_logical, %r__tile : {vec.format(8, 64)}, " in lines[at + 3]
+
+
 @pytest.mark.parametrize(("old", "new", "message"), [
     (PUSH, PUSH.replace("split=0", "split=0, lane_stride=2"),
      "does not support tile.tpush_to_aiv with keyword 'lane_stride'"),
@@ -105,8 +120,6 @@ def test_a_narrowed_acc_push_to_the_vector_side_moves_the_full_box() -> None:
     (AIC_INIT, AIC_INIT.replace("dir_mask=1", "dir_mask=4"), "system.aic_initialize_pipe dir_mask must be 1"),
     (AIC_INIT, AIC_INIT.replace(", slot_size=4096", ""), "system.aic_initialize_pipe needs its 'slot_size'"),
     (IMPORT, "peer_func='elsewhere'", "peer_func 'elsewhere' is not a kernel function of this program"),
-    (POP, POP.replace("pl.Mem.Vec]", "pl.Mem.Vec, pl.TileView(valid_shape=[8, 64])]"),
-     "does not pop tile.tpop_from_aic into a narrower static valid extent"),
     (POP, POP.replace("split=0", "split=3"),
      "tile.tpop_from_aic with an odd split needs per-lane valid extents"),
 ])
