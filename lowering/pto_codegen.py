@@ -84,6 +84,14 @@ Decisions where the spec is silent
   `pto.subview` (0.27 spells `pto.subset`), `pto.tci ... {descending = false}` after
   `outs(...)`.
 - Parameters stay in program order (the reference puts tensors first), as before issue 16.
+- Cross-core pipes (the AIC / AIV halves of a mixed kernel; `pto_ops_crosscore.cpp`): emitted
+  only under the ptoas planner (`pto.reserve_buffer ... auto = true`, ptoas places the slots;
+  slotsat's pypto planner would not keep its tiles out of them, so it declines); the GM slot
+  buffer's regions are laid out per Group function's members, as the reference emits one
+  module per group; a region past the first is `pto.addptr` with the full `!pto.ptr<f32>`
+  types (the reference prints ptoas's stripped `<f32>`, which ptoas reads the same). A return
+  that ends a branch of a function's last `if` falls through to the function's end (the AIV
+  half returns from both lanes' branches).
 
 Related: `lowering/init_memref.py`, `lowering/regions.py`, `lowering/pto_dialect.py` (the
 xdsl dialect the output round-trips through), `analysis/matcher.py`.
