@@ -2464,7 +2464,12 @@ class FunctionEmitter(Emitter):
         if target is None or not isinstance(target.type, ir.TileType) or len(target.type.shape) != 2:
             raise PassError(f"{c.op} must be assigned to a two-dimensional tile", where)
         tile = target.type
-        if self.handles.get(self.live.find(target.id)) is not None:
+        key = self.live.find(target.id)
+        buffer = self.live.buffer(target)
+        sharing = [m for m in (buffer.members if buffer is not None else ()) if m.id != target.id
+                   and self.live.find(m.id) == key]
+        if self.handles.get(key) is not None or sharing:
+            # the popped tile is the pipe's slot: a tile sharing its buffer would write the slot
             raise PassError(f"slotsat's code generator does not pop {c.op} into a buffer another tile shares",
                             where)
         rows, cols = (fold(e) for e in valid_extents(tile))

@@ -111,6 +111,18 @@ def test_a_narrower_static_pop_pops_the_full_box_and_reshapes_it() -> None:
     assert f"pto.tadd ins(%tpop_logical, %r__tile : {vec.format(8, 64)}, " in lines[at + 3]
 
 
+def test_a_tile_sharing_the_popped_slot_is_a_located_error() -> None:
+    # the popped tile is the pipe's slot, not a buffer of the kernel: narrowing it in place
+    # (set_validshape writes its source's buffer) would write the slot
+    narrow = ("nar: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[8, 64])] = "
+              "pl.tile.set_validshape(acc__rv_v2_Vec, 8, 64)")
+    text = _edit(POP, POP + "\n            " + narrow)
+    text = text.replace("(acc__rv_v2_Vec, ", "(nar, ").replace("(nar, 8, 64)", "(acc__rv_v2_Vec, 8, 64)")
+    with pytest.raises(PassError, match="into a buffer another tile shares") as err:
+        _emit(text)
+    assert err.value.span.line == _line_of(text, POP)
+
+
 @pytest.mark.parametrize(("old", "new", "message"), [
     (PUSH, PUSH.replace("split=0", "split=0, lane_stride=2"),
      "does not support tile.tpush_to_aiv with keyword 'lane_stride'"),
