@@ -427,6 +427,23 @@ def jit_mixed_gemm_add(
 
 
 @pl.jit
+def jit_mixed_scale_gemm(
+    a: pl.Tensor[[16, 64], pl.FP32],
+    w: pl.Tensor[[64, 256], pl.BF16],
+    out: pl.Out[pl.Tensor[[16, 256], pl.FP32]],
+):
+    """The other direction: a vector scale and cast whose result a matmul consumes, so the
+    AIV half pushes to the AIC half (`tpush_to_aic`, `tpop_from_aiv`, a V2C pipe whose slot
+    buffer the cube side reserves in Mat)."""
+    for n0 in pl.parallel(0, 256, 64):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale_gemm"):
+            s = pl.cast(pl.mul(a[:, 0:64], 2.0), target_type=pl.BF16)
+            acc = pl.matmul(s, w[:, n0 : n0 + 64], out_dtype=pl.FP32)
+            out[:, n0 : n0 + 64] = acc
+    return out
+
+
+@pl.jit
 def jit_valid_carry(
     qr: pl.Tensor[[16, 384], pl.INT8],
     wq: pl.Tensor[[384, 128], pl.INT8],
@@ -604,4 +621,4 @@ PROGRAMS = {
     "dist_put": DistPut,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
-       "jit_mixed_gemm_add": jit_mixed_gemm_add}
+       "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

@@ -99,7 +99,7 @@ def test_the_comparison_sees_a_misspelled_attribute() -> None:
     assert op_lines(text.replace("round_mode ROUND", "round_mode RINT", 1)) - theirs
 
 
-CROSS_CORE = frozenset({"jit_mixed_gemm_add"})
+CROSS_CORE = frozenset({"jit_mixed_gemm_add", "jit_mixed_scale_gemm"})
 """Mixed kernels split into AIC / AIV halves joined by a cross-core pipe: slotsat's PYPTO
 planner does not reserve the pipe's slot buffer, so codegen declines them under it."""
 

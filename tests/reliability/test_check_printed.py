@@ -195,13 +195,15 @@ def test_every_printed_kernel_has_a_verdict() -> None:
     # merge_sort merges with exhausted=True and tensor_view_2d uses tensor.view, which the interpreter does
     # not model, and the dist_* kernels signal or copy between ranks, which one rank's run does not model:
     # check says unverified, naming the op
-    # jit_mixed_gemm_add is a mixed kernel's AIC / AIV halves joined by a cross-core pipe
+    # the jit_mixed_* kernels are a mixed kernel's AIC / AIV halves joined by a cross-core pipe
     assert set(names) - set(CONFIRMED) == {"valid_rows", "merge_sort", "tensor_view_2d", "dist_exchange",
-                                           "dist_remote", "dist_put", "jit_mixed_gemm_add"}
+                                           "dist_remote", "dist_put", "jit_mixed_gemm_add",
+                                           "jit_mixed_scale_gemm"}
 
 
-def test_a_mixed_kernel_joined_by_a_pipe_is_unverified(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", str(PRINTED / "jit_mixed_gemm_add.pre.py"), "--trials", "2"]) == 1
+@pytest.mark.parametrize("name", ["jit_mixed_gemm_add", "jit_mixed_scale_gemm"])
+def test_a_mixed_kernel_joined_by_a_pipe_is_unverified(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(PRINTED / f"{name}.pre.py"), "--trials", "2"]) == 1
     out = capsys.readouterr().out.splitlines()
     assert "unverified: " in out[-1]
     assert not out[-1].endswith("confirmed")
