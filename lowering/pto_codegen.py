@@ -84,6 +84,14 @@ Decisions where the spec is silent
   `pto.subview` (0.27 spells `pto.subset`), `pto.tci ... {descending = false}` after
   `outs(...)`.
 - Parameters stay in program order (the reference puts tensors first), as before issue 16.
+- Cross-core pipes (the AIC / AIV halves of a mixed kernel; `pto_ops_crosscore.cpp`): emitted
+  only under the ptoas planner (`pto.reserve_buffer ... auto = true`, ptoas places the slots;
+  slotsat's pypto planner would not keep its tiles out of them, so it declines); the GM slot
+  buffer's regions are laid out per Group function's members, as the reference emits one
+  module per group; a region past the first is `pto.addptr` with the full `!pto.ptr<f32>`
+  types (the reference prints ptoas's stripped `<f32>`, which ptoas reads the same). A return
+  that ends a branch of a function's last `if` falls through to the function's end (the AIV
+  half returns from both lanes' branches).
 
 Related: `lowering/init_memref.py`, `lowering/regions.py`, `lowering/pto_dialect.py` (the
 xdsl dialect the output round-trips through), `analysis/matcher.py`.
@@ -996,8 +1004,11 @@ def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
         elif isinstance(s, ir.YieldStmt | ir.ReturnStmt):
             for v in s.values:
                 _preflight_expr(v, span)
+        # a branch of an `if` in tail position is in tail position: its return falls through
+        # to the function's end (ExpandMixedKernel's AIV half returns from both lanes' branches)
+        tail = top and k == len(body.stmts) - 1 and isinstance(s, ir.IfStmt) and not s.return_vars
         for child in ir.stmt_children_bodies(s):
-            _preflight_body(child, top=False)
+            _preflight_body(child, top=tail)
 
 
 def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
@@ -1072,7 +1083,8 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
     if len(args) < needed:
         raise PassError(f"slotsat's code generator does not support {c.op} with {len(args)} arguments (it "
                         f"takes {needed})", where)
-    accounted = {a.keyword for a in sp.attrs if a.argument is None} | sp.type_keywords | set(args)
+    accounted = {a.keyword for a in sp.attrs if a.argument is None} | sp.type_keywords | sp.keywords
+    accounted |= set(args)
     for key, value in c.kwargs:
         if key in accounted:
             continue
@@ -1115,16 +1127,142 @@ def _kernel_kind(fn: ir.Function) -> str:
     return "cube" if cube else "vector"
 
 
+GM_PIPE_BUFFER = "__gm_pipe_buffer"
+"""The parameter ExpandMixedKernel adds for the cross-core pipes' GM slot buffer."""
+
+PIPE_SPLITS = range(5)
+ODD_SPLITS = frozenset({3, 4})
+PIPE_TYPES: tuple[str, ...] = ("MTE1", "MTE2", "MTE3", "M", "V", "S", "FIX", "ALL")
+"""The reference's `pl.PipeType` members in their numbering (`ir/pipe.h`)."""
+SYNC_CORE_TYPES: tuple[str, ...] = ("aiv_only", "aic_only", "mix")
+
+
+@dataclass(frozen=True)
+class PipeLayout:
+    """Per kernel module of the reference (the members of one Group function, or a kernel
+    alone): the symbol of each kernel function (an `import_peer_buffer`'s `peer_func`) and
+    the element offset of each pipe's region in the GM slot buffer, by (pipe id, dir_mask):
+    the regions follow one another in that order, each its full footprint (slot count x
+    rings x slot size), as the reference's PrepareGMSlotBufferLayout lays them out."""
+
+    symbols: dict[str, str] = field(default_factory=dict)
+    offsets: dict[tuple[int, int], int] = field(default_factory=dict)
+
+
+def _callees(fn: ir.Function) -> list[str]:
+    out: list[str] = []
+    for s in ir.walk_stmts(fn.body):
+        call = s.call if isinstance(s, ir.EvalStmt) else s.value if isinstance(s, ir.AssignStmt) else None
+        if isinstance(call, ir.Call) and call.op.startswith("self.") and call.op[5:] not in out:
+            out.append(call.op[5:])
+    return out
+
+
+def pipe_layouts(program: ir.Program, symbols: dict[int, str]) -> dict[int, PipeLayout]:
+    """The `PipeLayout` of every function of `program`, by `id`: the members of a Group
+    function share one (the reference emits them as one module); a kernel outside every
+    group has its own."""
+    by_name = {f.name: f for f in program.functions}
+    named = {f.name: symbols[id(f)] for f in program.functions if id(f) in symbols}
+    modules: list[list[ir.Function]] = []
+    grouped: set[str] = set()
+    for fn in program.functions:
+        if fn.type is ir.FunctionType.GROUP:
+            members = [by_name[n] for n in _callees(fn) if n in by_name]
+            grouped.update(f.name for f in members)
+            modules.append(members)
+    modules += [[f] for f in program.functions if f.name not in grouped]
+    out: dict[int, PipeLayout] = {}
+    for members in modules:
+        layout = PipeLayout(named, _pipe_offsets(members))
+        out.update((id(f), layout) for f in members)
+    return out
+
+
+def _pipe_offsets(members: list[ir.Function]) -> dict[tuple[int, int], int]:
+    sizes: dict[tuple[int, int], tuple[int, int]] = {}
+    for fn in members:
+        for s in ir.walk_stmts(fn.body):
+            call = s.call if isinstance(s, ir.EvalStmt) else None
+            if call is None or call.op not in ("system.aic_initialize_pipe", "system.aiv_initialize_pipe"):
+                continue
+            pipe_id, mask = call.kwarg("id"), call.kwarg("dir_mask")
+            size, num = call.kwarg("slot_size"), call.kwarg("slot_num")
+            if not (isinstance(mask, ir.ConstInt) and mask.value in (1, 2, 3)
+                    and isinstance(size, ir.ConstInt) and size.value > 0):
+                continue  # the op's own emission reports it
+            key = (pipe_id.value if isinstance(pipe_id, ir.ConstInt) else 0, mask.value)
+            default = 4 if mask.value == 3 else 8  # gm_pipe_layout.h's slot count of a direction mask
+            slots = num.value if isinstance(num, ir.ConstInt) and num.value > 0 else default
+            if sizes.setdefault(key, (size.value, slots)) != (size.value, slots):
+                raise PassError(f"initialize_pipe of pipe id {key[0]} and dir_mask {key[1]} is given two "
+                                "slot sizes or slot counts in one kernel group", call.span)
+    offsets: dict[tuple[int, int], int] = {}
+    byte = 0
+    for key in sorted(sizes):
+        slot_size, slot_count = sizes[key]
+        offsets[key] = byte // 4  # the buffer's elements are f32
+        byte += slot_count * (2 if key[1] == 3 else 1) * slot_size
+    return offsets
+
+
+def _truthy_attr(value: ir.AttrValue | None) -> bool:
+    if isinstance(value, bool | int):
+        return bool(value)
+    return isinstance(value, ir.ConstInt) and value.value != 0
+
+
+def _const_dim(d: int | ir.Expr) -> ir.Expr:
+    return ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else fold(d)
+
+
+def _push_transport(tile: ir.TileType, split: int, *, to_aic: bool,
+                    dual: bool) -> tuple[ir.Expr, ir.Expr] | None:
+    """The (rows, cols) box the reference moves a pushed tile in where it differs from the
+    tile's valid extent (EmitTpushTransportValidShape), or None: a split push carries the full
+    box; a no-split push carries it only from a dual-AIV-dispatch function (columns only, its
+    rows kept; a statically empty replay moves nothing) or for an Acc tile to the vector side
+    (both axes; an empty tile stays empty)."""
+    if len(tile.shape) < 2:
+        return None
+    dual_no_split = split == 0 and dual
+    acc_no_split = split == 0 and not to_aic and tile.memory_space is ir.MemorySpace.Acc
+    if split == 0 and not dual_no_split and not acc_no_split:
+        return None
+    rows, cols = (fold(e) for e in valid_extents(tile))
+    box_rows, box_cols = _const_dim(tile.shape[0]), _const_dim(tile.shape[1])
+    if acc_no_split and any(isinstance(e, ir.ConstInt) and e.value == 0 for e in (rows, cols)):
+        return None
+    if dual_no_split:
+        box_rows = rows
+        if isinstance(rows, ir.ConstInt) and rows.value == 0:
+            return None
+    return None if (box_rows == rows and box_cols == cols) else (box_rows, box_cols)
+
+
 class FunctionEmitter(Emitter):
     """Emits one kernel function."""
 
     SUPPORTED_VIEW: ClassVar[frozenset[str]] = frozenset({"tile.reshape", "tile.slice"})
 
-    def __init__(
-        self, fn: ir.Function, *, mode: Mode, planner: Planner, backend: Backend, symbol: str | None = None
+    def __init__(  # noqa: PLR0913 - the function, its options and its program's pipe facts
+        self, fn: ir.Function, *, mode: Mode, planner: Planner, backend: Backend, symbol: str | None = None,
+        pipes: PipeLayout | None = None,
     ) -> None:
         super().__init__(fn, mode=mode, planner=planner, backend=backend)
         self.symbol = fn.name if symbol is None else symbol
+        self.pipes = PipeLayout() if pipes is None else pipes
+        """The program's kernel symbols and GM pipe regions (`PipeLayout`)."""
+        self.gm_pipe_arg: str | None = None
+        """The `__gm_pipe_buffer` parameter's `%argK`: a raw pointer, no tensor view."""
+        params = {p.id for p in fn.params}
+        self.ffts_params: frozenset[int] = frozenset(
+            a.id for st in ir.walk_stmts(fn.body)
+            if isinstance(st, ir.EvalStmt) and st.call.op == "system.set_ffts"
+            for a in st.call.args[:1] if isinstance(a, ir.Var) and a.id in params)
+        """The parameters `system.set_ffts` passes (FFTS workspaces: raw pointers, no view)."""
+        self.gm_regions: dict[tuple[int, int], str] = {}
+        """A pipe's region of the GM slot buffer past the first (a `pto.addptr`), by (id, dir_mask)."""
         self.live = liveness(fn)
         """Sharing classes and live ranges of the tile buffers (`analysis/liveness.py`)."""
         self.tensor_views: dict[int, str] = {}
@@ -1220,7 +1358,14 @@ class FunctionEmitter(Emitter):
             self.const(region.valid_col, ir.DType.INDEX)
         body, self.body_lines = self.body_lines, []
         for p in fn.params:
-            if isinstance(p.type, ir.TensorType):
+            if isinstance(p.type, ir.TensorType) and p.name_hint == GM_PIPE_BUFFER:
+                if p.type.dtype is not ir.DType.FP32:
+                    raise PassError(f"{GM_PIPE_BUFFER} must have pl.FP32 elements, got "
+                                    f"pl.{p.type.dtype.value}", p.span)
+                self.gm_pipe_arg = self.arg_of[p.id]  # the GM slot buffer: a raw pointer, as the reference
+            elif isinstance(p.type, ir.TensorType) and p.id in self.ffts_params:
+                continue  # the FFTS workspace: a raw pointer, as the reference passes it
+            elif isinstance(p.type, ir.TensorType):
                 self._tensor_view(p, self.arg_of[p.id])
         self._pair_contexts(fn)
         self.head_lines.extend(self.body_lines)
@@ -2163,6 +2308,314 @@ class FunctionEmitter(Emitter):
         self.line("pto.barrier <PIPE_ALL>")
         self.line(f"pto.cmo.cacheinvalid {dst_pv} single_cache_line : {pt}")
 
+    # -- cross-core pipes (`pto_ops_crosscore.cpp`) ------------------------------------
+
+    def _pipe_checks(self, c: ir.Call, where: Span) -> None:
+        """What every cross-core op needs: the PTOAS planner (slotsat's PYPTO planner does not
+        keep a pipe's reserved slot buffer out of its tiles' addresses) and an AIC / AIV
+        function (the halves ExpandMixedKernel makes)."""
+        if self.planner is not Planner.PTOAS:
+            raise PassError(f"slotsat's code generator emits {c.op} only under the ptoas planner (its pypto "
+                            "planner does not reserve the pipe's slot buffer)", where)
+        if self.fn.type not in (ir.FunctionType.AIC, ir.FunctionType.AIV):
+            raise PassError(f"{c.op} belongs in an AIC or AIV function (the halves of a mixed kernel), not "
+                            f"in the {self.fn.type.value} function '{self.fn.name}'", where)
+
+    def _int_keyword(self, c: ir.Call, key: str, where: Span, *, required: bool = True,
+                     minimum: int = 0) -> int | None:
+        value = c.kwarg(key)
+        if value is None:
+            if required:
+                raise PassError(f"{c.op} needs its '{key}' keyword", where)
+            return None
+        if not isinstance(value, ir.ConstInt) or value.value < minimum:
+            raise PassError(f"{c.op}: '{key}' must be an integer literal of at least {minimum}", where)
+        return value.value
+
+    def _pipe_attrs(self, c: ir.Call, where: Span, *, split_default: int | None) -> tuple[str, int]:
+        """`{[id = I, ]split = S}` (the reference's FormatFrontendPipeAttrs) and the split."""
+        lane = c.kwarg("lane_stride")
+        if lane is not None and not _matches_default(lane, 0):
+            raise PassError(f"slotsat's code generator does not support {c.op} with keyword 'lane_stride'",
+                            where)
+        pipe_id = self._int_keyword(c, "id", where, required=False)
+        if c.kwarg("split") is None and split_default is not None:
+            split = split_default
+        else:
+            split = self._int_keyword(c, "split", where)  # type: ignore[assignment]
+        assert split is not None
+        if split not in PIPE_SPLITS:
+            raise PassError(f"{c.op} split must be 0 (none), 1 (up-down), 2 (left-right), 3 (up-down, odd) "
+                            f"or 4 (left-right, odd), got {split}", where)
+        head = "" if pipe_id is None else f"id = {pipe_id}, "
+        return f"{{{head}split = {split}}}", split
+
+    def _pipe_buffer(self, arg: ir.CallArg | None, c: ir.Call, where: Span) -> str:
+        """An `i32` consumer-buffer operand: a literal placeholder or a reserved / imported
+        buffer's value."""
+        if isinstance(arg, ir.ConstInt):
+            return self.const(arg.value, ir.DType.INT32)
+        if isinstance(arg, ir.Var) and isinstance(arg.type, ir.ScalarType) \
+                and arg.type.dtype is ir.DType.INT32 and arg.id in self.handles:
+            return self.handles[arg.id]
+        raise PassError(f"{c.op}: a consumer buffer is an integer literal or a pl.INT32 reserve_buffer / "
+                        "import_peer_buffer result", where)
+
+    def _named_result(self, target: ir.Var | None, c: ir.Call, where: Span) -> str:
+        if target is None or not isinstance(target.type, ir.ScalarType) \
+                or target.type.dtype is not ir.DType.INT32:
+            raise PassError(f"{c.op} must be assigned to a pl.INT32 scalar", where)
+        name = f"%{self.var_name(target)}"
+        self.handles[target.id] = name
+        self.values[name] = self.graph.opaque(name, "i32")
+        return name
+
+    def _buffer_name(self, c: ir.Call, key: str, where: Span) -> str:
+        value = c.kwarg(key)
+        if not isinstance(value, ir.StrArg) or not _MLIR_NAME.fullmatch(value.value) or "$" in value.value \
+                or "." in value.value:
+            raise PassError(f"{c.op} needs a '{key}' keyword that is an identifier", where)
+        return value.value
+
+    def _emit_reserve_buffer(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                             where: Span) -> None:
+        """`%b = pto.reserve_buffer {name = "N", size = S, location = #pto.address_space<mat|vec>,
+        auto = true} -> i32`: under the ptoas planner ptoas places the region (`auto = true`,
+        no `base`, whatever `base=` says: ptoas rejects both), in the Mat buffer of an AIC
+        function and the Vec buffer of an AIV function."""
+        self._pipe_checks(c, where)
+        name = self._buffer_name(c, "name", where)
+        size = self._int_keyword(c, "size", where, minimum=1)
+        self._int_keyword(c, "base", where, required=False, minimum=-1)  # pl.AUTO or an address ptoas replans
+        location = "mat" if self.fn.type is ir.FunctionType.AIC else "vec"
+        result = self._named_result(target, c, where)
+        self.line(f'{result} = {sp.pto} {{name = "{name}", size = {size}, location = '
+                  f"#pto.address_space<{location}>, auto = true}} -> i32")
+
+    def _emit_import_peer_buffer(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                                 where: Span) -> None:
+        """`%b = pto.import_reserved_buffer {name = "N", peer_func = @f} -> i32`: the peer
+        kernel's reserved buffer, the peer named by its symbol in this module."""
+        self._pipe_checks(c, where)
+        name = self._buffer_name(c, "name", where)
+        peer = self._buffer_name(c, "peer_func", where)
+        symbol = self.pipes.symbols.get(peer)
+        if symbol is None:
+            raise PassError(f"{c.op}: peer_func '{peer}' is not a kernel function of this program", where)
+        result = self._named_result(target, c, where)
+        self.line(f'{result} = {sp.pto} {{name = "{name}", peer_func = @{symbol}}} -> i32')
+
+    def _emit_initialize_pipe(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                              where: Span) -> None:
+        """`pto.aX_initialize_pipe {[id = I, ]dir_mask = D, slot_size = S[, slot_num = N][,
+        local_slot_num = L]}` and its operands `([gm_slot_buffer = %p : !pto.ptr<f32>, ]
+        c2v_consumer_buf = %a : i32, v2c_consumer_buf = %b : i32)`, on a line of their own
+        when the function has the GM slot buffer (`__gm_pipe_buffer`), as the reference prints
+        them. The GM buffer holds every pipe of the program one after the other (by pipe id,
+        then direction); slotsat emits the first pipe's region (offset 0) and declines the
+        others (the reference offsets them with a `pto.addptr`)."""
+        self._pipe_checks(c, where)
+        args = call_arguments(c, sp, where)
+        pipe_id = self._int_keyword(c, "id", where, required=False)
+        dir_mask = self._int_keyword(c, "dir_mask", where)
+        slot_size = self._int_keyword(c, "slot_size", where, minimum=1)
+        if dir_mask not in (1, 2, 3):
+            raise PassError(f"{c.op} dir_mask must be 1 (cube to vector), 2 (vector to cube) or 3 (both), "
+                            f"got {dir_mask}", where)
+        parts = [] if pipe_id is None else [f"id = {pipe_id}"]
+        parts += [f"dir_mask = {dir_mask}", f"slot_size = {slot_size}"]
+        for key in ("slot_num", "local_slot_num"):
+            count = self._int_keyword(c, key, where, required=False, minimum=1)
+            if count is not None:
+                parts.append(f"{key} = {count}")
+        c2v = self._pipe_buffer(args.get("c2v_consumer_buf"), c, where)
+        v2c = self._pipe_buffer(args.get("v2c_consumer_buf"), c, where)
+        operands = f"c2v_consumer_buf = {c2v} : i32, v2c_consumer_buf = {v2c} : i32)"
+        pipe = (pipe_id or 0, dir_mask)
+        region = None if self.gm_pipe_arg is None else self._gm_pipe_region(pipe, c, where)
+        inline = "" if region is not None else f" ({operands}"
+        self.line(f"{sp.pto} {{{', '.join(parts)}}}{inline}")
+        if region is not None:
+            self.line(f"    (gm_slot_buffer = {region} : !pto.ptr<f32>, {operands}")
+
+    def _gm_pipe_region(self, pipe: tuple[int, int], c: ir.Call, where: Span) -> str:
+        """The pipe's region of the GM slot buffer: the buffer itself for the first pipe, else
+        `pto.addptr` by the region's element offset (once per pipe and function)."""
+        assert self.gm_pipe_arg is not None
+        offset = self.pipes.offsets.get(pipe)
+        if offset is None:
+            raise PassError(f"{c.op}: pipe id {pipe[0]} (dir_mask {pipe[1]}) has no GM slot region", where)
+        if offset == 0:
+            return self.gm_pipe_arg
+        name = self.gm_regions.get(pipe)
+        if name is None:
+            name = self.new_tmp()
+            # ptoas reads the full type as well as the stripped `<f32>` the reference prints
+            self.line(f"{name} = pto.addptr {self.gm_pipe_arg}, {self.const(offset, ir.DType.INDEX)} : "
+                      "!pto.ptr<f32> -> !pto.ptr<f32>")
+            self.gm_regions[pipe] = name
+        return name
+
+    def _emit_tpush(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pto.tpush_to_X(%t : TB) {[id = I, ]split = S}`. Where the reference moves the full
+        transport box (a split push, or a no-split push of an Acc tile to the vector side or of
+        a dual-AIV-dispatch function, whose valid extent is narrower than the box:
+        `_push_transport`), the push is bracketed by `pto.set_validshape` to the box and back
+        to the tile's valid extent, as the reference emits it."""
+        self._pipe_checks(c, where)
+        attrs, split = self._pipe_attrs(c, where, split_default=None)
+        to_aic = c.op.endswith("_aic")
+        if to_aic and split in ODD_SPLITS:
+            raise PassError(f"{c.op}: no odd split for the vector to cube direction (split = {split})", where)
+        tile = c.args[0] if c.args else None
+        if not isinstance(tile, ir.Var) or not isinstance(tile.type, ir.TileType):
+            raise PassError(f"{c.op} takes a tile", where)
+        handle = self.handle(tile)
+        type_ = self.handle_types.get(handle, tile_type_string(tile.type))
+        dual = _truthy_attr(dict(self.fn.attrs).get("dual_aiv_dispatch"))
+        box = _push_transport(tile.type, split, to_aic=to_aic, dual=dual)
+        if box is not None and (handle in self.view_names or handle in self.subview_names):
+            raise PassError(f"slotsat's code generator does not widen {c.op}'s valid extent on a tile view "
+                            "(a slice or reshape result) for the transport", where)
+        if box is not None:
+            rows, cols = box
+            self.line(f"pto.set_validshape {handle}, {self.index_value(rows)}, {self.index_value(cols)} : "
+                      f"{type_}")
+        self.line(f"{sp.pto}({handle} : {type_}) {attrs}")
+        if box is not None:
+            rows, cols = valid_extents(tile.type)
+            self.line(f"pto.set_validshape {handle}, {self.index_value(rows)}, {self.index_value(cols)} : "
+                      f"{type_}")
+
+    def _emit_tpop(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`%t = pto.tpop_from_X[(%valid_row, %valid_col)] {[id = I, ]split = S} -> TB`: the
+        popped tile is the pipe's slot (no buffer of its own); the valid extents are operands
+        where they are dynamic or differ from the box. A vector-side pop of a static, non-empty
+        extent narrower than the box pops the full box and reshapes it to that extent
+        (`%tpop_transport`, then `%tpop_logical = pto.treshape`), as the reference does (the
+        FIFO copies the physical box)."""
+        self._pipe_checks(c, where)
+        attrs, split = self._pipe_attrs(c, where, split_default=0)
+        from_aiv = c.op.endswith("_aiv")
+        if from_aiv and split in ODD_SPLITS:
+            raise PassError(f"{c.op}: no odd split for the vector to cube direction (split = {split})", where)
+        if target is None or not isinstance(target.type, ir.TileType) or len(target.type.shape) != 2:
+            raise PassError(f"{c.op} must be assigned to a two-dimensional tile", where)
+        tile = target.type
+        key = self.live.find(target.id)
+        buffer = self.live.buffer(target)
+        sharing = [m for m in (buffer.members if buffer is not None else ()) if m.id != target.id
+                   and self.live.find(m.id) == key]
+        if self.handles.get(key) is not None or sharing:
+            # the popped tile is the pipe's slot: a tile sharing its buffer would write the slot
+            raise PassError(f"slotsat's code generator does not pop {c.op} into a buffer another tile shares",
+                            where)
+        rows, cols = (fold(e) for e in valid_extents(tile))
+        box = tuple(tile.shape)
+        valid = (rows.value, cols.value) if isinstance(rows, ir.ConstInt) and isinstance(cols, ir.ConstInt) \
+            else None
+        name = f"%{self.var_name(target)}"
+        type_ = tile_type_string(tile)
+        if valid is not None and valid == box:
+            if split in ODD_SPLITS:
+                raise PassError(f"{c.op} with an odd split needs per-lane valid extents", where)
+            self.line(f"{name} = {sp.pto} {attrs} -> {type_}")
+        elif valid is not None and 0 not in valid and not from_aiv and split not in ODD_SPLITS \
+                and (tile.memory_space or ir.MemorySpace.Vec) is ir.MemorySpace.Vec \
+                and all(isinstance(d, int) for d in box):
+            transport = f"%{self.fresh_name('tpop_transport')}"
+            full = ", ".join(self.const(d, ir.DType.INDEX) for d in box)  # type: ignore[arg-type]
+            self.line(f"{transport} = {sp.pto}({full}) {attrs} -> {type_}")
+            logical_type = tile_type_string(tile, valid)
+            name = f"%{self.fresh_name('tpop_logical')}"
+            self.line(f"{name} = pto.treshape {transport} : {type_} -> {logical_type}")
+            self.view_names.add(name)
+            self.view_root[name] = transport
+            type_ = logical_type
+        else:
+            extent = f"{self.index_value(rows)}, {self.index_value(cols)}"
+            self.line(f"{name} = {sp.pto}({extent}) {attrs} -> {type_}")
+        self.handle_types[name] = type_
+        self.handles[self.live.find(target.id)] = name
+        self.handles[target.id] = name
+
+    def _emit_tfree(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pto.tfree_from_X {[id = I, ]split = S}`: the popped slot given back (its split the
+        pop's, which the reference's StampTfreeSplit copies onto the call)."""
+        self._pipe_checks(c, where)
+        attrs, _ = self._pipe_attrs(c, where, split_default=None)
+        self.line(f"{sp.pto} {attrs}")
+
+    def _emit_syncall(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                      where: Span) -> None:
+        """`pto.syncall() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<C>`:
+        the hard (FFTS) barrier of every participating core. The soft form (a GM-polling
+        barrier over a workspace tensor) is declined."""
+        given = {k: _keyword_text(v) for k, v in c.kwargs}
+        mode, core_type = given.get("mode", "hard"), given.get("core_type", "mix")
+        if core_type not in SYNC_CORE_TYPES:
+            raise PassError(f"system.syncall: core_type must be one of {', '.join(SYNC_CORE_TYPES)}, "
+                            f"got {core_type!r}", where)
+        if mode == "soft":
+            raise PassError("slotsat's code generator does not emit system.syncall's soft form (a barrier "
+                            "polling a GM workspace)", where)
+        if mode != "hard":
+            raise PassError(f"system.syncall: mode must be 'hard' or 'soft', got {mode!r}", where)
+        if c.args:
+            raise PassError("system.syncall's hard form takes no arguments", where)
+        self.line(f"{sp.pto}() mode = #pto.sync_all_mode<hard>, core_type = #pto.sync_core_type<{core_type}>")
+
+    def _emit_cross_core_sync(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                              where: Span) -> None:
+        """`pto.sync.set|wait <PIPE_X>, EVENT[ {ffts_mode = M : i32}]`: a cross-core event on a
+        pipe, EVENT a literal in 0..13 (`event_id=`) or a dynamic `pl.INDEX` argument, exactly
+        one of them; `ffts_mode` (0..2) only on a set."""
+        pipe = c.kwarg("pipe")
+        name: str | None = None
+        if isinstance(pipe, ir.EnumArg) and pipe.enum.endswith("PipeType"):
+            name = pipe.member
+        elif isinstance(pipe, ir.ConstInt) and 0 <= pipe.value < len(PIPE_TYPES):
+            name = PIPE_TYPES[pipe.value]
+        if name not in PIPE_TYPES:
+            raise PassError(f"{c.op} needs a pipe=pl.PipeType.X keyword", where)
+        static = c.kwarg("event_id")
+        if (static is None) == (not c.args):
+            raise PassError(f"{c.op} takes exactly one of an event_id= literal and a dynamic event id", where)
+        if static is not None:
+            if not isinstance(static, ir.ConstInt) or not 0 <= static.value <= 13:
+                raise PassError(f"{c.op}: event_id must be a literal in 0..13 (14 and 15 are reserved)",
+                                where)
+            event = str(static.value)
+        else:
+            dyn = c.args[0]
+            if not _is_scalar_expr(dyn) or ir.expr_dtype(dyn) is not ir.DType.INDEX:  # type: ignore[arg-type]
+                raise PassError(f"{c.op}: a dynamic event id must be a pl.INDEX scalar", where)
+            event = self.lower(dyn)  # type: ignore[arg-type]
+        tail = ""
+        mode = c.kwarg("ffts_mode")
+        if mode is not None:
+            if c.op != "system.sync_set":
+                raise PassError(f"{c.op} does not take ffts_mode", where)
+            if not isinstance(mode, ir.ConstInt) or not 0 <= mode.value <= 2:
+                raise PassError(f"{c.op}: ffts_mode must be a literal in 0..2", where)
+            tail = f" {{ffts_mode = {mode.value} : i32}}"
+        self.line(f"{sp.pto} <PIPE_{name}>, {event}{tail}")
+
+    def _emit_set_ffts(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                       where: Span) -> None:
+        """`pto.set_ffts %argK : !pto.ptr<i64>`: a one-dimensional pl.INT64 workspace parameter
+        of at least 256 elements, passed as a raw pointer."""
+        ws = c.args[0] if len(c.args) == 1 else None
+        if not isinstance(ws, ir.Var) or ws.id not in self.ffts_params:
+            raise PassError("system.set_ffts takes one workspace tensor parameter of the function", where)
+        t = ws.type
+        assert isinstance(t, ir.TensorType)
+        extent = t.shape[0] if len(t.shape) == 1 else None
+        if t.dtype is not ir.DType.INT64 or not isinstance(extent, int) or extent < 256:
+            raise PassError("system.set_ffts's workspace must be a one-dimensional pl.INT64 tensor of at "
+                            "least 256 elements", where)
+        self.line(f"{sp.pto} {self.arg_of[ws.id]} : !pto.ptr<i64>")
+
     def _partition_line(self, view: str, ttype: ir.TensorType, offsets: Sequence[str], sizes: Sequence[str],
                         pv: str) -> str:
         name = self.new_tmp()
@@ -2639,6 +3092,7 @@ class PtoCodegen:
         lines = [f"module{attrs} {{"]
         used: set[str] = set()
         functions: list[tuple[ir.Function, str, list[Note]]] = []
+        symbols: dict[int, str] = {}
         for fn, opaque in kernel_functions(module):
             symbol = mlir_name(fn.name)
             n = 1
@@ -2647,6 +3101,7 @@ class PtoCodegen:
                 symbol = f"{mlir_name(fn.name)}_{n}"
                 n += 1
             used.add(symbol)
+            symbols[id(fn)] = symbol
             first: list[Note] = []
             if opaque:
                 first.append(
@@ -2663,12 +3118,16 @@ class PtoCodegen:
         # engines (`saturate_together`), then the bodies in program order. An error while
         # preparing function k stops there: functions before k are saturated and emitted
         # first (their errors come first, as in emission order), then k's error is raised.
+        layouts: dict[int, PipeLayout] = {}
+        for program in module.programs:
+            layouts.update(pipe_layouts(program, symbols))
         prepared: list[tuple[FunctionEmitter, list[Note]]] = []
         failure: Exception | None = None
         for fn, symbol, first in functions:
             try:
                 emitter = FunctionEmitter(
-                    fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol
+                    fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol,
+                    pipes=layouts.get(id(fn)),
                 )
                 emitter.prepare()
             except Exception as exc:

@@ -37,6 +37,12 @@ parameter directives):
 - `%v = pto.tgetval ins(%t, %off : TB, index) outs : DT`, `pto.set_validshape %t, %r, %c :
   TB`, `%v = pto.load_scalar %p[%off] : !pto.ptr<DT> -> DT`, `pto.store_scalar %v, %p[%off] :
   !pto.ptr<DT>, DT`;
+- the cross-core pipe ops (`PIPE_OPS`): `pto.aic_initialize_pipe` / `pto.aiv_initialize_pipe`,
+  `pto.tpush_to_aiv` / `_aic`, `pto.tpop_from_aic` / `_aiv`, `pto.tfree_from_aic` / `_aiv`,
+  `pto.reserve_buffer`, `pto.import_reserved_buffer`, `pto.syncall() mode = ..., core_type =
+  ...`, each in `assembly_format` (the reference's `id` / `slot_num` / `local_slot_num`
+  attributes included), and `pto.sync.set` / `pto.sync.wait <PIPE_X>, EVENT` (hand-written:
+  the event is a literal or an operand), `pto.set_ffts %ws : !pto.ptr<i64>`;
 - ptoas's enum attributes `#pto<round_mode X>`, `#pto<cmp X>`, `#pto<atomic_type X>`
   (`ENUM_CASES`, the cases of `PTOAttrs.td`).
 
@@ -56,14 +62,20 @@ from typing import ClassVar, Self, cast
 from xdsl.context import Context
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
+    I8,
+    I32,
     I64,
+    BoolAttr,
     DenseArrayBase,
+    Float32Type,
     IndexType,
     IntAttr,
     IntegerAttr,
     IntegerType,
     StringAttr,
+    SymbolRefAttr,
     VectorType,
+    i32,
     i64,
 )
 from xdsl.ir import (
@@ -295,10 +307,11 @@ class FenceScopeAttr(_KeywordAttr):
 
 @irdl_attr_definition
 class AddressSpaceAttr(_KeywordAttr):
-    """`#pto.address_space<gm>`: the memory a whole-space `pto.cmo.cacheinvalid all` covers."""
+    """`#pto.address_space<gm>`: the memory a whole-space `pto.cmo.cacheinvalid all` covers;
+    `vec` / `mat`: where a `pto.reserve_buffer` places a pipe's consumer slots."""
 
     name = "pto.address_space"
-    ALLOWED: ClassVar[tuple[str, ...]] = ("gm",)
+    ALLOWED: ClassVar[tuple[str, ...]] = ("gm", "vec", "mat")
 
 
 @irdl_attr_definition
@@ -939,6 +952,324 @@ COMM_OPS: tuple[type[IRDLOperation], ...] = (AddPtrOp, CacheInvalidOp, FenceBarr
                                              TNotifyOp, TWaitOp, TPutOp)
 
 
+# cross-core pipes (ptoas's frontend TPUSH / TPOP ops, `PTOOps.td`; the reference's code
+# generator `pto_ops_crosscore.cpp` adds `id`, `slot_num` and `local_slot_num`, which the
+# newer ptoas it targets has, and wins where the two differ)
+
+_SPLITS = range(5)
+"""ptoas's split codes: 0 none, 1 up-down, 2 left-right, 3 up-down odd, 4 left-right odd."""
+
+_PIPE_ID = "(`id` `=` $id^ `,`)? "
+
+
+def _check_split(op: IRDLOperation, split: IntegerAttr[IntegerType], odd_ok: bool) -> None:
+    value = split.value.data
+    if value not in _SPLITS:
+        raise VerifyException(f"{op.name} split must be 0 to 4, got {value}")
+    if value in (3, 4) and not odd_ok:
+        raise VerifyException(f"{op.name}: no odd split for the Vector -> Cube direction (split = {value})")
+
+
+def _check_id(op: IRDLOperation, pipe_id: IntegerAttr[IntegerType] | None) -> None:
+    if pipe_id is not None and pipe_id.value.data < 0:
+        raise VerifyException(f"{op.name} id must be non-negative")
+
+
+class _InitializePipeOp(IRDLOperation):
+    """`pto.aX_initialize_pipe {[id = I, ]dir_mask = D, slot_size = S[, slot_num = N]
+    [, local_slot_num = L]} ([gm_slot_buffer = %p : !pto.ptr<f32>, ]c2v_consumer_buf = %a :
+    i32, v2c_consumer_buf = %b : i32)`; the reference prints the operand list on a line of its
+    own when it has the GM slot buffer (`normalize` joins it back)."""
+
+    id = opt_prop_def(IntegerAttr[I32])
+    dir_mask = prop_def(IntegerAttr[I8])
+    slot_size = prop_def(IntegerAttr[I32])
+    slot_num = opt_prop_def(IntegerAttr[I32])
+    local_slot_num = opt_prop_def(IntegerAttr[I32])
+    gm_slot_buffer = opt_operand_def(PtrType)
+    c2v_consumer_buf = operand_def(I32)
+    v2c_consumer_buf = operand_def(I32)
+
+    assembly_format = (
+        "` ` `{` " + _PIPE_ID + "`dir_mask` `=` $dir_mask `,` `slot_size` `=` $slot_size "
+        "(`,` `slot_num` `=` $slot_num^)? (`,` `local_slot_num` `=` $local_slot_num^)? `}` "
+        "`(` (`gm_slot_buffer` `=` $gm_slot_buffer^ `:` type($gm_slot_buffer) `,`)? "
+        "`c2v_consumer_buf` `=` $c2v_consumer_buf `:` type($c2v_consumer_buf) `,` "
+        "`v2c_consumer_buf` `=` $v2c_consumer_buf `:` type($v2c_consumer_buf) `)` attr-dict"
+    )
+
+    def verify_(self) -> None:
+        _check_id(self, self.id)
+        if self.dir_mask.value.data not in (1, 2, 3):
+            raise VerifyException(f"{self.name} dir_mask must be 1 (C2V), 2 (V2C) or 3 (both)")
+        if self.slot_size.value.data <= 0:
+            raise VerifyException(f"{self.name} slot_size must be positive")
+        for attr in (self.slot_num, self.local_slot_num):
+            if attr is not None and attr.value.data <= 0:
+                raise VerifyException(f"{self.name} slot counts must be positive")
+        ptr = self.gm_slot_buffer
+        if ptr is not None and cast(PtrType, ptr.type).element_type != Float32Type():
+            raise VerifyException(f"{self.name} gm_slot_buffer must be a !pto.ptr<f32>")
+
+
+@irdl_op_definition
+class AicInitializePipeOp(_InitializePipeOp):
+    name = "pto.aic_initialize_pipe"
+
+
+@irdl_op_definition
+class AivInitializePipeOp(_InitializePipeOp):
+    name = "pto.aiv_initialize_pipe"
+
+
+class _TPushOp(IRDLOperation):
+    """`pto.tpush_to_X(%t : TB) {[id = I, ]split = S}`."""
+
+    tile = operand_def(TileBufType)
+    id = opt_prop_def(IntegerAttr[I32])
+    split = prop_def(IntegerAttr[I8])
+    ODD_OK: ClassVar[bool] = True
+
+    assembly_format = "`(` $tile `:` type($tile) `)` ` ` `{` " + _PIPE_ID + "`split` `=` $split `}` attr-dict"
+
+    def verify_(self) -> None:
+        _check_id(self, self.id)
+        _check_split(self, self.split, self.ODD_OK)
+
+
+@irdl_op_definition
+class TPushToAivOp(_TPushOp):
+    name = "pto.tpush_to_aiv"
+
+
+@irdl_op_definition
+class TPushToAicOp(_TPushOp):
+    name = "pto.tpush_to_aic"
+    ODD_OK: ClassVar[bool] = False
+
+
+class _TPopOp(IRDLOperation):
+    """`%t = pto.tpop_from_X[(%valid_row, %valid_col)] {[id = I, ]split = S} -> TB`."""
+
+    valid_row = opt_operand_def(IndexType)
+    valid_col = opt_operand_def(IndexType)
+    id = opt_prop_def(IntegerAttr[I32])
+    split = prop_def(IntegerAttr[I8])
+    tile = result_def(TileBufType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    ODD_OK: ClassVar[bool] = True
+
+    assembly_format = (
+        "(`(` $valid_row^ `,` $valid_col `)`)? ` ` `{` " + _PIPE_ID + "`split` `=` $split `}` attr-dict "
+        "`->` type($tile)"
+    )
+
+    def verify_(self) -> None:
+        _check_id(self, self.id)
+        _check_split(self, self.split, self.ODD_OK)
+        if (self.valid_row is None) != (self.valid_col is None):
+            raise VerifyException(f"{self.name} takes both valid extents or neither")
+
+
+@irdl_op_definition
+class TPopFromAicOp(_TPopOp):
+    name = "pto.tpop_from_aic"
+
+
+@irdl_op_definition
+class TPopFromAivOp(_TPopOp):
+    name = "pto.tpop_from_aiv"
+    ODD_OK: ClassVar[bool] = False
+
+
+class _TFreeOp(IRDLOperation):
+    """`pto.tfree_from_X {[id = I, ]split = S}`."""
+
+    id = opt_prop_def(IntegerAttr[I32])
+    split = prop_def(IntegerAttr[I8])
+
+    assembly_format = "` ` `{` " + _PIPE_ID + "`split` `=` $split `}` attr-dict"
+
+    def verify_(self) -> None:
+        _check_id(self, self.id)
+        _check_split(self, self.split, True)
+
+
+@irdl_op_definition
+class TFreeFromAicOp(_TFreeOp):
+    name = "pto.tfree_from_aic"
+
+
+@irdl_op_definition
+class TFreeFromAivOp(_TFreeOp):
+    name = "pto.tfree_from_aiv"
+
+
+@irdl_op_definition
+class ReserveBufferOp(IRDLOperation):
+    """`%b = pto.reserve_buffer {name = "N", size = S, location = #pto.address_space<vec|mat>,
+    auto = true|false[, base = B]} -> i32`: a pipe's local consumer slot buffer (ptoas places
+    it when `auto = true`; `base` only with `auto = false`)."""
+
+    name = "pto.reserve_buffer"
+    buffer_name = prop_def(StringAttr, prop_name="name")
+    size = prop_def(IntegerAttr[I32])
+    space = prop_def(AddressSpaceAttr, prop_name="location")  # `location` is xdsl's op location
+    auto = prop_def(BoolAttr)
+    base = opt_prop_def(IntegerAttr[I32])
+    addr = result_def(I32)
+
+    assembly_format = (
+        "` ` `{` `name` `=` $name `,` `size` `=` $size `,` `location` `=` qualified($location) `,` "
+        "`auto` `=` $auto (`,` `base` `=` $base^)? `}` attr-dict `->` type($addr)"
+    )
+
+    def verify_(self) -> None:
+        if self.size.value.data <= 0:
+            raise VerifyException("pto.reserve_buffer size must be positive")
+        if self.space.value.data not in ("vec", "mat"):
+            raise VerifyException("pto.reserve_buffer location must be vec or mat")
+        if bool(self.auto.value.data) == (self.base is not None):
+            raise VerifyException("pto.reserve_buffer takes a base exactly when auto = false")
+
+
+@irdl_op_definition
+class ImportReservedBufferOp(IRDLOperation):
+    """`%b = pto.import_reserved_buffer {name = "N", peer_func = @f} -> i32`: the peer
+    function's reserved buffer of that name."""
+
+    name = "pto.import_reserved_buffer"
+    buffer_name = prop_def(StringAttr, prop_name="name")
+    peer_func = prop_def(SymbolRefAttr)
+    addr = result_def(I32)
+
+    assembly_format = "` ` `{` `name` `=` $name `,` `peer_func` `=` $peer_func `}` attr-dict `->` type($addr)"
+
+    def verify_(self) -> None:
+        if self.peer_func.nested_references.data:
+            raise VerifyException("pto.import_reserved_buffer peer_func must be a flat symbol")
+
+
+@irdl_attr_definition
+class SyncAllModeAttr(_KeywordAttr):
+    """`#pto.sync_all_mode<hard|soft>`: a `pto.syncall`'s FFTS (hard) or GM-polling (soft) form."""
+
+    name = "pto.sync_all_mode"
+    ALLOWED: ClassVar[tuple[str, ...]] = ("hard", "soft")
+
+
+@irdl_attr_definition
+class SyncCoreTypeAttr(_KeywordAttr):
+    """`#pto.sync_core_type<aiv_only|aic_only|mix>`: the cores a `pto.syncall` joins."""
+
+    name = "pto.sync_core_type"
+    ALLOWED: ClassVar[tuple[str, ...]] = ("aiv_only", "aic_only", "mix")
+
+
+@irdl_op_definition
+class SyncAllOp(IRDLOperation):
+    """`pto.syncall([%gm, %n : PV, i32]) mode = #pto.sync_all_mode<M>, core_type =
+    #pto.sync_core_type<C>`: a barrier of every participating core (the soft form polls a GM
+    workspace, optionally given the participant count)."""
+
+    name = "pto.syncall"
+    args = var_operand_def()
+    mode = prop_def(SyncAllModeAttr)
+    core_type = prop_def(SyncCoreTypeAttr)
+
+    assembly_format = (
+        "`(` ($args^ `:` type($args))? `)` `mode` `=` qualified($mode) `,` "
+        "`core_type` `=` qualified($core_type) attr-dict"
+    )
+
+    def verify_(self) -> None:
+        hard = self.mode.value.data == "hard"
+        if hard and self.args:
+            raise VerifyException("pto.syncall's hard form takes no operands")
+        if not hard and len(self.args) not in (1, 2):
+            raise VerifyException("pto.syncall's soft form takes a GM workspace and an optional core count")
+
+
+PIPE_NAMES: tuple[str, ...] = ("PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_M", "PIPE_V", "PIPE_S",
+                               "PIPE_FIX", "PIPE_ALL")
+"""ptoas's pipes a cross-core event names (`#pto.pipe`, printed `<PIPE_X>`)."""
+
+
+class _CrossCoreSyncOp(IRDLOperation):
+    """`pto.sync.set|wait <PIPE_X>, EVENT` with EVENT a literal in 0..13 or an `index` value
+    (ptoas's hand-written syntax); `pto.sync.set` may carry `{ffts_mode = M : i32}`."""
+
+    pipe = prop_def(StringAttr)
+    event_id = opt_prop_def(IntegerAttr[I32])
+    event_id_dyn = opt_operand_def(IndexType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _CrossCoreSyncOp:
+        with parser.in_angle_brackets():
+            pipe = _parse_ident(parser)
+        parser.parse_punctuation(",")
+        operand = parser.parse_optional_unresolved_operand()
+        properties: dict[str, Attribute] = {"pipe": StringAttr(pipe)}
+        operands: list[SSAValue] = []
+        if operand is None:
+            properties["event_id"] = IntegerAttr(parser.parse_integer(), i32)
+        else:
+            operands.append(parser.resolve_operand(operand, IndexType()))
+        attrs = parser.parse_optional_attr_dict()
+        return cls.build(operands=[operands], properties=properties, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" <{self.pipe.data}>, ")
+        if self.event_id_dyn is not None:
+            printer.print_operand(self.event_id_dyn)
+        else:
+            assert self.event_id is not None
+            printer.print_string(str(self.event_id.value.data))
+        printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        if self.pipe.data not in PIPE_NAMES:
+            raise VerifyException(f"{self.name} pipe must be one of {', '.join(PIPE_NAMES)}")
+        if (self.event_id is None) == (self.event_id_dyn is None):
+            raise VerifyException(f"{self.name} takes an event id literal or an index value")
+        if self.event_id is not None and not 0 <= self.event_id.value.data <= 13:
+            raise VerifyException(f"{self.name} event id must be in 0..13")
+        extra = set(self.attributes) - ({"ffts_mode"} if self.name == "pto.sync.set" else set())
+        if extra:
+            raise VerifyException(f"{self.name} takes no attribute {', '.join(sorted(extra))}")
+
+
+@irdl_op_definition
+class SyncSetOp(_CrossCoreSyncOp):
+    name = "pto.sync.set"
+
+
+@irdl_op_definition
+class SyncWaitOp(_CrossCoreSyncOp):
+    name = "pto.sync.wait"
+
+
+@irdl_op_definition
+class SetFftsOp(IRDLOperation):
+    """`pto.set_ffts %ws : !pto.ptr<i64>`: the FFTS workspace the cross-core events use (a
+    raw pointer parameter, as the reference passes it)."""
+
+    name = "pto.set_ffts"
+    ffts = operand_def(PtrType)
+
+    assembly_format = "$ffts attr-dict `:` type($ffts)"
+
+    def verify_(self) -> None:
+        if cast(PtrType, self.ffts.type).element_type != i64:
+            raise VerifyException("pto.set_ffts takes a !pto.ptr<i64>")
+
+
+PIPE_OPS: tuple[type[IRDLOperation], ...] = (
+    AicInitializePipeOp, AivInitializePipeOp, TPushToAivOp, TPushToAicOp, TPopFromAicOp, TPopFromAivOp,
+    TFreeFromAicOp, TFreeFromAivOp, ReserveBufferOp, ImportReservedBufferOp, SyncAllOp, SyncSetOp, SyncWaitOp,
+    SetFftsOp)
+
+
 PTO = Dialect(
     "pto",
     [
@@ -958,6 +1289,7 @@ PTO = Dialect(
         LoadScalarOp,
         StoreScalarOp,
         *COMM_OPS,
+        *PIPE_OPS,
     ],
     [
         PtrType,
@@ -970,6 +1302,8 @@ PTO = Dialect(
         FenceScopeAttr,
         MaskPatternAttr,
         AddressSpaceAttr,
+        SyncAllModeAttr,
+        SyncCoreTypeAttr,
         *ENUM_ATTRS,
     ],
 )
@@ -1039,8 +1373,9 @@ def normalize(text: str) -> list[str]:
     normal form strips indentation, uses the short spellings and renames every SSA value
     per function by order of definition (`%v0`, `%v1`, ...): a definition (`%x = ...`, a
     loop's `%i = ...`, `iter_args(%a = ...)`) always makes a new value in its region, a use
-    refers to the innermost definition in scope. So operations, operands, attributes and
-    types are compared exactly.
+    refers to the innermost definition in scope. A line that starts with `(` continues the
+    op before it (the reference prints `pto.aic_initialize_pipe`'s operands on their own
+    line). So operations, operands, attributes and types are compared exactly.
     """
     import re
 
@@ -1066,7 +1401,13 @@ def normalize(text: str) -> list[str]:
 
         return ssa_name.sub(one, part)
 
+    joined: list[str] = []
     for raw in text.splitlines():
+        if raw.strip().startswith("(") and joined:
+            joined[-1] += " " + raw.strip()  # an op's operand list on a line of its own
+        else:
+            joined.append(raw)
+    for raw in joined:
         line = raw.strip()
         if not line:
             continue

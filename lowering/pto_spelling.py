@@ -26,7 +26,9 @@ from slotsat.core import ir, ops
 FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmul_acc", "spmd", "dim",
                    "getval", "setval", "load_scalar", "store_scalar", "set_validshape", "assemble",
                    "tensor_view", "cacheinvalid", "fence", "notify", "wait", "remote_load",
-                   "remote_store", "put", "mrgsort", "gather_mask", "scatter_mask"})
+                   "remote_store", "put", "mrgsort", "gather_mask", "scatter_mask", "reserve_buffer",
+                   "import_peer_buffer", "initialize_pipe", "tpush", "tpop", "tfree", "syncall",
+                   "cross_core_sync", "set_ffts"})
 """Emission forms; `dps` is the default."""
 
 
@@ -64,6 +66,8 @@ class Spelling:
     defaults: dict[str, Any]
     param: str | None
     required: int | None = None
+    keywords: frozenset[str] = frozenset()
+    """Keywords the form's emitter reads itself (the cross-core forms' pipe id, split, ...)."""
     """How many arguments a call must pass, where the reference's backend takes fewer than its
     op registry requires (`tile.mrgsort_format2`: 2 to 4 sources and the scratch tile)."""
 
@@ -106,6 +110,7 @@ def _spelling(op: str, e: dict[str, Any]) -> Spelling:
         defaults=dict(e.get("defaults", {})),
         param=e.get("param"),
         required=e.get("required"),
+        keywords=frozenset(e.get("keywords", ())),
     )
 
 

@@ -400,6 +400,50 @@ def jit_add_rows(
 
 
 @pl.jit
+def jit_mixed_gemm_add(
+    a: pl.Tensor[[16, 256], pl.BF16],
+    res: pl.Tensor[[16, 256], pl.BF16],
+    w: pl.Tensor[[256, 256], pl.BF16],
+    out: pl.Out[pl.Tensor[[16, 256], pl.FP32]],
+):
+    """A mixed cube+vector kernel: a K-tiled matmul whose result a vector add consumes in the
+    same scope, which the reference splits into an AIC and an AIV function joined by a
+    cross-core pipe (`reserve_buffer`, `import_peer_buffer`, `*_initialize_pipe`, `tpush` /
+    `tpop` / `tfree`)."""
+    for n0 in pl.parallel(0, 256, 64):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="gemm_add"):
+            acc = pl.create_tensor([16, 64], dtype=pl.FP32)
+            for kb in pl.range(4):
+                k0 = kb * 64
+                ta = a[:, k0 : k0 + 64]
+                tw = w[k0 : k0 + 64, n0 : n0 + 64]
+                if kb == 0:
+                    acc = pl.matmul(ta, tw, out_dtype=pl.FP32)
+                else:
+                    acc = pl.matmul_acc(acc, ta, tw)
+            r = pl.cast(res[:, n0 : n0 + 64], target_type=pl.FP32)
+            out[:, n0 : n0 + 64] = pl.add(acc, r)
+    return out
+
+
+@pl.jit
+def jit_mixed_scale_gemm(
+    a: pl.Tensor[[16, 64], pl.FP32],
+    w: pl.Tensor[[64, 256], pl.BF16],
+    out: pl.Out[pl.Tensor[[16, 256], pl.FP32]],
+):
+    """The other direction: a vector scale and cast whose result a matmul consumes, so the
+    AIV half pushes to the AIC half (`tpush_to_aic`, `tpop_from_aiv`, a V2C pipe whose slot
+    buffer the cube side reserves in Mat)."""
+    for n0 in pl.parallel(0, 256, 64):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale_gemm"):
+            s = pl.cast(pl.mul(a[:, 0:64], 2.0), target_type=pl.BF16)
+            acc = pl.matmul(s, w[:, n0 : n0 + 64], out_dtype=pl.FP32)
+            out[:, n0 : n0 + 64] = acc
+    return out
+
+
+@pl.jit
 def jit_valid_carry(
     qr: pl.Tensor[[16, 384], pl.INT8],
     wq: pl.Tensor[[384, 128], pl.INT8],
@@ -623,4 +667,5 @@ PROGRAMS = {
     "scatter_mask": ScatterMask,
     "fill_pad": FillPad,
 }
-JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry}
+JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
+       "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

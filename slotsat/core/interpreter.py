@@ -1884,6 +1884,10 @@ def unmodelled_call(c: ir.Call) -> str | None:
     if c.op in _UNPINNED:
         return _UNPINNED[c.op]
     if c.op not in _HANDLERS:
+        ref = ops.reference(c.op)
+        if ref is not None and ref.category == "CrossCoreOp":
+            # a half of a mixed kernel: its pipe's peer (the other core's function) does not run
+            return f"'{c.op}' (a cross-core op; the interpreter runs one core's function without its peer)"
         return f"a call of {c.op}" if c.op.startswith("self.") else f"'{c.op}'"
     form = _EXTRA_FORMS.get(c.op)
     if form is None:

@@ -22,10 +22,11 @@ from slotsat.core import ops
 from slotsat.lowering import pto_dialect, pto_spelling
 
 DIALECT_OPS = frozenset(op.name for op in pto_dialect.PTO.operations)
-NEWER_THAN_CHECKOUT = frozenset({"pto.subview", "pto.alloc_multi_tile", "pto.multi_tile_get"})
+NEWER_THAN_CHECKOUT = frozenset({"pto.subview", "pto.alloc_multi_tile", "pto.multi_tile_get", "pto.syncall"})
 """Ops of the ptoas slotsat targets (and the reference's code generator emits: `pto.subview`
-for tile.slice, the multi-buffer region ops) that the project's ptoas checkout predates (it
-spells a tile window `pto.subset` and has no multi-buffer ops)."""
+for tile.slice, the multi-buffer region ops, `pto.syncall` for system.syncall) that the
+project's ptoas checkout predates (it spells a tile window `pto.subset` and has no
+multi-buffer ops; hw-native-sys/PTOAS as of 2026-04-17 has no `pto.syncall` either)."""
 
 TABLE = pto_spelling.table()
 

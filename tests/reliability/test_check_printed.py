@@ -193,10 +193,12 @@ def test_every_printed_kernel_has_a_verdict() -> None:
     assert set(CONFIRMED) <= set(names)
     # valid_rows draws n below its row base and faults on the load, as its author wrote it;
     # merge_sort merges with exhausted=True, which the interpreter does not model, the dist_* kernels
-    # signal or copy between ranks, which one rank's run does not model, and scatter_mask's unselected
-    # columns are not pinned down: check says unverified, naming the op
+    # signal or copy between ranks, which one rank's run does not model, scatter_mask's unselected
+    # columns are not pinned down, and the jit_mixed_* kernels are a mixed kernel's AIC / AIV halves
+    # joined by a cross-core pipe: check says unverified, naming the op
     assert set(names) - set(CONFIRMED) == {"valid_rows", "merge_sort", "dist_exchange",
-                                           "dist_remote", "dist_put", "scatter_mask"}
+                                           "dist_remote", "dist_put", "scatter_mask",
+                                           "jit_mixed_gemm_add", "jit_mixed_scale_gemm"}
 
 
 def test_a_mask_scatter_is_unverified_with_what_the_sources_say(capsys: pytest.CaptureFixture[str]) -> None:
@@ -205,6 +207,17 @@ def test_a_mask_scatter_is_unverified_with_what_the_sources_say(capsys: pytest.C
         "the interpreter does not model tile.scatter_mask (the reference's op table says the columns its "
         "pattern does not select pass through; its code generator's notes say the emitted pto.tscatter "
         "zero-fills them)")
+
+
+@pytest.mark.parametrize("name", ["jit_mixed_gemm_add", "jit_mixed_scale_gemm"])
+def test_a_mixed_kernel_joined_by_a_pipe_is_unverified(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(PRINTED / f"{name}.pre.py"), "--trials", "2"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert "unverified: " in out[-1]
+    assert not out[-1].endswith("confirmed")
+    for op in ("system.import_peer_buffer", "system.reserve_buffer"):
+        assert f"the interpreter does not model '{op}' (a cross-core op; the interpreter runs one core's " \
+               "function without its peer)" in out[-1]
 
 
 def test_a_merge_that_stops_when_a_list_runs_out_is_unverified(capsys: pytest.CaptureFixture[str]) -> None:
