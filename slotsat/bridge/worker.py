@@ -309,6 +309,9 @@ class Reference:
         builders = self._builders(module)
         also = f"; program builders, for --kernel with --specialize: {', '.join(builders)}" \
             if builders else ""
+        if builders and not found and wanted is None:
+            also = "; it has program builders: compile one with " + "; or ".join(
+                self._builder_call(b, vars(module)[b]) for b in builders)
         if wanted is not None:
             if wanted not in every:
                 names = ", ".join(every) or "none"
@@ -354,6 +357,15 @@ class Reference:
             if re.search(r"^\s*@(pl\.)?program\b", source, re.MULTILINE):
                 out.append(attr)
         return out
+
+    @staticmethod
+    def _builder_call(name: str, fn: Any) -> str:
+        """The options that compile builder `name`: `--kernel` and a `--specialize` for each
+        parameter without a default (nothing in the file gives those values to the bridge)."""
+        params = inspect.signature(fn).parameters.values()
+        need = [p.name for p in params if p.default is inspect.Parameter.empty
+                and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        return " ".join([f"--kernel {name}", *(f"--specialize {p}=VALUE" for p in need)])
 
     def _build(self, name: str, fn: Any, values: dict[str, Any], path: str) -> Any:
         """The program `fn(**values)` returns: `--specialize NAME=VALUE` gives each argument."""

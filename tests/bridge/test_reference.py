@@ -367,8 +367,8 @@ def test_a_program_builder_is_a_kernel_named_by_kernel_with_its_arguments_from_s
     kernel = _file(tmp_path, "built.py", BUILDER)
     status, out, err = _import([kernel], capsys)
     assert (status, out) == (2, "")
-    assert err == (f"{kernel}:1:1: error: the file defines no @pl.program class and no @pl.jit kernel; program "
-                   "builders, for --kernel with --specialize: build_stream_program\n")
+    assert err == (f"{kernel}:1:1: error: the file defines no @pl.program class and no @pl.jit kernel; it has "
+                   "program builders: compile one with --kernel build_stream_program --specialize rows=VALUE\n")
     status, out, err = _import([kernel, "--kernel", "build_stream_program"], capsys)
     assert (status, out) == (2, "")
     assert err == (f"{kernel}:4:1: error: program builder 'build_stream_program' needs a value for each "
