@@ -292,6 +292,7 @@ class Reference:
     def _kernels(self, module: Any, path: str, wanted: str | None) -> list[tuple[str, Any]]:
         found: list[tuple[str, Any]] = []
         every: dict[str, Any] = {}
+        helpers: dict[str, str] = {}
         for attr, obj in vars(module).items():
             is_program = isinstance(obj, self.ir.Program)
             is_jit = isinstance(obj, self.jit_type)
@@ -300,17 +301,34 @@ class Reference:
             every[attr] = obj
             # A `@pl.jit.incore` / `.inline` / `.opaque` function is compiled through the
             # `@pl.jit` entry that calls it; only entries are kernels by default.
-            if is_program or getattr(obj, "_func_type", "orchestration") == "orchestration":
+            kind = getattr(obj, "_func_type", "orchestration")
+            if is_program or kind == "orchestration":
                 found.append((attr, obj))
+            else:
+                helpers[attr] = str(kind)
         builders = self._builders(module)
         also = f"; program builders, for --kernel with --specialize: {', '.join(builders)}" \
             if builders else ""
+        if builders and not found and wanted is None:
+            also = "; it has program builders: compile one with " + "; or ".join(
+                self._builder_call(b, vars(module)[b]) for b in builders)
         if wanted is not None:
             if wanted not in every:
                 names = ", ".join(every) or "none"
                 raise Failure(f"no @pl.program class or @pl.jit kernel named '{wanted}' "
                               f"(kernels: {names}{also})", path, kind="usage")
+            if helpers.get(wanted) == "inline":
+                # Lowered alone, an inline function is an empty program: it has no function of
+                # its own, its body is spliced into each caller.
+                raise Failure(f"--kernel {wanted}: '{wanted}' is a @pl.jit.inline function, spliced into the "
+                              "@pl.jit entry that calls it, with no program of its own: compile the file of "
+                              "that entry", path, self._def_line(every[wanted]), kind="usage")
             return [(wanted, every[wanted])]
+        if not found and helpers:
+            listing = ", ".join(f"{n} (@pl.jit.{k})" for n, k in helpers.items())
+            raise Failure("the file defines no @pl.program class and no @pl.jit entry, only functions an "
+                          f"entry calls: {listing}; compile the file of the @pl.jit entry that calls "
+                          f"them{also}", path, kind="usage")
         if not found:
             raise Failure(f"the file defines no @pl.program class and no @pl.jit kernel{also}", path,
                           kind="usage")
@@ -339,6 +357,15 @@ class Reference:
             if re.search(r"^\s*@(pl\.)?program\b", source, re.MULTILINE):
                 out.append(attr)
         return out
+
+    @staticmethod
+    def _builder_call(name: str, fn: Any) -> str:
+        """The options that compile builder `name`: `--kernel` and a `--specialize` for each
+        parameter without a default (nothing in the file gives those values to the bridge)."""
+        params = inspect.signature(fn).parameters.values()
+        need = [p.name for p in params if p.default is inspect.Parameter.empty
+                and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        return " ".join([f"--kernel {name}", *(f"--specialize {p}=VALUE" for p in need)])
 
     def _build(self, name: str, fn: Any, values: dict[str, Any], path: str) -> Any:
         """The program `fn(**values)` returns: `--specialize NAME=VALUE` gives each argument."""
@@ -559,6 +586,9 @@ class Reference:
         if "pre" not in snaps:
             raise Failure(f"kernel '{name}': the reference's pass pipeline ended without reaching "
                           f"{HANDOFF_PASS}", path, line)
+        if not list(snaps["pre"].functions.values()):
+            raise Failure(f"kernel '{name}': the reference's program has no function at {HANDOFF_PASS} "
+                          "(nothing to compile)", path, line, kind="usage")
         out: dict[str, Any] = {"name": name, "kind": "jit" if jit else "program", "line": line,
                                "handoff": snaps["pre"].as_python()}
         if oracle:

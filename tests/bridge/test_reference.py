@@ -367,8 +367,8 @@ def test_a_program_builder_is_a_kernel_named_by_kernel_with_its_arguments_from_s
     kernel = _file(tmp_path, "built.py", BUILDER)
     status, out, err = _import([kernel], capsys)
     assert (status, out) == (2, "")
-    assert err == (f"{kernel}:1:1: error: the file defines no @pl.program class and no @pl.jit kernel; program "
-                   "builders, for --kernel with --specialize: build_stream_program\n")
+    assert err == (f"{kernel}:1:1: error: the file defines no @pl.program class and no @pl.jit kernel; it has "
+                   "program builders: compile one with --kernel build_stream_program --specialize rows=VALUE\n")
     status, out, err = _import([kernel, "--kernel", "build_stream_program"], capsys)
     assert (status, out) == (2, "")
     assert err == (f"{kernel}:4:1: error: program builder 'build_stream_program' needs a value for each "
@@ -401,3 +401,34 @@ def test_a_kernel_file_with_relative_imports_loads_as_its_package_member(
     status, out, err = _import([str(kernel), "--kernel", "First"], capsys)
     assert (status, err) == (0, "")
     assert "pl.pipeline(2, stage=2, init_values=(out__ssa_v0,))" in out
+
+
+HELPERS = '''\
+import pypto.language as pl
+
+
+@pl.jit.inline
+def add_rows(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.store(pl.add(pl.load(a, [0, 0], [32, 64]), pl.load(b, [0, 0], [32, 64])), [0, 0], c)
+    return c
+'''
+
+
+def test_a_file_of_inline_helpers_says_so_and_an_inline_function_is_no_kernel_alone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """PyPTO's qwen3_jit `kernels/*.py` hold only `@pl.jit.inline` functions, which the entry in
+    another file splices in: not "no @pl.jit kernel", and `--kernel` on one is not an empty
+    program printed as if it were the kernel."""
+    kernel = _file(tmp_path, "helpers.py", HELPERS)
+    status, out, err = _import([kernel], capsys)
+    assert (status, out) == (2, "")
+    assert err == (f"{kernel}:1:1: error: the file defines no @pl.program class and no @pl.jit entry, only "
+                   "functions an entry calls: add_rows (@pl.jit.inline); compile the file of the @pl.jit "
+                   "entry that calls them\n")
+    status, out, err = _import([kernel, "--kernel", "add_rows", "--specialize", "a=[32, 64]:FP32",
+                                "--specialize", "b=[32, 64]:FP32", "--specialize", "c=[32, 64]:FP32"], capsys)
+    assert (status, out) == (2, "")
+    assert err == (f"{kernel}:4:1: error: --kernel add_rows: 'add_rows' is a @pl.jit.inline function, spliced "
+                   "into the @pl.jit entry that calls it, with no program of its own: compile the file of that "
+                   "entry\n")
