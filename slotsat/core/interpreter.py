@@ -1837,7 +1837,8 @@ def _op_tpop(it: Interpreter, c: ir.Call) -> Value:
                                f"{list(got.shape)} {got.dtype.value}", c.span)
     valid = _rc(_ints([it.scalar(x) for x in t.effective_valid_shape], "pop valid shape", c.span))
     if any(v < 0 or v > d for v, d in zip(valid, shape, strict=True)):
-        raise InterpreterError(f"{c.op} valid shape {list(valid)} does not fit the tile {list(shape)}", c.span)
+        raise InterpreterError(f"{c.op} valid shape {list(valid)} does not fit the tile {list(shape)}",
+                               c.span)
     # the popped tile has its type's valid shape (a lane's zero-valid replay pops no data)
     return TileVal(_need_data(got).copy(), valid, got.dtype, shape)
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -168,8 +168,11 @@ def _run(fn: ir.Function, args: dict[str, Any], identity: dict[str, int], *, phy
     return it.run(fn, args)
 
 
+Functions: TypeAlias = dict[str, ir.Function]
+
+
 def _differential(fc: FunctionCheck, seed: int, trials: int,
-                  group: tuple[dict[str, ir.Function], dict[str, ir.Function]] | None = None) -> dict[str, int]:
+                  group: tuple[Functions, Functions] | None = None) -> dict[str, int]:
     """Compare original and transformed on seeded inputs; the scalars of the first good trial.
     With `group` (the program's functions, original and with the transformed halves), `fc` is
     a Group function's check: the group runs its halves together (`Interpreter._run_group`)."""
