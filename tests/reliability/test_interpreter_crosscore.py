@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (the kernel text is the reference's printed form)
 """The interpreter's Group run: a mixed kernel's AIC and AIV halves joined by a pipe."""
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ def test_pops_take_tiles_in_push_order() -> None:
 def test_a_pop_has_its_type_s_valid_shape() -> None:
     view = ", pl.TileView(valid_shape=[4, 64])"
     got = _run([PUSH.format(t="x", split=0)], [POP.format(v="y", view=view), STORE.format(k=0, v="y")])
-    assert np.array_equal(got[:4], A[:4]) and not got[4:].any()
+    assert np.array_equal(got[:4], A[:4])
+    assert not got[4:].any()
 
 
 def test_a_pop_from_an_empty_pipe_faults() -> None:
