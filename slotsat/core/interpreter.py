@@ -448,10 +448,18 @@ class Interpreter:
     _viewed: list[Array] = field(default_factory=list, init=False)
     """The tensors `tensor.view` reinterpreted in this run and the views it made (held, so
     identity tests on them stay valid); a store into any of them is not modelled."""
+    functions: Mapping[str, ir.Function] = field(default_factory=dict)
+    """The program's functions by name: a Group function's run calls its halves from here."""
+    _pipes: _Pipes | None = field(default=None, init=False)
+    _lane: int = field(default=0, init=False)
+    _target: ir.Var | None = field(default=None, init=False)
+    _gm: bool = field(default=False, init=False)
 
     # ---- entry
 
     def run(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
+        if fn.type is ir.FunctionType.GROUP and self.compute:
+            return self._run_group(fn, args)
         if self.compute:  # symbolic runs hold shapes only
             ensure_interpretable(fn, self.max_elements)
         self._env = {}
@@ -463,6 +471,45 @@ class Interpreter:
         if not isinstance(result, _Return):
             raise InterpreterError(f"function '{fn.name}' ended without return", fn.span)
         return result.values
+
+    def _run_group(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
+        """A Group function: its AIC and AIV halves run one after the other, producer first
+        (`group_order`), sharing the tensors (a store writes the tensor in place, as GM is
+        shared) and the pipes; then the group's `return` is evaluated."""
+        calls, order = group_order(fn, self.functions)
+        self._env = {}
+        self._slots = {}
+        self._steps = 0
+        self._bind_params(fn, args)
+        pipes = _Pipes(dual=any(lanes == 2 for _, _, lanes in calls))
+        for k in order:
+            call, half, lanes = calls[k]
+            values = [self._value(a) if isinstance(a, ir.Var | ir.ConstInt) else None for a in call.args]
+            for lane in range(lanes):
+                child = Interpreter(physical=self.physical, prefetch=self.prefetch, max_steps=self.max_steps,
+                                    max_iterations=self.max_iterations, max_elements=self.max_elements,
+                                    identity={**self.identity, "subblock_idx": lane},
+                                    functions=self.functions)
+                child._pipes = pipes
+                child._lane = lane
+                child._run_half(half, values)
+        left = [f"{n} tile(s) pushed {d} and never popped" for d, n in pipes.pending()]
+        if left:
+            raise InterpreterError(f"group '{fn.name}': {'; '.join(left)}", fn.span)
+        for s in fn.body.stmts:
+            if isinstance(s, ir.ReturnStmt):
+                return tuple(self._value(v) for v in s.values)
+        raise InterpreterError(f"function '{fn.name}' ended without return", fn.span)
+
+    def _run_half(self, fn: ir.Function, values: Sequence[Value]) -> None:
+        ensure_interpretable(fn, self.max_elements, cross_core=True)
+        self._env = {}
+        self._slots = {}
+        self._steps = 0
+        for p, v in zip(fn.params, values, strict=True):
+            self._env[p.id] = v  # the group's tensors themselves: stores write them in place
+        self._gm = True
+        self._body(fn.body)
 
     def _bind_params(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> None:
         if isinstance(args, Mapping):
@@ -871,8 +918,11 @@ class Interpreter:
             return self._symbolic_call(c, target)
         handler = _HANDLERS.get(c.op)
         reason = unmodelled_call(c)
+        if c.op in _CROSS_CORE and self._pipes is not None and handler is not None:
+            reason = _cross_core_form(c)
         if handler is None or reason is not None:
             raise Unmodelled(f"the interpreter does not model {reason}", c.span)
+        self._target = target
         return handler(self, c)
 
     def _symbolic_call(self, c: ir.Call, target: ir.Var | None) -> Value:
@@ -1033,7 +1083,7 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
         if e > 0 and (o < 0 or o + e > d):
             raise InterpreterError(f"store writes [{o}, {o + e}) outside a tensor dimension of size {d} "
                                    f"(offsets {offsets}, valid shape [{vr}, {vc}])", c.span)
-    out = tensor.copy()
+    out = tensor if it._gm else tensor.copy()  # a half of a group writes the shared GM tensor
     window = tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))
     out[window] = _stored(c, out[window], tile.data[:vr, :vc].reshape(ext), dtype)
     return out
@@ -1055,6 +1105,9 @@ def _store_window(it: Interpreter, c: ir.Call, tile: TileVal, offsets: list[int]
     vr, vc = tile.valid
     flat = tensor.copy().reshape(-1)
     flat[address] = _stored(c, flat[address], tile.data[:vr, :vc].reshape(address.shape), dtype)
+    if it._gm:
+        tensor[...] = flat.reshape(tensor.shape)
+        return tensor
     return flat.reshape(tensor.shape)
 
 
@@ -1824,6 +1877,200 @@ def _op_fillpad(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(as_dtype(data, t.dtype), t.shape, t.dtype, t.shape)
 
 
+# ---- cross-core pipes (a Group function's halves; `_run_group`)
+#
+# Facts (the reference's debug runtime, docs/en/dev/debug/00-torch_codegen.md, and
+# src/backend/common/pto_ops_crosscore.cpp): a pipe is a FIFO of tiles per direction (C2V
+# `dir_mask=1`, V2C `dir_mask=2`); with `split=0` and an AIV half stamped `dual_aiv_dispatch`
+# the AIV body runs on two lanes: a push to the AIV reaches both lanes' queues, a lane pops its
+# own; a push to the AIC is queued per lane and the cube's pop takes one of each, the slot
+# holding the lane that moved data (lane 1's zero-valid replay moves none); two lanes that
+# both move different data leave the cube an unspecified one (a fault here).
+# `split != 0` (the tile halved between the lanes) is not modelled.
+
+
+@dataclass
+class _Pipes:
+    """The FIFOs of one Group run, by direction, one queue per AIV lane."""
+
+    dual: bool = False
+    queues: dict[str, list[list[TileVal]]] = field(default_factory=lambda: {"C2V": [[], []], "V2C": [[], []]})
+    initialized: set[tuple[str, str]] = field(default_factory=set)
+    """(direction, side) pairs whose `*_initialize_pipe` ran."""
+    buffers: set[str] = field(default_factory=set)
+
+    def pending(self) -> list[tuple[str, int]]:
+        out = []
+        for d, lanes in self.queues.items():
+            n = max(len(q) for q in lanes) if d == "C2V" and self.dual else sum(len(q) for q in lanes)
+            if n:
+                out.append(("to the AIV" if d == "C2V" else "to the AIC", n))
+        return out
+
+
+_CROSS_CORE = frozenset({
+    "system.reserve_buffer", "system.import_peer_buffer", "system.aic_initialize_pipe",
+    "system.aiv_initialize_pipe", "tile.tpush_to_aiv", "tile.tpush_to_aic", "tile.tpop_from_aic",
+    "tile.tpop_from_aiv", "system.tfree_to_aic", "system.tfree_to_aiv",
+})
+_PUSH = {"tile.tpush_to_aiv": "C2V", "tile.tpush_to_aic": "V2C"}
+_POP = {"tile.tpop_from_aic": "C2V", "tile.tpop_from_aiv": "V2C"}
+
+
+def _cross_core_form(c: ir.Call) -> str | None:
+    split = c.kwarg("split")
+    if split is not None and not (isinstance(split, ir.ConstInt) and split.value == 0):
+        return (f"{c.op} with split={format_arg(split)} (the tile split between the two vector "
+                "lanes is not modelled)")
+    if c.kwarg("id") is not None:
+        return f"{c.op} with a pipe id (more than one pipe per direction is not modelled)"
+    return None
+
+
+def format_arg(a: ir.CallArg) -> str:
+    return str(a.value) if isinstance(a, ir.ConstInt) else type(a).__name__
+
+
+def _pipes_of(it: Interpreter, c: ir.Call) -> _Pipes:
+    if it._pipes is None:
+        raise Unmodelled(f"the interpreter does not model '{c.op}' outside a Group function's run", c.span)
+    return it._pipes
+
+
+def _op_pipe_buffer(it: Interpreter, c: ir.Call) -> Value:
+    pipes = _pipes_of(it, c)
+    name = c.kwarg("name")
+    if isinstance(name, ir.StrArg):
+        pipes.buffers.add(name.value)
+    return 0
+
+
+def _op_init_pipe(it: Interpreter, c: ir.Call) -> Value:
+    pipes = _pipes_of(it, c)
+    mask = c.kwarg("dir_mask")
+    if not isinstance(mask, ir.ConstInt) or mask.value not in (1, 2):
+        raise Unmodelled(f"the interpreter does not model {c.op} with dir_mask other than 1 or 2", c.span)
+    side = "AIC" if c.op == "system.aic_initialize_pipe" else "AIV"
+    pipes.initialized.add(("C2V" if mask.value == 1 else "V2C", side))
+    return None
+
+
+def _ready(pipes: _Pipes, direction: str, side: str, c: ir.Call) -> None:
+    if (direction, side) not in pipes.initialized:
+        raise InterpreterError(f"{c.op} on the {side} before its {direction} pipe was initialized", c.span)
+
+
+def _op_tpush(it: Interpreter, c: ir.Call) -> Value:
+    pipes = _pipes_of(it, c)
+    direction = _PUSH[c.op]
+    _ready(pipes, direction, "AIC" if direction == "C2V" else "AIV", c)
+    tile = it._tile(c.args[0], c.span)
+    if direction == "C2V":
+        for lane in range(2 if pipes.dual else 1):
+            pipes.queues[direction][lane].append(tile)
+    else:
+        pipes.queues[direction][it._lane].append(tile)
+    return None
+
+
+def _empty(t: TileVal) -> bool:
+    return t.valid[0] == 0 or t.valid[1] == 0
+
+
+def _op_tpop(it: Interpreter, c: ir.Call) -> Value:
+    pipes = _pipes_of(it, c)
+    direction = _POP[c.op]
+    _ready(pipes, direction, "AIV" if direction == "C2V" else "AIC", c)
+    lanes = pipes.queues[direction]
+    if direction == "C2V":
+        queue = lanes[it._lane]
+        if not queue:
+            raise InterpreterError(f"{c.op} from an empty pipe (nothing was pushed to the AIV)", c.span)
+        got = queue.pop(0)
+    else:
+        wanted = [0, 1] if pipes.dual else [0]
+        if any(not lanes[k] for k in wanted):
+            raise InterpreterError(f"{c.op} from an empty pipe (nothing was pushed to the AIC)", c.span)
+        pair = [lanes[k].pop(0) for k in wanted]
+        moved = [t for t in pair if not _empty(t)]
+        got = moved[0] if moved else pair[0]
+        if len(moved) == 2 and not (moved[0].valid == moved[1].valid
+                                    and np.array_equal(_need_data(moved[0]), _need_data(moved[1]))):
+            raise InterpreterError(f"{c.op}: both AIV lanes pushed different data into the one slot; the "
+                                   "cube receives an unspecified one of them", c.span)
+    target = it._target
+    t = target.type if target is not None else None
+    if not isinstance(t, ir.TileType):
+        raise InterpreterError(f"{c.op} needs a tile result", c.span)
+    shape = t.rows_cols
+    if shape != got.shape or t.dtype != got.dtype:
+        raise InterpreterError(f"{c.op} pops a {list(shape)} {t.dtype.value} tile, but the pushed tile is "
+                               f"{list(got.shape)} {got.dtype.value}", c.span)
+    valid = _rc(_ints([it.scalar(x) for x in t.effective_valid_shape], "pop valid shape", c.span))
+    if any(v < 0 or v > d for v, d in zip(valid, shape, strict=True)):
+        raise InterpreterError(f"{c.op} valid shape {list(valid)} does not fit the tile {list(shape)}",
+                               c.span)
+    # the popped tile has its type's valid shape (a lane's zero-valid replay pops no data)
+    return TileVal(_need_data(got).copy(), valid, got.dtype, shape)
+
+
+def _op_tfree(it: Interpreter, c: ir.Call) -> Value:
+    _pipes_of(it, c)
+    return None
+
+
+def _calls_of(fn: ir.Function) -> list[ir.Call]:
+    out = []
+    for s in ir.walk_stmts(fn.body):
+        call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(call, ir.Call):
+            out.append(call)
+    return out
+
+
+def group_order(fn: ir.Function, functions: Mapping[str, ir.Function]
+                ) -> tuple[list[tuple[ir.Call, ir.Function, int]], list[int]]:
+    """The halves a Group function calls (call, callee, lanes) and the order that runs them
+    as a valid serialization: every producer half before every consumer half. Raises
+    `Unmodelled` for a group the one-directional serialization does not cover."""
+    calls: list[tuple[ir.Call, ir.Function, int]] = []
+    for s in fn.body.stmts:
+        if isinstance(s, ir.ReturnStmt):
+            continue
+        call = s.call if isinstance(s, ir.EvalStmt) else None
+        if call is None or not call.op.startswith("self."):
+            raise Unmodelled(f"group '{fn.name}': a statement other than a call of a half", s.span)
+        half = functions.get(call.op[len("self."):])
+        if half is None or half.type not in (ir.FunctionType.AIC, ir.FunctionType.AIV):
+            raise Unmodelled(f"group '{fn.name}': {call.op} is not an AIC or AIV function of the program",
+                             call.span)
+        dual = any(k == "dual_aiv_dispatch" and bool(v) for k, v in half.attrs)
+        calls.append((call, half, 2 if half.type is ir.FunctionType.AIV and dual else 1))
+    ops = [{c.op for c in _calls_of(h)} for _, h, _ in calls]
+    pushes = [{_PUSH[o] for o in s if o in _PUSH} for s in ops]
+    pops = [{_POP[o] for o in s if o in _POP} for s in ops]
+    if len({d for s in pushes for d in s} | {d for s in pops for d in s}) > 1:
+        raise Unmodelled(f"group '{fn.name}' uses pipes in both directions (the halves would have to run "
+                         "interleaved)", fn.span)
+    if sum(1 for _, h, _ in calls if h.type is ir.FunctionType.AIC) > 1 or \
+            sum(1 for _, h, _ in calls if h.type is ir.FunctionType.AIV) > 1:
+        raise Unmodelled(f"group '{fn.name}' calls more than one AIC or AIV half", fn.span)
+    order = sorted(range(len(calls)), key=lambda k: 0 if pushes[k] else 1 if not pops[k] else 2)
+    return calls, order
+
+
+_CROSS_HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
+    "system.reserve_buffer": _op_pipe_buffer,
+    "system.import_peer_buffer": _op_pipe_buffer,
+    "system.aic_initialize_pipe": _op_init_pipe,
+    "system.aiv_initialize_pipe": _op_init_pipe,
+    **{k: _op_tpush for k in _PUSH},
+    **{k: _op_tpop for k in _POP},
+    "system.tfree_to_aic": _op_tfree,
+    "system.tfree_to_aiv": _op_tfree,
+}
+
+
 _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.create": (1, 1, frozenset({"dtype", "target_memory"})),
     "tile.full": (1, 2, frozenset({"dtype", "value"})),
@@ -1876,13 +2123,19 @@ _UNPINNED: dict[str, str] = {
 compute, with what each says."""
 
 
-def unmodelled_call(c: ir.Call) -> str | None:
+def unmodelled_call(c: ir.Call, cross_core: bool = False) -> str | None:
     """Why the interpreter cannot run the call `c` as the reference means it (an op it has no
-    model of, or a form of the op its model does not cover), or None."""
+    model of, or a form of the op its model does not cover), or None. Cross-core ops are
+    modelled only in a half run by its Group function (`cross_core=True`)."""
     from slotsat.core import ops
 
     if c.op in _UNPINNED:
         return _UNPINNED[c.op]
+    if c.op in _CROSS_CORE:
+        if not cross_core:
+            return (f"'{c.op}' (a cross-core op; the interpreter runs a half of a mixed kernel only "
+                    "through the Group function that calls it with its peer)")
+        return _cross_core_form(c)
     if c.op not in _HANDLERS:
         ref = ops.reference(c.op)
         if ref is not None and ref.category == "CrossCoreOp":
@@ -1956,6 +2209,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.concat": _op_concat,
     "tensor.view": _op_tensor_view,
     "tile.transpose": _op_transpose,
+    **_CROSS_HANDLERS,
 }
 
 
@@ -1975,12 +2229,13 @@ def _elements(shape: Sequence[int]) -> int:
     return math.prod(max(d, 0) for d in shape)
 
 
-def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMENTS) -> None:
+def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMENTS, *,
+                         cross_core: bool = False) -> None:
     """Raise `InterpreterError` ("too large to interpret") when the tensor parameters of `fn`
     together, or any one of its tiles, hold more than `max_elements` elements: the arrays a
     run would make do not fit a bounded memory."""
     _ensure_tensor_parameters(fn, max_elements)
-    ensure_modelled(fn)
+    ensure_modelled(fn, cross_core=cross_core)
     for s in ir.walk_stmts(fn.body):
         if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
             n = _elements(s.var.type.shape)
@@ -1991,16 +2246,16 @@ def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMEN
                     "(SLOTSAT_INTERP_MAX_ELEMENTS)", s.span)
 
 
-def ensure_modelled(fn: ir.Function) -> None:
+def ensure_modelled(fn: ir.Function, *, cross_core: bool = False) -> None:
     """Raise `InterpreterError` for the first call in `fn` (on any path, taken or not) the
     interpreter does not model, so a run that completes has executed only modelled ops and a
     comparison of two runs means something for every op of the function."""
     for s in ir.walk_stmts(fn.body):
         call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
         if isinstance(call, ir.Call) and call.op != "tile.alloc":
-            reason = unmodelled_call(call)
+            reason = unmodelled_call(call, cross_core)
             if reason is not None:
-                raise InterpreterError(f"the interpreter does not model {reason}", call.span)
+                raise Unmodelled(f"the interpreter does not model {reason}", call.span)
 
 
 def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:

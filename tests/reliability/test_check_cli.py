@@ -200,7 +200,7 @@ def test_an_unmodelled_construct_ends_the_trials_at_the_first_input(
         return real(fn, rng)
 
     def unmodelled(fn: ir.Function, args: dict[str, object], identity: dict[str, int], *,
-                   physical: bool) -> tuple[object, ...]:
+                   physical: bool, functions: dict[str, ir.Function] | None = None) -> tuple[object, ...]:
         raise Unmodelled("the interpreter does not model 'tile.example'")
 
     monkeypatch.setattr(check, "random_inputs", counting)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -55,6 +55,7 @@ from slotsat.core.interpreter import (
     Unmodelled,
     Value,
     ensure_interpretable,
+    group_order,
     outputs_equal,
     random_identity,
     random_inputs,
@@ -159,20 +160,30 @@ def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionChec
     return declines
 
 
-def _run(fn: ir.Function, args: dict[str, Any], identity: dict[str, int], *, physical: bool
-         ) -> tuple[Value, ...]:
+def _run(fn: ir.Function, args: dict[str, Any], identity: dict[str, int], *, physical: bool,
+         functions: dict[str, ir.Function] | None = None) -> tuple[Value, ...]:
     it = Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
                      max_iterations=limits.interp_max_iterations(), max_elements=limits.interp_max_elements(),
-                     identity=identity)
+                     identity=identity, functions=functions or {})
     return it.run(fn, args)
 
 
-def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
-    """Compare original and transformed on seeded inputs; the scalars of the first good trial."""
+Functions: TypeAlias = dict[str, ir.Function]
+
+
+def _differential(fc: FunctionCheck, seed: int, trials: int,
+                  group: tuple[Functions, Functions] | None = None) -> dict[str, int]:
+    """Compare original and transformed on seeded inputs; the scalars of the first good trial.
+    With `group` (the program's functions, original and with the transformed halves), `fc` is
+    a Group function's check: the group runs its halves together (`Interpreter._run_group`)."""
     assert fc.transformed is not None
+    originals, transformed = group if group is not None else (None, None)
     try:
-        for fn in (fc.function, fc.transformed):
-            ensure_interpretable(fn, limits.interp_max_elements())
+        if group is None:
+            for fn in (fc.function, fc.transformed):
+                ensure_interpretable(fn, limits.interp_max_elements())
+        else:
+            group_order(fc.function, originals or {})
     except InterpreterError as err:
         fc.unverified = err.message
         return {}
@@ -189,7 +200,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
             return scalars
         identity = random_identity(rng)
         try:
-            expected = _run(fc.function, args, identity, physical=False)
+            expected = _run(fc.function, args, identity, physical=False, functions=originals)
         except Unmodelled as err:  # another input would meet the same construct
             fc.unverified = f"the interpreter cannot run the original program: {err.message}"
             return scalars
@@ -199,7 +210,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int) -> dict[str, int]:
         if not scalars:
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
         try:
-            got = _run(fc.transformed, args, identity, physical=True)
+            got = _run(fc.transformed, args, identity, physical=True, functions=transformed)
         except InterpreterError as err:
             fc.mismatch = (f"the transformed program faults on trial {attempts} (seed {seed}) where the "
                            f"original does not: {err.message}")
@@ -291,15 +302,17 @@ class CheckOptions:
     compat: bool = False
 
 
-def check_function(program: str, fn: ir.Function, options: CheckOptions | None = None) -> FunctionCheck:
-    """Everything `slotsat check` does for one function."""
+def check_function(program: str, fn: ir.Function, options: CheckOptions | None = None, *,
+                   in_group: bool = False) -> FunctionCheck:
+    """Everything `slotsat check` does for one function (`in_group`: a half of a mixed kernel
+    whose outputs `check_module` compares through its Group function)."""
     opts = options if options is not None else CheckOptions()
     seed, trials, backend, compat = opts.seed, opts.trials, opts.backend, opts.compat
     fc = FunctionCheck(program, fn)
     with limits.deep_recursion(f"function '{fn.name}'", fn.span):
         declines = _transform(fn, backend, compat, fc)
         _decisions(fc, declines)
-        if fc.transformed is None:
+        if fc.transformed is None or in_group:
             return fc
         scalars = _differential(fc, seed, trials)
         _attach_violations(fc, _privacy(fc, scalars))
@@ -308,12 +321,49 @@ def check_function(program: str, fn: ir.Function, options: CheckOptions | None =
 
 def check_module(module: ir.Module, options: CheckOptions | None = None) -> CheckResult:
     """`check_function` for every function with tile operations."""
+    opts = options if options is not None else CheckOptions()
     out: list[FunctionCheck] = []
     for program in module.programs:
+        functions = {fn.name: fn for fn in program.functions}
+        halves: dict[str, ir.Function] = {}  # a half of a mixed kernel -> the Group function calling it
+        for fn in program.functions:
+            if fn.type is ir.FunctionType.GROUP:
+                for s in ir.walk_stmts(fn.body):
+                    if isinstance(s, ir.EvalStmt) and s.call.op.startswith("self."):
+                        halves.setdefault(s.call.op[len("self."):], fn)
+        checks: dict[str, FunctionCheck] = {}
         for fn in program.functions:
             if _has_tile_ops(fn):
-                out.append(check_function(program.name, fn, options))
+                fc = check_function(program.name, fn, opts, in_group=fn.name in halves)
+                checks[fn.name] = fc
+                out.append(fc)
+        for group in dict.fromkeys(halves.values()):
+            _check_group(program.name, group, functions, checks, opts)
     return CheckResult(out)
+
+
+def _check_group(program: str, group: ir.Function, functions: dict[str, ir.Function],
+                 checks: dict[str, FunctionCheck], opts: CheckOptions) -> None:
+    """Compare a Group function's outputs, its halves as written against its halves after the
+    passes, and record the verdict on each half's check."""
+    mine = [fc for name, fc in checks.items() if name in {
+        s.call.op[len("self."):] for s in ir.walk_stmts(group.body)
+        if isinstance(s, ir.EvalStmt) and s.call.op.startswith("self.")}]
+    if any(fc.failed or fc.transformed is None for fc in mine):
+        return
+    transformed = dict(functions)
+    for fc in mine:
+        assert fc.transformed is not None
+        transformed[fc.function.name] = fc.transformed
+    gc = FunctionCheck(program, group, transformed=group)
+    with limits.deep_recursion(f"function '{group.name}'", group.span):
+        _differential(gc, opts.seed, opts.trials, (functions, transformed))
+    for fc in mine:
+        fc.trials_run, fc.mismatch = gc.trials_run, gc.mismatch
+        fc.unverified = None if gc.unverified is None else f"through group '{group.name}': {gc.unverified}"
+        if gc.unverified is None:
+            fc.notes.append(f"outputs compared through group function '{group.name}' (its AIC and AIV halves "
+                            "run together, the producer first)")
 
 
 def _pos(span: Span) -> str:

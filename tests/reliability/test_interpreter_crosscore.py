@@ -1,0 +1,100 @@
+# ruff: noqa: E501 (the kernel text is the reference's printed form)
+"""The interpreter's Group run: a mixed kernel's AIC and AIV halves joined by a pipe."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.interpreter import Interpreter, InterpreterError, Unmodelled
+
+HEAD = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
+    def g_aic(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        buf: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name='buf', peer_func='g_aiv')
+        pl.system.aic_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=4096, slot_num=2)
+        x: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+{aic}
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def g_aiv(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        buf: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='buf', size=8192, base=-1)
+        pl.system.aiv_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=4096, slot_num=2)
+{aiv}
+        return out
+    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def g(a: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        self.g_aic(a, out)
+        self.g_aiv(a, out)
+        return out
+'''
+
+PUSH = "        pl.tile.tpush_to_aiv({t}, split={split})"
+POP = "        {v}: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec{view}] = pl.tile.tpop_from_aic(split=0)"
+STORE = "        o{k}: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store({v}, [0, 0], out)"
+
+
+def _run(aic: list[str], aiv: list[str]) -> np.ndarray:
+    text = HEAD.replace("{aic}", "\n".join(aic)).replace("{aiv}", "\n".join(aiv))
+    program = parse_source(text, "t.py").programs[0]
+    functions = {f.name: f for f in program.functions}
+    a = np.arange(16 * 64, dtype=np.float32).reshape(16, 64)
+    out = Interpreter(functions=functions).run(functions["g"], {"a": a, "out": np.zeros((16, 64), np.float32)})
+    result = out[0]
+    assert isinstance(result, np.ndarray)
+    return result
+
+
+A = np.arange(16 * 64, dtype=np.float32).reshape(16, 64)
+
+
+def test_a_pushed_tile_reaches_the_pop_and_the_store_writes_the_shared_tensor() -> None:
+    got = _run([PUSH.format(t="x", split=0)], [POP.format(v="y", view=""), STORE.format(k=0, v="y")])
+    assert np.array_equal(got, A)
+
+
+def test_pops_take_tiles_in_push_order() -> None:
+    aic = ["        x2: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(x, 1.0)",
+           PUSH.format(t="x", split=0), PUSH.format(t="x2", split=0)]
+    aiv = [POP.format(v="y", view=""), POP.format(v="z", view=""),
+           "        d: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sub(z, y)", STORE.format(k=0, v="d")]
+    assert np.array_equal(_run(aic, aiv), np.ones((16, 64), np.float32))
+
+
+def test_a_pop_has_its_type_s_valid_shape() -> None:
+    view = ", pl.TileView(valid_shape=[4, 64])"
+    got = _run([PUSH.format(t="x", split=0)], [POP.format(v="y", view=view), STORE.format(k=0, v="y")])
+    assert np.array_equal(got[:4], A[:4])
+    assert not got[4:].any()
+
+
+def test_a_pop_from_an_empty_pipe_faults() -> None:
+    with pytest.raises(InterpreterError, match="from an empty pipe"):
+        _run([], [POP.format(v="y", view=""), STORE.format(k=0, v="y")])
+
+
+def test_a_push_never_popped_faults() -> None:
+    with pytest.raises(InterpreterError, match="never popped"):
+        _run([PUSH.format(t="x", split=0), PUSH.format(t="x", split=0)], [POP.format(v="y", view="")])
+
+
+def test_a_split_push_is_declined() -> None:
+    with pytest.raises(Unmodelled, match="split=1"):
+        _run([PUSH.format(t="x", split=1)], [POP.format(v="y", view="")])
+
+
+def test_pipes_in_both_directions_are_declined() -> None:
+    aiv = [POP.format(v="y", view=""), "        pl.tile.tpush_to_aic(y, split=0)"]
+    with pytest.raises(Unmodelled, match="both directions"):
+        _run([PUSH.format(t="x", split=0)], aiv)
+
+
+def test_a_half_run_alone_is_declined() -> None:
+    text = HEAD.replace("{aic}", PUSH.format(t="x", split=0)).replace("{aiv}", "")
+    program = parse_source(text, "t.py").programs[0]
+    aic = program.functions[0]
+    with pytest.raises(Unmodelled, match="only through the Group function"):
+        Interpreter().run(aic, {"a": A, "out": A})
