@@ -54,23 +54,27 @@ def divisor_literal(view: EGraphView, cls: str) -> int | None:
     return None
 
 
+_SIMPLE_OPS = {
+    "add": "arith.addi",
+    "sub": "arith.subi",
+    "mul": "arith.muli",
+    "floordiv": "arith.floordivsi",
+    "divu": "arith.divui",
+    "remu": "arith.remui",
+    "divs": "arith.divsi",
+    "rems": "arith.remsi",
+}
+"""The emitted op of each node kind that maps to one op whatever its operands."""
+
+
 def emission_op(view: EGraphView, node: ENode) -> str | None:
     """The emitted op of a non-leaf node (None for leaves)."""
     kind = node.kind
     if kind in LEAF_KINDS:
         return None
-    simple = {
-        "add": "arith.addi",
-        "sub": "arith.subi",
-        "mul": "arith.muli",
-        "floordiv": "arith.floordivsi",
-        "divu": "arith.divui",
-        "remu": "arith.remui",
-        "divs": "arith.divsi",
-        "rems": "arith.remsi",
-    }
-    if kind in simple:
-        return simple[kind]
+    simple = _SIMPLE_OPS.get(kind)
+    if simple is not None:
+        return simple
     if kind == "floormod":
         d = divisor_literal(view, node.children[1])
         if d is None or d == 0:
@@ -238,16 +242,18 @@ class Extractor:
             if c is None:
                 return None
             kids.append(c)
-        op = emission_op(self.view, node)
-        assert op is not None
-        own = op_cost(op)
-        width = self.view.width.get(cls, ir.DType.INDEX)
+        info = self.view.emission.get(id(node))
+        if info is None:
+            op = emission_op(self.view, node)
+            assert op is not None
+            info = self.view.emission[id(node)] = (op, op_cost(op), self.view.width.get(cls, ir.DType.INDEX).mlir)
+        op, own, width = info
         cost, total, orig = own, own, nonorig
         for k in kids:
             cost += k.cost
             total += k.total
             orig += k.nonorig
-        return Completion.node(cost, total, orig, op, tuple(kids), width.mlir, self.key_of(cls))
+        return Completion.node(cost, total, orig, op, tuple(kids), width, self.key_of(cls))
 
     def root_completions(
         self, root: str, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]

@@ -66,6 +66,10 @@ class EGraphView:
         self.node_ids: dict[NodeKey, str] = {}
         """The export's id of each `Idx` e-node (the drawing's node names)."""
         self.width: dict[str, ir.DType] = {}
+        self.emission: dict[int, tuple[str, int, str]] = {}
+        """Per op node of `classes` (by identity: the view holds its nodes for its lifetime), its
+        emitted op, that op's cost and its e-class's width: filled by the extractor on first use,
+        since every choice over this view completes the same nodes again."""
         self.lo: dict[str, int] = {}
         self.hi: dict[str, int] = {}
         self.syn: set[str] = set()
