@@ -246,7 +246,8 @@ class Extractor:
         if info is None:
             op = emission_op(self.view, node)
             assert op is not None
-            info = self.view.emission[id(node)] = (op, op_cost(op), self.view.width.get(cls, ir.DType.INDEX).mlir)
+            width = self.view.width.get(cls, ir.DType.INDEX).mlir
+            info = self.view.emission[id(node)] = (op, op_cost(op), width)
         op, own, width = info
         cost, total, orig = own, own, nonorig
         for k in kids:
