@@ -328,3 +328,48 @@ def test_a_tensor_op_reusing_its_destination_has_the_destination_type() -> None:
               "        return 0\n")
     body = printed_body(source)
     assert body[0] == "data_1: pld.DistributedTensor[[1, 16], pl.FP32] = pld.tensor.allreduce(data, signal, op=pld.ReduceOp.Sum)"
+
+
+AIV_POP = """
+@pl.function(type=pl.FunctionType.AIV)
+def consumer(self, out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    {pop}
+    out = pl.store(tile, [0, 0], out)
+    return out
+"""
+
+
+def test_a_pop_typed_by_its_shape_and_dtype_keywords_is_the_annotated_pop() -> None:
+    # the DSL wrapper's shape= / dtype= give the popped tile's type (a Vec tile on the vector side)
+    # and are not keywords of the IR call, which the reference prints with its annotation
+    wrapper = printed_body(program(AIV_POP.format(
+        pop="tile = pl.tpop_from_aic(shape=[16, 16], dtype=pl.FP32, split=0)")))
+    annotated = printed_body(program(AIV_POP.format(
+        pop="tile: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)")))
+    assert wrapper == annotated
+    assert "tile: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0)" in wrapper
+
+
+def test_a_cube_side_pop_typed_by_keywords_is_a_mat_tile() -> None:
+    source = program("""
+        @pl.function(type=pl.FunctionType.AIC)
+        def consumer(self, a: pl.Tensor[[16, 16], pl.BF16]):
+            got = pl.tpop_from_aiv(shape=[16, 16], dtype=pl.BF16, split=0)
+            pl.system.tfree_to_aiv(got, split=0)
+    """)
+    fn = parse_source(source, "k.py").programs[0].functions[0]
+    pop = fn.body.stmts[0]
+    assert isinstance(pop, ir.AssignStmt)
+    assert pop.var.type == ir.TileType((16, 16), ir.DType.BF16, ir.MemorySpace.Mat)
+    assert dict(pop.value.kwargs).keys() == {"split"}
+
+
+@pytest.mark.parametrize(("pop", "wanted"), [
+    ("tile = pl.tpop_from_aic(shape=[16, 16], split=0)", "pl.tile.tpop_from_aic needs shape= and dtype= together (it got no dtype=)"),
+    ("tile: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(shape=[16, 16], dtype=pl.FP32, split=0)",
+     "annotation says pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] but pl.tile.tpop_from_aic's shape= and dtype= give pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]"),
+])
+def test_a_pop_whose_keywords_do_not_type_it_is_a_located_error(pop: str, wanted: str) -> None:
+    message, line, _ = error_of(program(AIV_POP.format(pop=pop)))
+    assert message == wanted
+    assert line == 7

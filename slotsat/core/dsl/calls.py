@@ -26,6 +26,7 @@ import keyword
 from typing import NoReturn, cast
 
 from slotsat.core import ir, ops
+from slotsat.core.dsl import ssa
 from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, type_text
 from slotsat.core.dsl.context import ABOVE_TILE, FunctionContext
 
@@ -79,6 +80,10 @@ def spelled(op: str) -> str:
         leaf += "_"
     prefix = "" if op.startswith("pld.") else "pl."
     return f"{prefix}{head}.{leaf}"
+
+
+_POP_SPACES = {"tile.tpop_from_aic": ir.MemorySpace.Vec, "tile.tpop_from_aiv": ir.MemorySpace.Mat}
+"""The memory of the tile a cross-core pop types from its `shape=` / `dtype=` keywords."""
 
 
 class CallReader:
@@ -224,6 +229,9 @@ class CallReader:
         assert ref is not None
         what = spelled(op)
         printed = ops.PRINTED_KEYWORDS.get(op, frozenset())
+        popped = self._pop_type(node, op, annot, what)
+        if popped is not None:
+            node, annot = popped
         kwargs, attrs = self._keywords(node, frozenset(ref.keywords) | printed, what)
         args = tuple(self.arg(a) for a in node.args)
         if len(args) > len(ref.args):  # no minimum: the reference prints calls that omit trailing arguments
@@ -235,6 +243,28 @@ class CallReader:
             kwargs.append((alias[1], ir.ConstInt(1, ir.DType.BOOL, span=self.fp.span(node))))
         call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
         return call, self._result(call, node, annot, statement, what)
+
+    def _pop_type(self, node: ast.Call, op: str, annot: ir.Type | None, what: str
+                  ) -> tuple[ast.Call, ir.Type] | None:
+        """`pl.tpop_from_aic(shape=[R, C], dtype=pl.D, ...)`: the DSL wrapper's keywords that give
+        the popped tile's type (the reference's `_resolve_tpop_type`: both or neither, a Vec tile
+        on the vector side, a Mat tile on the cube side). They only type the result, so the call
+        keeps the other keywords; an annotation beside them must say the same type."""
+        space = _POP_SPACES.get(op)
+        given = {kw.arg: kw for kw in node.keywords if kw.arg in ("shape", "dtype")}
+        if space is None or not given:
+            return None
+        if len(given) != 2:
+            missing = "dtype" if "shape" in given else "shape"
+            self.error(f"{what} needs shape= and dtype= together (it got no {missing}=)", node)
+        typ = ir.TileType(self.types.tile_shape(given["shape"].value), self.types.dtype(given["dtype"].value),
+                          space)
+        if annot is not None and not ssa.same_type(annot, typ):
+            self.error(f"annotation says {type_text(annot)} but {what}'s shape= and dtype= give "
+                       f"{type_text(typ)}", node)
+        keywords = [kw for kw in node.keywords if kw.arg not in ("shape", "dtype")]
+        call = ast.copy_location(ast.Call(func=node.func, args=node.args, keywords=keywords), node)
+        return call, annot if annot is not None else typ
 
     def _result(self, call: ir.Call, node: ast.Call, annot: ir.Type | None, statement: bool,
                 what: str) -> ir.Type:
