@@ -25,8 +25,12 @@ rejection; otherwise `unverified: REASON`: a function uses an op (on any path) o
 an op the interpreter does not model, has no random inputs (a dynamic or too large shape),
 or faulted on every random input, or the file has no function with tile operations. The
 SPMD identity a kernel reads (`tile.get_block_idx` and kin) is drawn with each trial's
-inputs and is the same for both runs. Exit status 0 when confirmed, 1 when failed or unverified,
-2 for unreadable input.
+inputs and is the same for both runs. The AIC and AIV halves of a mixed kernel (joined by
+cross-core pipes) get the passes and the privacy check one by one, but their outputs are
+compared through the Group function that calls them: the original halves against the
+transformed ones, each run by the interpreter's one-directional serialization (the producer
+half first; a pipe is a FIFO per direction); a half no group calls is `unverified`. Exit
+status 0 when confirmed, 1 when failed or unverified, 2 for unreadable input.
 """
 
 from __future__ import annotations
