@@ -214,6 +214,18 @@ def test_a_mixed_kernel_is_compared_through_its_group(capsys: pytest.CaptureFixt
     out = capsys.readouterr().out.splitlines()
     assert out[-1].endswith(": confirmed")
     assert sum("outputs compared through group function 'gemm_add'" in line for line in out) == 2
+    # each half still gets the privacy check, as written and after the slots pass
+    assert any("gemm_add_aiv: privacy after the slots pass" in line for line in out)
+
+
+def test_a_half_whose_group_cannot_run_is_not_confirmed(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from slotsat.app.commands import check
+
+    monkeypatch.setattr(check, "_check_group", lambda *args: None)  # the group's run never happens
+    assert main(["check", str(PRINTED / "jit_mixed_gemm_add.pre.py"), "--trials", "2"]) == 1
+    assert "its outputs are compared only through the Group function that calls it, which did not run" \
+        in capsys.readouterr().out.splitlines()[-1]
 
 
 def test_a_mixed_kernel_with_an_unmodelled_op_is_unverified_through_its_group(

@@ -316,7 +316,11 @@ def check_function(program: str, fn: ir.Function, options: CheckOptions | None =
     with limits.deep_recursion(f"function '{fn.name}'", fn.span):
         declines = _transform(fn, backend, compat, fc)
         _decisions(fc, declines)
-        if fc.transformed is None or in_group:
+        if fc.transformed is None:
+            return fc
+        if in_group:  # `_check_group` compares it (and clears this) or leaves this reason
+            fc.unverified = "its outputs are compared only through the Group function that calls it, " \
+                            "which did not run"
             return fc
         scalars = _differential(fc, seed, trials)
         _attach_violations(fc, _privacy(fc, scalars))
@@ -350,9 +354,9 @@ def _check_group(program: str, group: ir.Function, functions: dict[str, ir.Funct
                  checks: dict[str, FunctionCheck], opts: CheckOptions) -> None:
     """Compare a Group function's outputs, its halves as written against its halves after the
     passes, and record the verdict on each half's check."""
-    mine = [fc for name, fc in checks.items() if name in {
-        s.call.op[len("self."):] for s in ir.walk_stmts(group.body)
-        if isinstance(s, ir.EvalStmt) and s.call.op.startswith("self.")}]
+    calls = {s.call.op[len("self."):]: s.call for s in ir.walk_stmts(group.body)
+             if isinstance(s, ir.EvalStmt) and s.call.op.startswith("self.")}
+    mine = [fc for name, fc in checks.items() if name in calls]
     if any(fc.failed or fc.transformed is None for fc in mine):
         return
     transformed = dict(functions)
@@ -361,8 +365,14 @@ def _check_group(program: str, group: ir.Function, functions: dict[str, ir.Funct
         transformed[fc.function.name] = fc.transformed
     gc = FunctionCheck(program, group, transformed=group)
     with limits.deep_recursion(f"function '{group.name}'", group.span):
-        _differential(gc, opts.seed, opts.trials, (functions, transformed))
+        scalars = _differential(gc, opts.seed, opts.trials, (functions, transformed))
     for fc in mine:
+        # the privacy check of each half, with the scalars the group passed it on the first trial
+        args = calls[fc.function.name].args
+        passed = {p.name_hint: scalars[a.name_hint] for p, a in zip(fc.function.params, args, strict=False)
+                  if isinstance(a, ir.Var) and a.name_hint in scalars}
+        with limits.deep_recursion(f"function '{fc.function.name}'", fc.function.span):
+            _attach_violations(fc, _privacy(fc, passed))
         fc.trials_run, fc.mismatch = gc.trials_run, gc.mismatch
         fc.unverified = None if gc.unverified is None else f"through group '{group.name}': {gc.unverified}"
         if gc.unverified is None:
