@@ -34,6 +34,7 @@ result) or `fresh`.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -273,6 +274,58 @@ def enum_members() -> dict[str, list[str]]:
     return out
 
 
+def _isinstance_of(test: ast.expr, param: str) -> tuple[str, ...]:
+    """The type names `test` checks `param` against: `isinstance(rhs, (int, float))` gives
+    ('int', 'float'), inside `and` chains too; `_is_scalar_like(rhs)` gives ('Scalar',); () when
+    it does not check `param`."""
+    if isinstance(test, ast.BoolOp):
+        return tuple(t for v in test.values for t in _isinstance_of(v, param))
+    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "_is_scalar_like"
+            and len(test.args) == 1 and isinstance(test.args[0], ast.Name) and test.args[0].id == param):
+        return ("Scalar",)
+    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == param):
+        kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        return tuple(ast.unparse(k) for k in kinds)
+    return ()
+
+
+def unified_scalar_dispatch() -> dict[str, list[str]]:
+    """The reference's unified binary ops that dispatch on their second argument: `pl.add(t, u)`
+    is `tile.add` for a tile `u` and `tile.adds` for a scalar one (`int`, `float`, `Scalar`).
+    Read off the installed `pypto.language.op.unified_ops`: for each function, the `_tile.X`
+    its body returns under `isinstance(rhs, Tile)` and under `isinstance(rhs, (int, ...))` or
+    `_is_scalar_like(rhs)`.
+    Maps the DSL name (`add`, `and_`, `cmp`) to [tile op, scalar op]."""
+    import inspect
+
+    from pypto.language.op import unified_ops
+
+    tree = ast.parse(inspect.getsource(unified_ops))
+    out: dict[str, list[str]] = {}
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef) or len(fn.args.args) < 2:
+            continue
+        rhs = fn.args.args[1].arg
+        picks: dict[str, str] = {}
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.If):
+                continue
+            kinds = _isinstance_of(node.test, rhs)
+            scalar = {"int", "float", "Scalar"} & set(kinds)
+            kind = "tile" if "Tile" in kinds else "scalar" if scalar else None
+            ret = node.body[-1] if node.body else None
+            if kind is None or not isinstance(ret, ast.Return) or not isinstance(ret.value, ast.Call):
+                continue
+            callee = ret.value.func
+            if (isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name)
+                    and callee.value.id == "_tile"):
+                picks.setdefault(kind, f"tile.{callee.attr.rstrip('_')}")
+        if len(picks) == 2 and picks["tile"] != picks["scalar"]:
+            out[fn.name] = [picks["tile"], picks["scalar"]]
+    return dict(sorted(out.items()))
+
+
 def reference_version() -> str:
     import importlib.metadata
 
@@ -356,6 +409,7 @@ def build(source: Path) -> dict[str, Any]:
                  "do not edit.",
         "reference_version": reference_version(),
         "enums": enum_members(),
+        "unified_scalar": unified_scalar_dispatch(),
         "ops": ops,
     }
 
@@ -370,6 +424,8 @@ def check(committed: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     if committed.get("enums") != enum_members():
         problems.append("enums: the committed members differ from the installed reference's")
+    if committed.get("unified_scalar") != unified_scalar_dispatch():
+        problems.append("unified_scalar: the committed dispatch differs from the installed reference's")
     for name, entry in committed["ops"].items():
         if not core.is_op_registered(name):
             problems.append(f"{name}: not registered in the installed reference")

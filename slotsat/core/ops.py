@@ -111,6 +111,13 @@ def enums() -> dict[str, tuple[str, ...]]:
     return {name: tuple(members) for name, members in _data()["enums"].items()}
 
 
+@cache
+def unified_scalar() -> dict[str, tuple[str, str]]:
+    """The reference's unified binary ops with a scalar form, by DSL name: `add` ->
+    (`tile.add`, `tile.adds`); `pl.add(t, s)` with a scalar `s` is the second."""
+    return {name: (forms[0], forms[1]) for name, forms in _data()["unified_scalar"].items()}
+
+
 def reference(op: str) -> RefOp | None:
     """The reference's facts about `op` (a canonical name such as `tile.load`), or None."""
     return _reference().get(op)

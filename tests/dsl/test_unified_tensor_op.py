@@ -72,3 +72,47 @@ def test_short_names_of_system_and_tensor_ops_read_as_those_ops() -> None:
     assert "pl.tensor.create([64, 32], dtype=pl.FP32" in printed
     with pytest.raises(SlotsatError, match=r"unsupported DSL construct 'pl.no_such_op'"):
         parse_source(_KERNEL.format(line="z = pl.no_such_op(x)"), "k.py")
+
+
+@pytest.mark.parametrize(("call", "op"), [
+    ("pl.mul(t, 2.0)", "tile.muls"),
+    ("pl.add(t, -1)", "tile.adds"),
+    ("pl.sub(t, s)", "tile.subs"),
+    ("pl.maximum(t, 2 * s + 1)", "tile.maximums"),
+    ("pl.minimum(t, K)", "tile.minimums"),
+    ("pl.cmp(t, 0.0, cmp_type=2)", "tile.cmps"),
+    ("pl.mul(t, t)", "tile.mul"),
+    ("pl.add(t, pl.exp(t))", "tile.add"),
+])
+def test_unified_binary_op_with_a_scalar_is_the_scalar_form(call: str, op: str) -> None:
+    """The reference's unified ops dispatch on the second argument (`unified_ops`: a tile
+    gives `tile.mul`, a number or `pl.Scalar` gives `tile.muls`), as the registry records;
+    hand-written DSL writes `pl.mul(t, 2.0)`, and it prints back as the scalar op."""
+    from slotsat.core.dsl import print_module
+
+    typ = "pl.Tile[[64, 32], pl.FP32, pl.Mem.Vec]"
+    text = "K = 3\n" + _KERNEL.format(
+        line=f"t: {typ} = pl.load(x, [0, 0], [64, 32])\n"
+             "        s: pl.Scalar[pl.INT32] = 4\n"
+             f"        e: {typ} = {call}\n"
+             "        z: pl.Tensor[[64, 32], pl.FP32] = pl.store(e, [0, 0], y)")
+    module = parse_source(text, "k.py")
+    assert ops_of(module)[-3] == op  # before the store and the return
+    assert f"pl.{op}(" in print_module(module)
+    assert ops_of(parse_source(print_module(module), "k.py")) == ops_of(module)
+
+
+def ops_of(module: object) -> list[str]:
+    stmts = module.programs[0].functions[0].body.stmts  # type: ignore[attr-defined]
+    return [getattr(getattr(s, "value", None), "op", "") for s in stmts]
+
+
+def test_the_scalar_forms_are_the_reference_dispatch() -> None:
+    from slotsat.core import ops
+
+    forms = ops.unified_scalar()
+    assert forms["mul"] == ("tile.mul", "tile.muls")
+    assert forms["and_"] == ("tile.and", "tile.ands")
+    assert forms["xor"] == ("tile.xor", "tile.xors")
+    assert "exp" not in forms
+    assert all(ops.reference(t) is not None and ops.reference(s) is not None for t, s in forms.values())

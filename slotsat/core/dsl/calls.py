@@ -129,7 +129,7 @@ class CallReader:
             return name[3:]
         op = op_name(name)
         assert op is not None
-        op = self._unified_on_tensor(name, node) or op
+        op = self._unified_on_tensor(name, node) or self._unified_on_scalar(name, node) or op
         if ops.reference(op) is None and ops.lookup(op) is None:
             self.fp.unknown_pl_above_tile(name, node.func)
             hint = ops.suggest(op)
@@ -155,6 +155,43 @@ class CallReader:
         if tensor_op in ops.HAND_OFF_TENSOR_OPS:
             return tensor_op
         self.error(ABOVE_TILE.format(what=f"'{name}' on tensor '{first.id}' (pl.{tensor_op})"), node)
+
+    def _unified_on_scalar(self, name: str, node: ast.Call) -> str | None:
+        """`pl.X(t, s)` with a scalar `s` is the reference's unified op dispatching to the
+        scalar form: `pl.mul(t, 2.0)` is `tile.muls`, `pl.cmp(t, 0.0, cmp_type=2)` is
+        `tile.cmps` (`ops.unified_scalar`, read off the reference's `unified_ops`). None when
+        `pl.X` has no scalar form or its second argument is not a scalar."""
+        parts = name.split(".")
+        if len(parts) != 2 or parts[0] != "pl":
+            return None
+        forms = ops.unified_scalar().get(parts[1])
+        rhs = node.args[1] if len(node.args) > 1 else next(
+            (kw.value for kw in node.keywords if kw.arg == "rhs"), None)
+        if forms is None or rhs is None or not self._is_scalar(rhs):
+            return None
+        return forms[1]
+
+    def _is_scalar(self, node: ast.expr) -> bool:
+        """Whether `node` is a scalar value, as the reference's `_is_scalar_like` decides at
+        run time: a number, a name bound to a scalar or a module constant, scalar arithmetic
+        of those, or a call of an op whose result is a scalar."""
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, (int, float))
+        if isinstance(node, ast.UnaryOp):
+            return self._is_scalar(node.operand)
+        if isinstance(node, ast.BinOp):
+            return self._is_scalar(node.left) and self._is_scalar(node.right)
+        if isinstance(node, ast.Name):
+            var = self.fp.lookup_optional(node.id)
+            if var is None:
+                return node.id in self.fp.mp.constants
+            return isinstance(var.type, ir.ScalarType)
+        if isinstance(node, ast.Call):
+            callee = dotted(node.func)
+            op = op_name(callee) if callee is not None else None
+            ref = ops.reference(op) if op is not None else None
+            return ref is not None and ref.result == "scalar"
+        return False
 
     # -- the call
 
