@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from slotsat.app.cli import main
+from slotsat.core import ir
 from slotsat.core.dsl import parse_file, parse_source
 from slotsat.core.errors import EXIT_UNREADABLE, SlotsatError
 from slotsat.core.limits import max_file_bytes
@@ -737,3 +738,48 @@ def test_python_warnings_do_not_add_output_lines(
     assert main(["parse", str(path)]) == 2
     err = capsys.readouterr().err
     assert err == f"{path}:8:13: error: unsupported syntax: conditional expression\n"
+
+
+@pytest.mark.parametrize("imports", [
+    "from __future__ import annotations\nimport pypto.language as pl",
+    "from pypto import language as pl",
+    "import pypto\nimport pypto.language as pl\nfrom pypto import ir",
+    "import pypto.language as pl\nfrom pypto.language import distributed as pld",
+])
+def test_the_imports_a_hand_written_kernel_file_keeps(kernel: Callable[..., str], imports: str) -> None:
+    """A hand-written kernel file keeps `from __future__` and pypto imports it does not use;
+    the program is the same as with the one required import."""
+    plain = kernel("return out")
+    module = parse_source(plain.replace("import pypto.language as pl", imports, 1), "k.py")
+    ir.assert_structural_equal(module, parse_source(plain, "k.py"))
+
+
+@pytest.mark.parametrize(("imports", "message", "line", "col"), [
+    ("import torch\nimport pypto.language as pl",
+     "a Python script around a kernel ('import torch') is above tile level", 1, 1),
+    ("import pypto.language as pl\nfrom .helpers import tile_size",
+     "a Python script around a kernel ('from .helpers import tile_size') is above tile level", 2, 1),
+    ("import pypto.language as pl, os",
+     "a Python script around a kernel ('import pypto.language as pl, os') is above tile level", 1, 1),
+    ("import pypto.language as pl\nfrom pypto import ir as pl",
+     "'from pypto import ir as pl' binds 'pl', which a kernel file keeps for pypto.language", 2, 1),
+])
+def test_an_import_a_kernel_file_does_not_take(kernel: Callable[..., str], imports: str, message: str,
+                                               line: int, col: int) -> None:
+    source = kernel("return out").replace("import pypto.language as pl", imports, 1)
+    with pytest.raises(SlotsatError) as info:
+        parse_source(source, "k.py")
+    assert info.value.message.startswith(message)
+    assert (info.value.span.line, info.value.span.col) == (line, col)
+    if "above tile level" in message:
+        assert "--via-pypto" in info.value.message
+
+
+def test_a_pypto_name_imported_and_used_unqualified_is_located(kernel: Callable[..., str]) -> None:
+    source = kernel("return out").replace("import pypto.language as pl",
+                                         "import pypto.language as pl\nfrom pypto.language import Tensor", 1)
+    source = source.replace("a: pl.Tensor[", "a: Tensor[", 1)
+    with pytest.raises(SlotsatError) as info:
+        parse_source(source, "k.py")
+    assert info.value.message.startswith("'Tensor' (imported from pypto.language) is used here")
+    assert info.value.span.line == 8

@@ -391,7 +391,7 @@ class _ModuleParser:
         for node in body:
             self.last_span = self.span(node)
             if isinstance(node, ast.Import | ast.ImportFrom):
-                imported = self._check_import(node) or imported
+                imported = self._check_import(node, tree) or imported
             elif isinstance(node, ast.ClassDef):
                 classes.append(node)
             elif isinstance(node, ast.Assign) and self._is_alias(node):
@@ -515,16 +515,41 @@ class _ModuleParser:
         except SyntaxError:
             return None
 
-    def _check_import(self, node: ast.Import | ast.ImportFrom) -> bool:
-        """True for `import pypto.language as pl`; `import pypto.language.distributed as pld`
-        is accepted too (it does not count as the required import)."""
-        if isinstance(node, ast.Import) and len(node.names) == 1:
-            alias = node.names[0]
-            if alias.name == "pypto.language" and alias.asname == "pl":
-                return True
-            if alias.name == "pypto.language.distributed" and alias.asname == "pld":
-                return False
-        self.error(_IMPORT_MESSAGE, node)
+    def _check_import(self, node: ast.Import | ast.ImportFrom, tree: ast.Module) -> bool:
+        """True for the required import, `import pypto.language as pl` (or `from pypto import
+        language as pl`). Accepted besides: `from __future__ import ...`, the distributed
+        namespace as `pld`, and other imports from the pypto package whose names the file
+        does not use (a hand-written kernel file often keeps `from pypto import ir`); a
+        used one is an error, as slotsat reads the DSL through `pl.` and `pld.` only. Any
+        other import makes the file a Python script around a kernel: above tile level."""
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            return False
+        if isinstance(node, ast.Import):
+            bound = [(a.name, a.asname or a.name.split(".")[0]) for a in node.names]
+        else:
+            bound = [(f"{node.module}.{a.name}", a.asname or a.name) for a in node.names]
+        if getattr(node, "level", 0):
+            self.error(ABOVE_TILE.format(what=f"a Python script around a kernel ('{self.source(node)}')"), node)
+        required = False
+        for full, name in bound:
+            if (full, name) == ("pypto.language", "pl"):
+                required = True
+                continue
+            if (full, name) == ("pypto.language.distributed", "pld"):
+                continue
+            if full == "pypto.language":  # under another name: the DSL is read through `pl.`
+                self.error(_IMPORT_MESSAGE, node)
+            if full.split(".")[0] != "pypto":
+                self.error(ABOVE_TILE.format(what=f"a Python script around a kernel ('{self.source(node)}')"),
+                           node)
+            if name in ("pl", "pld"):
+                self.error(f"'{self.source(node)}' binds '{name}', which a kernel file keeps for "
+                           f"{'pypto.language' if name == 'pl' else 'pypto.language.distributed'}", node)
+            use = next((n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name), None)
+            if use is not None:
+                self.error(f"'{name}' (imported from {full.rsplit('.', 1)[0]}) is used here: slotsat reads "
+                           "the DSL through 'pl.' and 'pld.' only, as the reference prints it", use)
+        return required
 
     def _module_constant(self, node: ast.Assign | ast.AnnAssign) -> bool:
         """`N = pl.dynamic("N")` or `N = LITERAL` (int arithmetic over earlier constants);
