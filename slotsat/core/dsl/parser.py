@@ -528,8 +528,9 @@ class _ModuleParser:
             bound = [(a.name, a.asname or a.name.split(".")[0]) for a in node.names]
         else:
             bound = [(f"{node.module}.{a.name}", a.asname or a.name) for a in node.names]
+        script = ABOVE_TILE.format(what=f"a Python script around a kernel ('{self.source(node)}')")
         if getattr(node, "level", 0):
-            self.error(ABOVE_TILE.format(what=f"a Python script around a kernel ('{self.source(node)}')"), node)
+            self.error(script, node)
         required = False
         for full, name in bound:
             if (full, name) == ("pypto.language", "pl"):
@@ -540,8 +541,7 @@ class _ModuleParser:
             if full == "pypto.language":  # under another name: the DSL is read through `pl.`
                 self.error(_IMPORT_MESSAGE, node)
             if full.split(".")[0] != "pypto":
-                self.error(ABOVE_TILE.format(what=f"a Python script around a kernel ('{self.source(node)}')"),
-                           node)
+                self.error(script, node)
             if name in ("pl", "pld"):
                 self.error(f"'{self.source(node)}' binds '{name}', which a kernel file keeps for "
                            f"{'pypto.language' if name == 'pl' else 'pypto.language.distributed'}", node)
