@@ -637,7 +637,7 @@ def _saturate_alone(b: _Batch) -> None:
         with phases.phase("codegen.saturate"):
             run = s.run(engine.schedule, engine.limits, started=b.started)
             rows = s.rows()
-            view = EGraphView(s.export())
+            view = s.view()
     report = SaturationReport(
         iterations=run.rounds,
         nodes=rows,
@@ -663,7 +663,7 @@ def _saturate_joint(batches: list[_Batch]) -> bool:
             if run.limit_hit is not None:
                 return False
             rows = s.rows()
-            view = EGraphView(s.export())
+            view = s.view()
     seconds = time.perf_counter() - started
     with phases.phase("codegen.saturate"):
         for k, b in enumerate(batches):

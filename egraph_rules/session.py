@@ -57,7 +57,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -80,6 +80,7 @@ from slotsat.core import limits as env
 from slotsat.egraph_rules.calls import Action, Arg, Call, Set
 from slotsat.egraph_rules.lang import Idx, dtype_facts
 from slotsat.egraph_rules.schedules import Fix, NamedSchedule, ProgramSpec
+from slotsat.egraph_rules.view import EGraphView, Table, wanted
 
 LOW_LEVEL = True
 """Use egglog's command objects when available (tests switch it off to run the public path)."""
@@ -147,6 +148,13 @@ class _Path(Protocol):
     def extract(self, roots: Sequence[Call]) -> list[Call]: ...
 
     def export(self) -> str: ...
+
+    def view(self) -> EGraphView: ...
+
+
+_PRIMITIVES = {"i64": "value_to_i64", "BigInt": "value_to_bigint", "String": "value_to_string",
+               "Bool": "value_to_bool"}
+"""egglog's decoder of each primitive sort the view's tables hold."""
 
 
 class _Commands:
@@ -282,6 +290,45 @@ class _Commands:
         serialized.map_ops(self._op_mapping)
         return str(serialized.to_json())
 
+    def view(self) -> EGraphView:
+        """The view of the frozen e-graph's tables (`tables`), or of the JSON export where
+        egglog has no `freeze`."""
+        try:
+            tables = self.tables()
+        except (AttributeError, TypeError):
+            return EGraphView.from_json(self.export())
+        return EGraphView.from_tables(tables)
+
+    def tables(self) -> list[Table]:
+        """The tables the view reads, decoded from `freeze()`: no serialization, no JSON (the
+        export costs 15 times as much). An e-class is named as the serializer names it,
+        `<sort>-<number>`, by its raw value (`value_to_i64` reads an e-class's id)."""
+        egraph: Any = self.egraph._egraph
+        if self._op_mapping is None:
+            self._op_mapping = self.egraph._state.op_mapping()
+        out: list[Table] = []
+        for egg, fn in egraph.freeze().functions.items():
+            op = self._op_mapping.get(egg)
+            if op is None or not wanted(op):
+                continue
+            ins = [self._decoder(egraph, sort) for sort in fn.input_sorts]
+            res = self._decoder(egraph, fn.output_sort)
+            rows = [(tuple(d(v) for d, v in zip(ins, row.inputs, strict=True)), res(row.output))
+                    for row in fn.rows]
+            out.append(Table(op, egg, rows))
+        return out
+
+    @staticmethod
+    def _decoder(egraph: Any, sort: str) -> Callable[[Any], object]:
+        primitive = _PRIMITIVES.get(sort)
+        if primitive is not None:
+            decode: Callable[[Any], object] = getattr(egraph, primitive)
+            return decode
+        if sort.startswith("@"):  # a relation's output: nothing to read
+            return lambda _v: None
+        raw = egraph.value_to_i64
+        return lambda v: f"{sort}-{raw(v)}"
+
 
 def _public_export(egraph: EGraph) -> str:
     return egraph._serialize(split_primitive_outputs=False).to_json()
@@ -372,6 +419,9 @@ class _Public:
     def export(self) -> str:
         return _public_export(self.egraph)
 
+    def view(self) -> EGraphView:
+        return EGraphView.from_json(self.export())
+
 
 def _callable_name(obj: object) -> str:
     """The printed name egglog gives a symbol's callable (`Idx.const`, `Loop`, `Dtype.INDEX`)."""
@@ -447,6 +497,11 @@ class Session:
     def export(self) -> str:
         """The e-graph as egraph-serialize JSON (`slotsat.egraph_rules.view.EGraphView` reads it)."""
         return self._path.export()
+
+    def view(self) -> EGraphView:
+        """The e-graph's `Idx` classes and facts (`slotsat.egraph_rules.view`), read from its
+        tables on the command path and from the JSON export on the public one."""
+        return self._path.view()
 
     def run(self, schedule: NamedSchedule, limits: Limits, *, started: float | None = None) -> ScheduleRun:
         """The bounded runner: each phase until a round changes nothing, within the limits."""

@@ -1,19 +1,20 @@
 """The parsed export of one e-graph (`60-egraph-engine.md` §9.3 step 1).
 
-`EGraphView(text)` reads egraph-serialize JSON (`slotsat.egraph_rules.session.Session.export`)
-once: the `Idx` e-classes with their nodes (`ENode`: kind, payload, child e-classes; a
-literal's, variable's or cast's `Dtype` as its `ir.DType`; an induction variable's loop key),
-a lookup from node to e-class, and per e-class the analysis results: `width` (an
-`ir.DType`), `lo` / `hi`, and which proof holds (`nonneg_syn`: syntactic, `nonneg`:
-interval). Op names in the export are egglog's Python names (`"· % ·"`, `"Idx.remu"`),
-mapped to the kinds of `OP_KIND`. Nodes of an e-class are sorted, so nothing downstream
-depends on egglog's numbering.
+`Session.view()` builds it once per saturation, from the decoded tables of the frozen e-graph
+(`EGraphView.from_tables`) or, where egglog's internals differ, from egraph-serialize JSON
+(`EGraphView.from_json` over `Session.export`): the `Idx` e-classes with their nodes
+(`ENode`: kind, payload, child e-classes; a literal's, variable's or cast's `Dtype` as its
+`ir.DType`; an induction variable's loop key), a lookup from node to e-class, and per
+e-class the analysis results: `width` (an `ir.DType`), `lo` / `hi`, and which proof holds
+(`nonneg_syn`: syntactic, `nonneg`: interval). Op names in the export are egglog's Python
+names (`"· % ·"`, `"Idx.remu"`), mapped to the kinds of `OP_KIND`. Nodes of an e-class are
+sorted, so nothing downstream depends on egglog's numbering.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from slotsat.core import ir
@@ -55,12 +56,36 @@ class ENode:
         return (self.kind, self.payload, self.children)
 
 
-class EGraphView:
-    """The parsed export: `Idx` e-classes, their nodes and analysis facts."""
+FACT_OPS = frozenset({"width", "lo", "hi", "nonneg_syn", "nonneg"})
+"""The analysis functions the view reads (per e-class facts)."""
 
-    def __init__(self, text: str) -> None:
-        data = json.loads(text)
-        nodes: dict[str, dict[str, object]] = data["nodes"]
+
+def wanted(op: str) -> bool:
+    """Whether the view reads the table of the function whose Python-side name is `op`: the
+    `Idx` constructors, the facts, the `Dtype` constants and the `Loop` constructor (an
+    induction variable's loop key)."""
+    return op in OP_KIND or op in FACT_OPS or op == "Loop" or op.startswith("Dtype.")
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One function of an e-graph, decoded (`Session.tables`): its Python-side name (`op`, as
+    the export names it), egglog's name, and its rows `(inputs, output)`, each e-class as its
+    export id (`<sort>-<number>`, the serializer's own naming) and each literal as its value."""
+
+    op: str
+    egg: str
+    rows: Sequence[tuple[tuple[object, ...], object]]
+
+
+class EGraphView:
+    """The parsed export: `Idx` e-classes, their nodes and analysis facts.
+
+    Built from egraph-serialize JSON (`from_json`) or, on the command path, from the decoded
+    tables of the frozen e-graph (`from_tables`, no JSON); both read the same nodes and facts
+    under the same e-class ids (a test compares them)."""
+
+    def __init__(self) -> None:
         self.classes: dict[str, list[ENode]] = {}
         self.lookup: dict[NodeKey, str] = {}
         self.node_ids: dict[NodeKey, str] = {}
@@ -74,6 +99,73 @@ class EGraphView:
         self.hi: dict[str, int] = {}
         self.syn: set[str] = set()
         self.nonneg: set[str] = set()
+        self.literal_classes: frozenset[str] = frozenset()
+        """E-classes holding a literal (`const`): their value is that literal."""
+
+    def _add(self, en: ENode, cls: str, node_id: str) -> None:
+        self.classes.setdefault(cls, []).append(en)
+        self.lookup[en.key] = cls
+        self.node_ids[en.key] = node_id
+
+    def _finish(self) -> EGraphView:
+        for members in self.classes.values():
+            members.sort(key=lambda n: (n.kind, repr(n.payload), n.children))
+        self.literal_classes = frozenset(
+            cls for cls, members in self.classes.items() if any(n.kind == "const" for n in members)
+        )
+        return self
+
+    @classmethod
+    def from_tables(cls, tables: Sequence[Table]) -> EGraphView:
+        """The view of decoded tables (see `Table`); tables the view does not read are skipped."""
+        self = cls()
+        dtypes: dict[object, ir.DType] = {}
+        loop_keys: dict[object, int] = {}
+        for t in tables:
+            if t.op.startswith("Dtype."):
+                for _, out in t.rows:
+                    dtypes[out] = dtype_of(t.op)
+            elif t.op == "Loop":
+                for (key,), out in t.rows:
+                    assert isinstance(key, int)
+                    loop_keys[out] = key
+        for t in tables:
+            kind = OP_KIND.get(t.op)
+            if kind is not None:
+                self._table_nodes(kind, t, dtypes, loop_keys)
+            elif t.op == "width":
+                for (target, *_), out in t.rows:
+                    self.width[str(target)] = dtypes[out]
+            elif t.op in ("lo", "hi"):
+                bound = self.lo if t.op == "lo" else self.hi
+                for (target, *_), out in t.rows:
+                    assert isinstance(out, int)
+                    bound[str(target)] = out
+            elif t.op in ("nonneg_syn", "nonneg"):
+                proven = self.syn if t.op == "nonneg_syn" else self.nonneg
+                proven.update(str(target) for (target, *_), _ in t.rows)
+        return self._finish()
+
+    def _table_nodes(
+        self, kind: str, t: Table, dtypes: dict[object, ir.DType], loop_keys: dict[object, int]
+    ) -> None:
+        for k, (inputs, out) in enumerate(t.rows):
+            if kind in ("const", "var"):
+                en = ENode(kind, (inputs[0], dtypes[inputs[1]]), ())
+            elif kind == "iv":
+                en = ENode(kind, (loop_keys[inputs[0]],), ())
+            elif kind == "cast":
+                en = ENode(kind, (dtypes[inputs[1]],), (str(inputs[0]),))
+            else:
+                en = ENode(kind, (), tuple(str(c) for c in inputs))
+            self._add(en, str(out), f"function-{k}-{t.egg}")
+
+    @classmethod
+    def from_json(cls, text: str) -> EGraphView:
+        """The view of egraph-serialize JSON (`Session.export`)."""
+        self = cls()
+        data = json.loads(text)
+        nodes: dict[str, dict[str, object]] = data["nodes"]
         value_of: dict[str, str] = {}
         for node_id, node in nodes.items():
             if not node["children"]:
@@ -102,10 +194,7 @@ class EGraphView:
             kind = OP_KIND.get(op)
             if kind is not None:
                 en = self._enode(kind, children, literal, eclass, dtype, nodes)
-                cls = eclass_of = str(node["eclass"])
-                self.classes.setdefault(cls, []).append(en)
-                self.lookup[en.key] = eclass_of
-                self.node_ids[en.key] = node_id
+                self._add(en, str(node["eclass"]), node_id)
             elif op == "width":
                 self.width[eclass(children[0])] = dtypes[str(node["eclass"])]
             elif op in ("lo", "hi"):
@@ -116,12 +205,7 @@ class EGraphView:
                 self.syn.add(eclass(children[0]))
             elif op == "nonneg":
                 self.nonneg.add(eclass(children[0]))
-        for members in self.classes.values():
-            members.sort(key=lambda n: (n.kind, repr(n.payload), n.children))
-        self.literal_classes = frozenset(
-            cls for cls, members in self.classes.items() if any(n.kind == "const" for n in members)
-        )
-        """E-classes holding a literal (`const`): their value is that literal."""
+        return self._finish()
 
     @staticmethod
     def _enode(  # noqa: PLR0917

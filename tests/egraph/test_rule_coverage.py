@@ -124,7 +124,7 @@ def test_export_adapter_reads_classes_and_facts() -> None:
             ]
         )
         s.run(CODEGEN_SLOTS, Limits())
-        view = EGraphView(s.export())
+        view = EGraphView.from_json(s.export())
     iv_cls = view.find(("iv", (7,), ()))
     assert iv_cls is not None
     assert view.interval(iv_cls) == (0, 9)

@@ -16,6 +16,7 @@ from slotsat.egraph_rules.lang import dtype_ref
 from slotsat.egraph_rules.loops import LoopInfo
 from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, INDEX_ENGINE, SLOTS_FORMS, SLOTS_PASS
 from slotsat.egraph_rules.session import Limits, session
+from slotsat.egraph_rules.view import EGraphView
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
 
 
@@ -122,3 +123,38 @@ def test_a_session_runs_only_the_schedules_of_its_program() -> None:
         pytest.raises(ValueError, match="CODEGEN_SLOTS is not part of the program SLOTS_PASS"),
     ):
         s.run(CODEGEN_SLOTS, Limits())
+
+
+def _view_state(view: EGraphView) -> tuple[object, ...]:
+    return (view.classes, view.lookup, view.width, view.lo, view.hi, view.syn, view.nonneg,
+            view.literal_classes)
+
+
+def test_the_table_view_equals_the_json_view() -> None:
+    """The command path reads the frozen tables (`Session.view`); the JSON export is the
+    reference reading: same e-classes under the same ids, same nodes in the same order, same
+    facts, on an e-graph with loops, casts, runtime scalars and both proofs."""
+    i, x = var("i"), var("x")
+    engine = IndexEngine(Mode.SLOTSAT)
+    engine.add_loop(LoopInfo(i, C(8), C(40), C(4)))
+    for expr, slots in [
+        (fmod(fdiv(sub(add(i, C(4)), C(8)), C(4)), C(4)), 4),
+        (fmod(mul(x, C(3)), C(5)), None),
+        (ir.Cast(fmod(ir.Cast(i, ir.DType.INT32), C(4, ir.DType.INT32)), ir.DType.INDEX), 4),
+    ]:
+        engine.add_root(expr, slots=slots)
+    batch = engine._batch()
+    with session(INDEX_ENGINE) as s:
+        assert s.low
+        s.insert([*batch.facts, *batch.inserted])
+        s.run(CODEGEN_SLOTS, Limits())
+        tables = EGraphView.from_tables(s._path.tables())  # type: ignore[attr-defined]
+        exported = EGraphView.from_json(s.export())
+        assert _view_state(s.view()) == _view_state(tables)
+    assert _view_state(tables) == _view_state(exported)
+    assert list(tables.classes) == list(exported.classes)
+    assert tables.syn
+    assert tables.nonneg
+    assert tables.lo
+    assert tables.width
+    assert {n.kind for ns in tables.classes.values() for n in ns} >= {"iv", "var", "cast", "remu", "floormod"}
