@@ -369,11 +369,27 @@ class _ModuleParser:
         raise SlotsatError(message, span, file=self.filename)
 
     def source(self, node: ast.AST) -> str:
-        text = ast.get_source_segment(self.text, node)
+        text = self._segment(node)
         if text is None:
             text = ast.unparse(node)
         text = " ".join(text.split())
         return text if len(text) <= 80 else text[:77] + "..."
+
+    def _segment(self, node: ast.AST) -> str | None:
+        """`ast.get_source_segment(self.text, node)` over the lines already split (that
+        function splits the whole file on every call)."""
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        col, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        if "\r" in self.text or first is None or last is None or col is None or end is None:
+            return ast.get_source_segment(self.text, node)
+        lines = self.lines[first - 1 : last]
+        if not 0 < first <= last or len(lines) != last - first + 1:
+            return None
+        if first == last:
+            return lines[0].encode()[col:end].decode(errors="replace")
+        head = lines[0].encode()[col:].decode(errors="replace")
+        tail = lines[-1].encode()[:end].decode(errors="replace")
+        return "\n".join([head, *lines[1:-1], tail])
 
     # -- the module
 
@@ -528,9 +544,11 @@ class _ModuleParser:
             bound = [(a.name, a.asname or a.name.split(".")[0]) for a in node.names]
         else:
             bound = [(f"{node.module}.{a.name}", a.asname or a.name) for a in node.names]
-        script = ABOVE_TILE.format(what=f"a Python script around a kernel ('{self.source(node)}')")
+        def script() -> str:
+            return ABOVE_TILE.format(what=f"a Python script around a kernel ('{self.source(node)}')")
+
         if getattr(node, "level", 0):
-            self.error(script, node)
+            self.error(script(), node)
         required = False
         for full, name in bound:
             if (full, name) == ("pypto.language", "pl"):
@@ -541,7 +559,7 @@ class _ModuleParser:
             if full == "pypto.language":  # under another name: the DSL is read through `pl.`
                 self.error(_IMPORT_MESSAGE, node)
             if full.split(".")[0] != "pypto":
-                self.error(script, node)
+                self.error(script(), node)
             if name in ("pl", "pld"):
                 self.error(f"'{self.source(node)}' binds '{name}', which a kernel file keeps for "
                            f"{'pypto.language' if name == 'pl' else 'pypto.language.distributed'}", node)
