@@ -1065,9 +1065,12 @@ def _lowered_binary(e: ir.ScalarBinary) -> bool:
 
 
 def _all_subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
-    yield e
-    for child in ir.expr_children(e):
-        yield from _all_subexprs(child)
+    """`e` and every subexpression, in pre-order (one explicit stack)."""
+    stack = [e]
+    while stack:
+        sub = stack.pop()
+        yield sub
+        stack.extend(reversed(ir.expr_children(sub)))
 
 
 def _preflight_call(c: ir.Call, span: Span) -> None:

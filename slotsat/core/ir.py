@@ -968,25 +968,22 @@ def expr_children(e: Expr) -> tuple[Expr, ...]:
 
 
 def expr_vars(e: Expr | ExprList | CallArg | Call) -> Iterator[Var]:
-    """Every variable read by an expression, call argument or call, in order."""
-    if isinstance(e, Var):
-        yield e
-    elif isinstance(e, ExprList | ArgList):
-        for item in e.items:
-            yield from expr_vars(item)
-    elif isinstance(e, Call):
-        for arg in e.args:
-            yield from expr_vars(arg)
-        for _, kv in e.kwargs:
-            yield from expr_vars(kv)
-        for _, av in e.attrs:
-            if not isinstance(av, int | bool | str | float):
-                yield from expr_vars(av)
-    elif isinstance(e, SpaceArg | DTypeArg | ConstInt | ConstFloat | StrArg | EnumArg | FuncRef):
-        return
-    else:
-        for child in expr_children(e):
-            yield from expr_vars(child)
+    """Every variable read by an expression, call argument or call, in order (left to right,
+    depth first; one explicit stack rather than a generator per level)."""
+    stack: list[object] = [e]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        x = pop()
+        if isinstance(x, Var):
+            yield x
+        elif isinstance(x, ExprList | ArgList):
+            push(reversed(x.items))
+        elif isinstance(x, Call):
+            parts: list[object] = [*x.args, *(kv for _, kv in x.kwargs)]
+            parts += [av for _, av in x.attrs if not isinstance(av, int | bool | str | float)]
+            push(reversed(parts))
+        elif not isinstance(x, SpaceArg | DTypeArg | ConstInt | ConstFloat | StrArg | EnumArg | FuncRef):
+            push(reversed(expr_children(x)))  # type: ignore[arg-type]
 
 
 def dynamic_dimensions(fn: Function) -> list[Var]:
@@ -1014,11 +1011,18 @@ def stmt_children_bodies(s: Stmt) -> tuple[SeqStmts, ...]:
 
 
 def walk_stmts(body: SeqStmts) -> Iterator[Stmt]:
-    """Every statement in pre-order, nested bodies included."""
-    for s in body.stmts:
-        yield s
-        for child in stmt_children_bodies(s):
-            yield from walk_stmts(child)
+    """Every statement in pre-order, nested bodies included (one explicit stack of bodies
+    rather than a generator per nesting level)."""
+    stack: list[Iterator[Stmt]] = [iter(body.stmts)]
+    while stack:
+        for s in stack[-1]:
+            yield s
+            children = stmt_children_bodies(s)
+            if children:
+                stack.extend(iter(b.stmts) for b in reversed(children))
+                break
+        else:
+            stack.pop()
 
 
 def tile_type(v: Var) -> TileType | None:
