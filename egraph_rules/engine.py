@@ -8,7 +8,7 @@ Usage (codegen, `slotsat explore`, the benchmark's probe):
     engine = IndexEngine(Mode.SLOTSAT)
     engine.add_loop(LoopInfo(i, start, stop, step))       # every enclosing loop
     r = engine.add_root(expr, slots=2)                     # a slot operand (or a plain expression)
-    engine.saturate()                                      # one session: insert, run, export
+    engine.saturate()                                      # one session: insert, run, read
                                                            # (or saturate_together(engines))
     chosen = engine.choose(r, scope)                       # in emission order; CSE-aware
 
@@ -20,8 +20,8 @@ What goes where:
   (`slotsat.egraph_rules.ir_terms`), and so does every signed subexpression of a leaf (a
   comparison's operands, say); `saturate` inserts them in one batch with the loop facts
   (`slotsat.egraph_rules.loops`) into one session (`slotsat.egraph_rules.session`), runs
-  `CODEGEN_SLOTS` (`CODEGEN_SYNTACTIC` in `Mode.PYPTO`), exports once and parses the export
-  (`slotsat.egraph_rules.view`).
+  `CODEGEN_SLOTS` (`CODEGEN_SYNTACTIC` in `Mode.PYPTO`) and reads the saturated tables once
+  (`Session.view`, `slotsat.egraph_rules.view`).
 - `choose` picks the form. Default mode: the CSE-aware extraction
   (`slotsat.egraph_rules.extract`) against the `EmittedScope` for every root, restricted to
   matcher-accepted forms (searched at every depth) for a slot operand. `Mode.PYPTO`: the
@@ -36,7 +36,7 @@ root builds a new graph). Choices and emitted-value scopes are keyed by generati
 value emitted for one graph is never reused for another.
 
 Codegen saturates the engines of every kernel function of a module in one e-graph
-(`saturate_together`: one session, one insert, one run, one export and one parse per
+(`saturate_together`: one session, one insert, one run and one read of the tables per
 module; each function keyed apart, each with a generation of its own, and one e-graph per
 function again when the joint run hits a limit). Its pre-pass registers every root emission
 will ask for, including the operands of hoisted operations, so a function saturates once.
@@ -124,7 +124,7 @@ class Root:
 
 @dataclass(frozen=True)
 class Saturated:
-    """One saturation of the engine's roots: the parsed export, the run's report, and per root
+    """One saturation of the engine's roots: the e-graph's view, the run's report, and per root
     its inserted term (None: a comparison, which has parts but no term), its e-class and the
     nodes of its written term; likewise per part (by the part's `id`).
 
@@ -188,7 +188,7 @@ class IndexEngine:
 
     def saturate(self) -> Saturated:
         """The saturated graph of every root added so far: the latest one, or a new one built in
-        one session (batched insert, the bounded run, one export)."""
+        one session (batched insert, the bounded run, one read of its tables)."""
         if self._graph is not None:
             return self._graph
         saturate_together([self])
@@ -574,7 +574,7 @@ saturations run inside them (a root added late saturates when it is chosen)."""
 
 def saturate_together(engines: Sequence[IndexEngine]) -> None:
     """Saturate the roots of several engines (one per kernel function of a module) in one
-    e-graph of one session: one batched insert, one bounded run, one export and one parse,
+    e-graph of one session: one batched insert, one bounded run, one read of its tables,
     instead of one of each per function.
 
     Scoping: each engine's loops get keys of their own (`_rebase`) and its opaque leaves a
