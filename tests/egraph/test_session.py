@@ -158,3 +158,13 @@ def test_the_table_view_equals_the_json_view() -> None:
     assert tables.lo
     assert tables.width
     assert {n.kind for ns in tables.classes.values() for n in ns} >= {"iv", "var", "cast", "remu", "floormod"}
+
+
+@pytest.mark.parametrize("chunk", [1, 3])
+def test_insertion_chunks_do_not_change_the_e_graph(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each chunk of actions is one query-less rule with its shared subterms let-bound
+    (`_Commands.insert`); a subterm shared across chunks is built in each and is the same
+    e-class, so chunking changes nothing the engine decides."""
+    whole = _choices(Mode.SLOTSAT)
+    monkeypatch.setattr(session_mod, "INSERT_CHUNK", chunk)
+    assert _choices(Mode.SLOTSAT) == whole
