@@ -718,10 +718,26 @@ def _bare_eligible(node: ENode | None, term: EmitTerm) -> bool:
     return isinstance(term, ir.Var) or (isinstance(term, EmitNode) and term.op in _BARE_OPS)
 
 
-def _root_order(comp: Completion) -> tuple[int, int, int, int, str]:
-    """Root tie-breaks (`40-ptoas-slot-matcher.md` §7.2): ops with sharing, ops ignoring
-    sharing, `remui` first, closest to the written form, then the rendering."""
-    return (comp.cost, comp.total, 0 if is_remui(comp.term) else 1, comp.nonorig, comp.text)
+class _RootOrder:
+    """The sort key of a root candidate, root tie-breaks (`40-ptoas-slot-matcher.md` §7.2):
+    ops with sharing, ops ignoring sharing, `remui` first, closest to the written form, then
+    the rendering, which is computed only for candidates equal on all the rest (most differ
+    in their op counts, and rendering every candidate cost more than choosing)."""
+
+    __slots__ = ("comp", "head")
+
+    def __init__(self, comp: Completion) -> None:
+        self.comp = comp
+        self.head = (comp.cost, comp.total, 0 if is_remui(comp.term) else 1, comp.nonorig)
+
+    def __lt__(self, other: _RootOrder) -> bool:
+        if self.head != other.head:
+            return self.head < other.head
+        return self.comp.text < other.comp.text
+
+
+def _root_order(comp: Completion) -> _RootOrder:
+    return _RootOrder(comp)
 
 
 def _record(scope: EmittedScope, term: EmitTerm) -> None:
