@@ -346,8 +346,9 @@ class _Commands:
                 continue
             ins = [self._decoder(egraph, sort) for sort in fn.input_sorts]
             res = self._decoder(egraph, fn.output_sort)
-            rows = [(tuple(d(v) for d, v in zip(ins, row.inputs, strict=True)), res(row.output))
-                    for row in fn.rows]
+            rows: list[tuple[tuple[object, ...], object]] = []
+            for row in fn.rows:
+                rows.append((tuple([d(v) for d, v in zip(ins, row.inputs, strict=True)]), res(row.output)))
             out.append(Table(op, egg, rows))
         return out
 
