@@ -26,6 +26,9 @@ class Compiled:
     engine: dict[str, float | int] = field(default_factory=dict)
     rules: dict[str, int] = field(default_factory=dict)
     """Matches per rule over the compile's index-engine saturations."""
+    limits_hit: list[str] = field(default_factory=list)
+    """The e-graph limits the compile hit (`limits_hit`): a compile that hit one did less than
+    the whole work, so its time is not the whole compilation's."""
 
 
 def parse_kernel(text: str, path: str) -> ir.Module:
@@ -64,6 +67,16 @@ def rule_matches(result: Any) -> dict[str, int]:
     return out
 
 
+def limits_hit(result: Any) -> list[str]:
+    """The e-graph limits a compile result reports: each index engine's (`limit_hit` of its
+    engine report) and each loop the slots pass declined for one (`egraph-limit`)."""
+    out = [str(rep["limit_hit"]) for rep in getattr(result, "engine_reports", None) or []
+           if isinstance(rep, Mapping) and rep.get("limit_hit")]
+    out += [f"slots pass: {d.message}" for d in getattr(result, "declines", None) or []
+            if getattr(d, "code", None) == "egraph-limit"]
+    return sorted(set(out))
+
+
 def compile_kernel(module: ir.Module, mode: str, backend: str = "910b") -> Compiled:
     """Compile a parsed module in `mode` ("pypto" or "slotsat") for `backend` (a `--backend`
     spelling) and time it."""
@@ -74,5 +87,6 @@ def compile_kernel(module: ir.Module, mode: str, backend: str = "910b") -> Compi
     start = time.perf_counter()
     result = compile_module(module, CompileOptions(mode=Mode.parse(mode), backend=Backend.parse(backend)))
     seconds = time.perf_counter() - start
-    return Compiled(result.pto_text, result.module, seconds, engine_figures(result), rule_matches(result))
+    return Compiled(result.pto_text, result.module, seconds, engine_figures(result), rule_matches(result),
+                    limits_hit(result))
 

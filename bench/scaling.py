@@ -63,6 +63,13 @@ MIN_TIMED_SECONDS = 0.5
 MAX_REPEATS = 25
 SCALING_MAX_FILE_BYTES = 64 * 1024 * 1024
 """`SLOTSAT_MAX_FILE_BYTES` for the scaling subprocesses (the parser's default is 4 MiB)."""
+SCALING_EGRAPH_ROWS = 8_000_000
+SCALING_EGRAPH_SECONDS = 600.0
+"""`SLOTSAT_EGRAPH_NODES` and `SLOTSAT_EGRAPH_SECONDS` for the scaling subprocesses: the
+10,000-loop single function's index e-graph holds about 600,000 rows, over the 500,000 a
+compile stops saturating at by default, and a compile that stops early does less than the
+whole work, so its time would flatter the compiler. A point that still hits a limit says so
+(`egraph_limits_hit`) and the report does not count it as a measurement of its targets."""
 
 
 def scaling_point(
@@ -111,6 +118,7 @@ def scaling_point(
         "cpu_seconds": cpu_seconds,
         "phases": phase_breakdown(recorded, seconds),
         "compiler_reported": compiled.engine,
+        "egraph_limits_hit": compiled.limits_hit,
         "repeats": len(runs),
         "peak_mb": peak_kb / 1024.0,
         "baseline_mb": baseline_kb / 1024.0,
@@ -157,16 +165,32 @@ def leaf_phases(breakdown: Mapping[str, float]) -> dict[str, float]:
             if not any(other.startswith(k + ".") for other in breakdown)}
 
 
+def scaling_env(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with the limits a scaling point runs under raised to their floors: the
+    10,000-loop file (about 5.5 MB) is over the parser's default 4 MiB input limit, and its
+    e-graph over the default row limit (`SCALING_EGRAPH_ROWS`); higher settings are kept."""
+    out = dict(env)
+    floors: tuple[tuple[str, int | float], ...] = (
+        ("SLOTSAT_MAX_FILE_BYTES", SCALING_MAX_FILE_BYTES),
+        ("SLOTSAT_EGRAPH_NODES", SCALING_EGRAPH_ROWS),
+        ("SLOTSAT_EGRAPH_SECONDS", SCALING_EGRAPH_SECONDS),
+    )
+    for name, floor in floors:
+        try:
+            own = type(floor)(out.get(name, "0") or 0)
+        except ValueError:
+            own = floor  # not a number: the floor replaces it
+        out[name] = str(max(floor, own))
+    return out
+
+
 def run_scaling_point(loops: int, seed: int, timeout: float, shape: str = DEFAULT_SHAPE) -> dict[str, Any]:
     """`scaling_point` in a fresh subprocess; a crash is a point without figures, and so is a
     timeout before the timed runs end (one after them keeps the timing and memory figures,
     which the child prints first, and lacks only the e-graph probe's)."""
     cmd = [sys.executable, "-m", "slotsat.bench.scaling", "--scaling-point", str(loops), "--seed", str(seed),
            "--shape", shape]
-    env = dict(os.environ)
-    # The 10,000-loop file (about 5.5 MB) is over the parser's default 4 MiB input limit.
-    limit = max(SCALING_MAX_FILE_BYTES, int(env.get("SLOTSAT_MAX_FILE_BYTES", "0") or 0))
-    env["SLOTSAT_MAX_FILE_BYTES"] = str(limit)
+    env = scaling_env(os.environ)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
     except subprocess.TimeoutExpired as err:
@@ -238,6 +262,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shape", choices=sorted(SHAPES), default=DEFAULT_SHAPE)
     args = parser.parse_args(argv)
+    os.environ.update(scaling_env(os.environ))  # the same limits however the point is started
 
     def timed(point: dict[str, Any]) -> None:
         print(json.dumps(point), flush=True)  # kept by the parent if the probe runs out of time

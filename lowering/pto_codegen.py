@@ -230,9 +230,10 @@ class EngineStats:
     matches: dict[str, int] = field(default_factory=dict)
     """Matches per rule name in the function's saturation (which rules fired)."""
 
-    def as_dict(self) -> dict[str, str | float | int | dict[str, int]]:
+    def as_dict(self) -> dict[str, str | float | int | dict[str, int] | None]:
         return {
             "function": self.function,
+            "limit_hit": self.limit_hit,
             "roots": self.roots,
             "slot_roots": self.slot_roots,
             "nodes": self.nodes,

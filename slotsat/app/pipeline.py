@@ -50,9 +50,10 @@ class CompileResult:
     """Per `pto.multi_tile_get`: the matcher model's view of its slot operand."""
     function_ops: dict[str, int] = field(default_factory=dict)
     """Integer ops emitted per function (code size)."""
-    engine_reports: list[dict[str, str | float | int | dict[str, int]]] = field(default_factory=list)
-    """Per kernel function, the index engine's figures (`EngineStats.as_dict`): function, roots,
-    slot_roots, nodes, iterations, saturate_seconds, extract_seconds, and matches per rule.
+    engine_reports: list[dict[str, str | float | int | dict[str, int] | None]] = field(default_factory=list)
+    """Per kernel function, the index engine's figures (`EngineStats.as_dict`): function, the
+    e-graph limit its saturation hit (None: none), roots, slot_roots, nodes, iterations,
+    saturate_seconds, extract_seconds, and matches per rule.
     `slotsat bench` sums the numeric ones and the matches."""
 
 

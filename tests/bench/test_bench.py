@@ -548,3 +548,44 @@ def test_the_scaling_child_prints_its_timing_before_the_probe(capsys: pytest.Cap
     assert "saturate_seconds" not in json.loads(first)
     assert json.loads(first)["seconds"] == json.loads(last)["seconds"]
     assert "saturate_seconds" in json.loads(last)
+
+
+def test_a_point_that_hit_an_egraph_limit_measures_no_target() -> None:
+    """A compile that stopped saturating at a limit did less than the whole work: its time and
+    memory are reported, and no target counts them (the ten-fold step through it neither)."""
+    hit = ["CODEGEN_SLOTS: row limit of 500000 (SLOTSAT_EGRAPH_NODES raises it)"]
+    data: dict[str, Any] = {
+        "lowerings": {}, "kernels": [],
+        "scaling": [{"loops": 1000, "seconds": 1.0, "peak_mb": 100.0, "saturate_seconds": 0.1,
+                     "egraph_limits_hit": hit}],
+        "scaling_single": [{"loops": 1000, "seconds": 1.5, "peak_mb": 100.0},
+                           {"loops": 10000, "seconds": 5.0, "peak_mb": 500.0, "egraph_limits_hit": hit}],
+    }
+    targets = {t.name: t for t in evaluate_targets(data)}
+    for name in ("time-1000", "saturate-1000", "memory-1000", "single-time-10000", "single-memory-10000"):
+        assert targets[name].status == "not measured", name
+        assert "hit an e-graph limit" in targets[name].detail
+    assert targets["single-time-1000"].status == "met"
+    assert targets["single-tenfold"].status == "not measured"
+
+
+def test_a_compile_reports_the_egraph_limits_it_hit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Compiled.limits_hit` names each limit the index engines and the slots pass hit."""
+    kernel = generate_single_function(0, 3)
+    module = parse_source(kernel.text, "k.py")
+    assert harness.compile_kernel(module, "slotsat", "none").limits_hit == []
+    monkeypatch.setenv("SLOTSAT_EGRAPH_NODES", "50")
+    hits = harness.compile_kernel(module, "slotsat", "none").limits_hit
+    assert any("row limit of 50" in h for h in hits)
+    assert any(h.startswith("slots pass: ") for h in hits)
+
+
+def test_a_scaling_point_runs_under_raised_limits_and_keeps_higher_ones() -> None:
+    from slotsat.bench.scaling import SCALING_EGRAPH_ROWS, scaling_env
+
+    env = scaling_env({"SLOTSAT_EGRAPH_NODES": "100", "SLOTSAT_MAX_FILE_BYTES": str(10**9), "OTHER": "x"})
+    assert env["SLOTSAT_EGRAPH_NODES"] == str(SCALING_EGRAPH_ROWS)
+    assert env["SLOTSAT_MAX_FILE_BYTES"] == str(10**9)
+    assert float(env["SLOTSAT_EGRAPH_SECONDS"]) >= 600
+    assert env["OTHER"] == "x"
+    assert scaling_env({"SLOTSAT_EGRAPH_NODES": "many"})["SLOTSAT_EGRAPH_NODES"] == str(SCALING_EGRAPH_ROWS)
