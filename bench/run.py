@@ -110,8 +110,11 @@ NOTES: tuple[str, ...] = (
     "(`repeats`); peak_mb = resource.getrusage(RUSAGE_SELF).ru_maxrss of that process, read right "
     "after the timed runs (whole-process peak RSS, interpreter and imports included; baseline_mb is "
     "the peak after the warm-up). The e-graph columns come from running the probe afterwards. The "
-    "subprocesses run with SLOTSAT_MAX_FILE_BYTES = 64 MiB: the 10,000-loop file is over the "
-    "parser's 4 MiB default. meta.load_average is the 1-minute load before and after the run (the "
+    "subprocesses run with SLOTSAT_MAX_FILE_BYTES = 64 MiB (the 10,000-loop file is over the "
+    "parser's 4 MiB default), SLOTSAT_EGRAPH_NODES >= 8,000,000 and SLOTSAT_EGRAPH_SECONDS >= 600 "
+    "(the 10,000-loop single function's e-graph is over the default 500,000 rows); a point whose "
+    "compile still hit an e-graph limit lists it (egraph_limits_hit) and decides no target. "
+    "meta.load_average is the 1-minute load before and after the run (the "
     "machine may be shared; timings are wall clock).",
     "scaling shapes: `scaling` is the `functions` shape (the loops spread over many small functions, "
     "backend 910b), `scaling_single` the `single` shape (every loop in one function, --backend none, "
