@@ -326,6 +326,27 @@ def unified_scalar_dispatch() -> dict[str, list[str]]:
     return dict(sorted(out.items()))
 
 
+def pld_short_forms() -> dict[str, list[str]]:
+    """The distributed DSL's 2-segment short forms (`pld.window`, `pld.world_size`, ...) and
+    the canonical ops each stands for, from the installed `pypto.language.distributed`: a
+    short name that is the same function as `pld.<ns>.NAME` is that op; one defined on its own
+    (`pld.remote_store`) dispatches on its first argument to every `pld.<ns>.NAME` (tile
+    first, as the reference's dispatch tries it first)."""
+    import inspect
+
+    import pypto.language.distributed as pld
+
+    out: dict[str, list[str]] = {}
+    for name in sorted(pld.__all__):
+        fn = getattr(pld, name)
+        if not inspect.isfunction(fn):
+            continue
+        spaces = [ns for ns in ("tile", "tensor", "system") if hasattr(getattr(pld, ns), name)]
+        same = [ns for ns in spaces if getattr(getattr(pld, ns), name) is fn]
+        out[name] = [f"pld.{ns}.{name}" for ns in (same or spaces)]
+    return out
+
+
 def reference_version() -> str:
     import importlib.metadata
 
@@ -410,6 +431,7 @@ def build(source: Path) -> dict[str, Any]:
         "reference_version": reference_version(),
         "enums": enum_members(),
         "unified_scalar": unified_scalar_dispatch(),
+        "pld_short": pld_short_forms(),
         "ops": ops,
     }
 
@@ -426,6 +448,8 @@ def check(committed: dict[str, Any]) -> list[str]:
         problems.append("enums: the committed members differ from the installed reference's")
     if committed.get("unified_scalar") != unified_scalar_dispatch():
         problems.append("unified_scalar: the committed dispatch differs from the installed reference's")
+    if committed.get("pld_short") != pld_short_forms():
+        problems.append("pld_short: the committed short forms differ from the installed reference's")
     for name, entry in committed["ops"].items():
         if not core.is_op_registered(name):
             problems.append(f"{name}: not registered in the installed reference")

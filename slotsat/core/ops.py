@@ -118,6 +118,14 @@ def unified_scalar() -> dict[str, tuple[str, str]]:
     return {name: (forms[0], forms[1]) for name, forms in _data()["unified_scalar"].items()}
 
 
+@cache
+def pld_short() -> dict[str, tuple[str, ...]]:
+    """The distributed DSL's short forms, by name: `window` -> (`pld.tensor.window`,);
+    `remote_store` -> (`pld.tile.remote_store`, `pld.tensor.remote_store`), a short form the
+    reference dispatches on its first argument (read off `pypto.language.distributed`)."""
+    return {name: tuple(forms) for name, forms in _data()["pld_short"].items()}
+
+
 def reference(op: str) -> RefOp | None:
     """The reference's facts about `op` (a canonical name such as `tile.load`), or None."""
     return _reference().get(op)
@@ -176,10 +184,22 @@ HAND_OFF_TENSOR_OPS = frozenset({
 orchestration code generation registers, and `tensor.assemble` (which it prints there). Every
 other tensor op is a computation its ConvertTensorToTileOps lowers to tile ops first."""
 
-SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tensor.create", "tensor.full"})
+SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tensor.create", "tensor.full", "pld.tensor.window"})
 """Ops whose result is a new tile or tensor of their `shape` argument and `dtype=` keyword (the
 reference's type deduction in `tile_ops/memory.cpp` / `tensor_ops/memory.cpp`); a tile's
 memory space is the registry's fixed output space or the `output_memory_kwarg` keyword's."""
+
+DISTRIBUTED_RESULTS = frozenset({"pld.tensor.window"})
+"""Of `SHAPED_RESULTS`, the ops whose result is a `pld.DistributedTensor` (the reference's
+DeduceWindowType builds a DistributedTensorType of the `shape` argument and `dtype=`)."""
+
+FIXED_RESULTS: dict[str, str] = {
+    "pld.tensor.alloc_window_buffer": "pl.Ptr",
+    "pld.system.get_comm_ctx": "pld.CommCtxType",
+}
+"""Ops whose result has one type whatever the arguments, spelled as its annotation: a window
+buffer's allocation-identity token (`DeduceAllocWindowBufferType` returns the PtrType), a
+distributed tensor's communication context (`DeduceGetCommCtxType`, the CommCtxType)."""
 
 RESHAPED_RESULTS = frozenset({"tensor.slice", "tensor.reshape"})
 """Ops whose result is a tensor of argument 0's dtype and their `shape` argument (without a

@@ -373,3 +373,74 @@ def test_a_pop_whose_keywords_do_not_type_it_is_a_located_error(pop: str, wanted
     message, line, _ = error_of(program(AIV_POP.format(pop=pop)))
     assert message == wanted
     assert line == 7
+
+
+# --------------------------------------------------------------------------------------
+# the distributed DSL's short forms
+
+PLD = "import pypto.language as pl\nimport pypto.language.distributed as pld\n\n@pl.program\nclass P:\n"
+
+
+def test_distributed_short_forms_are_their_ops_with_the_types_the_reference_deduces() -> None:
+    """`pld.alloc_window_buffer` / `pld.window` / `pld.world_size` / `pld.get_comm_ctx` /
+    `pld.nranks` are `pypto.language.distributed`'s re-exports of `pld.tensor.*` and
+    `pld.system.*`; unannotated, their results take the reference's types (a `pl.Ptr`, a
+    `pld.DistributedTensor` of the window's shape and dtype, a `pld.CommCtxType`), and they print
+    in the namespaced form the reference prints."""
+    body = printed_body(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(self, n: pl.Scalar[pl.INDEX]):
+            buf = pld.alloc_window_buffer(1024)
+            data = pld.window(buf, [n, 256], dtype=pl.FP32)
+            ctx = pld.get_comm_ctx(data)
+            ranks = pld.nranks(ctx)
+            for r in pl.range(pld.world_size()):
+                pass
+            return 0
+    """), "    "))
+    assert body[:4] == [
+        "buf: pl.Ptr = pld.tensor.alloc_window_buffer(1024)",
+        "data: pld.DistributedTensor[[n, 256], pl.FP32] = pld.tensor.window(buf, [n, 256], dtype=pl.FP32)",
+        "ctx: pld.CommCtxType = pld.system.get_comm_ctx(data)",
+        "ranks: pl.Scalar[pl.INT32] = pld.system.nranks(ctx)",
+    ]
+    assert body[4] == "t__tmp_v0: pl.Scalar[pl.INT64] = pld.system.world_size()"
+
+
+def test_a_window_of_an_int64_extent_has_that_extent_as_an_index_dimension() -> None:
+    """`pld.window(buf, [pld.world_size(), 1], ...)`: the INT64 rank count is the reference's
+    INDEX dimension, read as the annotation reader reads the printed type (so it round-trips)."""
+    body = printed_body(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(self):
+            buf = pld.alloc_window_buffer(64)
+            signal = pld.window(buf, [pld.world_size(), 1], dtype=pl.INT32)
+            return 0
+    """), "    "))
+    assert body[2] == ("signal: pld.DistributedTensor[[pl.cast(t__tmp_v0, pl.INDEX), 1], pl.INT32] = "
+                       "pld.tensor.window(buf, [t__tmp_v0, 1], dtype=pl.INT32)")
+
+
+def test_the_dispatching_short_form_takes_the_level_of_its_source() -> None:
+    """`pld.remote_store(src, ...)` is the reference's one dispatching short form: a tile source
+    is `pld.tile.remote_store`, a tensor source `pld.tensor.remote_store`."""
+    body = printed_body(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self, x: pl.Tensor[[16, 16], pl.FP32], target: pld.DistributedTensor[[16, 16], pl.FP32], peer: pl.Scalar[pl.INDEX]):
+            t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+            pld.remote_store(t, target, peer, [0, 0])
+            pld.remote_store(x, target, peer, [0, 0])
+    """), "    "))
+    assert body[1:] == ["pld.tile.remote_store(t, target, peer, [0, 0])",
+                        "pld.tensor.remote_store(x, target, peer, [0, 0])"]
+
+
+def test_a_distributed_name_that_is_no_short_form_is_a_located_error() -> None:
+    # `put` exists only as `pld.tile.put` / `pld.tensor.put`: `pypto.language.distributed` exports no short form
+    message, line, col = error_of(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(self):
+            pld.put(1)
+            return 0
+    """), "    "))
+    assert (message, line, col) == ("unsupported DSL construct 'pld.put'", 9, 9)

@@ -27,7 +27,7 @@ from typing import NoReturn, cast
 
 from slotsat.core import ir, ops
 from slotsat.core.dsl import ssa
-from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, type_text
+from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, fold_const, type_text
 from slotsat.core.dsl.context import ABOVE_TILE, FunctionContext
 
 _TENSOR_PARAMS = frozenset({"tensor"})
@@ -56,6 +56,9 @@ def op_name(name: str | None) -> str | None:
         return ops.SHORT_NAMES[name]
     if parts[0] == "pld" and len(parts) == 3:
         canonical = name
+    elif parts[0] == "pld" and len(parts) == 2:
+        forms = ops.pld_short().get(parts[1])
+        return forms[0] if forms is not None else None
     elif parts[0] == "pl" and len(parts) == 3 and parts[1] in _PL_NAMESPACES:
         canonical = ".".join(parts[1:])
     elif parts[0] == "pl" and len(parts) == 4 and parts[1] == "builtin":
@@ -129,7 +132,8 @@ class CallReader:
             return name[3:]
         op = op_name(name)
         assert op is not None
-        op = self._unified_on_tensor(name, node) or self._unified_on_scalar(name, node) or op
+        op = (self._unified_on_tensor(name, node) or self._unified_on_scalar(name, node)
+              or self._pld_dispatch(name, node) or op)
         if ops.reference(op) is None and ops.lookup(op) is None:
             self.fp.unknown_pl_above_tile(name, node.func)
             hint = ops.suggest(op)
@@ -155,6 +159,22 @@ class CallReader:
         if tensor_op in ops.HAND_OFF_TENSOR_OPS:
             return tensor_op
         self.error(ABOVE_TILE.format(what=f"'{name}' on tensor '{first.id}' (pl.{tensor_op})"), node)
+
+    def _pld_dispatch(self, name: str, node: ast.Call) -> str | None:
+        """`pld.X(src, ...)` where the short form `pld.X` stands for one op per level
+        (`pld.remote_store`: `pld.tile.remote_store` / `pld.tensor.remote_store`) is the one of
+        `src`'s level, as the reference's distributed `unified_ops` dispatch on it: a tile
+        picks the `pld.tile` form, anything else the last form (the reference falls through to
+        the tensor form, whose own checks then speak). None for any other call."""
+        parts = name.split(".")
+        forms = ops.pld_short().get(parts[1]) if len(parts) == 2 and parts[0] == "pld" else None
+        if forms is None or len(forms) < 2:
+            return None
+        first = node.args[0] if node.args else None
+        var = self.fp.lookup_optional(first.id) if isinstance(first, ast.Name) else None
+        if var is not None and isinstance(var.type, ir.TileType):
+            return next((f for f in forms if f.startswith("pld.tile.")), forms[-1])
+        return forms[-1]
 
     def _unified_on_scalar(self, name: str, node: ast.Call) -> str | None:
         """`pl.X(t, s)` with a scalar `s` is the reference's unified op dispatching to the
@@ -323,6 +343,9 @@ class CallReader:
         ref = ops.reference(call.op)
         if ref is not None and ref.scalar_dtype is not None:
             return ir.ScalarType(ir.DType(ref.scalar_dtype))
+        fixed = ops.FIXED_RESULTS.get(call.op)
+        if fixed is not None:
+            return ir.PtrType() if fixed == "pl.Ptr" else ir.OpaqueType(fixed)
         rule = SCALAR_ELEMENT_RESULTS.get(call.op)
         if rule is not None and rule < len(call.args):
             src = call.args[rule]
@@ -442,12 +465,15 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
     dtype = call.kwarg("dtype")
     if not isinstance(shape, ir.ExprList) or not isinstance(dtype, ir.DTypeArg):
         return None
-    dims = tuple(d.value if isinstance(d, ir.ConstInt) else d for d in shape.items)
+    dims = tuple(_dim(d) for d in shape.items)
     if ref.result == "tensor":
+        if any(d is None for d in dims):
+            return None
         layout = call.kwarg("layout")
         if layout is not None and getattr(layout, "member", None) != "ND":
             return None
-        return ir.TensorType(dims, dtype.dtype)
+        return ir.TensorType(tuple(d for d in dims if d is not None), dtype.dtype,
+                             distributed=call.op in ops.DISTRIBUTED_RESULTS)
     static = tuple(d for d in dims if isinstance(d, int))
     if ref.result != "tile" or len(static) != len(dims):
         return None
@@ -458,6 +484,19 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
         given = call.kwarg(ref.output_memory_kwarg)
         space = given.space if isinstance(given, ir.SpaceArg) else None
     return ir.TileType(static, dtype.dtype, space)
+
+
+def _dim(e: ir.Expr) -> int | ir.Expr | None:
+    """A shape argument's entry as a type's dimension, the way the annotation reader reads the
+    printed type (`TypeReader.dim`): a constant folds to an int, an INT64 value (`[pld.world_size(),
+    1]`) is the reference's INDEX, cast; None for a value of another dtype."""
+    value = fold_const(e)
+    if value is not None:
+        return value
+    dtype = ir.expr_dtype(e)
+    if dtype is ir.DType.INT64:
+        return ir.Cast(e, ir.DType.INDEX, span=getattr(e, "span", ir.NO_SPAN))
+    return e if dtype is ir.DType.INDEX else None
 
 
 def _reshaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
