@@ -444,3 +444,22 @@ def test_a_distributed_name_that_is_no_short_form_is_a_located_error() -> None:
             return 0
     """), "    "))
     assert (message, line, col) == ("unsupported DSL construct 'pld.put'", 9, 9)
+
+
+def test_a_dtype_size_is_the_integer_the_reference_computes() -> None:
+    """`pl.FP32.get_byte()` / `pl.INT4.get_bit()` are Python ints of the reference's `DataType`
+    (bytes rounded up, bits): bare literals in an expression, as the reference prints them
+    (`pl.const(256, pl.INDEX) * pl.const(4, pl.INDEX)`), and folded in a module constant."""
+    body = printed_body("SIZE = 64 * pl.BF16.get_byte()\n" + PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(self):
+            buf = pld.alloc_window_buffer(256 * pl.FP32.get_byte())
+            a: pl.Scalar[pl.INDEX] = SIZE
+            b: pl.Scalar[pl.INDEX] = pl.INT4.get_bit() + pl.INT4.get_byte()
+            return 0
+    """), "    "))
+    assert body[:3] == [
+        "buf: pl.Ptr = pld.tensor.alloc_window_buffer(pl.const(256, pl.INDEX) * pl.const(4, pl.INDEX))",
+        "a: pl.Scalar[pl.INDEX] = 128",
+        "b: pl.Scalar[pl.INDEX] = pl.const(4, pl.INDEX) + pl.const(1, pl.INDEX)",
+    ]

@@ -232,6 +232,21 @@ def parse_expression(text: str, resolve: Callable[[str], ir.Var | None],
 # helpers
 
 
+def dtype_size(node: ast.expr) -> int | None:
+    """`pl.FP32.get_byte()` / `pl.INT4.get_bit()`: a dtype's size in bytes (rounded up) or
+    bits, the Python int the reference's `DataType` methods return (`alloc_window_buffer(256 *
+    pl.FP32.get_byte())`); None for any other expression."""
+    if not isinstance(node, ast.Call) or node.args or node.keywords:
+        return None
+    name = dotted(node.func)
+    parts = name.split(".") if name is not None else []
+    if len(parts) != 3 or parts[0] != "pl" or parts[1] not in _DTYPES or (
+            parts[2] not in ("get_byte", "get_bit")):
+        return None
+    dtype = _DTYPES[parts[1]]
+    return dtype.nbytes if parts[2] == "get_byte" else dtype.bits
+
+
 def _is_int_literal(node: ast.expr) -> int | None:
     """The value of `5` or `-5` (not a bool), else None."""
     if isinstance(node, ast.Constant) and type(node.value) is int:
@@ -587,6 +602,9 @@ class _ModuleParser:
             return None if inner is None or isinstance(inner, bool) else -inner
         if isinstance(node, ast.Name) and node.id in self.constants:
             return self.constants[node.id]
+        size = dtype_size(node)
+        if size is not None:
+            return size
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             a, b = self._constant_value(node.left), self._constant_value(node.right)
             if type(a) is not int or type(b) is not int:
@@ -2301,8 +2319,11 @@ class _FunctionParser:
             self.error(f"comparison '{op.value}' needs numeric operands, got {_dtype_text(dtype)}", node)
         return ir.Cmp(op, a, b, span=self.span(node))
 
-    def _scalar_call(self, node: ast.Call) -> ir.Expr:
+    def _scalar_call(self, node: ast.Call) -> _Typed:
         name = dotted(node.func)
+        size = dtype_size(node)
+        if size is not None:  # a Python int of the reference's DSL: a bare literal
+            return _Bare(size, self.span(node))
         if name == "pl.const":
             return self._const(node)
         if name == "pl.cast":
