@@ -184,6 +184,15 @@ HAND_OFF_TENSOR_OPS = frozenset({
 orchestration code generation registers, and `tensor.assemble` (which it prints there). Every
 other tensor op is a computation its ConvertTensorToTileOps lowers to tile ops first."""
 
+REMOVED_BEFORE_HAND_OFF: dict[str, str] = {
+    "tile.aiv_shard": "ExpandMixedKernel",
+    "tile.aic_gather": "ExpandMixedKernel",
+}
+"""Tile ops that no IR at the hand-off point holds, with the reference pass that removes them:
+ExpandMixedKernel folds every explicit split-reshape op (`tile.aiv_shard`, `tile.aic_gather`)
+into the cross-core `tpush` / `tpop` pairs of the kernel's AIC / AIV halves, and asserts none
+survives (its `AssertNoSplitReshapeSurvives`)."""
+
 SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tensor.create", "tensor.full", "pld.tensor.window"})
 """Ops whose result is a new tile or tensor of their `shape` argument and `dtype=` keyword (the
 reference's type deduction in `tile_ops/memory.cpp` / `tensor_ops/memory.cpp`); a tile's

@@ -463,3 +463,23 @@ def test_a_dtype_size_is_the_integer_the_reference_computes() -> None:
         "a: pl.Scalar[pl.INDEX] = 128",
         "b: pl.Scalar[pl.INDEX] = pl.const(4, pl.INDEX) + pl.const(1, pl.INDEX)",
     ]
+
+
+@pytest.mark.parametrize(("call", "what"), [
+    ("pl.tile.aiv_shard(m, split=1)", "'pl.tile.aiv_shard'"),
+    ("pl.aiv_shard(m)", "'pl.aiv_shard' (pl.tile.aiv_shard)"),
+    ("pl.tile.aic_gather(m, split=1)", "'pl.tile.aic_gather'"),
+])
+def test_a_split_reshape_op_is_an_earlier_stage(call: str, what: str) -> None:
+    """The reference's ExpandMixedKernel folds every `tile.aiv_shard` / `tile.aic_gather` into
+    cross-core pushes and pops (and asserts none survives), so none reaches the hand-off point."""
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            m: pl.Tile[[16, 8], pl.FP32, pl.Mem.Mat] = pl.load(x, [0, 0], [16, 8], target_memory=pl.Mem.Mat)
+            v: pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec] = {call}
+    """))
+    assert (message, line, col) == (
+        f"{what} is the IR of an earlier stage: the reference's ExpandMixedKernel removes it before the "
+        "hand-off point, where slotsat takes over (just before LowerPipelineToSlots); compile this kernel "
+        "with --via-pypto", 8, 51)

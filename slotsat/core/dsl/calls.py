@@ -28,7 +28,7 @@ from typing import NoReturn, cast
 from slotsat.core import ir, ops
 from slotsat.core.dsl import ssa
 from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, fold_const, type_text
-from slotsat.core.dsl.context import ABOVE_TILE, FunctionContext
+from slotsat.core.dsl.context import ABOVE_TILE, BEFORE_HAND_OFF, FunctionContext
 
 _TENSOR_PARAMS = frozenset({"tensor"})
 _TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row", "tmp", "tmp_tile", "row_vec"})
@@ -134,6 +134,10 @@ class CallReader:
         assert op is not None
         op = (self._unified_on_tensor(name, node) or self._unified_on_scalar(name, node)
               or self._pld_dispatch(name, node) or op)
+        stage = ops.REMOVED_BEFORE_HAND_OFF.get(op)
+        if stage is not None:
+            what = f"'{name}'" if name == spelled(op) else f"'{name}' ({spelled(op)})"
+            self.error(BEFORE_HAND_OFF.format(what=what, stage=stage), node.func)
         if ops.reference(op) is None and ops.lookup(op) is None:
             self.fp.unknown_pl_above_tile(name, node.func)
             hint = ops.suggest(op)
