@@ -193,10 +193,24 @@ ExpandMixedKernel folds every explicit split-reshape op (`tile.aiv_shard`, `tile
 into the cross-core `tpush` / `tpop` pairs of the kernel's AIC / AIV halves, and asserts none
 survives (its `AssertNoSplitReshapeSurvives`)."""
 
-SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tensor.create", "tensor.full", "pld.tensor.window"})
+SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tile.ci", "tile.random", "tile.tri", "tensor.create",
+                            "tensor.full", "pld.tensor.window"})
 """Ops whose result is a new tile or tensor of their `shape` argument and `dtype=` keyword (the
-reference's type deduction in `tile_ops/memory.cpp` / `tensor_ops/memory.cpp`); a tile's
-memory space is the registry's fixed output space or the `output_memory_kwarg` keyword's."""
+reference's type deduction in `tile_ops/memory.cpp` / `tensor_ops/memory.cpp`: the index
+sequence `tile.ci`, the generators `tile.random` and `tile.tri` among them); a tile's memory
+space is the registry's fixed output space or the `output_memory_kwarg` keyword's. A call
+that also gives a `valid_shape` argument is not deduced (its type carries that valid shape)."""
+
+MATMUL_RESULTS = frozenset({"tile.matmul_bias"})
+"""Ops whose result is the product tile of their `lhs` and `rhs` arguments, as `tile.matmul`'s
+(`DeduceTileMatMulBiasType` builds the same geometry as `DeduceTileMatMulType`: physical
+[M, N] in Acc, FP32 for float operands and INT32 otherwise); deduced only when both operands
+are valid in full (the product's valid shape is theirs)."""
+
+TRANSPOSED_RESULTS = frozenset({"tile.transpose"})
+"""Ops whose result is argument 0 with the dimensions `axis1` / `axis2` (constant arguments 1
+and 2, negative from the end) swapped, in argument 0's memory space and dtype, valid in full
+(`DeduceTileTransposeType`)."""
 
 DISTRIBUTED_RESULTS = frozenset({"pld.tensor.window"})
 """Of `SHAPED_RESULTS`, the ops whose result is a `pld.DistributedTensor` (the reference's

@@ -142,6 +142,51 @@ def test_a_symbolic_tensor_shape_is_deduced_and_a_layout_is_not() -> None:
         "pl.tensor.create(...))", 8)
 
 
+def test_generator_product_and_transpose_results_take_the_type_the_reference_deduces() -> None:
+    """`tile.ci` / `tile.random` / `tile.tri` are Vec tiles of their shape and dtype;
+    `tile.matmul_bias` is `tile.matmul`'s product tile (Acc, FP32 for float operands);
+    `tile.transpose(t, a, b)` swaps two dimensions in `t`'s space. Each annotation is the one
+    the reference prints for the same source (`pl.parse_program(...).as_python()`; it also
+    types the generators' seed literals as INT32 where slotsat keeps them bare)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[16, 64], pl.BF16], w: pl.Tensor[[64, 32], pl.BF16], b: pl.Tensor[[1, 32], pl.FP32]):
+            seq = pl.tile.ci(pl.const(0, pl.INT32), [1, 64], dtype=pl.INT32, descending=False)
+            r = pl.tile.random(1, 2, 3, 4, 5, 6, [16, 64], dtype=pl.UINT32, rounds=10)
+            low = pl.tile.tri(0, [16, 16], dtype=pl.FP32, upper=False)
+            lm: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat] = pl.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Mat)
+            rm: pl.Tile[[64, 32], pl.BF16, pl.Mem.Mat] = pl.load(w, [0, 0], [64, 32], target_memory=pl.Mem.Mat)
+            bm: pl.Tile[[1, 32], pl.FP32, pl.Mem.Mat] = pl.load(b, [0, 0], [1, 32], target_memory=pl.Mem.Mat)
+            c = pl.tile.matmul_bias(pl.move(lm, target_memory=pl.Mem.Left), pl.move(rm, target_memory=pl.Mem.Right), pl.move(bm, target_memory=pl.Mem.Bias))
+            v: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+            t = pl.tile.transpose(v, 0, 1)
+    """))
+    assert [body[k] for k in (0, 1, 2, 9, 11)] == [
+        "seq: pl.Tile[[1, 64], pl.INT32, pl.Mem.Vec] = pl.tile.ci(pl.const(0, pl.INT32), [1, 64], dtype=pl.INT32, descending=False)",
+        "r: pl.Tile[[16, 64], pl.UINT32, pl.Mem.Vec] = pl.tile.random(1, 2, 3, 4, 5, 6, [16, 64], dtype=pl.UINT32, rounds=10)",
+        "low: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tri(0, [16, 16], dtype=pl.FP32, upper=False)",
+        "c: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_bias(t__tmp_v0, t__tmp_v1, t__tmp_v2)",
+        "t: pl.Tile[[64, 16], pl.BF16, pl.Mem.Vec] = pl.tile.transpose(v, 0, 1)",
+    ]
+
+
+@pytest.mark.parametrize("call", [
+    "pl.tile.random(1, 2, 3, 4, 5, 6, [16, 64], [8, 64], dtype=pl.UINT32)",  # the type carries the valid shape
+    "pl.tile.matmul_bias(lhs, lhs, lhs)",  # a partially valid operand: so is the product
+])
+def test_a_result_whose_type_would_carry_a_valid_shape_needs_its_annotation(call: str) -> None:
+    message, line, _ = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            m: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat, pl.TileView(valid_shape=[8, 16])] = pl.load(x, [0, 0], [16, 16], [8, 16], target_memory=pl.Mem.Mat)
+            lhs: pl.Tile[[16, 16], pl.FP32, pl.Mem.Left, pl.TileView(valid_shape=[8, 16])] = pl.move(m, target_memory=pl.Mem.Left)
+            r = {call}
+    """))
+    op = call.split("(", maxsplit=1)[0]
+    assert (message, line) == (
+        f"annotate the result of {op}: slotsat cannot infer its type (write NAME: TYPE = {op}(...))", 9)
+
+
 # --------------------------------------------------------------------------------------
 # unified ops on tensors kept at the hand-off point
 

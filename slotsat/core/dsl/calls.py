@@ -371,6 +371,10 @@ class CallReader:
             return _shaped_result(call, ref)
         if ref is not None and call.op in ops.RESHAPED_RESULTS:
             return _reshaped_result(call, ref)
+        if call.op in ops.MATMUL_RESULTS:
+            return _matmul_result(call)
+        if call.op in ops.TRANSPOSED_RESULTS:
+            return _transposed_result(call)
         return None
 
     def _function_call(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
@@ -469,6 +473,9 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
     dtype = call.kwarg("dtype")
     if not isinstance(shape, ir.ExprList) or not isinstance(dtype, ir.DTypeArg):
         return None
+    if "valid_shape" in ref.args and (ref.args.index("valid_shape") < len(call.args)
+                                      or call.kwarg("valid_shape") is not None):
+        return None
     dims = tuple(_dim(d) for d in shape.items)
     if ref.result == "tensor":
         if any(d is None for d in dims):
@@ -488,6 +495,44 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
         given = call.kwarg(ref.output_memory_kwarg)
         space = given.space if isinstance(given, ir.SpaceArg) else None
     return ir.TileType(static, dtype.dtype, space)
+
+
+def _full_tile(arg: ir.CallArg) -> ir.TileType | None:
+    """The type of a tile argument valid in full (no valid shape, or one equal to its shape)."""
+    typ = arg.type if isinstance(arg, ir.Var) else None
+    if not isinstance(typ, ir.TileType):
+        return None
+    if typ.valid_shape is not None and tuple(fold_const(v) for v in typ.valid_shape) != typ.shape:
+        return None
+    return typ
+
+
+def _matmul_result(call: ir.Call) -> ir.Type | None:
+    """The product tile of `call`'s arguments 0 and 1 (`ops.MATMUL_RESULTS`), or None."""
+    if len(call.args) < 2:
+        return None
+    lhs, rhs = _full_tile(call.args[0]), _full_tile(call.args[1])
+    if lhs is None or rhs is None or len(lhs.shape) != 2 or len(rhs.shape) != 2 or lhs.dtype != rhs.dtype:
+        return None
+    dtype = ir.DType.FP32 if lhs.dtype.is_float else ir.DType.INT32
+    return ir.TileType((lhs.shape[0], rhs.shape[1]), dtype, ir.MemorySpace.Acc)
+
+
+def _transposed_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 with the axes of arguments 1 and 2 swapped (`ops.TRANSPOSED_RESULTS`), or None."""
+    if len(call.args) < 3 or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    axes = [a.value for a in call.args[1:3] if isinstance(a, ir.ConstInt)]
+    if not isinstance(src, ir.TileType) or len(axes) != 2:
+        return None
+    rank = len(src.shape)
+    a, b = (k + rank if k < 0 else k for k in axes)
+    if not (0 <= a < rank and 0 <= b < rank):
+        return None
+    shape = list(src.shape)
+    shape[a], shape[b] = shape[b], shape[a]
+    return ir.TileType(tuple(shape), src.dtype, src.memory_space)
 
 
 def _dim(e: ir.Expr) -> int | ir.Expr | None:
