@@ -347,6 +347,42 @@ def pld_short_forms() -> dict[str, list[str]]:
     return out
 
 
+def positional_defaults(ops: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
+    """The positional arguments a DSL call may omit although a later one is given, and the
+    literal the reference's builder puts in their place: `aiv_initialize_pipe(dir_mask=2,
+    slot_size=512, v2c_consumer_buf=buf)` holds `pl.const(0, pl.INT32)` as its first argument.
+    Read off the installed `pypto.ir.op` builders: each positional parameter with a default other
+    than None, its IR value found by calling the builder with zeros for its required keywords.
+    Maps op -> {argument: [value, dtype name]}."""
+    import inspect
+
+    import pypto.ir.op as irop
+    import pypto.language as pl
+
+    dtypes = {getattr(pl, n).to_string(): n for n in dir(pl.FP32) if n.isupper() and hasattr(pl, n)}
+    modules = {"tile": "tile_ops", "tensor": "tensor_ops", "system": "system_ops", "array": "array_ops"}
+    out: dict[str, dict[str, list[Any]]] = {}
+    for name, entry in ops.items():
+        ns, _, leaf = name.rpartition(".")
+        module = getattr(irop, modules.get(ns, ""), None)
+        fn = getattr(module, leaf, None) if module is not None else None
+        if fn is None:
+            continue
+        params = inspect.signature(fn).parameters.values()
+        defaults = [p.name for p in params
+                    if p.name in entry["args"] and p.default not in (inspect.Parameter.empty, None)]
+        if not defaults:
+            continue
+        required = {p.name: 0 for p in params
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty}
+        call = fn(**required)
+        out[name] = {}
+        for arg in defaults:
+            value = call.args[entry["args"].index(arg)]
+            out[name][arg] = [value.value, dtypes[value.dtype.to_string()]]
+    return dict(sorted(out.items()))
+
+
 def reference_version() -> str:
     import importlib.metadata
 
@@ -432,6 +468,7 @@ def build(source: Path) -> dict[str, Any]:
         "enums": enum_members(),
         "unified_scalar": unified_scalar_dispatch(),
         "pld_short": pld_short_forms(),
+        "positional_defaults": positional_defaults(ops),
         "ops": ops,
     }
 
@@ -450,6 +487,8 @@ def check(committed: dict[str, Any]) -> list[str]:
         problems.append("unified_scalar: the committed dispatch differs from the installed reference's")
     if committed.get("pld_short") != pld_short_forms():
         problems.append("pld_short: the committed short forms differ from the installed reference's")
+    if committed.get("positional_defaults") != positional_defaults(committed["ops"]):
+        problems.append("positional_defaults: the committed defaults differ from the installed reference's")
     for name, entry in committed["ops"].items():
         if not core.is_op_registered(name):
             problems.append(f"{name}: not registered in the installed reference")

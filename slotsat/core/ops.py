@@ -126,6 +126,16 @@ def pld_short() -> dict[str, tuple[str, ...]]:
     return {name: tuple(forms) for name, forms in _data()["pld_short"].items()}
 
 
+@cache
+def positional_defaults() -> dict[str, dict[str, tuple[int, str]]]:
+    """The positional arguments of an op a DSL call may omit before a later one it gives, and
+    the literal (value, dtype name) the reference's builder puts in their place:
+    `system.aiv_initialize_pipe`'s `c2v_consumer_buf` is `pl.const(0, pl.INT32)` (read off the
+    installed `pypto.ir.op` builders)."""
+    return {op: {arg: (int(v[0]), str(v[1])) for arg, v in args.items()}
+            for op, args in _data()["positional_defaults"].items()}
+
+
 def reference(op: str) -> RefOp | None:
     """The reference's facts about `op` (a canonical name such as `tile.load`), or None."""
     return _reference().get(op)

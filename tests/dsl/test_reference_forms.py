@@ -86,6 +86,25 @@ def test_a_keyword_argument_after_a_gap_is_an_error() -> None:
         "up to 'valid_shape' (slotsat does not supply the reference's defaults)", 7, 88)
 
 
+def test_an_omitted_argument_the_builder_fills_in_takes_its_literal() -> None:
+    """`pl.aiv_initialize_pipe`'s buffer arguments default to 0 in the reference's builder, which
+    puts `pl.const(0, pl.INT32)` in their place, before a later one given by keyword and at the
+    end alike; the reference prints exactly these lines (`pl.parse_program(...).as_python()`)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self):
+            peer = pl.import_peer_buffer(name="v2c_slot_buffer", peer_func="k")
+            pl.aiv_initialize_pipe(dir_mask=2, slot_size=512, v2c_consumer_buf=peer)
+            pl.aiv_initialize_pipe(peer, dir_mask=1, slot_size=512)
+            pl.aic_initialize_pipe(dir_mask=1, slot_size=512)
+    """))
+    assert body[1:] == [
+        "pl.system.aiv_initialize_pipe(pl.const(0, pl.INT32), peer, dir_mask=2, slot_size=512)",
+        "pl.system.aiv_initialize_pipe(peer, pl.const(0, pl.INT32), dir_mask=1, slot_size=512)",
+        "pl.system.aic_initialize_pipe(pl.const(0, pl.INT32), pl.const(0, pl.INT32), dir_mask=1, slot_size=512)",
+    ]
+
+
 def test_a_keyword_repeating_a_positional_argument_is_an_error() -> None:
     source = program(f"""
         {INCORE}

@@ -237,11 +237,14 @@ class CallReader:
         `pl.tile.extract(t, 0, 1, [16, 1], ...)`, the form the reference's IR holds and its
         printer writes. A keyword the op also registers as a keyword, or one the reference's
         printer writes for a positional argument (`ops.PRINTED_KEYWORDS`), stays a keyword.
-        The moved arguments must continue the positional ones without a gap (an omitted
-        argument in between takes a default of the reference's builder, which slotsat does
-        not guess)."""
+        An omitted argument that the reference's builder always fills in takes its literal
+        (`ops.positional_defaults`: `pl.aiv_initialize_pipe(dir_mask=2, slot_size=512,
+        v2c_consumer_buf=b)` holds `pl.const(0, pl.INT32)` first); otherwise the moved
+        arguments must continue the positional ones without a gap (slotsat guesses no other
+        default)."""
         ref = ops.reference(op)
-        if ref is None or not node.keywords:
+        defaults = ops.positional_defaults().get(op, {})
+        if ref is None or (not node.keywords and not defaults):
             return node
         keep = frozenset(ref.keywords) | ops.PRINTED_KEYWORDS.get(op, frozenset())
         moved: dict[int, ast.keyword] = {}
@@ -252,15 +255,21 @@ class CallReader:
             if k < len(node.args):
                 self.error(f"{spelled(op)} got multiple values for argument '{kw.arg}'", kw.value)
             moved[k] = kw
-        if not moved:
-            return node
-        for k in range(len(node.args), max(moved) + 1):
-            if k not in moved:
+        args = list(node.args)
+        for k in range(len(node.args), len(ref.args)):
+            if k in moved:
+                args.append(moved[k].value)
+            elif ref.args[k] in defaults:
+                args.append(_literal_node(*defaults[ref.args[k]], node))
+            elif moved and k < max(moved):
                 later = ref.args[max(moved)]
                 self.error(f"{spelled(op)} is given '{later}' by keyword but not '{ref.args[k]}' before it: "
                            f"write the arguments up to '{later}' (slotsat does not supply the reference's "
                            "defaults)", moved[max(moved)].value)
-        args = [*node.args, *(moved[k].value for k in sorted(moved))]
+            else:
+                break
+        if len(args) == len(node.args):
+            return node
         keywords = [kw for kw in node.keywords if kw not in moved.values()]
         return ast.copy_location(ast.Call(func=node.func, args=args, keywords=keywords), node)
 
@@ -455,6 +464,14 @@ class CallReader:
         var = self.fp.temp(typ, node)
         self.fp.pending.append(ir.AssignStmt(var, call, span=self.fp.span(node)))
         return var
+
+
+def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
+    """`pl.const(VALUE, pl.DTYPE)` as source, located at `at` (a builder's default argument)."""
+    expr = ast.parse(f"pl.const({value}, pl.{dtype})", mode="eval").body
+    for n in ast.walk(expr):
+        ast.copy_location(n, at)
+    return expr
 
 
 def _local_type(typ: ir.TensorType | ir.TileType) -> ir.Type:
