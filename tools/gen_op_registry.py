@@ -383,6 +383,35 @@ def positional_defaults(ops: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
     return dict(sorted(out.items()))
 
 
+def dsl_positional(ops: dict[str, Any]) -> dict[str, list[str]]:
+    """The positional parameters of each op's DSL function (`pl.tile.create(shape, dtype,
+    target_memory, transpose)`), where they are not the op's own positional arguments: a DSL
+    call may pass a keyword of the IR op (`dtype`) by position. Read off the installed
+    `pypto.language` namespaces (`pl.tile`, `pl.tensor`, `pl.system`, `pl.array`, `pld.*`)."""
+    import inspect
+
+    import pypto.language as pl
+    import pypto.language.distributed as pld
+
+    spaces = {"tile": pl.tile, "tensor": pl.tensor, "system": pl.system, "array": getattr(pl, "array", None),
+              "pld.tile": pld.tile, "pld.tensor": pld.tensor, "pld.system": pld.system}
+    out: dict[str, list[str]] = {}
+    for name, entry in ops.items():
+        ns, _, leaf = name.rpartition(".")
+        module = spaces.get(ns)
+        fn = getattr(module, leaf, None) or getattr(module, leaf + "_", None) if module is not None else None
+        if fn is None or not callable(fn):
+            continue
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if any(n in entry["keywords"] and n not in entry["args"] for n in names):
+            out[name] = names
+    return dict(sorted(out.items()))
+
+
 def reference_version() -> str:
     import importlib.metadata
 
@@ -469,6 +498,7 @@ def build(source: Path) -> dict[str, Any]:
         "unified_scalar": unified_scalar_dispatch(),
         "pld_short": pld_short_forms(),
         "positional_defaults": positional_defaults(ops),
+        "dsl_positional": dsl_positional(ops),
         "ops": ops,
     }
 
@@ -489,6 +519,8 @@ def check(committed: dict[str, Any]) -> list[str]:
         problems.append("pld_short: the committed short forms differ from the installed reference's")
     if committed.get("positional_defaults") != positional_defaults(committed["ops"]):
         problems.append("positional_defaults: the committed defaults differ from the installed reference's")
+    if committed.get("dsl_positional") != dsl_positional(committed["ops"]):
+        problems.append("dsl_positional: the committed DSL signatures differ from the installed reference's")
     for name, entry in committed["ops"].items():
         if not core.is_op_registered(name):
             problems.append(f"{name}: not registered in the installed reference")

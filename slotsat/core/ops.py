@@ -136,6 +136,14 @@ def positional_defaults() -> dict[str, dict[str, tuple[int, str]]]:
             for op, args in _data()["positional_defaults"].items()}
 
 
+@cache
+def dsl_positional() -> dict[str, tuple[str, ...]]:
+    """The positional parameters of an op's DSL function where one of them is a keyword of the
+    IR op: `tile.create` -> (`shape`, `dtype`, `target_memory`, `transpose`), so
+    `pl.tile.create([16, 64], pl.FP32)` passes `dtype` by position (read off `pypto.language`)."""
+    return {op: tuple(names) for op, names in _data()["dsl_positional"].items()}
+
+
 def reference(op: str) -> RefOp | None:
     """The reference's facts about `op` (a canonical name such as `tile.load`), or None."""
     return _reference().get(op)

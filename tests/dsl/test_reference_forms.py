@@ -105,6 +105,33 @@ def test_an_omitted_argument_the_builder_fills_in_takes_its_literal() -> None:
     ]
 
 
+def test_a_keyword_of_the_op_passed_by_position_is_bound_as_the_dsl_function_binds_it() -> None:
+    """`pl.tile.create(shape, dtype, target_memory)` is the DSL function's signature; the IR op
+    takes `dtype` / `target_memory` as keywords, and the reference prints them so. An argument
+    of the op named in the DSL signature takes its place (`pl.tile.full(shape, dtype, value)`)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self):
+            a = pl.tile.create([16, 64], pl.FP32, pl.Mem.Mat)
+            c = pl.tile.full([16, 64], pl.FP32, 1.0)
+    """))
+    assert body == [
+        "a: pl.Tile[[16, 64], pl.FP32, pl.Mem.Mat] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Mat)",
+        "c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 64], 1.0, dtype=pl.FP32)",
+    ]
+
+
+def test_a_dsl_binding_that_leaves_an_argument_of_the_op_out_is_an_error() -> None:
+    # `pl.tile.mgather(mem, idx, coalesce)`: a fourth and fifth positional argument bind to no
+    # parameter before `scratch`, which the DSL function has no position for
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.mgather(x, x, True, x, x)
+    """))
+    assert (message, line, col) == ("pl.tile.mgather is called without its argument 'scratch'", 7, 52)
+
+
 def test_a_keyword_repeating_a_positional_argument_is_an_error() -> None:
     source = program(f"""
         {INCORE}

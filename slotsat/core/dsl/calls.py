@@ -244,7 +244,10 @@ class CallReader:
         default)."""
         ref = ops.reference(op)
         defaults = ops.positional_defaults().get(op, {})
-        if ref is None or (not node.keywords and not defaults):
+        if ref is None:
+            return node
+        node = self._dsl_bound(node, op, ref)
+        if not node.keywords and not defaults:
             return node
         keep = frozenset(ref.keywords) | ops.PRINTED_KEYWORDS.get(op, frozenset())
         moved: dict[int, ast.keyword] = {}
@@ -272,6 +275,33 @@ class CallReader:
             return node
         keywords = [kw for kw in node.keywords if kw not in moved.values()]
         return ast.copy_location(ast.Call(func=node.func, args=args, keywords=keywords), node)
+
+    def _dsl_bound(self, node: ast.Call, op: str, ref: ops.RefOp) -> ast.Call:
+        """A call with more positional arguments than the IR op has, bound as the op's DSL
+        function binds them (`ops.dsl_positional`): `pl.tile.create([16, 64], pl.FP32,
+        pl.Mem.Mat)` is `pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Mat)`, the
+        form the reference's IR holds and prints; a parameter named like an argument of the op
+        takes that argument's place (`pl.tile.full(shape, dtype, value)`), one named otherwise
+        its own position. Not for the ops slotsat models (their DSL signature is its own) nor
+        for a call within the op's own arity (the printed form)."""
+        names = ops.dsl_positional().get(op)
+        if names is None or ops.lookup(op) is not None or len(node.args) <= len(ref.args):
+            return node
+        args: dict[int, ast.expr] = {}
+        keywords = list(node.keywords)
+        for k, a in enumerate(node.args):
+            name = names[k] if k < len(names) else None
+            if name in ref.args:
+                args[ref.args.index(name)] = a
+            elif name in ref.keywords:
+                keywords.append(ast.copy_location(ast.keyword(name, a), a))
+            else:
+                args[k] = a
+        if sorted(args) != list(range(len(args))):
+            missing = ref.args[next(k for k in range(len(ref.args)) if k not in args)]
+            self.error(f"{spelled(op)} is called without its argument '{missing}'", node)
+        ordered = [args[k] for k in sorted(args)]
+        return ast.copy_location(ast.Call(func=node.func, args=ordered, keywords=keywords), node)
 
     def _keywords(self, node: ast.Call, allowed: frozenset[str] | None, what: str
                   ) -> tuple[list[tuple[str, ir.CallArg]], list[tuple[str, ir.AttrValue]]]:
