@@ -574,3 +574,15 @@ def test_a_split_reshape_op_is_an_earlier_stage(call: str, what: str) -> None:
         f"{what} is the IR of an earlier stage: the reference's ExpandMixedKernel removes it before the "
         "hand-off point, where slotsat takes over (just before LowerPipelineToSlots); compile this kernel "
         "with --via-pypto", 8, 51)
+
+
+def test_the_distributed_context_wrapper_is_the_context_type() -> None:
+    """`ctx: pld.CommCtx` is the distributed DSL's wrapper of the type the reference prints as
+    `pld.CommCtxType`."""
+    text = print_module(parse_source(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+        def consume(self, data: pld.DistributedTensor[[4], pl.FP32], data_ctx: pld.CommCtx):
+            pld.system.wait(data, [0], pl.const(1, pl.INT32), cmp=0)
+    """), "    "), "k.py"))
+    assert "def consume(data: pld.DistributedTensor[[4], pl.FP32], data_ctx: pld.CommCtxType):" in text
+    printed_body(text)

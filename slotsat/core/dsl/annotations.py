@@ -11,7 +11,7 @@
 | `pl.Tuple[T1, ...]`, `pl.Tuple[()]` | `TupleType` |
 | `pl.Array[N, DTYPE]` | `ArrayType` |
 | `pl.Ptr` | `PtrType` |
-| `pl.MemRefType`, `pl.AsyncEvent`, `pld.CommCtxType`, ... | `OpaqueType` |
+| `pl.MemRefType`, `pl.AsyncEvent`, `pld.CommCtxType` (`pld.CommCtx`), ... | `OpaqueType` |
 
 A tensor dimension is an int literal, a module-level integer constant, or an INDEX
 expression over the function's scalars and symbolic dimensions: a name that is neither a
@@ -42,6 +42,9 @@ OPAQUE_TYPES = frozenset({
 })
 TILE_VIEW_FIELDS = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad",
                     "compact")
+OPAQUE_ALIASES = {"pld.CommCtx": "pld.CommCtxType"}
+"""The DSL's names for opaque types the reference prints under another name: a parameter
+`ctx: pld.CommCtx` (the distributed DSL's type wrapper) prints `ctx: pld.CommCtxType`."""
 _VIEW_ENUMS = {"blayout": "pl.TileLayout", "slayout": "pl.TileLayout", "pad": "pl.PadValue",
                "compact": "pl.CompactMode"}
 
@@ -212,8 +215,8 @@ class TypeReader:
         name = dotted(node)
         if name == "pl.Ptr":
             return ir.PtrType()
-        if name in OPAQUE_TYPES:
-            return ir.OpaqueType(name)
+        if name in OPAQUE_TYPES or name in OPAQUE_ALIASES:
+            return ir.OpaqueType(OPAQUE_ALIASES.get(name, name))
         if not isinstance(node, ast.Subscript):
             if name is not None and name.startswith(("pl.", "pld.")):
                 self.fp.unknown_pl(name, node)
