@@ -586,3 +586,13 @@ def test_the_distributed_context_wrapper_is_the_context_type() -> None:
     """), "    "), "k.py"))
     assert "def consume(data: pld.DistributedTensor[[4], pl.FP32], data_ctx: pld.CommCtxType):" in text
     printed_body(text)
+
+
+def test_a_chained_module_constant_binds_every_name() -> None:
+    """`TR = TC = 16` at module level is Python's chained assignment: both names are 16."""
+    body = printed_body("TR = TC = 16\n" + program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[TR, TC], pl.FP32]):
+            t: pl.Tile[[TR, TC], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [TR, TC])
+    """))
+    assert body == ["t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)"]

@@ -567,27 +567,28 @@ class _ModuleParser:
         return required
 
     def _module_constant(self, node: ast.Assign | ast.AnnAssign) -> bool:
-        """`N = pl.dynamic("N")` or `N = LITERAL` (int arithmetic over earlier constants);
-        False for any other module-level assignment."""
+        """`N = pl.dynamic("N")` or `N = LITERAL` (int arithmetic over earlier constants, also
+        chained: `TR = TC = 128` binds both); False for any other module-level assignment."""
         targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
         value = node.value
-        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or value is None:
+        names = [t for t in targets if isinstance(t, ast.Name)]
+        if not names or len(names) != len(targets) or value is None:
             return False
-        name = targets[0].id
-        if isinstance(value, ast.Call) and dotted(value.func) == "pl.dynamic":
+        if len(names) == 1 and isinstance(value, ast.Call) and dotted(value.func) == "pl.dynamic":
             if (len(value.args) != 1 or value.keywords or not isinstance(value.args[0], ast.Constant)
                     or not isinstance(value.args[0].value, str) or not value.args[0].value.isidentifier()):
                 self.error('pl.dynamic takes the dimension\'s name: NAME = pl.dynamic("NAME")', value)
-            self._define_module_name(name, targets[0])
-            self.dynamics[name] = value.args[0].value
+            self._define_module_name(names[0].id, names[0])
+            self.dynamics[names[0].id] = value.args[0].value
             return True
         constant = self._constant_value(value)
         if constant is None:
             return False
         if isinstance(constant, float) and not math.isfinite(constant):
             self.error(f"float literal {self.source(value)} is not finite", value)
-        self._define_module_name(name, targets[0])
-        self.constants[name] = constant
+        for name in names:
+            self._define_module_name(name.id, name)
+            self.constants[name.id] = constant
         return True
 
     def _define_module_name(self, name: str, node: ast.AST) -> None:
