@@ -596,3 +596,31 @@ def test_a_chained_module_constant_binds_every_name() -> None:
             t: pl.Tile[[TR, TC], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [TR, TC])
     """))
     assert body == ["t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)"]
+
+
+def test_a_scalar_cast_binds_its_arguments_as_the_reference_does() -> None:
+    """`pl.cast(input, target_type, mode="round")`: keywords bind by name, and a scalar takes the
+    default rounding only (the reference raises for any other mode)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, i: pl.Scalar[pl.INT32]):
+            a: pl.Scalar[pl.INDEX] = pl.cast(i, target_type=pl.INDEX)
+            b: pl.Scalar[pl.INDEX] = pl.cast(input=i, target_type=pl.INDEX, mode="round")
+    """))
+    assert body == ["a: pl.Scalar[pl.INDEX] = pl.cast(i, pl.INDEX)", "b: pl.Scalar[pl.INDEX] = pl.cast(i, pl.INDEX)"]
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, i: pl.Scalar[pl.INT32]):
+            a: pl.Scalar[pl.INDEX] = pl.cast(i, pl.INDEX, mode="floor")
+    """))
+    assert (message, line, col) == ("pl.cast of a scalar rounds as mode='round' only, got mode=\"floor\"", 7, 60)
+
+
+def test_a_cast_of_a_tensor_is_above_tile_level() -> None:
+    message, line, _ = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            y: pl.Tensor[[16, 8], pl.BF16] = pl.cast(x, target_type=pl.BF16)
+    """))
+    assert line == 7
+    assert message.startswith("'pl.cast' on tensor 'x' (pl.tensor.cast) is above tile level")

@@ -2392,16 +2392,42 @@ class _FunctionParser:
     def _cast(self, node: ast.Call) -> ir.Expr:
         """`pl.cast(x, DTYPE)` of a scalar: any scalar dtype to any other (the reference's
         casts include int <-> float and signed <-> unsigned; slotsat's index engine reasons
-        about integer casts of one signedness only, `ir.is_index_expr`)."""
-        if len(node.args) != 2 or node.keywords:
+        about integer casts of one signedness only, `ir.is_index_expr`). The arguments bind
+        as the reference's `pl.cast(input, target_type, mode="round")` binds them
+        (`pl.cast(i, target_type=pl.INDEX)`); a scalar takes the default mode only."""
+        bound = _bind(node, ("input", "target_type", "mode"))
+        if bound is None or "input" not in bound or "target_type" not in bound:
             self.error(f"pl.cast expects (value, dtype), got {self.mp.source(node)}", node)
-        dtype = self.dtype(node.args[1])
-        value = self.settle(self.expr(node.args[0], allow_float=True), ir.DType.INDEX)
+        source = bound["input"]
+        var = self.lookup_optional(source.id) if isinstance(source, ast.Name) else None
+        if isinstance(source, ast.Name) and var is not None and isinstance(var.type, ir.TensorType):
+            # the reference's unified cast on a tensor is tensor.cast, lowered before the hand-off point
+            self.error(ABOVE_TILE.format(what=f"'pl.cast' on tensor '{source.id}' (pl.tensor.cast)"), node)
+        mode = bound.get("mode")
+        if mode is not None and not (isinstance(mode, ast.Constant) and mode.value in ("round", 2)):
+            # the reference's scalar cast takes the default rounding only (it raises for any other)
+            self.error(f"pl.cast of a scalar rounds as mode='round' only, got mode={self.mp.source(mode)}",
+                       mode)
+        dtype = self.dtype(bound["target_type"])
+        value = self.settle(self.expr(bound["input"], allow_float=True), ir.DType.INDEX)
         src = ir.expr_dtype(value)
         if src is ir.DType.TASK_ID or dtype is ir.DType.TASK_ID:
             self.error(f"pl.cast does not convert task ids ({_dtype_text(src)} to {_dtype_text(dtype)})",
                        node)
         return ir.Cast(value, dtype, span=self.span(node))
+
+
+def _bind(node: ast.Call, params: tuple[str, ...]) -> dict[str, ast.expr] | None:
+    """The arguments of `node` by parameter name, as Python binds them to `params`, or None
+    when they do not bind (too many, an unknown or repeated keyword, `**kwargs`)."""
+    if len(node.args) > len(params):
+        return None
+    bound = dict(zip(params, node.args, strict=False))
+    for kw in node.keywords:
+        if kw.arg is None or kw.arg not in params or kw.arg in bound:
+            return None
+        bound[kw.arg] = kw.value
+    return bound
 
 
 def _has_slice(node: ast.expr) -> bool:
