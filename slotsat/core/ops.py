@@ -246,10 +246,16 @@ RESHAPED_RESULTS = frozenset({"tensor.slice", "tensor.reshape"})
 """Ops whose result is a tensor of argument 0's dtype and their `shape` argument (without a
 `valid_shape` argument; the reference's deduction in `tensor_ops/transform.cpp`)."""
 
-RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0}
+RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0, "tile.write": 0,
+                                   "tensor.write": 0}
 """Ops whose result has the type of an argument (by index): `assemble(target, source, offset)`
 writes `source` into `target` and returns `target` updated (the reference deduces the
-target's type)."""
+target's type); `write(target, indices, value)` stores one element and returns `target`
+(`DeduceTileWriteType` / `DeduceTensorWriteType` return argument 0's type)."""
+
+ARRAY_RESULTS = frozenset({"array.create"})
+"""Ops whose result is a `pl.Array` of their `extent` argument and `dtype=` keyword
+(`DeduceArrayCreateType`)."""
 
 LANGUAGE_CONSTANTS: dict[str, int] = {"pl.AUTO": -1}
 """Integer constants `pypto.language` exports: `pl.AUTO` (-1, "let the compiler choose", as in

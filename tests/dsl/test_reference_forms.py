@@ -624,3 +624,25 @@ def test_a_cast_of_a_tensor_is_above_tile_level() -> None:
     """))
     assert line == 7
     assert message.startswith("'pl.cast' on tensor 'x' (pl.tensor.cast) is above tile level")
+
+
+def test_write_and_array_results_take_the_type_the_reference_deduces() -> None:
+    """`tile.write(t, indices, value)` returns `t` (its type); `pl.array.create(4, pl.TASK_ID)`
+    is a `pl.Array[4, pl.TASK_ID]` (the DSL function's positional `dtype` bound as its keyword)."""
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: {T}):
+            ids = pl.array.create(4, pl.TASK_ID)
+            y = pl.tensor.write(x, [0, 0], 1.0)
+    """))
+    assert body[:2] == [
+        "ids: pl.Array[4, pl.TASK_ID] = pl.array.create(4, dtype=pl.TASK_ID)",
+        "y: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.write(x, [0, 0], 1.0)",
+    ]
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 8])
+            u = pl.tile.write(t, [0, 0], 1.0)
+    """))
+    assert body[1] == "u: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.write(t, [0, 0], 1.0)"

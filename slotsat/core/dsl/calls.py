@@ -410,6 +410,8 @@ class CallReader:
             return _shaped_result(call, ref)
         if ref is not None and call.op in ops.RESHAPED_RESULTS:
             return _reshaped_result(call, ref)
+        if call.op in ops.ARRAY_RESULTS:
+            return _array_result(call)
         if call.op in ops.MATMUL_RESULTS:
             return _matmul_result(call)
         if call.op in ops.TRANSPOSED_RESULTS:
@@ -552,6 +554,15 @@ def _full_tile(arg: ir.CallArg) -> ir.TileType | None:
     if typ.valid_shape is not None and tuple(fold_const(v) for v in typ.valid_shape) != typ.shape:
         return None
     return typ
+
+
+def _array_result(call: ir.Call) -> ir.Type | None:
+    """A `pl.Array` of `call`'s constant extent (argument 0) and `dtype=` (`ops.ARRAY_RESULTS`)."""
+    extent = call.args[0] if call.args else None
+    dtype = call.kwarg("dtype")
+    if not isinstance(extent, ir.ConstInt) or not isinstance(dtype, ir.DTypeArg):
+        return None
+    return ir.ArrayType(extent.value, dtype.dtype)
 
 
 def _matmul_result(call: ir.Call) -> ir.Type | None:
