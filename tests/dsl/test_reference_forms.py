@@ -646,3 +646,18 @@ def test_write_and_array_results_take_the_type_the_reference_deduces() -> None:
             u = pl.tile.write(t, [0, 0], 1.0)
     """))
     assert body[1] == "u: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.write(t, [0, 0], 1.0)"
+
+
+def test_an_integer_product_accumulates_in_int32_whatever_the_operand_width() -> None:
+    """The reference's matmul accumulator is FP32 for float operands and INT32 for any other: an
+    INT4 product is INT32 (slotsat typed it INT4 and rejected the reference's annotation)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIC)
+        def k(self, a: pl.Tensor[[16, 64], pl.INT4], b: pl.Tensor[[64, 16], pl.INT4]):
+            am: pl.Tile[[16, 64], pl.INT4, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Mat)
+            bm: pl.Tile[[64, 16], pl.INT4, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 16], target_memory=pl.Mem.Mat)
+            al: pl.Tile[[16, 64], pl.INT4, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+            br: pl.Tile[[64, 16], pl.INT4, pl.Mem.Right] = pl.move(bm, target_memory=pl.Mem.Right)
+            c = pl.matmul(al, br)
+    """))
+    assert body[4] == "c: pl.Tile[[16, 16], pl.INT32, pl.Mem.Acc] = pl.tile.matmul(al, br)"

@@ -2775,11 +2775,8 @@ def _matmul_type(oc: _OpCall, lhs: ir.TileType, rhs: ir.TileType) -> ir.TileType
     rk, rn = rhs.rows_cols
     if lk != rk:
         oc.fp.error(f"{oc.name} needs [M, K] x [K, N], got [{lm}, {lk}] x [{rk}, {rn}]", oc.node)
-    if lhs.dtype is ir.DType.INT8:
-        dtype = ir.DType.INT32
-    elif lhs.dtype.is_float:
-        dtype = ir.DType.FP32
-    else:
-        dtype = lhs.dtype
+    # the reference's DeduceMatmulProductInfo (and slotsat's interpreter): FP32 for float
+    # operands, INT32 for any other (INT8, INT4, ...)
+    dtype = ir.DType.FP32 if lhs.dtype.is_float else ir.DType.INT32
     return ir.TileType((lm, rn), dtype, ir.MemorySpace.Acc)
 
