@@ -661,3 +661,21 @@ def test_an_integer_product_accumulates_in_int32_whatever_the_operand_width() ->
             c = pl.matmul(al, br)
     """))
     assert body[4] == "c: pl.Tile[[16, 16], pl.INT32, pl.Mem.Acc] = pl.tile.matmul(al, br)"
+
+
+def test_a_no_dep_argument_is_a_direction_override_of_the_call() -> None:
+    """`self.f(a, pl.no_dep(b))` passes `b` and records its index as the reference's parser
+    does: `attrs={"arg_direction_overrides": [1]}`, which is what it prints."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def kernel(self, a: {T}, b: {T}, out: pl.Out[{T}]) -> {T}:
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 8])
+            out = pl.store(t, [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: {T}, b: {T}, out: pl.Out[{T}]) -> {T}:
+            out = self.kernel(a, pl.no_dep(pl.no_dep(b)), out)
+            return out
+    """))
+    assert body[-2] == 'out_1: pl.Tensor[[16, 8], pl.FP32] = self.kernel(a, b, out, attrs={"arg_direction_overrides": [1]})'

@@ -422,6 +422,14 @@ class CallReader:
                        ) -> tuple[ir.Call, ir.Type]:
         callee = op[5:]
         kwargs, attrs = self._keywords(node, ops.FUNCTION_CALL_KEYWORDS, f"self.{callee}")
+        node, no_dep = _without_no_dep(node)
+        if no_dep:
+            # the reference's parser peels `pl.no_dep(t)` off a call argument and records the
+            # argument's index as a NoDep direction override (it wins over a written one)
+            listed = ast.copy_location(ast.List([ast.copy_location(ast.Constant(k), node) for k in no_dep],
+                                                ast.Load()), node)
+            attrs = [(k, v) for k, v in attrs if k != "arg_direction_overrides"]
+            attrs.append(("arg_direction_overrides", self.arg(listed)))
         params = self.fp.mp.function_params.get(callee)
         if params is not None and len(node.args) != len(params):
             self.error(f"self.{callee} takes {len(params)} argument(s), got {len(node.args)}", node)
@@ -496,6 +504,24 @@ class CallReader:
         var = self.fp.temp(typ, node)
         self.fp.pending.append(ir.AssignStmt(var, call, span=self.fp.span(node)))
         return var
+
+
+def _without_no_dep(node: ast.Call) -> tuple[ast.Call, list[int]]:
+    """`node` with every `pl.no_dep(x)` argument (nested too) replaced by `x`, and the indices of
+    those arguments."""
+    args: list[ast.expr] = []
+    marked: list[int] = []
+    for k, a in enumerate(node.args):
+        inner = a
+        while (isinstance(inner, ast.Call) and dotted(inner.func) == "pl.no_dep" and len(inner.args) == 1
+               and not inner.keywords):
+            inner = inner.args[0]
+        args.append(inner)
+        if inner is not a:
+            marked.append(k)
+    if not marked:
+        return node, marked
+    return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node), marked
 
 
 def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
