@@ -679,3 +679,25 @@ def test_a_no_dep_argument_is_a_direction_override_of_the_call() -> None:
             return out
     """))
     assert body[-2] == 'out_1: pl.Tensor[[16, 8], pl.FP32] = self.kernel(a, b, out, attrs={"arg_direction_overrides": [1]})'
+
+
+def test_a_bare_layout_in_a_tensor_annotation_is_a_stride_less_view() -> None:
+    """`pl.Tensor[S, D, pl.NZ]`: the reference widens a layout to `pl.TensorView(stride=[],
+    layout=...)` and prints it so; `pl.ND` is no view at all; the `pl.DN` shorthand is rejected
+    as there."""
+    text = print_module(parse_source(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: pl.Tensor[[16, 8], pl.FP32, pl.ND], y: pl.Tensor[[16, 8], pl.FP8E8M0, pl.MX_A_ZZ], z: pl.Tensor[[16, 8], pl.FP32, pl.TensorLayout.NZ]):
+            return x
+    """), "k.py"))
+    assert ("def k(self, x: pl.Tensor[[16, 8], pl.FP32], "
+            "y: pl.Tensor[[16, 8], pl.FP8E8M0, pl.TensorView(stride=[], layout=pl.TensorLayout.MX_A_ZZ)], "
+            "z: pl.Tensor[[16, 8], pl.FP32, pl.TensorView(stride=[], layout=pl.TensorLayout.NZ)]):") in text
+    printed_body(text)
+    message, line, col = error_of(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: pl.Tensor[[16, 8], pl.FP32, pl.DN]):
+            return x
+    """))
+    assert (message, line, col) == ("the layout-only shorthand pl.DN is not supported, as in the reference: write "
+                                    "pl.TensorView(stride=[...], layout=pl.TensorLayout.DN)", 6, 48)

@@ -49,6 +49,17 @@ _VIEW_ENUMS = {"blayout": "pl.TileLayout", "slayout": "pl.TileLayout", "pad": "p
                "compact": "pl.CompactMode"}
 
 
+def _layout_marker(node: ast.expr) -> str | None:
+    """The layout a tensor annotation's bare layout item names (`pl.NZ`, `pl.MX_A_ZZ`,
+    `pl.TensorLayout.NZ`), or None."""
+    name = dotted(node) or ""
+    members = ops.enums()["pl.TensorLayout"]
+    for prefix in ("pl.TensorLayout.", "pl."):
+        if name.startswith(prefix) and name[len(prefix):] in members:
+            return name[len(prefix):]
+    return None
+
+
 def dotted(node: ast.expr) -> str | None:
     """`pl.tile.load` for an attribute chain rooted at a name, else None."""
     if type(node) is ast.Attribute and type(node.value) is ast.Name:  # `pl.x`, most of them
@@ -264,6 +275,8 @@ class TypeReader:
         for extra in items[2:]:
             if isinstance(extra, ast.Call) and dotted(extra.func) == "pl.TensorView" and view is None:
                 view = self.tensor_view(extra)
+            elif _layout_marker(extra) is not None and view is None:
+                view = self.layout_view(extra)
             elif isinstance(extra, ast.Constant) and isinstance(extra.value, str) and distributed:
                 continue  # the reference's informational "window_buffer=NAME" marker
             elif isinstance(extra, ast.Call) and dotted(extra.func) == "pl.MemRef":
@@ -274,6 +287,17 @@ class TypeReader:
                 self.error(f"expected pl.TensorView(...) in a tensor annotation, got {self.source(extra)}",
                            extra)
         return ir.TensorType(shape, dtype, False, view, False, distributed)
+
+    def layout_view(self, node: ast.expr) -> ir.TensorView | None:
+        """A bare layout in a tensor annotation (`pl.NZ`, `pl.TensorLayout.MX_A_ZZ`): the
+        reference widens it to a stride-less view of that layout (`pl.TensorView(stride=[],
+        layout=pl.TensorLayout.NZ)`, as it prints it); `pl.ND` is the default, no view. It
+        rejects the DN shorthand, and so does slotsat."""
+        layout = _layout_marker(node)
+        if layout == "DN":
+            self.error(f"the layout-only shorthand {self.source(node)} is not supported, as in the "
+                       "reference: write pl.TensorView(stride=[...], layout=pl.TensorLayout.DN)", node)
+        return None if layout == "ND" else ir.TensorView((), layout or "ND", (), None)
 
     def tensor_view(self, node: ast.Call) -> ir.TensorView:
         if node.args:
