@@ -219,11 +219,18 @@ sequence `tile.ci`, the generators `tile.random` and `tile.tri` among them); a t
 space is the registry's fixed output space or the `output_memory_kwarg` keyword's. A call
 that also gives a `valid_shape` argument is not deduced (its type carries that valid shape)."""
 
-MATMUL_RESULTS = frozenset({"tile.matmul_bias"})
-"""Ops whose result is the product tile of their `lhs` and `rhs` arguments, as `tile.matmul`'s
-(`DeduceTileMatMulBiasType` builds the same geometry as `DeduceTileMatMulType`: physical
-[M, N] in Acc, FP32 for float operands and INT32 otherwise); deduced only when both operands
-are valid in full (the product's valid shape is theirs)."""
+MATMUL_RESULTS: dict[str, tuple[int, int]] = {
+    "tile.matmul_bias": (0, 1),
+    "tile.matmul_mx": (0, 2),
+    "tile.matmul_mx_bias": (0, 2),
+    "tile.matmul_mx_acc": (1, 3),
+}
+"""Ops whose result is the product tile of their `lhs` and `rhs` arguments (by index), as
+`tile.matmul`'s: `DeduceTileMatMulBiasType` builds the same geometry as `DeduceTileMatMulType`
+(physical [M, N] in Acc, FP32 for float operands and INT32 otherwise), and the MX forms the
+product of their `lhs` / `rhs` (`DeduceTileMatMulMxType`, FP32; `_acc` and `_bias` return
+that product of their MX operands). Deduced only when both operands are valid in full (the
+product's valid shape is theirs)."""
 
 TRANSPOSED_RESULTS = frozenset({"tile.transpose"})
 """Ops whose result is argument 0 with the dimensions `axis1` / `axis2` (constant arguments 1

@@ -701,3 +701,17 @@ def test_a_bare_layout_in_a_tensor_annotation_is_a_stride_less_view() -> None:
     """))
     assert (message, line, col) == ("the layout-only shorthand pl.DN is not supported, as in the reference: write "
                                     "pl.TensorView(stride=[...], layout=pl.TensorLayout.DN)", 6, 48)
+
+
+def test_mx_products_are_the_product_of_their_data_operands() -> None:
+    """`tile.matmul_mx(lhs, lhs_scale, rhs, rhs_scale)` and `tile.matmul_mx_acc(acc, lhs, ...)`
+    are the FP32 Acc product of their `lhs` / `rhs`, as the reference deduces and prints it."""
+    tile = "pl.Tile[[{r}, {c}], pl.{d}, pl.Mem.{m}]"
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.AIC)
+        def k(self, acc: {tile.format(r=16, c=32, d="FP32", m="Acc")}, l: {tile.format(r=16, c=64, d="FP8E4M3FN", m="Left")}, ls: {tile.format(r=16, c=2, d="FP8E8M0", m="Left")}, r: {tile.format(r=64, c=32, d="FP8E4M3FN", m="Right")}, rs: {tile.format(r=2, c=32, d="FP8E8M0", m="Right")}):
+            c = pl.tile.matmul_mx(l, ls, r, rs)
+            d = pl.tile.matmul_mx_acc(acc, l, ls, r, rs)
+    """))
+    assert body == ["c: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_mx(l, ls, r, rs)",
+                    "d: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_mx_acc(acc, l, ls, r, rs)"]

@@ -413,7 +413,7 @@ class CallReader:
         if call.op in ops.ARRAY_RESULTS:
             return _array_result(call)
         if call.op in ops.MATMUL_RESULTS:
-            return _matmul_result(call)
+            return _matmul_result(call, *ops.MATMUL_RESULTS[call.op])
         if call.op in ops.TRANSPOSED_RESULTS:
             return _transposed_result(call)
         return None
@@ -591,11 +591,11 @@ def _array_result(call: ir.Call) -> ir.Type | None:
     return ir.ArrayType(extent.value, dtype.dtype)
 
 
-def _matmul_result(call: ir.Call) -> ir.Type | None:
-    """The product tile of `call`'s arguments 0 and 1 (`ops.MATMUL_RESULTS`), or None."""
-    if len(call.args) < 2:
+def _matmul_result(call: ir.Call, left: int, right: int) -> ir.Type | None:
+    """The product tile of `call`'s arguments `left` and `right` (`ops.MATMUL_RESULTS`), or None."""
+    if len(call.args) <= max(left, right):
         return None
-    lhs, rhs = _full_tile(call.args[0]), _full_tile(call.args[1])
+    lhs, rhs = _full_tile(call.args[left]), _full_tile(call.args[right])
     if lhs is None or rhs is None or len(lhs.shape) != 2 or len(rhs.shape) != 2 or lhs.dtype != rhs.dtype:
         return None
     dtype = ir.DType.FP32 if lhs.dtype.is_float else ir.DType.INT32
