@@ -465,6 +465,11 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
         def main(self, x: pl.Tensor[[64, 64], pl.FP32]):
             y = x[0:32, 0:64]
     """), f"tensor slicing 'x[0:32, 0:64]' {ABOVE}", 7, 13),
+    ("tensor-indexing", program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[2, 64], pl.FP32], r: pl.Scalar[pl.INDEX]):
+            y = x[r]
+    """), f"tensor slicing 'x[r]' {ABOVE}", 7, 13),
     ("slice-assignment", program("""
         @pl.function(type=pl.FunctionType.Orchestration)
         def main(self, x: pl.Tensor[[64, 64], pl.FP32]):

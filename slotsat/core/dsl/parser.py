@@ -2209,6 +2209,10 @@ class _FunctionParser:
             self._subscript(node.value))
         index = _is_int_literal(node.slice)
         t = base.type if isinstance(base, ir.Var) else None
+        if isinstance(t, ir.TensorType):
+            # `t[i]` of a tensor is tensor slicing, as `t[a:b]` is (the reference's parser reads it
+            # as a `tensor.slice` dropping that dimension)
+            self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(node)}'"), node)
         if not isinstance(t, ir.TupleType):
             self.error(f"unsupported syntax: subscript of {self.mp.source(node.value)} (only t[K] of a "
                        "tuple-typed value)", node)
