@@ -1097,6 +1097,13 @@ class _FunctionParser:
             values = (self._return_value(node.value, returns[0] if len(returns) == 1 else None),)
         if self.node.returns is None:
             return ir.ReturnStmt(values, span=self.span(node))  # the reference prints such returns
+        whole = _expr_type(values[0]) if len(values) == 1 and len(returns) > 1 else None
+        if isinstance(whole, ir.TupleType) and len(whole.types) == len(returns) and all(
+                _same_kind_shape_dtype(got, want) for got, want in zip(whole.types, returns, strict=True)):
+            # one tuple of the function's results (`return self.f(...)`, printed by the
+            # reference's FlattenCallExpr as `t__tmp_v0: pl.Tuple[...] = self.f(...)`; `return
+            # t__tmp_v0`)
+            return ir.ReturnStmt(values, span=self.span(node))
         if len(values) != len(returns):
             self.error(f"return has {len(values)} values but the function is annotated with "
                        f"{len(returns)}", node)
