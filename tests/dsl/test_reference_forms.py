@@ -715,3 +715,14 @@ def test_mx_products_are_the_product_of_their_data_operands() -> None:
     """))
     assert body == ["c: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_mx(l, ls, r, rs)",
                     "d: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_mx_acc(acc, l, ls, r, rs)"]
+
+
+def test_a_gather_is_a_tile_of_the_index_shape_holding_source_elements() -> None:
+    """`tile.gather(src, indices, tmp)`: the indices' shape, the source's dtype, in Vec, as the
+    reference deduces and prints it."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, src: pl.Tile[[4, 16], pl.FP32, pl.Mem.Vec], idx: pl.Tile[[4, 3], pl.INT32, pl.Mem.Vec], tmp: pl.Tile[[4, 3], pl.INT32, pl.Mem.Vec]):
+            g = pl.tile.gather(src, idx, tmp)
+    """))
+    assert body == ["g: pl.Tile[[4, 3], pl.FP32, pl.Mem.Vec] = pl.tile.gather(src, idx, tmp)"]

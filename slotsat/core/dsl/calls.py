@@ -414,6 +414,8 @@ class CallReader:
             return _array_result(call)
         if call.op in ops.MATMUL_RESULTS:
             return _matmul_result(call, *ops.MATMUL_RESULTS[call.op])
+        if ref is not None and call.op in ops.SHAPE_OF_DTYPE_OF:
+            return _shape_of_dtype_of(call, ref, *ops.SHAPE_OF_DTYPE_OF[call.op])
         if call.op in ops.TRANSPOSED_RESULTS:
             return _transposed_result(call)
         return None
@@ -600,6 +602,20 @@ def _matmul_result(call: ir.Call, left: int, right: int) -> ir.Type | None:
         return None
     dtype = ir.DType.FP32 if lhs.dtype.is_float else ir.DType.INT32
     return ir.TileType((lhs.shape[0], rhs.shape[1]), dtype, ir.MemorySpace.Acc)
+
+
+def _shape_of_dtype_of(call: ir.Call, ref: ops.RefOp, shape_arg: int, dtype_arg: int) -> ir.Type | None:
+    """A tile of argument `shape_arg`'s shape and `dtype_arg`'s dtype (`ops.SHAPE_OF_DTYPE_OF`)."""
+    if len(call.args) <= max(shape_arg, dtype_arg) or ref.fixed_output_memory is None:
+        return None
+    shaped, typed = call.args[shape_arg], call.args[dtype_arg]
+    if not isinstance(shaped, ir.Var) or not isinstance(typed, ir.Var):
+        return None
+    if not isinstance(shaped.type, ir.TileType) or not isinstance(typed.type, ir.TileType):
+        return None
+    if typed.type.layout is not None:
+        return None
+    return ir.TileType(shaped.type.shape, typed.type.dtype, ir.MemorySpace(ref.fixed_output_memory))
 
 
 def _transposed_result(call: ir.Call) -> ir.Type | None:
