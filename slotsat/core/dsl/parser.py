@@ -1415,9 +1415,11 @@ class _FunctionParser:
         assert isinstance(call, ast.Call)
         is_pipeline = fname == "pl.pipeline"
         start, stop, step = self._bounds(call, fname)
+        # a pl.unroll loop may carry values: the reference's DSL does not let an author write
+        # init_values there, but it unrolls such loops before its SSA conversion, and slotsat's
+        # SSA conversion of a name the body rebinds (`for _ in pl.unroll(3): s = f(s)`) makes a
+        # carried unroll loop, which it prints with init_values and must read back
         stages, inits, attrs = self._loop_keywords(call, is_pipeline)
-        if inits and fname == "pl.unroll":
-            self.error("pl.unroll() does not take init_values", call)
         iv_node, carried_nodes = self._loop_target(node.target, len(inits), call)
         before = self.env
         loop = self._enter_loop(node, iv_node, carried_nodes, inits, needs)
