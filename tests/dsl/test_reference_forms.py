@@ -726,3 +726,22 @@ def test_a_gather_is_a_tile_of_the_index_shape_holding_source_elements() -> None
             g = pl.tile.gather(src, idx, tmp)
     """))
     assert body == ["g: pl.Tile[[4, 3], pl.FP32, pl.Mem.Vec] = pl.tile.gather(src, idx, tmp)"]
+
+
+def test_an_if_yielding_tiles_of_two_memory_spaces_is_an_earlier_stage() -> None:
+    """One if result has one memory space; the reference's InferTileMemorySpace reconciles such
+    branches before the hand-off point. slotsat typed the result by the then branch and printed
+    an else branch that did not read back."""
+    message, line, col = error_of(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc], v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec], n: pl.Scalar[pl.INDEX]):
+            if n < 1:
+                phi = pl.yield_(a)
+            else:
+                phi = pl.yield_(v)
+    """))
+    assert (message, line, col) == (
+        "an if whose branches yield tiles in different memory spaces (pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] "
+        "and pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]) is the IR of an earlier stage: the reference's "
+        "InferTileMemorySpace removes it before the hand-off point, where slotsat takes over (just before "
+        "LowerPipelineToSlots); compile this kernel with --via-pypto", 10, 13)

@@ -102,7 +102,7 @@ from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
 from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
 from slotsat.core.dsl.calls import CallReader
-from slotsat.core.dsl.context import ABOVE_TILE
+from slotsat.core.dsl.context import ABOVE_TILE, BEFORE_HAND_OFF
 from slotsat.core.errors import SlotsatError, Span
 from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
 
@@ -1918,11 +1918,20 @@ class _FunctionParser:
     def _if_results(self, then_info: _YieldInfo, else_info: _YieldInfo) -> tuple[ir.Var, ...]:
         results = tuple(self.bind(name, self._result_type(v, ann, tnode), tnode)
                         for (name, ann, tnode), v in zip(then_info.targets, then_info.values, strict=True))
-        for var, (_, ann, _tnode), value in zip(results, else_info.targets, else_info.values, strict=True):
+        for var, (_, ann, _tnode), value, first in zip(results, else_info.targets, else_info.values,
+                                                      then_info.values, strict=True):
             got = self._result_type(value, ann, _tnode)
             if not _same_kind_shape_dtype(got, var.type):
                 self.error(f"both branches of an if must yield the same types: {type_text(var.type)} and "
                            f"{type_text(got)}", else_info.node)
+            a, b = _expr_type(first), _expr_type(value)
+            if (isinstance(a, ir.TileType) and isinstance(b, ir.TileType) and a.memory_space is not None
+                    and b.memory_space is not None and a.memory_space != b.memory_space):
+                # one if result has one memory space; the reference's InferTileMemorySpace moves a
+                # branch's tile into the space of the other before the hand-off point
+                what = (f"an if whose branches yield tiles in different memory spaces "
+                        f"({type_text(a)} and {type_text(b)})")
+                self.error(BEFORE_HAND_OFF.format(what=what, stage="InferTileMemorySpace"), else_info.node)
         return results
 
     # -- assignments
