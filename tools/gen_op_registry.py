@@ -412,6 +412,34 @@ def dsl_positional(ops: dict[str, Any]) -> dict[str, list[str]]:
     return dict(sorted(out.items()))
 
 
+def unified_scalar_operators() -> dict[str, str]:
+    """The reference's unified binary ops that, given two scalars, are a Python operator on
+    them: `pl.add(a, b)` of scalars is `a + b`. Read off the installed
+    `pypto.language.op.unified_ops`: a function whose body returns `Scalar(expr=L OP R)` under
+    `_is_scalar_like(lhs) and _is_scalar_like(rhs)`. Maps the DSL name to the operator."""
+    import inspect
+
+    from pypto.language.op import unified_ops
+
+    symbols = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
+    out: dict[str, str] = {}
+    for fn in ast.parse(inspect.getsource(unified_ops)).body:
+        if not isinstance(fn, ast.FunctionDef) or len(fn.args.args) < 2:
+            continue
+        lhs, rhs = fn.args.args[0].arg, fn.args.args[1].arg
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.If) or set(_isinstance_of(node.test, lhs)) != {"Scalar"}:
+                continue
+            if set(_isinstance_of(node.test, rhs)) != {"Scalar"}:
+                continue
+            ret = node.body[-1] if node.body else None
+            value = ret.value if isinstance(ret, ast.Return) else None
+            expr = value.keywords[0].value if isinstance(value, ast.Call) and value.keywords else None
+            if isinstance(expr, ast.BinOp) and type(expr.op) in symbols:
+                out[fn.name] = symbols[type(expr.op)]
+    return dict(sorted(out.items()))
+
+
 def reference_version() -> str:
     import importlib.metadata
 
@@ -499,6 +527,7 @@ def build(source: Path) -> dict[str, Any]:
         "pld_short": pld_short_forms(),
         "positional_defaults": positional_defaults(ops),
         "dsl_positional": dsl_positional(ops),
+        "unified_scalar_operators": unified_scalar_operators(),
         "ops": ops,
     }
 
@@ -521,6 +550,9 @@ def check(committed: dict[str, Any]) -> list[str]:
         problems.append("positional_defaults: the committed defaults differ from the installed reference's")
     if committed.get("dsl_positional") != dsl_positional(committed["ops"]):
         problems.append("dsl_positional: the committed DSL signatures differ from the installed reference's")
+    if committed.get("unified_scalar_operators") != unified_scalar_operators():
+        problems.append("unified_scalar_operators: the committed operators differ from the installed "
+                        "reference's")
     for name, entry in committed["ops"].items():
         if not core.is_op_registered(name):
             problems.append(f"{name}: not registered in the installed reference")

@@ -144,6 +144,13 @@ def dsl_positional() -> dict[str, tuple[str, ...]]:
     return {op: tuple(names) for op, names in _data()["dsl_positional"].items()}
 
 
+@cache
+def unified_scalar_operators() -> dict[str, str]:
+    """The reference's unified binary ops that, on two scalars, are a Python operator: `add` ->
+    `+` (`pl.add(a, b)` of scalars is `a + b`; read off its `unified_ops`)."""
+    return dict(_data()["unified_scalar_operators"])
+
+
 def reference(op: str) -> RefOp | None:
     """The reference's facts about `op` (a canonical name such as `tile.load`), or None."""
     return _reference().get(op)

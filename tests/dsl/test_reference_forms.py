@@ -745,3 +745,23 @@ def test_an_if_yielding_tiles_of_two_memory_spaces_is_an_earlier_stage() -> None
         "and pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]) is the IR of an earlier stage: the reference's "
         "InferTileMemorySpace removes it before the hand-off point, where slotsat takes over (just before "
         "LowerPipelineToSlots); compile this kernel with --via-pypto", 10, 13)
+
+
+def test_a_unified_arithmetic_op_on_two_scalars_is_the_operator() -> None:
+    """`pl.add(a, b)` of two scalars is the reference's `a + b` (its unified op's scalar branch),
+    in an assignment and inside an expression; on a tile it stays `tile.adds`."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, a: pl.Scalar[pl.INT64], b: pl.Scalar[pl.INT64], f: pl.Scalar[pl.FP32]):
+            c: pl.Scalar[pl.INT64] = pl.add(a, b)
+            d: pl.Scalar[pl.INT64] = pl.mul(c, 2) - pl.sub(a, 1)
+            e: pl.Scalar[pl.FP32] = pl.div(f, f)
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 8])
+            u: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.add(t, f)
+    """))
+    assert [body[k] for k in (0, 1, 2, 4)] == [
+        "c: pl.Scalar[pl.INT64] = a + b",
+        "d: pl.Scalar[pl.INT64] = c * 2 - (a - 1)",
+        "e: pl.Scalar[pl.FP32] = f / f",
+        "u: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.adds(t, f)",
+    ]

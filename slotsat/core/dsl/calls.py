@@ -85,6 +85,9 @@ def spelled(op: str) -> str:
     return f"{prefix}{head}.{leaf}"
 
 
+_OPERATORS: dict[str, type[ast.operator]] = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div,
+                                             "//": ast.FloorDiv, "%": ast.Mod}
+
 _POP_SPACES = {"tile.tpop_from_aic": ir.MemorySpace.Vec, "tile.tpop_from_aiv": ir.MemorySpace.Mat}
 """The memory of the tile a cross-core pop types from its `shape=` / `dtype=` keywords."""
 
@@ -191,20 +194,20 @@ class CallReader:
         forms = ops.unified_scalar().get(parts[1])
         rhs = node.args[1] if len(node.args) > 1 else next(
             (kw.value for kw in node.keywords if kw.arg == "rhs"), None)
-        if forms is None or rhs is None or not self._is_scalar(rhs):
+        if forms is None or rhs is None or not self.is_scalar(rhs):
             return None
         return forms[1]
 
-    def _is_scalar(self, node: ast.expr) -> bool:
+    def is_scalar(self, node: ast.expr) -> bool:
         """Whether `node` is a scalar value, as the reference's `_is_scalar_like` decides at
         run time: a number, a name bound to a scalar or a module constant, scalar arithmetic
         of those, or a call of an op whose result is a scalar."""
         if isinstance(node, ast.Constant):
             return isinstance(node.value, (int, float))
         if isinstance(node, ast.UnaryOp):
-            return self._is_scalar(node.operand)
+            return self.is_scalar(node.operand)
         if isinstance(node, ast.BinOp):
-            return self._is_scalar(node.left) and self._is_scalar(node.right)
+            return self.is_scalar(node.left) and self.is_scalar(node.right)
         if isinstance(node, ast.Name):
             var = self.fp.lookup_optional(node.id)
             if var is None:
@@ -216,6 +219,19 @@ class CallReader:
             ref = ops.reference(op) if op is not None else None
             return ref is not None and ref.result == "scalar"
         return False
+
+    def scalar_operator(self, node: ast.Call) -> ast.BinOp | None:
+        """`pl.add(a, b)` of two scalars as the operator the reference's unified op applies to
+        them (`a + b`, `ops.unified_scalar_operators`), or None for any other call."""
+        parts = (dotted(node.func) or "").split(".")
+        if len(parts) != 2 or parts[0] != "pl":
+            return None
+        symbol = ops.unified_scalar_operators().get(parts[1])
+        if symbol is None or len(node.args) != 2 or node.keywords:
+            return None
+        if not all(self.is_scalar(a) for a in node.args):
+            return None
+        return ast.copy_location(ast.BinOp(node.args[0], _OPERATORS[symbol](), node.args[1]), node)
 
     # -- the call
 

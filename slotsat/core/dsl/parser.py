@@ -1996,6 +1996,10 @@ class _FunctionParser:
 
     def value(self, node: ast.expr, annot: ir.Type | None) -> tuple[ir.Expr | ir.Call, ir.Type, str]:
         """The value of an assignment, its type, and what to call it in messages."""
+        operator = self.calls.scalar_operator(node) if isinstance(node, ast.Call) else None
+        if operator is not None:
+            expr = self._same_int64(self.index_expr(operator, allow_float=True), annot)
+            return expr, _expr_type(expr), "the expression"
         if isinstance(node, ast.Call):
             name = dotted(node.func)
             if name in ("pl.const", "pl.cast", "pl.min", "pl.max") and not self.is_tile_cast(node):
@@ -2347,6 +2351,9 @@ class _FunctionParser:
         size = dtype_size(node)
         if size is not None:  # a Python int of the reference's DSL: a bare literal
             return _Bare(size, self.span(node))
+        operator = self.calls.scalar_operator(node)
+        if operator is not None:
+            return self.expr(operator, allow_float=True)
         if name == "pl.const":
             return self._const(node)
         if name == "pl.cast":
