@@ -326,6 +326,120 @@ def unified_scalar_dispatch() -> dict[str, list[str]]:
     return dict(sorted(out.items()))
 
 
+def pld_short_forms() -> dict[str, list[str]]:
+    """The distributed DSL's 2-segment short forms (`pld.window`, `pld.world_size`, ...) and
+    the canonical ops each stands for, from the installed `pypto.language.distributed`: a
+    short name that is the same function as `pld.<ns>.NAME` is that op; one defined on its own
+    (`pld.remote_store`) dispatches on its first argument to every `pld.<ns>.NAME` (tile
+    first, as the reference's dispatch tries it first)."""
+    import inspect
+
+    import pypto.language.distributed as pld
+
+    out: dict[str, list[str]] = {}
+    for name in sorted(pld.__all__):
+        fn = getattr(pld, name)
+        if not inspect.isfunction(fn):
+            continue
+        spaces = [ns for ns in ("tile", "tensor", "system") if hasattr(getattr(pld, ns), name)]
+        same = [ns for ns in spaces if getattr(getattr(pld, ns), name) is fn]
+        out[name] = [f"pld.{ns}.{name}" for ns in (same or spaces)]
+    return out
+
+
+def positional_defaults(ops: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
+    """The positional arguments a DSL call may omit although a later one is given, and the
+    literal the reference's builder puts in their place: `aiv_initialize_pipe(dir_mask=2,
+    slot_size=512, v2c_consumer_buf=buf)` holds `pl.const(0, pl.INT32)` as its first argument.
+    Read off the installed `pypto.ir.op` builders: each positional parameter with a default other
+    than None, its IR value found by calling the builder with zeros for its required keywords.
+    Maps op -> {argument: [value, dtype name]}."""
+    import inspect
+
+    import pypto.ir.op as irop
+    import pypto.language as pl
+
+    dtypes = {getattr(pl, n).to_string(): n for n in dir(pl.FP32) if n.isupper() and hasattr(pl, n)}
+    modules = {"tile": "tile_ops", "tensor": "tensor_ops", "system": "system_ops", "array": "array_ops"}
+    out: dict[str, dict[str, list[Any]]] = {}
+    for name, entry in ops.items():
+        ns, _, leaf = name.rpartition(".")
+        module = getattr(irop, modules.get(ns, ""), None)
+        fn = getattr(module, leaf, None) if module is not None else None
+        if fn is None:
+            continue
+        params = inspect.signature(fn).parameters.values()
+        defaults = [p.name for p in params
+                    if p.name in entry["args"] and p.default not in (inspect.Parameter.empty, None)]
+        if not defaults:
+            continue
+        required = {p.name: 0 for p in params
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty}
+        call = fn(**required)
+        out[name] = {}
+        for arg in defaults:
+            value = call.args[entry["args"].index(arg)]
+            out[name][arg] = [value.value, dtypes[value.dtype.to_string()]]
+    return dict(sorted(out.items()))
+
+
+def dsl_positional(ops: dict[str, Any]) -> dict[str, list[str]]:
+    """The positional parameters of each op's DSL function (`pl.tile.create(shape, dtype,
+    target_memory, transpose)`), where they are not the op's own positional arguments: a DSL
+    call may pass a keyword of the IR op (`dtype`) by position. Read off the installed
+    `pypto.language` namespaces (`pl.tile`, `pl.tensor`, `pl.system`, `pl.array`, `pld.*`)."""
+    import inspect
+
+    import pypto.language as pl
+    import pypto.language.distributed as pld
+
+    spaces = {"tile": pl.tile, "tensor": pl.tensor, "system": pl.system, "array": getattr(pl, "array", None),
+              "pld.tile": pld.tile, "pld.tensor": pld.tensor, "pld.system": pld.system}
+    out: dict[str, list[str]] = {}
+    for name, entry in ops.items():
+        ns, _, leaf = name.rpartition(".")
+        module = spaces.get(ns)
+        fn = getattr(module, leaf, None) or getattr(module, leaf + "_", None) if module is not None else None
+        if fn is None or not callable(fn):
+            continue
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if any(n in entry["keywords"] and n not in entry["args"] for n in names):
+            out[name] = names
+    return dict(sorted(out.items()))
+
+
+def unified_scalar_operators() -> dict[str, str]:
+    """The reference's unified binary ops that, given two scalars, are a Python operator on
+    them: `pl.add(a, b)` of scalars is `a + b`. Read off the installed
+    `pypto.language.op.unified_ops`: a function whose body returns `Scalar(expr=L OP R)` under
+    `_is_scalar_like(lhs) and _is_scalar_like(rhs)`. Maps the DSL name to the operator."""
+    import inspect
+
+    from pypto.language.op import unified_ops
+
+    symbols = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
+    out: dict[str, str] = {}
+    for fn in ast.parse(inspect.getsource(unified_ops)).body:
+        if not isinstance(fn, ast.FunctionDef) or len(fn.args.args) < 2:
+            continue
+        lhs, rhs = fn.args.args[0].arg, fn.args.args[1].arg
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.If) or set(_isinstance_of(node.test, lhs)) != {"Scalar"}:
+                continue
+            if set(_isinstance_of(node.test, rhs)) != {"Scalar"}:
+                continue
+            ret = node.body[-1] if node.body else None
+            value = ret.value if isinstance(ret, ast.Return) else None
+            expr = value.keywords[0].value if isinstance(value, ast.Call) and value.keywords else None
+            if isinstance(expr, ast.BinOp) and type(expr.op) in symbols:
+                out[fn.name] = symbols[type(expr.op)]
+    return dict(sorted(out.items()))
+
+
 def reference_version() -> str:
     import importlib.metadata
 
@@ -410,6 +524,10 @@ def build(source: Path) -> dict[str, Any]:
         "reference_version": reference_version(),
         "enums": enum_members(),
         "unified_scalar": unified_scalar_dispatch(),
+        "pld_short": pld_short_forms(),
+        "positional_defaults": positional_defaults(ops),
+        "dsl_positional": dsl_positional(ops),
+        "unified_scalar_operators": unified_scalar_operators(),
         "ops": ops,
     }
 
@@ -426,6 +544,15 @@ def check(committed: dict[str, Any]) -> list[str]:
         problems.append("enums: the committed members differ from the installed reference's")
     if committed.get("unified_scalar") != unified_scalar_dispatch():
         problems.append("unified_scalar: the committed dispatch differs from the installed reference's")
+    if committed.get("pld_short") != pld_short_forms():
+        problems.append("pld_short: the committed short forms differ from the installed reference's")
+    if committed.get("positional_defaults") != positional_defaults(committed["ops"]):
+        problems.append("positional_defaults: the committed defaults differ from the installed reference's")
+    if committed.get("dsl_positional") != dsl_positional(committed["ops"]):
+        problems.append("dsl_positional: the committed DSL signatures differ from the installed reference's")
+    if committed.get("unified_scalar_operators") != unified_scalar_operators():
+        problems.append("unified_scalar_operators: the committed operators differ from the installed "
+                        "reference's")
     for name, entry in committed["ops"].items():
         if not core.is_op_registered(name):
             problems.append(f"{name}: not registered in the installed reference")

@@ -118,6 +118,39 @@ def unified_scalar() -> dict[str, tuple[str, str]]:
     return {name: (forms[0], forms[1]) for name, forms in _data()["unified_scalar"].items()}
 
 
+@cache
+def pld_short() -> dict[str, tuple[str, ...]]:
+    """The distributed DSL's short forms, by name: `window` -> (`pld.tensor.window`,);
+    `remote_store` -> (`pld.tile.remote_store`, `pld.tensor.remote_store`), a short form the
+    reference dispatches on its first argument (read off `pypto.language.distributed`)."""
+    return {name: tuple(forms) for name, forms in _data()["pld_short"].items()}
+
+
+@cache
+def positional_defaults() -> dict[str, dict[str, tuple[int, str]]]:
+    """The positional arguments of an op a DSL call may omit before a later one it gives, and
+    the literal (value, dtype name) the reference's builder puts in their place:
+    `system.aiv_initialize_pipe`'s `c2v_consumer_buf` is `pl.const(0, pl.INT32)` (read off the
+    installed `pypto.ir.op` builders)."""
+    return {op: {arg: (int(v[0]), str(v[1])) for arg, v in args.items()}
+            for op, args in _data()["positional_defaults"].items()}
+
+
+@cache
+def dsl_positional() -> dict[str, tuple[str, ...]]:
+    """The positional parameters of an op's DSL function where one of them is a keyword of the
+    IR op: `tile.create` -> (`shape`, `dtype`, `target_memory`, `transpose`), so
+    `pl.tile.create([16, 64], pl.FP32)` passes `dtype` by position (read off `pypto.language`)."""
+    return {op: tuple(names) for op, names in _data()["dsl_positional"].items()}
+
+
+@cache
+def unified_scalar_operators() -> dict[str, str]:
+    """The reference's unified binary ops that, on two scalars, are a Python operator: `add` ->
+    `+` (`pl.add(a, b)` of scalars is `a + b`; read off its `unified_ops`)."""
+    return dict(_data()["unified_scalar_operators"])
+
+
 def reference(op: str) -> RefOp | None:
     """The reference's facts about `op` (a canonical name such as `tile.load`), or None."""
     return _reference().get(op)
@@ -176,19 +209,73 @@ HAND_OFF_TENSOR_OPS = frozenset({
 orchestration code generation registers, and `tensor.assemble` (which it prints there). Every
 other tensor op is a computation its ConvertTensorToTileOps lowers to tile ops first."""
 
-SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tensor.create", "tensor.full"})
+REMOVED_BEFORE_HAND_OFF: dict[str, str] = {
+    "tile.aiv_shard": "ExpandMixedKernel",
+    "tile.aic_gather": "ExpandMixedKernel",
+}
+"""Tile ops that no IR at the hand-off point holds, with the reference pass that removes them:
+ExpandMixedKernel folds every explicit split-reshape op (`tile.aiv_shard`, `tile.aic_gather`)
+into the cross-core `tpush` / `tpop` pairs of the kernel's AIC / AIV halves, and asserts none
+survives (its `AssertNoSplitReshapeSurvives`)."""
+
+SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tile.ci", "tile.random", "tile.tri", "tensor.create",
+                            "tensor.full", "pld.tensor.window"})
 """Ops whose result is a new tile or tensor of their `shape` argument and `dtype=` keyword (the
-reference's type deduction in `tile_ops/memory.cpp` / `tensor_ops/memory.cpp`); a tile's
-memory space is the registry's fixed output space or the `output_memory_kwarg` keyword's."""
+reference's type deduction in `tile_ops/memory.cpp` / `tensor_ops/memory.cpp`: the index
+sequence `tile.ci`, the generators `tile.random` and `tile.tri` among them); a tile's memory
+space is the registry's fixed output space or the `output_memory_kwarg` keyword's. A call
+that also gives a `valid_shape` argument is not deduced (its type carries that valid shape)."""
+
+MATMUL_RESULTS: dict[str, tuple[int, int]] = {
+    "tile.matmul_bias": (0, 1),
+    "tile.matmul_mx": (0, 2),
+    "tile.matmul_mx_bias": (0, 2),
+    "tile.matmul_mx_acc": (1, 3),
+}
+"""Ops whose result is the product tile of their `lhs` and `rhs` arguments (by index), as
+`tile.matmul`'s: `DeduceTileMatMulBiasType` builds the same geometry as `DeduceTileMatMulType`
+(physical [M, N] in Acc, FP32 for float operands and INT32 otherwise), and the MX forms the
+product of their `lhs` / `rhs` (`DeduceTileMatMulMxType`, FP32; `_acc` and `_bias` return
+that product of their MX operands). Deduced only when both operands are valid in full (the
+product's valid shape is theirs)."""
+
+SHAPE_OF_DTYPE_OF: dict[str, tuple[int, int]] = {"tile.gather": (1, 0)}
+"""Ops whose result is a tile of one argument's shape and another's dtype (by index), in the
+op's fixed output space, valid in full: `tile.gather(src, indices, tmp)` is a tile of the
+indices' shape holding `src` elements (`DeduceTileGatherType`; it inherits `src`'s explicit
+layout, so a `src` with one is not deduced)."""
+
+TRANSPOSED_RESULTS = frozenset({"tile.transpose"})
+"""Ops whose result is argument 0 with the dimensions `axis1` / `axis2` (constant arguments 1
+and 2, negative from the end) swapped, in argument 0's memory space and dtype, valid in full
+(`DeduceTileTransposeType`)."""
+
+DISTRIBUTED_RESULTS = frozenset({"pld.tensor.window"})
+"""Of `SHAPED_RESULTS`, the ops whose result is a `pld.DistributedTensor` (the reference's
+DeduceWindowType builds a DistributedTensorType of the `shape` argument and `dtype=`)."""
+
+FIXED_RESULTS: dict[str, str] = {
+    "pld.tensor.alloc_window_buffer": "pl.Ptr",
+    "pld.system.get_comm_ctx": "pld.CommCtxType",
+}
+"""Ops whose result has one type whatever the arguments, spelled as its annotation: a window
+buffer's allocation-identity token (`DeduceAllocWindowBufferType` returns the PtrType), a
+distributed tensor's communication context (`DeduceGetCommCtxType`, the CommCtxType)."""
 
 RESHAPED_RESULTS = frozenset({"tensor.slice", "tensor.reshape"})
 """Ops whose result is a tensor of argument 0's dtype and their `shape` argument (without a
 `valid_shape` argument; the reference's deduction in `tensor_ops/transform.cpp`)."""
 
-RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0}
+RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0, "tile.write": 0,
+                                   "tensor.write": 0}
 """Ops whose result has the type of an argument (by index): `assemble(target, source, offset)`
 writes `source` into `target` and returns `target` updated (the reference deduces the
-target's type)."""
+target's type); `write(target, indices, value)` stores one element and returns `target`
+(`DeduceTileWriteType` / `DeduceTensorWriteType` return argument 0's type)."""
+
+ARRAY_RESULTS = frozenset({"array.create"})
+"""Ops whose result is a `pl.Array` of their `extent` argument and `dtype=` keyword
+(`DeduceArrayCreateType`)."""
 
 LANGUAGE_CONSTANTS: dict[str, int] = {"pl.AUTO": -1}
 """Integer constants `pypto.language` exports: `pl.AUTO` (-1, "let the compiler choose", as in

@@ -315,6 +315,39 @@ CASES: list[tuple[str, str, str]] = [
         """,
     ),
     (
+        "a-tuple-of-the-results-returned-whole",
+        # the reference's FlattenCallExpr prints `return self.f(...)` of a two-result function so
+        """
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def two(self, x: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+            return x, x
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+            t__tmp_v0: pl.Tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]] = self.two(x)
+            return t__tmp_v0
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def nested(self, x: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+            return self.two(x)
+        """,
+        """
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def two(self, x: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+                return x, x
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def main(self, x: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+                t__tmp_v0: pl.Tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]] = self.two(x)
+                return t__tmp_v0
+
+            @pl.function(type=pl.FunctionType.Orchestration)
+            def nested(self, x: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+                t__tmp_v0: pl.Tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]] = self.two(x)
+                return t__tmp_v0
+        """,
+    ),
+    (
         "returns-in-branches",
         """
         @pl.function(type=pl.FunctionType.AIV)
@@ -465,6 +498,20 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
         def main(self, x: pl.Tensor[[64, 64], pl.FP32]):
             y = x[0:32, 0:64]
     """), f"tensor slicing 'x[0:32, 0:64]' {ABOVE}", 7, 13),
+    ("a-tuple-of-other-results", program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def two(self, x: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+            return x, x
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[4], pl.FP32]]:
+            return self.two(x)
+    """), "return has 1 values but the function is annotated with 2", 11, 9),
+    ("tensor-indexing", program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[2, 64], pl.FP32], r: pl.Scalar[pl.INDEX]):
+            y = x[r]
+    """), f"tensor slicing 'x[r]' {ABOVE}", 7, 13),
     ("slice-assignment", program("""
         @pl.function(type=pl.FunctionType.Orchestration)
         def main(self, x: pl.Tensor[[64, 64], pl.FP32]):

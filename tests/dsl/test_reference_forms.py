@@ -86,6 +86,52 @@ def test_a_keyword_argument_after_a_gap_is_an_error() -> None:
         "up to 'valid_shape' (slotsat does not supply the reference's defaults)", 7, 88)
 
 
+def test_an_omitted_argument_the_builder_fills_in_takes_its_literal() -> None:
+    """`pl.aiv_initialize_pipe`'s buffer arguments default to 0 in the reference's builder, which
+    puts `pl.const(0, pl.INT32)` in their place, before a later one given by keyword and at the
+    end alike; the reference prints exactly these lines (`pl.parse_program(...).as_python()`)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self):
+            peer = pl.import_peer_buffer(name="v2c_slot_buffer", peer_func="k")
+            pl.aiv_initialize_pipe(dir_mask=2, slot_size=512, v2c_consumer_buf=peer)
+            pl.aiv_initialize_pipe(peer, dir_mask=1, slot_size=512)
+            pl.aic_initialize_pipe(dir_mask=1, slot_size=512)
+    """))
+    assert body[1:] == [
+        "pl.system.aiv_initialize_pipe(pl.const(0, pl.INT32), peer, dir_mask=2, slot_size=512)",
+        "pl.system.aiv_initialize_pipe(peer, pl.const(0, pl.INT32), dir_mask=1, slot_size=512)",
+        "pl.system.aic_initialize_pipe(pl.const(0, pl.INT32), pl.const(0, pl.INT32), dir_mask=1, slot_size=512)",
+    ]
+
+
+def test_a_keyword_of_the_op_passed_by_position_is_bound_as_the_dsl_function_binds_it() -> None:
+    """`pl.tile.create(shape, dtype, target_memory)` is the DSL function's signature; the IR op
+    takes `dtype` / `target_memory` as keywords, and the reference prints them so. An argument
+    of the op named in the DSL signature takes its place (`pl.tile.full(shape, dtype, value)`)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self):
+            a = pl.tile.create([16, 64], pl.FP32, pl.Mem.Mat)
+            c = pl.tile.full([16, 64], pl.FP32, 1.0)
+    """))
+    assert body == [
+        "a: pl.Tile[[16, 64], pl.FP32, pl.Mem.Mat] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Mat)",
+        "c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 64], 1.0, dtype=pl.FP32)",
+    ]
+
+
+def test_a_dsl_binding_that_leaves_an_argument_of_the_op_out_is_an_error() -> None:
+    # `pl.tile.mgather(mem, idx, coalesce)`: a fourth and fifth positional argument bind to no
+    # parameter before `scratch`, which the DSL function has no position for
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.mgather(x, x, True, x, x)
+    """))
+    assert (message, line, col) == ("pl.tile.mgather is called without its argument 'scratch'", 7, 52)
+
+
 def test_a_keyword_repeating_a_positional_argument_is_an_error() -> None:
     source = program(f"""
         {INCORE}
@@ -140,6 +186,51 @@ def test_a_symbolic_tensor_shape_is_deduced_and_a_layout_is_not() -> None:
     assert (info.value.message, info.value.span.line) == (
         "annotate the result of pl.tensor.create: slotsat cannot infer its type (write NAME: TYPE = "
         "pl.tensor.create(...))", 8)
+
+
+def test_generator_product_and_transpose_results_take_the_type_the_reference_deduces() -> None:
+    """`tile.ci` / `tile.random` / `tile.tri` are Vec tiles of their shape and dtype;
+    `tile.matmul_bias` is `tile.matmul`'s product tile (Acc, FP32 for float operands);
+    `tile.transpose(t, a, b)` swaps two dimensions in `t`'s space. Each annotation is the one
+    the reference prints for the same source (`pl.parse_program(...).as_python()`; it also
+    types the generators' seed literals as INT32 where slotsat keeps them bare)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[16, 64], pl.BF16], w: pl.Tensor[[64, 32], pl.BF16], b: pl.Tensor[[1, 32], pl.FP32]):
+            seq = pl.tile.ci(pl.const(0, pl.INT32), [1, 64], dtype=pl.INT32, descending=False)
+            r = pl.tile.random(1, 2, 3, 4, 5, 6, [16, 64], dtype=pl.UINT32, rounds=10)
+            low = pl.tile.tri(0, [16, 16], dtype=pl.FP32, upper=False)
+            lm: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat] = pl.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Mat)
+            rm: pl.Tile[[64, 32], pl.BF16, pl.Mem.Mat] = pl.load(w, [0, 0], [64, 32], target_memory=pl.Mem.Mat)
+            bm: pl.Tile[[1, 32], pl.FP32, pl.Mem.Mat] = pl.load(b, [0, 0], [1, 32], target_memory=pl.Mem.Mat)
+            c = pl.tile.matmul_bias(pl.move(lm, target_memory=pl.Mem.Left), pl.move(rm, target_memory=pl.Mem.Right), pl.move(bm, target_memory=pl.Mem.Bias))
+            v: pl.Tile[[16, 64], pl.BF16, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+            t = pl.tile.transpose(v, 0, 1)
+    """))
+    assert [body[k] for k in (0, 1, 2, 9, 11)] == [
+        "seq: pl.Tile[[1, 64], pl.INT32, pl.Mem.Vec] = pl.tile.ci(pl.const(0, pl.INT32), [1, 64], dtype=pl.INT32, descending=False)",
+        "r: pl.Tile[[16, 64], pl.UINT32, pl.Mem.Vec] = pl.tile.random(1, 2, 3, 4, 5, 6, [16, 64], dtype=pl.UINT32, rounds=10)",
+        "low: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tri(0, [16, 16], dtype=pl.FP32, upper=False)",
+        "c: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_bias(t__tmp_v0, t__tmp_v1, t__tmp_v2)",
+        "t: pl.Tile[[64, 16], pl.BF16, pl.Mem.Vec] = pl.tile.transpose(v, 0, 1)",
+    ]
+
+
+@pytest.mark.parametrize("call", [
+    "pl.tile.random(1, 2, 3, 4, 5, 6, [16, 64], [8, 64], dtype=pl.UINT32)",  # the type carries the valid shape
+    "pl.tile.matmul_bias(lhs, lhs, lhs)",  # a partially valid operand: so is the product
+])
+def test_a_result_whose_type_would_carry_a_valid_shape_needs_its_annotation(call: str) -> None:
+    message, line, _ = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            m: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat, pl.TileView(valid_shape=[8, 16])] = pl.load(x, [0, 0], [16, 16], [8, 16], target_memory=pl.Mem.Mat)
+            lhs: pl.Tile[[16, 16], pl.FP32, pl.Mem.Left, pl.TileView(valid_shape=[8, 16])] = pl.move(m, target_memory=pl.Mem.Left)
+            r = {call}
+    """))
+    op = call.split("(", maxsplit=1)[0]
+    assert (message, line) == (
+        f"annotate the result of {op}: slotsat cannot infer its type (write NAME: TYPE = {op}(...))", 9)
 
 
 # --------------------------------------------------------------------------------------
@@ -373,3 +464,304 @@ def test_a_pop_whose_keywords_do_not_type_it_is_a_located_error(pop: str, wanted
     message, line, _ = error_of(program(AIV_POP.format(pop=pop)))
     assert message == wanted
     assert line == 7
+
+
+# --------------------------------------------------------------------------------------
+# the distributed DSL's short forms
+
+PLD = "import pypto.language as pl\nimport pypto.language.distributed as pld\n\n@pl.program\nclass P:\n"
+
+
+def test_distributed_short_forms_are_their_ops_with_the_types_the_reference_deduces() -> None:
+    """`pld.alloc_window_buffer` / `pld.window` / `pld.world_size` / `pld.get_comm_ctx` /
+    `pld.nranks` are `pypto.language.distributed`'s re-exports of `pld.tensor.*` and
+    `pld.system.*`; unannotated, their results take the reference's types (a `pl.Ptr`, a
+    `pld.DistributedTensor` of the window's shape and dtype, a `pld.CommCtxType`), and they print
+    in the namespaced form the reference prints."""
+    body = printed_body(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(self, n: pl.Scalar[pl.INDEX]):
+            buf = pld.alloc_window_buffer(1024)
+            data = pld.window(buf, [n, 256], dtype=pl.FP32)
+            ctx = pld.get_comm_ctx(data)
+            ranks = pld.nranks(ctx)
+            for r in pl.range(pld.world_size()):
+                pass
+            return 0
+    """), "    "))
+    assert body[:4] == [
+        "buf: pl.Ptr = pld.tensor.alloc_window_buffer(1024)",
+        "data: pld.DistributedTensor[[n, 256], pl.FP32] = pld.tensor.window(buf, [n, 256], dtype=pl.FP32)",
+        "ctx: pld.CommCtxType = pld.system.get_comm_ctx(data)",
+        "ranks: pl.Scalar[pl.INT32] = pld.system.nranks(ctx)",
+    ]
+    assert body[4] == "t__tmp_v0: pl.Scalar[pl.INT64] = pld.system.world_size()"
+
+
+def test_a_window_of_an_int64_extent_has_that_extent_as_an_index_dimension() -> None:
+    """`pld.window(buf, [pld.world_size(), 1], ...)`: the INT64 rank count is the reference's
+    INDEX dimension, read as the annotation reader reads the printed type (so it round-trips)."""
+    body = printed_body(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(self):
+            buf = pld.alloc_window_buffer(64)
+            signal = pld.window(buf, [pld.world_size(), 1], dtype=pl.INT32)
+            return 0
+    """), "    "))
+    assert body[2] == ("signal: pld.DistributedTensor[[pl.cast(t__tmp_v0, pl.INDEX), 1], pl.INT32] = "
+                       "pld.tensor.window(buf, [t__tmp_v0, 1], dtype=pl.INT32)")
+
+
+def test_the_dispatching_short_form_takes_the_level_of_its_source() -> None:
+    """`pld.remote_store(src, ...)` is the reference's one dispatching short form: a tile source
+    is `pld.tile.remote_store`, a tensor source `pld.tensor.remote_store`."""
+    body = printed_body(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self, x: pl.Tensor[[16, 16], pl.FP32], target: pld.DistributedTensor[[16, 16], pl.FP32], peer: pl.Scalar[pl.INDEX]):
+            t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+            pld.remote_store(t, target, peer, [0, 0])
+            pld.remote_store(x, target, peer, [0, 0])
+    """), "    "))
+    assert body[1:] == ["pld.tile.remote_store(t, target, peer, [0, 0])",
+                        "pld.tensor.remote_store(x, target, peer, [0, 0])"]
+
+
+def test_a_distributed_name_that_is_no_short_form_is_a_located_error() -> None:
+    # `put` exists only as `pld.tile.put` / `pld.tensor.put`: `pypto.language.distributed` exports no short form
+    message, line, col = error_of(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(self):
+            pld.put(1)
+            return 0
+    """), "    "))
+    assert (message, line, col) == ("unsupported DSL construct 'pld.put'", 9, 9)
+
+
+def test_a_dtype_size_is_the_integer_the_reference_computes() -> None:
+    """`pl.FP32.get_byte()` / `pl.INT4.get_bit()` are Python ints of the reference's `DataType`
+    (bytes rounded up, bits): bare literals in an expression, as the reference prints them
+    (`pl.const(256, pl.INDEX) * pl.const(4, pl.INDEX)`), and folded in a module constant."""
+    body = printed_body("SIZE = 64 * pl.BF16.get_byte()\n" + PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(self):
+            buf = pld.alloc_window_buffer(256 * pl.FP32.get_byte())
+            a: pl.Scalar[pl.INDEX] = SIZE
+            b: pl.Scalar[pl.INDEX] = pl.INT4.get_bit() + pl.INT4.get_byte()
+            return 0
+    """), "    "))
+    assert body[:3] == [
+        "buf: pl.Ptr = pld.tensor.alloc_window_buffer(pl.const(256, pl.INDEX) * pl.const(4, pl.INDEX))",
+        "a: pl.Scalar[pl.INDEX] = 128",
+        "b: pl.Scalar[pl.INDEX] = pl.const(4, pl.INDEX) + pl.const(1, pl.INDEX)",
+    ]
+
+
+@pytest.mark.parametrize(("call", "what"), [
+    ("pl.tile.aiv_shard(m, split=1)", "'pl.tile.aiv_shard'"),
+    ("pl.aiv_shard(m)", "'pl.aiv_shard' (pl.tile.aiv_shard)"),
+    ("pl.tile.aic_gather(m, split=1)", "'pl.tile.aic_gather'"),
+])
+def test_a_split_reshape_op_is_an_earlier_stage(call: str, what: str) -> None:
+    """The reference's ExpandMixedKernel folds every `tile.aiv_shard` / `tile.aic_gather` into
+    cross-core pushes and pops (and asserts none survives), so none reaches the hand-off point."""
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            m: pl.Tile[[16, 8], pl.FP32, pl.Mem.Mat] = pl.load(x, [0, 0], [16, 8], target_memory=pl.Mem.Mat)
+            v: pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec] = {call}
+    """))
+    assert (message, line, col) == (
+        f"{what} is the IR of an earlier stage: the reference's ExpandMixedKernel removes it before the "
+        "hand-off point, where slotsat takes over (just before LowerPipelineToSlots); compile this kernel "
+        "with --via-pypto", 8, 51)
+
+
+def test_the_distributed_context_wrapper_is_the_context_type() -> None:
+    """`ctx: pld.CommCtx` is the distributed DSL's wrapper of the type the reference prints as
+    `pld.CommCtxType`."""
+    text = print_module(parse_source(PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+        def consume(self, data: pld.DistributedTensor[[4], pl.FP32], data_ctx: pld.CommCtx):
+            pld.system.wait(data, [0], pl.const(1, pl.INT32), cmp=0)
+    """), "    "), "k.py"))
+    assert "def consume(data: pld.DistributedTensor[[4], pl.FP32], data_ctx: pld.CommCtxType):" in text
+    printed_body(text)
+
+
+def test_a_chained_module_constant_binds_every_name() -> None:
+    """`TR = TC = 16` at module level is Python's chained assignment: both names are 16."""
+    body = printed_body("TR = TC = 16\n" + program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[TR, TC], pl.FP32]):
+            t: pl.Tile[[TR, TC], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [TR, TC])
+    """))
+    assert body == ["t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)"]
+
+
+def test_a_scalar_cast_binds_its_arguments_as_the_reference_does() -> None:
+    """`pl.cast(input, target_type, mode="round")`: keywords bind by name, and a scalar takes the
+    default rounding only (the reference raises for any other mode)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, i: pl.Scalar[pl.INT32]):
+            a: pl.Scalar[pl.INDEX] = pl.cast(i, target_type=pl.INDEX)
+            b: pl.Scalar[pl.INDEX] = pl.cast(input=i, target_type=pl.INDEX, mode="round")
+    """))
+    assert body == ["a: pl.Scalar[pl.INDEX] = pl.cast(i, pl.INDEX)", "b: pl.Scalar[pl.INDEX] = pl.cast(i, pl.INDEX)"]
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, i: pl.Scalar[pl.INT32]):
+            a: pl.Scalar[pl.INDEX] = pl.cast(i, pl.INDEX, mode="floor")
+    """))
+    assert (message, line, col) == ("pl.cast of a scalar rounds as mode='round' only, got mode=\"floor\"", 7, 60)
+
+
+def test_a_cast_of_a_tensor_is_above_tile_level() -> None:
+    message, line, _ = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            y: pl.Tensor[[16, 8], pl.BF16] = pl.cast(x, target_type=pl.BF16)
+    """))
+    assert line == 7
+    assert message.startswith("'pl.cast' on tensor 'x' (pl.tensor.cast) is above tile level")
+
+
+def test_write_and_array_results_take_the_type_the_reference_deduces() -> None:
+    """`tile.write(t, indices, value)` returns `t` (its type); `pl.array.create(4, pl.TASK_ID)`
+    is a `pl.Array[4, pl.TASK_ID]` (the DSL function's positional `dtype` bound as its keyword)."""
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: {T}):
+            ids = pl.array.create(4, pl.TASK_ID)
+            y = pl.tensor.write(x, [0, 0], 1.0)
+    """))
+    assert body[:2] == [
+        "ids: pl.Array[4, pl.TASK_ID] = pl.array.create(4, dtype=pl.TASK_ID)",
+        "y: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.write(x, [0, 0], 1.0)",
+    ]
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 8])
+            u = pl.tile.write(t, [0, 0], 1.0)
+    """))
+    assert body[1] == "u: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.write(t, [0, 0], 1.0)"
+
+
+def test_an_integer_product_accumulates_in_int32_whatever_the_operand_width() -> None:
+    """The reference's matmul accumulator is FP32 for float operands and INT32 for any other: an
+    INT4 product is INT32 (slotsat typed it INT4 and rejected the reference's annotation)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIC)
+        def k(self, a: pl.Tensor[[16, 64], pl.INT4], b: pl.Tensor[[64, 16], pl.INT4]):
+            am: pl.Tile[[16, 64], pl.INT4, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Mat)
+            bm: pl.Tile[[64, 16], pl.INT4, pl.Mem.Mat] = pl.load(b, [0, 0], [64, 16], target_memory=pl.Mem.Mat)
+            al: pl.Tile[[16, 64], pl.INT4, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+            br: pl.Tile[[64, 16], pl.INT4, pl.Mem.Right] = pl.move(bm, target_memory=pl.Mem.Right)
+            c = pl.matmul(al, br)
+    """))
+    assert body[4] == "c: pl.Tile[[16, 16], pl.INT32, pl.Mem.Acc] = pl.tile.matmul(al, br)"
+
+
+def test_a_no_dep_argument_is_a_direction_override_of_the_call() -> None:
+    """`self.f(a, pl.no_dep(b))` passes `b` and records its index as the reference's parser
+    does: `attrs={"arg_direction_overrides": [1]}`, which is what it prints."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def kernel(self, a: {T}, b: {T}, out: pl.Out[{T}]) -> {T}:
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 8])
+            out = pl.store(t, [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, a: {T}, b: {T}, out: pl.Out[{T}]) -> {T}:
+            out = self.kernel(a, pl.no_dep(pl.no_dep(b)), out)
+            return out
+    """))
+    assert body[-2] == 'out_1: pl.Tensor[[16, 8], pl.FP32] = self.kernel(a, b, out, attrs={"arg_direction_overrides": [1]})'
+
+
+def test_a_bare_layout_in_a_tensor_annotation_is_a_stride_less_view() -> None:
+    """`pl.Tensor[S, D, pl.NZ]`: the reference widens a layout to `pl.TensorView(stride=[],
+    layout=...)` and prints it so; `pl.ND` is no view at all; the `pl.DN` shorthand is rejected
+    as there."""
+    text = print_module(parse_source(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: pl.Tensor[[16, 8], pl.FP32, pl.ND], y: pl.Tensor[[16, 8], pl.FP8E8M0, pl.MX_A_ZZ], z: pl.Tensor[[16, 8], pl.FP32, pl.TensorLayout.NZ]):
+            return x
+    """), "k.py"))
+    assert ("def k(self, x: pl.Tensor[[16, 8], pl.FP32], "
+            "y: pl.Tensor[[16, 8], pl.FP8E8M0, pl.TensorView(stride=[], layout=pl.TensorLayout.MX_A_ZZ)], "
+            "z: pl.Tensor[[16, 8], pl.FP32, pl.TensorView(stride=[], layout=pl.TensorLayout.NZ)]):") in text
+    printed_body(text)
+    message, line, col = error_of(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def k(self, x: pl.Tensor[[16, 8], pl.FP32, pl.DN]):
+            return x
+    """))
+    assert (message, line, col) == ("the layout-only shorthand pl.DN is not supported, as in the reference: write "
+                                    "pl.TensorView(stride=[...], layout=pl.TensorLayout.DN)", 6, 48)
+
+
+def test_mx_products_are_the_product_of_their_data_operands() -> None:
+    """`tile.matmul_mx(lhs, lhs_scale, rhs, rhs_scale)` and `tile.matmul_mx_acc(acc, lhs, ...)`
+    are the FP32 Acc product of their `lhs` / `rhs`, as the reference deduces and prints it."""
+    tile = "pl.Tile[[{r}, {c}], pl.{d}, pl.Mem.{m}]"
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.AIC)
+        def k(self, acc: {tile.format(r=16, c=32, d="FP32", m="Acc")}, l: {tile.format(r=16, c=64, d="FP8E4M3FN", m="Left")}, ls: {tile.format(r=16, c=2, d="FP8E8M0", m="Left")}, r: {tile.format(r=64, c=32, d="FP8E4M3FN", m="Right")}, rs: {tile.format(r=2, c=32, d="FP8E8M0", m="Right")}):
+            c = pl.tile.matmul_mx(l, ls, r, rs)
+            d = pl.tile.matmul_mx_acc(acc, l, ls, r, rs)
+    """))
+    assert body == ["c: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_mx(l, ls, r, rs)",
+                    "d: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_mx_acc(acc, l, ls, r, rs)"]
+
+
+def test_a_gather_is_a_tile_of_the_index_shape_holding_source_elements() -> None:
+    """`tile.gather(src, indices, tmp)`: the indices' shape, the source's dtype, in Vec, as the
+    reference deduces and prints it."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, src: pl.Tile[[4, 16], pl.FP32, pl.Mem.Vec], idx: pl.Tile[[4, 3], pl.INT32, pl.Mem.Vec], tmp: pl.Tile[[4, 3], pl.INT32, pl.Mem.Vec]):
+            g = pl.tile.gather(src, idx, tmp)
+    """))
+    assert body == ["g: pl.Tile[[4, 3], pl.FP32, pl.Mem.Vec] = pl.tile.gather(src, idx, tmp)"]
+
+
+def test_an_if_yielding_tiles_of_two_memory_spaces_is_an_earlier_stage() -> None:
+    """One if result has one memory space; the reference's InferTileMemorySpace reconciles such
+    branches before the hand-off point. slotsat typed the result by the then branch and printed
+    an else branch that did not read back."""
+    message, line, col = error_of(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc], v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec], n: pl.Scalar[pl.INDEX]):
+            if n < 1:
+                phi = pl.yield_(a)
+            else:
+                phi = pl.yield_(v)
+    """))
+    assert (message, line, col) == (
+        "an if whose branches yield tiles in different memory spaces (pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] "
+        "and pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]) is the IR of an earlier stage: the reference's "
+        "InferTileMemorySpace removes it before the hand-off point, where slotsat takes over (just before "
+        "LowerPipelineToSlots); compile this kernel with --via-pypto", 10, 13)
+
+
+def test_a_unified_arithmetic_op_on_two_scalars_is_the_operator() -> None:
+    """`pl.add(a, b)` of two scalars is the reference's `a + b` (its unified op's scalar branch),
+    in an assignment and inside an expression; on a tile it stays `tile.adds`."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, a: pl.Scalar[pl.INT64], b: pl.Scalar[pl.INT64], f: pl.Scalar[pl.FP32]):
+            c: pl.Scalar[pl.INT64] = pl.add(a, b)
+            d: pl.Scalar[pl.INT64] = pl.mul(c, 2) - pl.sub(a, 1)
+            e: pl.Scalar[pl.FP32] = pl.div(f, f)
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 8])
+            u: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.add(t, f)
+    """))
+    assert [body[k] for k in (0, 1, 2, 4)] == [
+        "c: pl.Scalar[pl.INT64] = a + b",
+        "d: pl.Scalar[pl.INT64] = c * 2 - (a - 1)",
+        "e: pl.Scalar[pl.FP32] = f / f",
+        "u: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.adds(t, f)",
+    ]

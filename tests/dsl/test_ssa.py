@@ -242,6 +242,32 @@ def test_a_name_rebound_in_a_loop_becomes_a_carried_value() -> None:
     assert [v.name_hint for v in (loop.iter_args[0].var, *loop.return_vars)] == ["acc_1", "acc_3"]
 
 
+def test_a_name_rebound_in_an_unroll_loop_is_carried_and_reads_back() -> None:
+    """The reference unrolls `pl.unroll` loops before its SSA conversion, so its DSL never needs
+    `init_values` there; slotsat converts first, carries the rebound name, and prints the loop
+    with `init_values`, which it reads back (the round trip failed on exactly that)."""
+    fn = convert(
+        f"""
+        acc = {LOAD}
+        for i in pl.unroll(3):
+            acc = pl.add(acc, acc)
+        r = pl.store(acc, [0, 0], out)
+        return r
+        """,
+        f"""
+        acc = {LOAD}
+        for i, (acc_it,) in pl.unroll(3, init_values=(acc,)):
+            acc_new = pl.add(acc_it, acc_it)
+            acc_rv = pl.yield_(acc_new)
+        r = pl.store(acc_rv, [0, 0], out)
+        return r
+        """,
+    )
+    loop = fn.body.stmts[1]
+    assert isinstance(loop, ir.ForStmt)
+    assert (loop.kind, len(loop.iter_args)) == (ir.ForKind.UNROLL, 1)
+
+
 def test_carried_values_are_sorted_by_name_after_the_authors() -> None:
     convert(
         """

@@ -38,6 +38,10 @@ def test_the_data_is_package_data_with_every_namespace() -> None:
     prefixes = {n.rsplit(".", 1)[0] for n in names}
     assert {"tile", "tensor", "system", "array", "pld.tile", "pld.tensor", "pld.system"} <= prefixes
     assert ops.enums()["pl.TileLayout"] == ("none_box", "row_major", "col_major")
+    assert ops.pld_short()["window"] == ("pld.tensor.window",)
+    assert ops.positional_defaults()["system.aiv_initialize_pipe"]["c2v_consumer_buf"] == (0, "INT32")
+    assert ops.dsl_positional()["tile.create"] == ("shape", "dtype", "target_memory", "transpose")
+    assert ops.pld_short()["remote_store"] == ("pld.tile.remote_store", "pld.tensor.remote_store")
     assert "output_existing" in ops.enums()["pl.adir"]
 
 

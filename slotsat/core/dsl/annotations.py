@@ -11,7 +11,7 @@
 | `pl.Tuple[T1, ...]`, `pl.Tuple[()]` | `TupleType` |
 | `pl.Array[N, DTYPE]` | `ArrayType` |
 | `pl.Ptr` | `PtrType` |
-| `pl.MemRefType`, `pl.AsyncEvent`, `pld.CommCtxType`, ... | `OpaqueType` |
+| `pl.MemRefType`, `pl.AsyncEvent`, `pld.CommCtxType` (`pld.CommCtx`), ... | `OpaqueType` |
 
 A tensor dimension is an int literal, a module-level integer constant, or an INDEX
 expression over the function's scalars and symbolic dimensions: a name that is neither a
@@ -42,8 +42,22 @@ OPAQUE_TYPES = frozenset({
 })
 TILE_VIEW_FIELDS = ("valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad",
                     "compact")
+OPAQUE_ALIASES = {"pld.CommCtx": "pld.CommCtxType"}
+"""The DSL's names for opaque types the reference prints under another name: a parameter
+`ctx: pld.CommCtx` (the distributed DSL's type wrapper) prints `ctx: pld.CommCtxType`."""
 _VIEW_ENUMS = {"blayout": "pl.TileLayout", "slayout": "pl.TileLayout", "pad": "pl.PadValue",
                "compact": "pl.CompactMode"}
+
+
+def _layout_marker(node: ast.expr) -> str | None:
+    """The layout a tensor annotation's bare layout item names (`pl.NZ`, `pl.MX_A_ZZ`,
+    `pl.TensorLayout.NZ`), or None."""
+    name = dotted(node) or ""
+    members = ops.enums()["pl.TensorLayout"]
+    for prefix in ("pl.TensorLayout.", "pl."):
+        if name.startswith(prefix) and name[len(prefix):] in members:
+            return name[len(prefix):]
+    return None
 
 
 def dotted(node: ast.expr) -> str | None:
@@ -212,8 +226,8 @@ class TypeReader:
         name = dotted(node)
         if name == "pl.Ptr":
             return ir.PtrType()
-        if name in OPAQUE_TYPES:
-            return ir.OpaqueType(name)
+        if name in OPAQUE_TYPES or name in OPAQUE_ALIASES:
+            return ir.OpaqueType(OPAQUE_ALIASES.get(name, name))
         if not isinstance(node, ast.Subscript):
             if name is not None and name.startswith(("pl.", "pld.")):
                 self.fp.unknown_pl(name, node)
@@ -261,6 +275,8 @@ class TypeReader:
         for extra in items[2:]:
             if isinstance(extra, ast.Call) and dotted(extra.func) == "pl.TensorView" and view is None:
                 view = self.tensor_view(extra)
+            elif _layout_marker(extra) is not None and view is None:
+                view = self.layout_view(extra)
             elif isinstance(extra, ast.Constant) and isinstance(extra.value, str) and distributed:
                 continue  # the reference's informational "window_buffer=NAME" marker
             elif isinstance(extra, ast.Call) and dotted(extra.func) == "pl.MemRef":
@@ -271,6 +287,17 @@ class TypeReader:
                 self.error(f"expected pl.TensorView(...) in a tensor annotation, got {self.source(extra)}",
                            extra)
         return ir.TensorType(shape, dtype, False, view, False, distributed)
+
+    def layout_view(self, node: ast.expr) -> ir.TensorView | None:
+        """A bare layout in a tensor annotation (`pl.NZ`, `pl.TensorLayout.MX_A_ZZ`): the
+        reference widens it to a stride-less view of that layout (`pl.TensorView(stride=[],
+        layout=pl.TensorLayout.NZ)`, as it prints it); `pl.ND` is the default, no view. It
+        rejects the DN shorthand, and so does slotsat."""
+        layout = _layout_marker(node)
+        if layout == "DN":
+            self.error(f"the layout-only shorthand {self.source(node)} is not supported, as in the "
+                       "reference: write pl.TensorView(stride=[...], layout=pl.TensorLayout.DN)", node)
+        return None if layout == "ND" else ir.TensorView((), layout or "ND", (), None)
 
     def tensor_view(self, node: ast.Call) -> ir.TensorView:
         if node.args:

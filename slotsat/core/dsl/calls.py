@@ -27,8 +27,8 @@ from typing import NoReturn, cast
 
 from slotsat.core import ir, ops
 from slotsat.core.dsl import ssa
-from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, type_text
-from slotsat.core.dsl.context import ABOVE_TILE, FunctionContext
+from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, fold_const, type_text
+from slotsat.core.dsl.context import ABOVE_TILE, BEFORE_HAND_OFF, FunctionContext
 
 _TENSOR_PARAMS = frozenset({"tensor"})
 _TILE_PARAMS = frozenset({"tile", "lhs", "rhs", "acc", "row", "tmp", "tmp_tile", "row_vec"})
@@ -56,6 +56,9 @@ def op_name(name: str | None) -> str | None:
         return ops.SHORT_NAMES[name]
     if parts[0] == "pld" and len(parts) == 3:
         canonical = name
+    elif parts[0] == "pld" and len(parts) == 2:
+        forms = ops.pld_short().get(parts[1])
+        return forms[0] if forms is not None else None
     elif parts[0] == "pl" and len(parts) == 3 and parts[1] in _PL_NAMESPACES:
         canonical = ".".join(parts[1:])
     elif parts[0] == "pl" and len(parts) == 4 and parts[1] == "builtin":
@@ -81,6 +84,9 @@ def spelled(op: str) -> str:
     prefix = "" if op.startswith("pld.") else "pl."
     return f"{prefix}{head}.{leaf}"
 
+
+_OPERATORS: dict[str, type[ast.operator]] = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div,
+                                             "//": ast.FloorDiv, "%": ast.Mod}
 
 _POP_SPACES = {"tile.tpop_from_aic": ir.MemorySpace.Vec, "tile.tpop_from_aiv": ir.MemorySpace.Mat}
 """The memory of the tile a cross-core pop types from its `shape=` / `dtype=` keywords."""
@@ -129,7 +135,12 @@ class CallReader:
             return name[3:]
         op = op_name(name)
         assert op is not None
-        op = self._unified_on_tensor(name, node) or self._unified_on_scalar(name, node) or op
+        op = (self._unified_on_tensor(name, node) or self._unified_on_scalar(name, node)
+              or self._pld_dispatch(name, node) or op)
+        stage = ops.REMOVED_BEFORE_HAND_OFF.get(op)
+        if stage is not None:
+            what = f"'{name}'" if name == spelled(op) else f"'{name}' ({spelled(op)})"
+            self.error(BEFORE_HAND_OFF.format(what=what, stage=stage), node.func)
         if ops.reference(op) is None and ops.lookup(op) is None:
             self.fp.unknown_pl_above_tile(name, node.func)
             hint = ops.suggest(op)
@@ -156,6 +167,22 @@ class CallReader:
             return tensor_op
         self.error(ABOVE_TILE.format(what=f"'{name}' on tensor '{first.id}' (pl.{tensor_op})"), node)
 
+    def _pld_dispatch(self, name: str, node: ast.Call) -> str | None:
+        """`pld.X(src, ...)` where the short form `pld.X` stands for one op per level
+        (`pld.remote_store`: `pld.tile.remote_store` / `pld.tensor.remote_store`) is the one of
+        `src`'s level, as the reference's distributed `unified_ops` dispatch on it: a tile
+        picks the `pld.tile` form, anything else the last form (the reference falls through to
+        the tensor form, whose own checks then speak). None for any other call."""
+        parts = name.split(".")
+        forms = ops.pld_short().get(parts[1]) if len(parts) == 2 and parts[0] == "pld" else None
+        if forms is None or len(forms) < 2:
+            return None
+        first = node.args[0] if node.args else None
+        var = self.fp.lookup_optional(first.id) if isinstance(first, ast.Name) else None
+        if var is not None and isinstance(var.type, ir.TileType):
+            return next((f for f in forms if f.startswith("pld.tile.")), forms[-1])
+        return forms[-1]
+
     def _unified_on_scalar(self, name: str, node: ast.Call) -> str | None:
         """`pl.X(t, s)` with a scalar `s` is the reference's unified op dispatching to the
         scalar form: `pl.mul(t, 2.0)` is `tile.muls`, `pl.cmp(t, 0.0, cmp_type=2)` is
@@ -167,20 +194,20 @@ class CallReader:
         forms = ops.unified_scalar().get(parts[1])
         rhs = node.args[1] if len(node.args) > 1 else next(
             (kw.value for kw in node.keywords if kw.arg == "rhs"), None)
-        if forms is None or rhs is None or not self._is_scalar(rhs):
+        if forms is None or rhs is None or not self.is_scalar(rhs):
             return None
         return forms[1]
 
-    def _is_scalar(self, node: ast.expr) -> bool:
+    def is_scalar(self, node: ast.expr) -> bool:
         """Whether `node` is a scalar value, as the reference's `_is_scalar_like` decides at
         run time: a number, a name bound to a scalar or a module constant, scalar arithmetic
         of those, or a call of an op whose result is a scalar."""
         if isinstance(node, ast.Constant):
             return isinstance(node.value, (int, float))
         if isinstance(node, ast.UnaryOp):
-            return self._is_scalar(node.operand)
+            return self.is_scalar(node.operand)
         if isinstance(node, ast.BinOp):
-            return self._is_scalar(node.left) and self._is_scalar(node.right)
+            return self.is_scalar(node.left) and self.is_scalar(node.right)
         if isinstance(node, ast.Name):
             var = self.fp.lookup_optional(node.id)
             if var is None:
@@ -192,6 +219,19 @@ class CallReader:
             ref = ops.reference(op) if op is not None else None
             return ref is not None and ref.result == "scalar"
         return False
+
+    def scalar_operator(self, node: ast.Call) -> ast.BinOp | None:
+        """`pl.add(a, b)` of two scalars as the operator the reference's unified op applies to
+        them (`a + b`, `ops.unified_scalar_operators`), or None for any other call."""
+        parts = (dotted(node.func) or "").split(".")
+        if len(parts) != 2 or parts[0] != "pl":
+            return None
+        symbol = ops.unified_scalar_operators().get(parts[1])
+        if symbol is None or len(node.args) != 2 or node.keywords:
+            return None
+        if not all(self.is_scalar(a) for a in node.args):
+            return None
+        return ast.copy_location(ast.BinOp(node.args[0], _OPERATORS[symbol](), node.args[1]), node)
 
     # -- the call
 
@@ -213,11 +253,17 @@ class CallReader:
         `pl.tile.extract(t, 0, 1, [16, 1], ...)`, the form the reference's IR holds and its
         printer writes. A keyword the op also registers as a keyword, or one the reference's
         printer writes for a positional argument (`ops.PRINTED_KEYWORDS`), stays a keyword.
-        The moved arguments must continue the positional ones without a gap (an omitted
-        argument in between takes a default of the reference's builder, which slotsat does
-        not guess)."""
+        An omitted argument that the reference's builder always fills in takes its literal
+        (`ops.positional_defaults`: `pl.aiv_initialize_pipe(dir_mask=2, slot_size=512,
+        v2c_consumer_buf=b)` holds `pl.const(0, pl.INT32)` first); otherwise the moved
+        arguments must continue the positional ones without a gap (slotsat guesses no other
+        default)."""
         ref = ops.reference(op)
-        if ref is None or not node.keywords:
+        defaults = ops.positional_defaults().get(op, {})
+        if ref is None:
+            return node
+        node = self._dsl_bound(node, op, ref)
+        if not node.keywords and not defaults:
             return node
         keep = frozenset(ref.keywords) | ops.PRINTED_KEYWORDS.get(op, frozenset())
         moved: dict[int, ast.keyword] = {}
@@ -228,17 +274,50 @@ class CallReader:
             if k < len(node.args):
                 self.error(f"{spelled(op)} got multiple values for argument '{kw.arg}'", kw.value)
             moved[k] = kw
-        if not moved:
-            return node
-        for k in range(len(node.args), max(moved) + 1):
-            if k not in moved:
+        args = list(node.args)
+        for k in range(len(node.args), len(ref.args)):
+            if k in moved:
+                args.append(moved[k].value)
+            elif ref.args[k] in defaults:
+                args.append(_literal_node(*defaults[ref.args[k]], node))
+            elif moved and k < max(moved):
                 later = ref.args[max(moved)]
                 self.error(f"{spelled(op)} is given '{later}' by keyword but not '{ref.args[k]}' before it: "
                            f"write the arguments up to '{later}' (slotsat does not supply the reference's "
                            "defaults)", moved[max(moved)].value)
-        args = [*node.args, *(moved[k].value for k in sorted(moved))]
+            else:
+                break
+        if len(args) == len(node.args):
+            return node
         keywords = [kw for kw in node.keywords if kw not in moved.values()]
         return ast.copy_location(ast.Call(func=node.func, args=args, keywords=keywords), node)
+
+    def _dsl_bound(self, node: ast.Call, op: str, ref: ops.RefOp) -> ast.Call:
+        """A call with more positional arguments than the IR op has, bound as the op's DSL
+        function binds them (`ops.dsl_positional`): `pl.tile.create([16, 64], pl.FP32,
+        pl.Mem.Mat)` is `pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Mat)`, the
+        form the reference's IR holds and prints; a parameter named like an argument of the op
+        takes that argument's place (`pl.tile.full(shape, dtype, value)`), one named otherwise
+        its own position. Not for the ops slotsat models (their DSL signature is its own) nor
+        for a call within the op's own arity (the printed form)."""
+        names = ops.dsl_positional().get(op)
+        if names is None or ops.lookup(op) is not None or len(node.args) <= len(ref.args):
+            return node
+        args: dict[int, ast.expr] = {}
+        keywords = list(node.keywords)
+        for k, a in enumerate(node.args):
+            name = names[k] if k < len(names) else None
+            if name in ref.args:
+                args[ref.args.index(name)] = a
+            elif name in ref.keywords:
+                keywords.append(ast.copy_location(ast.keyword(name, a), a))
+            else:
+                args[k] = a
+        if sorted(args) != list(range(len(args))):
+            missing = ref.args[next(k for k in range(len(ref.args)) if k not in args)]
+            self.error(f"{spelled(op)} is called without its argument '{missing}'", node)
+        ordered = [args[k] for k in sorted(args)]
+        return ast.copy_location(ast.Call(func=node.func, args=ordered, keywords=keywords), node)
 
     def _keywords(self, node: ast.Call, allowed: frozenset[str] | None, what: str
                   ) -> tuple[list[tuple[str, ir.CallArg]], list[tuple[str, ir.AttrValue]]]:
@@ -323,6 +402,9 @@ class CallReader:
         ref = ops.reference(call.op)
         if ref is not None and ref.scalar_dtype is not None:
             return ir.ScalarType(ir.DType(ref.scalar_dtype))
+        fixed = ops.FIXED_RESULTS.get(call.op)
+        if fixed is not None:
+            return ir.PtrType() if fixed == "pl.Ptr" else ir.OpaqueType(fixed)
         rule = SCALAR_ELEMENT_RESULTS.get(call.op)
         if rule is not None and rule < len(call.args):
             src = call.args[rule]
@@ -344,12 +426,28 @@ class CallReader:
             return _shaped_result(call, ref)
         if ref is not None and call.op in ops.RESHAPED_RESULTS:
             return _reshaped_result(call, ref)
+        if call.op in ops.ARRAY_RESULTS:
+            return _array_result(call)
+        if call.op in ops.MATMUL_RESULTS:
+            return _matmul_result(call, *ops.MATMUL_RESULTS[call.op])
+        if ref is not None and call.op in ops.SHAPE_OF_DTYPE_OF:
+            return _shape_of_dtype_of(call, ref, *ops.SHAPE_OF_DTYPE_OF[call.op])
+        if call.op in ops.TRANSPOSED_RESULTS:
+            return _transposed_result(call)
         return None
 
     def _function_call(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
                        ) -> tuple[ir.Call, ir.Type]:
         callee = op[5:]
         kwargs, attrs = self._keywords(node, ops.FUNCTION_CALL_KEYWORDS, f"self.{callee}")
+        node, no_dep = _without_no_dep(node)
+        if no_dep:
+            # the reference's parser peels `pl.no_dep(t)` off a call argument and records the
+            # argument's index as a NoDep direction override (it wins over a written one)
+            listed = ast.copy_location(ast.List([ast.copy_location(ast.Constant(k), node) for k in no_dep],
+                                                ast.Load()), node)
+            attrs = [(k, v) for k, v in attrs if k != "arg_direction_overrides"]
+            attrs.append(("arg_direction_overrides", self.arg(listed)))
         params = self.fp.mp.function_params.get(callee)
         if params is not None and len(node.args) != len(params):
             self.error(f"self.{callee} takes {len(params)} argument(s), got {len(node.args)}", node)
@@ -426,6 +524,32 @@ class CallReader:
         return var
 
 
+def _without_no_dep(node: ast.Call) -> tuple[ast.Call, list[int]]:
+    """`node` with every `pl.no_dep(x)` argument (nested too) replaced by `x`, and the indices of
+    those arguments."""
+    args: list[ast.expr] = []
+    marked: list[int] = []
+    for k, a in enumerate(node.args):
+        inner = a
+        while (isinstance(inner, ast.Call) and dotted(inner.func) == "pl.no_dep" and len(inner.args) == 1
+               and not inner.keywords):
+            inner = inner.args[0]
+        args.append(inner)
+        if inner is not a:
+            marked.append(k)
+    if not marked:
+        return node, marked
+    return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node), marked
+
+
+def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
+    """`pl.const(VALUE, pl.DTYPE)` as source, located at `at` (a builder's default argument)."""
+    expr = ast.parse(f"pl.const({value}, pl.{dtype})", mode="eval").body
+    for n in ast.walk(expr):
+        ast.copy_location(n, at)
+    return expr
+
+
 def _local_type(typ: ir.TensorType | ir.TileType) -> ir.Type:
     """The type of a local binder of `typ`: a tensor loses its parameter direction."""
     if isinstance(typ, ir.TensorType) and (typ.is_out or typ.is_inout):
@@ -442,12 +566,18 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
     dtype = call.kwarg("dtype")
     if not isinstance(shape, ir.ExprList) or not isinstance(dtype, ir.DTypeArg):
         return None
-    dims = tuple(d.value if isinstance(d, ir.ConstInt) else d for d in shape.items)
+    if "valid_shape" in ref.args and (ref.args.index("valid_shape") < len(call.args)
+                                      or call.kwarg("valid_shape") is not None):
+        return None
+    dims = tuple(_dim(d) for d in shape.items)
     if ref.result == "tensor":
+        if any(d is None for d in dims):
+            return None
         layout = call.kwarg("layout")
         if layout is not None and getattr(layout, "member", None) != "ND":
             return None
-        return ir.TensorType(dims, dtype.dtype)
+        return ir.TensorType(tuple(d for d in dims if d is not None), dtype.dtype,
+                             distributed=call.op in ops.DISTRIBUTED_RESULTS)
     static = tuple(d for d in dims if isinstance(d, int))
     if ref.result != "tile" or len(static) != len(dims):
         return None
@@ -458,6 +588,80 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
         given = call.kwarg(ref.output_memory_kwarg)
         space = given.space if isinstance(given, ir.SpaceArg) else None
     return ir.TileType(static, dtype.dtype, space)
+
+
+def _full_tile(arg: ir.CallArg) -> ir.TileType | None:
+    """The type of a tile argument valid in full (no valid shape, or one equal to its shape)."""
+    typ = arg.type if isinstance(arg, ir.Var) else None
+    if not isinstance(typ, ir.TileType):
+        return None
+    if typ.valid_shape is not None and tuple(fold_const(v) for v in typ.valid_shape) != typ.shape:
+        return None
+    return typ
+
+
+def _array_result(call: ir.Call) -> ir.Type | None:
+    """A `pl.Array` of `call`'s constant extent (argument 0) and `dtype=` (`ops.ARRAY_RESULTS`)."""
+    extent = call.args[0] if call.args else None
+    dtype = call.kwarg("dtype")
+    if not isinstance(extent, ir.ConstInt) or not isinstance(dtype, ir.DTypeArg):
+        return None
+    return ir.ArrayType(extent.value, dtype.dtype)
+
+
+def _matmul_result(call: ir.Call, left: int, right: int) -> ir.Type | None:
+    """The product tile of `call`'s arguments `left` and `right` (`ops.MATMUL_RESULTS`), or None."""
+    if len(call.args) <= max(left, right):
+        return None
+    lhs, rhs = _full_tile(call.args[left]), _full_tile(call.args[right])
+    if lhs is None or rhs is None or len(lhs.shape) != 2 or len(rhs.shape) != 2 or lhs.dtype != rhs.dtype:
+        return None
+    dtype = ir.DType.FP32 if lhs.dtype.is_float else ir.DType.INT32
+    return ir.TileType((lhs.shape[0], rhs.shape[1]), dtype, ir.MemorySpace.Acc)
+
+
+def _shape_of_dtype_of(call: ir.Call, ref: ops.RefOp, shape_arg: int, dtype_arg: int) -> ir.Type | None:
+    """A tile of argument `shape_arg`'s shape and `dtype_arg`'s dtype (`ops.SHAPE_OF_DTYPE_OF`)."""
+    if len(call.args) <= max(shape_arg, dtype_arg) or ref.fixed_output_memory is None:
+        return None
+    shaped, typed = call.args[shape_arg], call.args[dtype_arg]
+    if not isinstance(shaped, ir.Var) or not isinstance(typed, ir.Var):
+        return None
+    if not isinstance(shaped.type, ir.TileType) or not isinstance(typed.type, ir.TileType):
+        return None
+    if typed.type.layout is not None:
+        return None
+    return ir.TileType(shaped.type.shape, typed.type.dtype, ir.MemorySpace(ref.fixed_output_memory))
+
+
+def _transposed_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 with the axes of arguments 1 and 2 swapped (`ops.TRANSPOSED_RESULTS`), or None."""
+    if len(call.args) < 3 or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    axes = [a.value for a in call.args[1:3] if isinstance(a, ir.ConstInt)]
+    if not isinstance(src, ir.TileType) or len(axes) != 2:
+        return None
+    rank = len(src.shape)
+    a, b = (k + rank if k < 0 else k for k in axes)
+    if not (0 <= a < rank and 0 <= b < rank):
+        return None
+    shape = list(src.shape)
+    shape[a], shape[b] = shape[b], shape[a]
+    return ir.TileType(tuple(shape), src.dtype, src.memory_space)
+
+
+def _dim(e: ir.Expr) -> int | ir.Expr | None:
+    """A shape argument's entry as a type's dimension, the way the annotation reader reads the
+    printed type (`TypeReader.dim`): a constant folds to an int, an INT64 value (`[pld.world_size(),
+    1]`) is the reference's INDEX, cast; None for a value of another dtype."""
+    value = fold_const(e)
+    if value is not None:
+        return value
+    dtype = ir.expr_dtype(e)
+    if dtype is ir.DType.INT64:
+        return ir.Cast(e, ir.DType.INDEX, span=getattr(e, "span", ir.NO_SPAN))
+    return e if dtype is ir.DType.INDEX else None
 
 
 def _reshaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:

@@ -102,7 +102,7 @@ from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
 from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
 from slotsat.core.dsl.calls import CallReader
-from slotsat.core.dsl.context import ABOVE_TILE
+from slotsat.core.dsl.context import ABOVE_TILE, BEFORE_HAND_OFF
 from slotsat.core.errors import SlotsatError, Span
 from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
 
@@ -230,6 +230,21 @@ def parse_expression(text: str, resolve: Callable[[str], ir.Var | None],
 
 # --------------------------------------------------------------------------------------
 # helpers
+
+
+def dtype_size(node: ast.expr) -> int | None:
+    """`pl.FP32.get_byte()` / `pl.INT4.get_bit()`: a dtype's size in bytes (rounded up) or
+    bits, the Python int the reference's `DataType` methods return (`alloc_window_buffer(256 *
+    pl.FP32.get_byte())`); None for any other expression."""
+    if not isinstance(node, ast.Call) or node.args or node.keywords:
+        return None
+    name = dotted(node.func)
+    parts = name.split(".") if name is not None else []
+    if len(parts) != 3 or parts[0] != "pl" or parts[1] not in _DTYPES or (
+            parts[2] not in ("get_byte", "get_bit")):
+        return None
+    dtype = _DTYPES[parts[1]]
+    return dtype.nbytes if parts[2] == "get_byte" else dtype.bits
 
 
 def _is_int_literal(node: ast.expr) -> int | None:
@@ -570,27 +585,28 @@ class _ModuleParser:
         return required
 
     def _module_constant(self, node: ast.Assign | ast.AnnAssign) -> bool:
-        """`N = pl.dynamic("N")` or `N = LITERAL` (int arithmetic over earlier constants);
-        False for any other module-level assignment."""
+        """`N = pl.dynamic("N")` or `N = LITERAL` (int arithmetic over earlier constants, also
+        chained: `TR = TC = 128` binds both); False for any other module-level assignment."""
         targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
         value = node.value
-        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or value is None:
+        names = [t for t in targets if isinstance(t, ast.Name)]
+        if not names or len(names) != len(targets) or value is None:
             return False
-        name = targets[0].id
-        if isinstance(value, ast.Call) and dotted(value.func) == "pl.dynamic":
+        if len(names) == 1 and isinstance(value, ast.Call) and dotted(value.func) == "pl.dynamic":
             if (len(value.args) != 1 or value.keywords or not isinstance(value.args[0], ast.Constant)
                     or not isinstance(value.args[0].value, str) or not value.args[0].value.isidentifier()):
                 self.error('pl.dynamic takes the dimension\'s name: NAME = pl.dynamic("NAME")', value)
-            self._define_module_name(name, targets[0])
-            self.dynamics[name] = value.args[0].value
+            self._define_module_name(names[0].id, names[0])
+            self.dynamics[names[0].id] = value.args[0].value
             return True
         constant = self._constant_value(value)
         if constant is None:
             return False
         if isinstance(constant, float) and not math.isfinite(constant):
             self.error(f"float literal {self.source(value)} is not finite", value)
-        self._define_module_name(name, targets[0])
-        self.constants[name] = constant
+        for name in names:
+            self._define_module_name(name.id, name)
+            self.constants[name.id] = constant
         return True
 
     def _define_module_name(self, name: str, node: ast.AST) -> None:
@@ -605,6 +621,9 @@ class _ModuleParser:
             return None if inner is None or isinstance(inner, bool) else -inner
         if isinstance(node, ast.Name) and node.id in self.constants:
             return self.constants[node.id]
+        size = dtype_size(node)
+        if size is not None:
+            return size
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             a, b = self._constant_value(node.left), self._constant_value(node.right)
             if type(a) is not int or type(b) is not int:
@@ -1096,6 +1115,13 @@ class _FunctionParser:
             values = (self._return_value(node.value, returns[0] if len(returns) == 1 else None),)
         if self.node.returns is None:
             return ir.ReturnStmt(values, span=self.span(node))  # the reference prints such returns
+        whole = _expr_type(values[0]) if len(values) == 1 and len(returns) > 1 else None
+        if isinstance(whole, ir.TupleType) and len(whole.types) == len(returns) and all(
+                _same_kind_shape_dtype(got, want) for got, want in zip(whole.types, returns, strict=True)):
+            # one tuple of the function's results (`return self.f(...)`, printed by the
+            # reference's FlattenCallExpr as `t__tmp_v0: pl.Tuple[...] = self.f(...)`; `return
+            # t__tmp_v0`)
+            return ir.ReturnStmt(values, span=self.span(node))
         if len(values) != len(returns):
             self.error(f"return has {len(values)} values but the function is annotated with "
                        f"{len(returns)}", node)
@@ -1407,9 +1433,11 @@ class _FunctionParser:
         assert isinstance(call, ast.Call)
         is_pipeline = fname == "pl.pipeline"
         start, stop, step = self._bounds(call, fname)
+        # a pl.unroll loop may carry values: the reference's DSL does not let an author write
+        # init_values there, but it unrolls such loops before its SSA conversion, and slotsat's
+        # SSA conversion of a name the body rebinds (`for _ in pl.unroll(3): s = f(s)`) makes a
+        # carried unroll loop, which it prints with init_values and must read back
         stages, inits, attrs = self._loop_keywords(call, is_pipeline)
-        if inits and fname == "pl.unroll":
-            self.error("pl.unroll() does not take init_values", call)
         iv_node, carried_nodes = self._loop_target(node.target, len(inits), call)
         before = self.env
         loop = self._enter_loop(node, iv_node, carried_nodes, inits, needs)
@@ -1908,11 +1936,20 @@ class _FunctionParser:
     def _if_results(self, then_info: _YieldInfo, else_info: _YieldInfo) -> tuple[ir.Var, ...]:
         results = tuple(self.bind(name, self._result_type(v, ann, tnode), tnode)
                         for (name, ann, tnode), v in zip(then_info.targets, then_info.values, strict=True))
-        for var, (_, ann, _tnode), value in zip(results, else_info.targets, else_info.values, strict=True):
+        for var, (_, ann, _tnode), value, first in zip(results, else_info.targets, else_info.values,
+                                                      then_info.values, strict=True):
             got = self._result_type(value, ann, _tnode)
             if not _same_kind_shape_dtype(got, var.type):
                 self.error(f"both branches of an if must yield the same types: {type_text(var.type)} and "
                            f"{type_text(got)}", else_info.node)
+            a, b = _expr_type(first), _expr_type(value)
+            if (isinstance(a, ir.TileType) and isinstance(b, ir.TileType) and a.memory_space is not None
+                    and b.memory_space is not None and a.memory_space != b.memory_space):
+                # one if result has one memory space; the reference's InferTileMemorySpace moves a
+                # branch's tile into the space of the other before the hand-off point
+                what = (f"an if whose branches yield tiles in different memory spaces "
+                        f"({type_text(a)} and {type_text(b)})")
+                self.error(BEFORE_HAND_OFF.format(what=what, stage="InferTileMemorySpace"), else_info.node)
         return results
 
     # -- assignments
@@ -1977,6 +2014,10 @@ class _FunctionParser:
 
     def value(self, node: ast.expr, annot: ir.Type | None) -> tuple[ir.Expr | ir.Call, ir.Type, str]:
         """The value of an assignment, its type, and what to call it in messages."""
+        operator = self.calls.scalar_operator(node) if isinstance(node, ast.Call) else None
+        if operator is not None:
+            expr = self._same_int64(self.index_expr(operator, allow_float=True), annot)
+            return expr, _expr_type(expr), "the expression"
         if isinstance(node, ast.Call):
             name = dotted(node.func)
             if name in ("pl.const", "pl.cast", "pl.min", "pl.max") and not self.is_tile_cast(node):
@@ -2208,6 +2249,10 @@ class _FunctionParser:
             self._subscript(node.value))
         index = _is_int_literal(node.slice)
         t = base.type if isinstance(base, ir.Var) else None
+        if isinstance(t, ir.TensorType):
+            # `t[i]` of a tensor is tensor slicing, as `t[a:b]` is (the reference's parser reads it
+            # as a `tensor.slice` dropping that dimension)
+            self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(node)}'"), node)
         if not isinstance(t, ir.TupleType):
             self.error(f"unsupported syntax: subscript of {self.mp.source(node.value)} (only t[K] of a "
                        "tuple-typed value)", node)
@@ -2319,8 +2364,14 @@ class _FunctionParser:
             self.error(f"comparison '{op.value}' needs numeric operands, got {_dtype_text(dtype)}", node)
         return ir.Cmp(op, a, b, span=self.span(node))
 
-    def _scalar_call(self, node: ast.Call) -> ir.Expr:
+    def _scalar_call(self, node: ast.Call) -> _Typed:
         name = dotted(node.func)
+        size = dtype_size(node)
+        if size is not None:  # a Python int of the reference's DSL: a bare literal
+            return _Bare(size, self.span(node))
+        operator = self.calls.scalar_operator(node)
+        if operator is not None:
+            return self.expr(operator, allow_float=True)
         if name == "pl.const":
             return self._const(node)
         if name == "pl.cast":
@@ -2388,16 +2439,42 @@ class _FunctionParser:
     def _cast(self, node: ast.Call) -> ir.Expr:
         """`pl.cast(x, DTYPE)` of a scalar: any scalar dtype to any other (the reference's
         casts include int <-> float and signed <-> unsigned; slotsat's index engine reasons
-        about integer casts of one signedness only, `ir.is_index_expr`)."""
-        if len(node.args) != 2 or node.keywords:
+        about integer casts of one signedness only, `ir.is_index_expr`). The arguments bind
+        as the reference's `pl.cast(input, target_type, mode="round")` binds them
+        (`pl.cast(i, target_type=pl.INDEX)`); a scalar takes the default mode only."""
+        bound = _bind(node, ("input", "target_type", "mode"))
+        if bound is None or "input" not in bound or "target_type" not in bound:
             self.error(f"pl.cast expects (value, dtype), got {self.mp.source(node)}", node)
-        dtype = self.dtype(node.args[1])
-        value = self.settle(self.expr(node.args[0], allow_float=True), ir.DType.INDEX)
+        source = bound["input"]
+        var = self.lookup_optional(source.id) if isinstance(source, ast.Name) else None
+        if isinstance(source, ast.Name) and var is not None and isinstance(var.type, ir.TensorType):
+            # the reference's unified cast on a tensor is tensor.cast, lowered before the hand-off point
+            self.error(ABOVE_TILE.format(what=f"'pl.cast' on tensor '{source.id}' (pl.tensor.cast)"), node)
+        mode = bound.get("mode")
+        if mode is not None and not (isinstance(mode, ast.Constant) and mode.value in ("round", 2)):
+            # the reference's scalar cast takes the default rounding only (it raises for any other)
+            self.error(f"pl.cast of a scalar rounds as mode='round' only, got mode={self.mp.source(mode)}",
+                       mode)
+        dtype = self.dtype(bound["target_type"])
+        value = self.settle(self.expr(bound["input"], allow_float=True), ir.DType.INDEX)
         src = ir.expr_dtype(value)
         if src is ir.DType.TASK_ID or dtype is ir.DType.TASK_ID:
             self.error(f"pl.cast does not convert task ids ({_dtype_text(src)} to {_dtype_text(dtype)})",
                        node)
         return ir.Cast(value, dtype, span=self.span(node))
+
+
+def _bind(node: ast.Call, params: tuple[str, ...]) -> dict[str, ast.expr] | None:
+    """The arguments of `node` by parameter name, as Python binds them to `params`, or None
+    when they do not bind (too many, an unknown or repeated keyword, `**kwargs`)."""
+    if len(node.args) > len(params):
+        return None
+    bound = dict(zip(params, node.args, strict=False))
+    for kw in node.keywords:
+        if kw.arg is None or kw.arg not in params or kw.arg in bound:
+            return None
+        bound[kw.arg] = kw.value
+    return bound
 
 
 def _has_slice(node: ast.expr) -> bool:
@@ -2745,11 +2822,8 @@ def _matmul_type(oc: _OpCall, lhs: ir.TileType, rhs: ir.TileType) -> ir.TileType
     rk, rn = rhs.rows_cols
     if lk != rk:
         oc.fp.error(f"{oc.name} needs [M, K] x [K, N], got [{lm}, {lk}] x [{rk}, {rn}]", oc.node)
-    if lhs.dtype is ir.DType.INT8:
-        dtype = ir.DType.INT32
-    elif lhs.dtype.is_float:
-        dtype = ir.DType.FP32
-    else:
-        dtype = lhs.dtype
+    # the reference's DeduceMatmulProductInfo (and slotsat's interpreter): FP32 for float
+    # operands, INT32 for any other (INT8, INT4, ...)
+    dtype = ir.DType.FP32 if lhs.dtype.is_float else ir.DType.INT32
     return ir.TileType((lm, rn), dtype, ir.MemorySpace.Acc)
 
