@@ -262,12 +262,18 @@ def _main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shape", choices=sorted(SHAPES), default=DEFAULT_SHAPE)
     args = parser.parse_args(argv)
-    os.environ.update(scaling_env(os.environ))  # the same limits however the point is started
 
     def timed(point: dict[str, Any]) -> None:
         print(json.dumps(point), flush=True)  # kept by the parent if the probe runs out of time
 
-    print(json.dumps(scaling_point(args.scaling_point, args.seed, args.shape, timed=timed)))
+    # The same limits however the point is started; the caller's environment is restored.
+    saved = dict(os.environ)
+    os.environ.update(scaling_env(os.environ))
+    try:
+        print(json.dumps(scaling_point(args.scaling_point, args.seed, args.shape, timed=timed)))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
     return 0
 
 

@@ -589,3 +589,15 @@ def test_a_scaling_point_runs_under_raised_limits_and_keeps_higher_ones() -> Non
     assert float(env["SLOTSAT_EGRAPH_SECONDS"]) >= 600
     assert env["OTHER"] == "x"
     assert scaling_env({"SLOTSAT_EGRAPH_NODES": "many"})["SLOTSAT_EGRAPH_NODES"] == str(SCALING_EGRAPH_ROWS)
+
+
+def test_a_scaling_point_run_in_process_leaves_the_environment_as_it_was(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from slotsat.bench import scaling
+
+    monkeypatch.delenv("SLOTSAT_EGRAPH_NODES", raising=False)
+    before = dict(__import__("os").environ)
+    assert scaling._main(["--scaling-point", "1", "--shape", "single"]) == 0
+    assert dict(__import__("os").environ) == before
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["egraph_limits_hit"] == []
