@@ -48,14 +48,12 @@ of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
   reads `SLOTSAT_EGRAPH_ITERATIONS`, `SLOTSAT_CAP_<SCHEDULE>`, `SLOTSAT_EGRAPH_NODES`,
   `SLOTSAT_EGRAPH_SECONDS`) or are passed explicitly.
 
-Terms and facts are inserted in chunks of `INSERT_CHUNK` actions, each one rule without a
-query that binds every shared subterm once (`_Commands.insert`), run once; egglog 13.2 grows
-memory quadratically with the number of commands in one call (§10), and a chunk is three.
+Commands are sent in chunks of `INSERT_CHUNK`: egglog 13.2 grows memory quadratically with
+the number of commands in one call (§10).
 """
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 from collections import Counter
@@ -87,9 +85,8 @@ from slotsat.egraph_rules.view import EGraphView, Table, wanted
 LOW_LEVEL = True
 """Use egglog's command objects when available (tests switch it off to run the public path)."""
 
-INSERT_CHUNK = 100
-"""Actions per insertion rule (`_Commands.insert`): a larger rule costs egglog more to compile
-than it saves in sharing (`60-egraph-engine.md` §10)."""
+INSERT_CHUNK = 200
+"""Commands per egglog call (`60-egraph-engine.md` §10)."""
 
 TEMPLATE_USES = 128
 """Sessions served by one template before it is rebuilt (see the module docstring)."""
@@ -185,7 +182,6 @@ class _Commands:
             self.runs[id(ruleset)] = state.run_schedule_to_egg(ruleset.schedule)
         self._op_mapping: dict[str, str] | None = None
         self._print_size = bindings.PrintSize(self.span, None)
-        self._inserts = itertools.count()
 
     def _run(self, *cmds: Any) -> list[Any]:
         out: list[Any] = self.egraph._egraph.run_program(*cmds)
@@ -215,49 +211,20 @@ class _Commands:
         return done
 
     def insert(self, actions: Sequence[Action]) -> None:
-        """Each chunk of `INSERT_CHUNK` actions as one rule without a query, run once (it fires
-        once): each distinct subterm of the chunk is built once, by a `let` of the rule, and
-        named wherever it recurs. Sent as plain action commands, every action carried its
-        whole tree (48,600 nodes for the 11,600 distinct ones of a 1,000-loop kernel's
-        terms), and egglog's cost grows with the nodes it is sent. The rule and its ruleset
-        live in the session's `push` and go with its `pop`."""
         b, sp = self.b, self.span
-        for k in range(0, len(actions), INSERT_CHUNK):
-            name = f"__insert{next(self._inserts)}"
-            rule = b.Rule(sp, self._bound(actions[k : k + INSERT_CHUNK]), [], name, name)
-            once = b.RunSchedule(b.Run(sp, b.RunConfig(name, None)))
-            self._run(b.AddRuleset(sp, name), b.RuleCommand(rule), once)
-
-    def _bound(self, actions: Sequence[Action]) -> list[Any]:
-        """The rule actions of `actions`: every distinct call with arguments let-bound once,
-        in post-order, then the `set`s and the terms not already inserted by a `let`."""
-        b, sp = self.b, self.span
-        names: dict[Call, Any] = {}
-        out: list[Any] = []
-
-        def ref(arg: Arg) -> Any:
-            if not isinstance(arg, Call):
-                return self._lit(arg)
-            var = names.get(arg)
-            if var is None:
-                call = b.Call(sp, self.names[arg.fn], [ref(a) for a in arg.args])
-                if not arg.args:
-                    return call  # a nullary constructor (`Dtype.INDEX`): as short as a name
-                label = f"__t{len(names)}"
-                out.append(b.Let(sp, label, call))
-                var = names[arg] = b.Var(sp, label)
-            return var
-
+        memo: dict[Call, Any] = {}
+        cmds: list[Any] = []
         for action in actions:
             if isinstance(action, Set):
                 target = action.target
-                args = [ref(a) for a in target.args]
-                out.append(b.Set(sp, self.names[target.fn], args, ref(action.value)))
-            elif not action.args:
-                out.append(b.Expr_(sp, ref(action)))
+                args = [self._expr(a, memo) for a in target.args]
+                cmds.append(
+                    b.ActionCommand(b.Set(sp, self.names[target.fn], args, self._expr(action.value, memo)))
+                )
             else:
-                ref(action)  # its `let` inserts it
-        return out
+                cmds.append(b.ActionCommand(b.Expr_(sp, self._expr(action, memo))))
+        for k in range(0, len(cmds), INSERT_CHUNK):
+            self._run(*cmds[k : k + INSERT_CHUNK])
 
     def run_once(self, ruleset: Ruleset) -> tuple[bool, dict[str, int], int]:
         """One iteration of `ruleset` and the table rows after it, in one egglog call."""
