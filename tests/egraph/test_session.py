@@ -162,9 +162,9 @@ def test_the_table_view_equals_the_json_view() -> None:
 
 @pytest.mark.parametrize("chunk", [1, 3])
 def test_insertion_chunks_do_not_change_the_e_graph(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each chunk of actions is one query-less rule with its shared subterms let-bound
-    (`_Commands.insert`); a subterm shared across chunks is built in each and is the same
-    e-class, so chunking changes nothing the engine decides."""
+    """Actions go to egglog in chunks of `INSERT_CHUNK` commands (`_Commands.insert`); a
+    subterm shared across chunks is the same e-class in each, so chunking changes nothing the
+    engine decides."""
     whole = _choices(Mode.SLOTSAT)
     monkeypatch.setattr(session_mod, "INSERT_CHUNK", chunk)
     assert _choices(Mode.SLOTSAT) == whole
