@@ -125,7 +125,7 @@ from slotsat.lowering.dist_comm import is_comm_ctx
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
 from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
 from slotsat.lowering.memory_reuse import MemoryPlan, check_declared_slots, check_shared_buffers, plan_memory
-from slotsat.lowering.regions import Region, plan_regions, tile_type_string, valid_extents
+from slotsat.lowering.regions import Region, layout_of, plan_regions, tile_type_string, valid_extents
 
 CUBE_SPACES = frozenset(
     {ir.MemorySpace.Mat, ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace.Acc, ir.MemorySpace.Bias}
@@ -2728,6 +2728,75 @@ class FunctionEmitter(Emitter):
                   f"valid [{', '.join(valid)}] : {dst_t} -> {view_t}")
         self.line(f"{sp.pto} ins({src} : {src_t}) outs({view} : {view_t})")
 
+    def _emit_gather_row(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                         where: Span) -> None:
+        """`tile.gather_row(dst, src, dst_offset, src_offset, [R, C][, valid_shape], transpose=)`:
+        one GM window loaded straight into a window of the destination, whose buffer the result
+        is (in place). As the reference's backend emits it (`pto_ops_datamove.cpp`): a
+        `pto.subview` of the destination at `dst_offset`, `[R, C]` (`[C, R]` transposed) rounded up
+        to whole boxes of a boxed (Mat) layout, valid the transfer extent (`valid_shape`, else
+        `[R, C]`, swapped when transposed); a `pto.partition_view` of the source at `src_offset`
+        with the transfer extent; `pto.tload` into the window. Transposed, the source is first
+        re-viewed column-major (`pto.make_tensor_view` with swapped shape, strides `[1, C]`,
+        `#pto.layout<dn>`) and partitioned at the swapped offsets."""
+        args = call_arguments(c, sp, where)
+        dest, source = args.get("dst"), args.get("src")
+        dst_off, src_off, shapes = args.get("dst_offset"), args.get("src_offset"), args.get("shapes")
+        valid = args.get("valid_shape", shapes)
+        if target is None or not isinstance(target.type, ir.TileType) or not isinstance(dest, ir.Var) \
+                or not isinstance(dest.type, ir.TileType) or not isinstance(source, ir.Var) \
+                or not isinstance(source.type, ir.TensorType) or not isinstance(dst_off, ir.ExprList) \
+                or not isinstance(src_off, ir.ExprList) or not isinstance(shapes, ir.ExprList) \
+                or not isinstance(valid, ir.ExprList):
+            raise PassError("tile.gather_row takes a destination tile, a source tensor, two offsets and a "
+                            "shape", where)
+        if len(dst_off.items) != 2 or len(shapes.items) != 2 or len(valid.items) != 2:
+            raise PassError("slotsat's code generator emits tile.gather_row of two dimensions only", where)
+        transpose_arg = c.kwarg("transpose")
+        transpose = transpose_arg is not None and _truthy(transpose_arg)
+        r, cols = (ir.literal_value(_try_fold(e)) for e in shapes.items)
+        if r is None or cols is None:
+            raise PassError("tile.gather_row needs a literal shape (ptoas's subview sizes are static)", where)
+        xfer = [valid.items[1], valid.items[0]] if transpose else list(valid.items)
+        v_row, v_col = (ir.literal_value(_try_fold(e)) for e in xfer)
+        if transpose and (v_row is None or v_col is None):
+            raise PassError("tile.gather_row with transpose=True needs a literal valid shape", where)
+        if transpose and len(source.type.shape) != 2:
+            raise PassError("tile.gather_row with transpose=True reads a rank-2 tensor", where)
+        sv_rows, sv_cols = (cols, r) if transpose else (r, cols)
+        box = _box_alignment(dest.type)
+        if box == (0, 0):
+            raise PassError("tile.gather_row writes into a boxed layout with no box size (the reference "
+                            "declines it too)", where)
+        phys = (sv_rows, sv_cols) if box is None else \
+            (-(-sv_rows // box[0]) * box[0], -(-sv_cols // box[1]) * box[1])  # whole boxes
+        dst = self.handle(dest)
+        dst_t = self.handle_types.get(dst, tile_type_string(dest.type))
+        view_t = tile_type_string(dest.type, valid=(v_row, v_col), dims=phys)
+        offs = [self.index_value(e) for e in dst_off.items]
+        sizes = [self.index_value(e) for e in xfer]
+        view = f"%{self.fresh_name('gather_row_view')}"
+        self.line(f"{view} = pto.subview {dst}[{', '.join(offs)}] sizes [{phys[0]}, {phys[1]}] "
+                  f"valid [{', '.join(sizes)}] : {dst_t} -> {view_t}")
+        if transpose:
+            ttype = source.type
+            base = self.view_ptrs.get(self.tensor_view(source))
+            if base is None:
+                raise PassError("tile.gather_row with transpose=True reads a tensor parameter", where)
+            dims_e = [ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else d for d in ttype.shape]
+            rows_v, cols_v = (self.index_value(d) for d in dims_e)
+            dn = self.fresh_name(f"{source.name_hint}_dn_view")
+            self.line(f"%{dn} = pto.make_tensor_view {base}, shape = [{cols_v}, {rows_v}], strides = "
+                      f"[{self.const(1, ir.DType.INDEX)}, {cols_v}] {{layout = #pto.layout<dn>}} : "
+                      f"!pto.tensor_view<?x?x{ttype.dtype.mlir}>")
+            swapped = ir.ExprList((src_off.items[1], src_off.items[0]), src_off.span)
+            pv_name, pv = self._partition_view(f"%{dn}", ttype, swapped, xfer, where)
+        else:
+            pv_name, pv = self._partition(source, src_off, xfer, where)
+        self.line(f"{sp.pto} ins({pv_name} : {pv}) outs({view} : {view_t})")
+        self.handles[target.id] = dst
+        self.handles.setdefault(self.live.find(target.id), dst)
+
     def _emit_spmd(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`tile.get_block_idx` and kin: the reference's hidden `i32` parameter
         (`%__pypto_spmd_block_idx`, appended to the signature) cast to `index`."""
@@ -3055,6 +3124,25 @@ def _subview_valid(source: ir.TileType, sizes: tuple[int, int], offsets: Sequenc
     if None in out:
         return None, None
     return out[0], out[1]
+
+
+def _box_alignment(tile: ir.TileType) -> tuple[int, int] | None:
+    """(rows, cols) of one box of the tile's boxed layout; None for a layout without boxes
+    (`none_box`), (0, 0) for a boxed layout without a known box. The reference's
+    `GetBoxedTileAlignment`: 16 x 16 for the Acc fractal (1024); for fractal 512, 16 rows by
+    32 bytes of stored elements (row-major boxes) or the transpose (column-major); for the MX scale
+    fractal (32), 16 x 2 or 2 x 16."""
+    _, slayout, fractal = layout_of(tile)
+    if slayout == "none_box":
+        return None
+    if fractal == 1024:
+        return 16, 16
+    if fractal == 32 and slayout in ("row_major", "col_major"):
+        return (16, 2) if slayout == "row_major" else (2, 16)
+    bits = 4 if tile.dtype.bits == 4 else 8 * tile.dtype.nbytes  # storage bits: a bool is a byte
+    if fractal == 512 and bits > 0 and 256 % bits == 0 and slayout in ("row_major", "col_major"):
+        return (16, 256 // bits) if slayout == "row_major" else (256 // bits, 16)
+    return 0, 0
 
 
 def _span(s: ir.Stmt) -> Span:

@@ -643,6 +643,53 @@ class FillPad:
         return ids_out, x_out
 
 
+@pl.program
+class GatherRows:
+    """tile.gather_row into a Vec tile: rows of a pool picked by an index table, each loaded
+    straight into its row of a loop-carried tile (written in place), a runtime column count
+    as the transfer's valid shape."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        pool: pl.Tensor[[64, 128], pl.FP32],
+        idx: pl.Tensor[[16], pl.INT32],
+        n: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[16, 128], pl.FP32]],
+    ) -> pl.Tensor[[16, 128], pl.FP32]:
+        acc = pl.tile.full([16, 128], dtype=pl.FP32, value=0.0)
+        for r in pl.range(16):
+            row = pl.cast(pl.tensor.read(idx, [r]), pl.INDEX)
+            acc = pl.tile.gather_row(acc, pool, [r, 0], [row, 0], [1, 128], valid_shape=[1, n])
+        out = pl.tile.store(acc, [0, 0], out)
+        return out
+
+
+@pl.program
+class GatherRowsMat:
+    """tile.gather_row into Mat operands of a matmul: rows of `a` into a [16, 128] Mat tile
+    (the window rounded up to whole boxes), rows of `b` transposed into the columns of a
+    [128, 16] Mat tile (a column-major view of `b`)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[64, 128], pl.BF16],
+        b: pl.Tensor[[64, 128], pl.BF16],
+        c: pl.Out[pl.Tensor[[16, 16], pl.FP32]],
+    ) -> pl.Tensor[[16, 16], pl.FP32]:
+        am = pl.tile.create([16, 128], dtype=pl.BF16, target_memory=pl.Mem.Mat)
+        bm = pl.tile.create([128, 16], dtype=pl.BF16, target_memory=pl.Mem.Mat)
+        for r in pl.range(16):
+            am = pl.tile.gather_row(am, a, [r, 0], [r * 4, 0], [1, 128])
+            bm = pl.tile.gather_row(bm, b, [0, r], [r * 2, 0], [1, 128], transpose=True)
+        lhs = pl.tile.move(am, target_memory=pl.Mem.Left)
+        rhs = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        acc = pl.tile.matmul(lhs, rhs)
+        c = pl.tile.store(acc, [0, 0], c)
+        return c
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -666,6 +713,8 @@ PROGRAMS = {
     "dist_put": DistPut,
     "scatter_mask": ScatterMask,
     "fill_pad": FillPad,
+    "gather_rows": GatherRows,
+    "gather_rows_mat": GatherRowsMat,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}
