@@ -1617,6 +1617,44 @@ def _op_assemble(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(data, t.valid, t.dtype, t.shape, t.backing)
 
 
+def _op_gather_row(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.gather_row(dst, src, dst_offset, src_offset, [R, C][, valid_shape], transpose=)`:
+    `dst` with the window of the tensor `src` at `src_offset` (its valid part: `valid_shape`,
+    else `[R, C]`) written at `dst_offset` (in place: the result is the destination's buffer);
+    transposed, the window's row `i` lands as column `i` (`[vr, vc]` written as `[vc, vr]`), as
+    the reference's column-major source view loads it."""
+    t = it._tile(c.args[0], c.span)
+    tensor = it._tensor(c.args[1], c.span)
+    r, col = _rc(it._list(c.args[2], "gather_row destination offset", c.span))
+    offsets = it._list(c.args[3], "gather_row source offset", c.span)
+    shape = it._list(c.args[4], "gather_row shape", c.span)
+    vs_arg = c.args[5] if len(c.args) > 5 else c.kwarg("valid_shape")
+    valid = it._list(vs_arg, "gather_row valid shape", c.span) if vs_arg is not None else list(shape)
+    flag = c.kwarg("transpose")
+    transpose = isinstance(flag, ir.ConstInt) and flag.value != 0
+    if isinstance(tensor, TensorSym):
+        raise InterpreterError("symbolic tensor in a computing run", c.span)
+    if len(shape) != 2 or len(valid) != 2 or any(v < 0 or v > d for v, d in zip(valid, shape, strict=True)):
+        raise InterpreterError(f"gather_row valid shape {valid} does not fit the window {shape}", c.span)
+    if tensor.ndim != 2 or len(offsets) != 2:
+        raise InterpreterError("gather_row reads a window of a rank-2 tensor", c.span)
+    for o, e, d in zip(offsets, valid, tensor.shape, strict=True):
+        if e > 0 and (o < 0 or o + e > d):
+            raise InterpreterError(f"gather_row reads rows/columns [{o}, {o + e}) outside a tensor dimension "
+                                   f"of size {d} (offsets {offsets}, valid shape {valid})", c.span)
+    window = tensor[offsets[0]:offsets[0] + valid[0], offsets[1]:offsets[1] + valid[1]]
+    if transpose:
+        window = window.T
+    vr, vc = window.shape
+    if r < 0 or col < 0 or r + vr > t.shape[0] or col + vc > t.shape[1] \
+            or _tensor_dtype(c.args[1]) != t.dtype:
+        raise InterpreterError(f"gather_row of a [{vr}, {vc}] window at [{r}, {col}] leaves the "
+                               f"{list(t.shape)} destination", c.span)
+    data = _need_data(t).copy()
+    data[r:r + vr, col:col + vc] = window
+    return TileVal(data, t.valid, t.dtype, t.shape, t.backing)
+
+
 def _op_transpose_view(it: Interpreter, c: ir.Call) -> Value:
     t = it._tile(c.args[0], c.span)
     return TileVal(_need_data(t).T.copy(), (t.valid[1], t.valid[0]), t.dtype, (t.shape[1], t.shape[0]),
@@ -2089,6 +2127,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.write": (3, 3, frozenset()),
     "tile.extract": (4, 4, frozenset({"target_memory"})),
     "tile.assemble": (3, 3, frozenset()),
+    "tile.gather_row": (5, 6, frozenset({"transpose", "valid_shape"})),
     "tile.transpose_view": (1, 1, frozenset()),
     "tile.rsqrt": (1, 2, frozenset()),
     "tile.slice": (3, 4, frozenset()),
@@ -2194,6 +2233,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.write": _op_write,
     "tile.extract": _op_extract,
     "tile.assemble": _op_assemble,
+    "tile.gather_row": _op_gather_row,
     "tile.transpose_view": _op_transpose_view,
     "tile.row_expand": _op_row_expand_plain,
     "tile.col_sum": _op_col_sum,
@@ -2343,7 +2383,7 @@ back from an index to the tensor its elements were read from."""
 
 _INDEXED: dict[str, tuple[int, int]] = {
     "tensor.read": (0, 1), "tensor.write": (0, 1), "tile.read": (0, 1), "tile.write": (0, 1),
-    "tile.load": (0, 1), "tile.store": (2, 1),
+    "tile.load": (0, 1), "tile.store": (2, 1), "tile.gather_row": (1, 3),
 }
 """Ops addressing an operand by indices or offsets: (the operand, the index list)."""
 
