@@ -2158,6 +2158,26 @@ class FunctionEmitter(Emitter):
         self.line(f"{peer_ptr} = pto.addptr {ptr}, {delems} : {ptr_t} -> {ptr_t}")
         return self._make_view(ttype, peer_ptr, self.new_tmp()[1:])
 
+    def _emit_comm_rank(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                        where: Span) -> None:
+        """`pld.system.rank(ctx)` / `pld.system.nranks(ctx)`: the CommContext's (rankId, rankNum)
+        u64 slot (slot 2) read with `pto.load_scalar`; `rankId` is its low 32 bits
+        (`arith.trunci` to `i32`), `rankNum` its high 32 bits (`arith.shrui` by 32 first), as the
+        reference's backend emits them."""
+        if target is None:
+            raise PassError(f"{c.op} must be assigned to a scalar", where)
+        ctx_arg = c.args[0] if c.args else None
+        ctx = self.arg_of.get(ctx_arg.id) if isinstance(ctx_arg, ir.Var) and is_comm_ctx(ctx_arg) else None
+        if ctx is None:
+            raise PassError(f"{c.op} reads the communication context of a pld.DistributedTensor parameter "
+                            "(pld.system.get_comm_ctx of one)", where)
+        pair = self.new_tmp()
+        self.line(f"{pair} = {sp.pto} {ctx}[{self.const(2, ir.DType.INDEX)}] : !pto.ptr<i64> -> i64")
+        self.values[pair] = self.graph.opaque(pair, "i64")
+        if c.op == "pld.system.nranks":
+            pair = self.arith("shrui", [pair, self.const(32, ir.DType.INT64)], "i64")
+        self.handles[target.id] = self.arith("trunci", [pair], "i32", cast_from="i64")
+
     def _i32(self, value: ir.CallArg | None, op: str, where: Span) -> str:
         """A signal value as ptoas's comm ops take it (`i32`)."""
         folds = self.mode is Mode.SLOTSAT  # an INDEX literal folds to the same i32; the reference casts it

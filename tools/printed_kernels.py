@@ -538,6 +538,33 @@ class DistExchange:
 
 
 @pl.program
+class DistRank:
+    """A ring exchange whose ranks come from the communication context: this rank's id and
+    the rank count read with pld.system.rank / nranks, the next rank signalled, this rank's
+    own cell waited on."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        inp: pl.Tensor[[16, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+        data: pld.DistributedTensor[[16, 64], pl.FP32],
+        signal: pld.DistributedTensor[[8, 1], pl.INT32],
+    ) -> pl.Tensor[[16, 64], pl.FP32]:
+        ctx = pld.system.get_comm_ctx(signal)
+        me = pld.system.rank(ctx)
+        n = pld.system.nranks(ctx)
+        nxt = (me + 1) % n
+        t = pl.load(inp, [0, 0], [16, 64])
+        data = pl.store(t, [0, 0], data)
+        pld.system.notify(signal, peer=nxt, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(signal=signal, offsets=[me, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        u = pl.load(data, [0, 0], [16, 64])
+        out = pl.store(u, [0, 0], out)
+        return out
+
+
+@pl.program
 class DistRemote:
     """Push a tile into every peer's windows (an atomic add into a rank-3 window, a plain store
     into a rank-2 one), signal, wait, then pull the peers' slices with remote loads."""
@@ -709,6 +736,7 @@ PROGRAMS = {
     "merge_sort": MergeSort,
     "gather_mask": GatherMask,
     "dist_exchange": DistExchange,
+    "dist_rank": DistRank,
     "dist_remote": DistRemote,
     "dist_put": DistPut,
     "scatter_mask": ScatterMask,

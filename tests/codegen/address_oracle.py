@@ -164,6 +164,10 @@ class _Run:
             if name == "pto.tgetval":
                 self.touch(self.get(op.operands[0]), op.name)
             self.env[op.results[0]] = 0 if isinstance(op.results[0].type, IntegerType | IndexType) else 0.0
+            if name == "pto.load_scalar" and str(op.results[0].type) == "i64":
+                # a CommContext slot: the (rankId, rankNum) pair of a one-rank group (rank 0 of 1),
+                # so a rank count divides; every slot reads the same, so a peer's window is this one
+                self.env[op.results[0]] = 1 << 32
         elif name == "pto.set_validshape":
             self.touch(self.get(op.operands[0]), op.name)
         elif name == "pto.store_scalar":
@@ -269,6 +273,7 @@ class _Run:
             "xori": lambda: a ^ b,
             "divui": lambda: _unsigned(a, bits) // _unsigned(b, bits),
             "remui": lambda: _unsigned(a, bits) % _unsigned(b, bits),
+            "shrui": lambda: _unsigned(a, bits) >> b,
         }
         if name == "cmpi":
             pred = int(op.properties["predicate"].value.data)  # type: ignore[attr-defined]

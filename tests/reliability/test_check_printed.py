@@ -230,7 +230,7 @@ def test_every_printed_kernel_has_a_verdict() -> None:
     # signal or copy between ranks, which one rank's run does not model, scatter_mask's unselected
     # columns are not pinned down, and jit_mixed_scale_gemm's cube half moves with blayout=, which the
     # interpreter does not model: check says unverified, naming the op
-    assert set(names) - set(CONFIRMED) == {"valid_rows", "merge_sort", "dist_exchange",
+    assert set(names) - set(CONFIRMED) == {"valid_rows", "merge_sort", "dist_exchange", "dist_rank",
                                            "dist_remote", "dist_put", "scatter_mask",
                                            "jit_mixed_scale_gemm"}
 
