@@ -74,8 +74,10 @@ function is "too large to interpret" before any array is made.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
@@ -452,6 +454,8 @@ class Interpreter:
     """The program's functions by name: a Group function's run calls its halves from here."""
     _pipes: _Pipes | None = field(default=None, init=False)
     _lane: int = field(default=0, init=False)
+    _task: int = field(default=0, init=False)
+    """This half's place among its group's halves (`_Baton`)."""
     _target: ir.Var | None = field(default=None, init=False)
     _gm: bool = field(default=False, init=False)
 
@@ -473,15 +477,18 @@ class Interpreter:
         return result.values
 
     def _run_group(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
-        """A Group function: its AIC and AIV halves run one after the other, producer first
-        (`group_order`), sharing the tensors (a store writes the tensor in place, as GM is
-        shared) and the pipes; then the group's `return` is evaluated."""
+        """A Group function: its AIC and AIV halves (each AIV lane one) take turns, producer
+        first (`group_order`), sharing the tensors (a store writes the tensor in place, as GM is
+        shared) and the pipes; a half runs until it ends or pops from an empty pipe, then the
+        next half that can go on runs (`_Baton`), so halves that answer each other through pipes
+        in both directions interleave as they must; then the group's `return` is evaluated."""
         calls, order = group_order(fn, self.functions)
         self._env = {}
         self._slots = {}
         self._steps = 0
         self._bind_params(fn, args)
         pipes = _Pipes(dual=any(lanes == 2 for _, _, lanes in calls))
+        tasks: list[tuple[Interpreter, ir.Function, list[Value]]] = []
         for k in order:
             call, half, lanes = calls[k]
             values = [self._value(a) if isinstance(a, ir.Var | ir.ConstInt) else None for a in call.args]
@@ -492,7 +499,10 @@ class Interpreter:
                                     functions=self.functions)
                 child._pipes = pipes
                 child._lane = lane
-                child._run_half(half, values)
+                child._task = len(tasks)
+                tasks.append((child, half, values))
+        pipes.baton = _Baton(len(tasks))
+        pipes.baton.run([functools.partial(child._run_half, half, values) for child, half, values in tasks])
         left = [f"{n} tile(s) pushed {d} and never popped" for d, n in pipes.pending()]
         if left:
             raise InterpreterError(f"group '{fn.name}': {'; '.join(left)}", fn.span)
@@ -1936,6 +1946,7 @@ class _Pipes:
     initialized: set[tuple[str, str]] = field(default_factory=set)
     """(direction, side) pairs whose `*_initialize_pipe` ran."""
     buffers: set[str] = field(default_factory=set)
+    baton: _Baton | None = None
 
     def pending(self) -> list[tuple[str, int]]:
         out = []
@@ -1944,6 +1955,103 @@ class _Pipes:
             if n:
                 out.append(("to the AIV" if d == "C2V" else "to the AIC", n))
         return out
+
+
+class _Aborted(BaseException):
+    """Ends a half's thread when another half of its group failed."""
+
+
+_HALF_STACK_BYTES = 256 * 1024 * 1024
+"""The stack of each half's thread: as deep as the recursion limit lets a run nest."""
+
+
+class _Baton:
+    """The halves of one Group run, as threads that take turns: only the half holding the
+    baton runs; it hands the baton on when it ends or when it must wait (a pop from an empty
+    pipe), to the next half in run order that can go on. The switches happen only there, so
+    every run of the same inputs interleaves the same way. When no half can go on, the
+    waiting halves are woken to report their empty pipe; when a half fails, the others stop
+    and its error is the run's."""
+
+    def __init__(self, count: int) -> None:
+        self._cond = threading.Condition()
+        self._count = count
+        self._turn = 0
+        self._waiting: dict[int, Callable[[], bool]] = {}
+        self._done: set[int] = set()
+        self._aborted = False
+        self._stuck = False
+        """No half can go on: the one holding the baton reports its empty pipe."""
+
+    def run(self, halves: Sequence[Callable[[], None]]) -> None:
+        errors: list[BaseException] = []
+
+        def body(k: int, half: Callable[[], None]) -> None:
+            try:
+                with self._cond:
+                    self._cond.wait_for(lambda: self._turn == k or self._aborted)
+                    if self._aborted:
+                        return
+                half()
+                self._finish(k, failed=False)
+            except _Aborted:
+                return
+            except BaseException as err:
+                errors.append(err)
+                self._finish(k, failed=True)
+
+        old = threading.stack_size()
+        threading.stack_size(_HALF_STACK_BYTES)
+        try:
+            threads = [threading.Thread(target=body, args=(k, h), daemon=True) for k, h in enumerate(halves)]
+            for t in threads:
+                t.start()
+        finally:
+            threading.stack_size(old)
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+
+    def _next(self, k: int) -> int | None:
+        for step in range(1, self._count + 1):
+            j = (k + step) % self._count
+            ready = self._waiting.get(j)
+            if j not in self._done and (ready is None or ready()):
+                return j
+        return None
+
+    def _finish(self, k: int, *, failed: bool) -> None:
+        with self._cond:
+            self._done.add(k)
+            if failed:
+                self._aborted = True
+            else:
+                j = self._next(k)
+                if j is None and len(self._done) < self._count:
+                    # every other half waits on a pipe nothing will fill: the first reports it
+                    j = next(i for i in range(self._count) if i not in self._done)
+                    self._stuck = True
+                if j is not None:
+                    self._turn = j
+            self._cond.notify_all()
+
+    def wait(self, k: int, ready: Callable[[], bool]) -> bool:
+        """Half `k` cannot go on until `ready()`: hand the baton on and wait for it. False when
+        no half can go on any more (the pipe stays empty)."""
+        with self._cond:
+            self._waiting[k] = ready
+            j = self._next(k)
+            if j is None:
+                del self._waiting[k]
+                return False  # nothing else can run: this half reports its empty pipe
+            self._turn = j
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: (self._turn == k and (ready() or self._stuck)) or self._aborted)
+            del self._waiting[k]
+            if self._aborted:
+                raise _Aborted
+            return ready()
 
 
 _CROSS_CORE = frozenset({
@@ -1986,10 +2094,13 @@ def _op_pipe_buffer(it: Interpreter, c: ir.Call) -> Value:
 def _op_init_pipe(it: Interpreter, c: ir.Call) -> Value:
     pipes = _pipes_of(it, c)
     mask = c.kwarg("dir_mask")
-    if not isinstance(mask, ir.ConstInt) or mask.value not in (1, 2):
-        raise Unmodelled(f"the interpreter does not model {c.op} with dir_mask other than 1 or 2", c.span)
+    if not isinstance(mask, ir.ConstInt) or mask.value not in (1, 2, 3):
+        raise Unmodelled(f"the interpreter does not model {c.op} with dir_mask other than 1, 2 or 3", c.span)
     side = "AIC" if c.op == "system.aic_initialize_pipe" else "AIV"
-    pipes.initialized.add(("C2V" if mask.value == 1 else "V2C", side))
+    # bit 0: the cube-to-vector pipe, bit 1: the vector-to-cube pipe (3: both)
+    for bit, direction in ((1, "C2V"), (2, "V2C")):
+        if mask.value & bit:
+            pipes.initialized.add((direction, side))
     return None
 
 
@@ -2015,6 +2126,11 @@ def _empty(t: TileVal) -> bool:
     return t.valid[0] == 0 or t.valid[1] == 0
 
 
+def _wait(pipes: _Pipes, it: Interpreter, ready: Callable[[], bool]) -> bool:
+    """Let the other halves run until `ready()` (False: no half can fill the pipe any more)."""
+    return pipes.baton is not None and pipes.baton.wait(it._task, ready)
+
+
 def _op_tpop(it: Interpreter, c: ir.Call) -> Value:
     pipes = _pipes_of(it, c)
     direction = _POP[c.op]
@@ -2022,12 +2138,12 @@ def _op_tpop(it: Interpreter, c: ir.Call) -> Value:
     lanes = pipes.queues[direction]
     if direction == "C2V":
         queue = lanes[it._lane]
-        if not queue:
+        if not queue and not _wait(pipes, it, lambda: bool(queue)):
             raise InterpreterError(f"{c.op} from an empty pipe (nothing was pushed to the AIV)", c.span)
         got = queue.pop(0)
     else:
         wanted = [0, 1] if pipes.dual else [0]
-        if any(not lanes[k] for k in wanted):
+        if any(not lanes[k] for k in wanted) and not _wait(pipes, it, lambda: all(lanes[k] for k in wanted)):
             raise InterpreterError(f"{c.op} from an empty pipe (nothing was pushed to the AIC)", c.span)
         pair = [lanes[k].pop(0) for k in wanted]
         moved = [t for t in pair if not _empty(t)]
@@ -2068,9 +2184,10 @@ def _calls_of(fn: ir.Function) -> list[ir.Call]:
 
 def group_order(fn: ir.Function, functions: Mapping[str, ir.Function]
                 ) -> tuple[list[tuple[ir.Call, ir.Function, int]], list[int]]:
-    """The halves a Group function calls (call, callee, lanes) and the order that runs them
-    as a valid serialization: every producer half before every consumer half. Raises
-    `Unmodelled` for a group the one-directional serialization does not cover."""
+    """The halves a Group function calls (call, callee, lanes) and the order their turns
+    start in: the halves that push first, those that only pop last (one-directional pipes
+    then run as a serialization, every producer to its end before its consumer).
+    Raises `Unmodelled` for a group the run does not cover."""
     calls: list[tuple[ir.Call, ir.Function, int]] = []
     for s in fn.body.stmts:
         if isinstance(s, ir.ReturnStmt):
@@ -2087,9 +2204,6 @@ def group_order(fn: ir.Function, functions: Mapping[str, ir.Function]
     ops = [{c.op for c in _calls_of(h)} for _, h, _ in calls]
     pushes = [{_PUSH[o] for o in s if o in _PUSH} for s in ops]
     pops = [{_POP[o] for o in s if o in _POP} for s in ops]
-    if len({d for s in pushes for d in s} | {d for s in pops for d in s}) > 1:
-        raise Unmodelled(f"group '{fn.name}' uses pipes in both directions (the halves would have to run "
-                         "interleaved)", fn.span)
     if sum(1 for _, h, _ in calls if h.type is ir.FunctionType.AIC) > 1 or \
             sum(1 for _, h, _ in calls if h.type is ir.FunctionType.AIV) > 1:
         raise Unmodelled(f"group '{fn.name}' calls more than one AIC or AIV half", fn.span)

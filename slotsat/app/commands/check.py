@@ -28,8 +28,10 @@ SPMD identity a kernel reads (`tile.get_block_idx` and kin) is drawn with each t
 inputs and is the same for both runs. The AIC and AIV halves of a mixed kernel (joined by
 cross-core pipes) get the passes and the privacy check one by one, but their outputs are
 compared through the Group function that calls them: the original halves against the
-transformed ones, each run by the interpreter's one-directional serialization (the producer
-half first; a pipe is a FIFO per direction); a half no group calls is `unverified`. Exit
+transformed ones, each run by the interpreter with the halves taking turns (the producer
+half first; a half hands on at its end or at a pop from an empty pipe, so halves answering
+each other through pipes in both directions interleave; a pipe is a FIFO per direction); a
+half no group calls is `unverified`. Exit
 status 0 when confirmed, 1 when failed or unverified, 2 for unreadable input.
 """
 
