@@ -2260,11 +2260,14 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.concat": (2, 2, frozenset()),
     "tensor.view": (2, 2, frozenset({"layout"})),
     "tile.transpose": (3, 4, frozenset()),
+    "tile.move": (1, 1, frozenset({"target_memory", "blayout", "slayout"})),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
 keyword is covered only at the reference's default value). `tile.rsqrt`'s second argument
-is the reference's scratch tile."""
+is the reference's scratch tile. `tile.move`'s `blayout` / `slayout` pick the storage layout
+of the destination (the reference's DeduceTileMoveType keeps the shape), so the values a
+tile holds, which is all the interpreter models, are the source's."""
 
 
 _UNPINNED: dict[str, str] = {
