@@ -1372,10 +1372,19 @@ def _named(c: ir.Call, k: int, name: str) -> ir.CallArg | None:
 
 
 def _op_create(it: Interpreter, c: ir.Call) -> Value:
-    """`tile.create`: a fresh buffer; its contents are not defined by the DSL, zeros here."""
+    """`tile.create`: a fresh buffer; its contents are not defined by the DSL, zeros here. Its
+    valid extent is its type's (`pl.TileView(valid_shape=...)` on the result, as the reference
+    allocates it: the lane-1 replay of a dual-dispatch vector half creates a `[0, 0]` tile)."""
     rows, cols = _rc(it._list(c.args[0], "create shape", c.span))
     dtype = _dtype_kwarg(c)
-    return TileVal(np.zeros((rows, cols), dtype=numpy_dtype(dtype)), (rows, cols), dtype, (rows, cols))
+    valid = (rows, cols)
+    t = it._target.type if it._target is not None else None
+    if isinstance(t, ir.TileType) and t.valid_shape is not None:
+        valid = _rc(_ints([it.scalar(x) for x in t.effective_valid_shape], "create valid shape", c.span))
+        if any(v < 0 or v > d for v, d in zip(valid, (rows, cols), strict=True)):
+            raise InterpreterError(f"tile.create valid shape {list(valid)} does not fit the tile "
+                                   f"{[rows, cols]}", c.span)
+    return TileVal(np.zeros((rows, cols), dtype=numpy_dtype(dtype)), valid, dtype, (rows, cols))
 
 
 def _op_full(it: Interpreter, c: ir.Call) -> Value:
