@@ -2453,7 +2453,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     `scalar_range` for scalars. Each
     symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
     given under its name (the interpreter binds it from there); so is a scalar parameter that
-    is a whole dimension of a tensor parameter (drawn before the others). Tensor parameters holding more
+    a tensor parameter's shape names (drawn before the others). Tensor parameters holding more
     than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an `InterpreterError` before any
     array is made."""
     from slotsat.core.limits import interp_max_elements
@@ -2610,11 +2610,12 @@ DYNAMIC_DIMENSION = (16, 64)
 
 
 def _dimension_parameters(fn: ir.Function) -> list[ir.Var]:
-    """The integer scalar parameters that stand as a whole dimension of a tensor parameter's
-    shape (`x: pl.Tensor[[n, 128], ...], n: pl.Scalar[pl.INDEX]`, as the reference prints a
-    dynamic extent passed in), in parameter order."""
-    named = {d.id for p in fn.params if isinstance(p.type, ir.TensorType)
-             for d in p.type.shape if isinstance(d, ir.Var)}
+    """The integer scalar parameters a tensor parameter's shape names, as a whole dimension
+    (`x: pl.Tensor[[n, 128], ...], n: pl.Scalar[pl.INDEX]`, as the reference prints a dynamic
+    extent passed in) or inside one (`[n * 32, 128]`, a block count times the block size), in
+    parameter order."""
+    named = {v.id for p in fn.params if isinstance(p.type, ir.TensorType)
+             for d in p.type.shape if not isinstance(d, int) for v in ir.expr_vars(d)}
     return [p for p in fn.params if p.id in named and isinstance(p.type, ir.ScalarType)
             and not p.type.dtype.is_float]
 

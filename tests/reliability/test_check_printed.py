@@ -180,6 +180,22 @@ return r
         _run(fn, {**args, "N": n + 1})
 
 
+def test_a_scalar_parameter_inside_a_dimension_is_drawn_as_a_dimension() -> None:
+    # a paged cache of n blocks of 4 rows, as the library's kernels print it
+    fn = _fn("x: pl.Tensor[[n * 4, 16], pl.FP32], out: pl.Out[pl.Tensor[[n * 4, 16], pl.FP32]], n: pl.Scalar[pl.INDEX]",
+             "pl.Tensor[[n * 4, 16], pl.FP32]", """
+t: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [n * 4 - 8, 0], [8, 16])
+r: pl.Tensor[[n * 4, 16], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+""")
+    args = random_inputs(fn, np.random.default_rng(3))
+    n = args["n"]
+    assert DYNAMIC_DIMENSION[0] <= n <= DYNAMIC_DIMENSION[1]
+    assert args["x"].shape == (n * 4, 16)
+    (r,) = _run(fn, args)
+    np.testing.assert_array_equal(r[:8], args["x"][n * 4 - 8:])
+
+
 def test_an_unmodelled_op_is_found_before_any_run_on_any_path() -> None:
     src = _src("a: pl.Tensor[[8, 16], pl.FP32], f: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]", R, """
 t: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [8, 16])
