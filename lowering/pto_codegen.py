@@ -459,7 +459,8 @@ class Emitter:
         if isinstance(e, ir.ScalarBinary) and e.op in _HOISTED_BINARY:
             a, b = self.lower(e.a), self.lower(e.b)
             signed, unsigned = _HOISTED_BINARY[e.op]
-            name = self.arith(unsigned if e.dtype.is_unsigned else signed, [a, b], _int_type(e.dtype))
+            op = _FLOAT_MIN_MAX[e.op] if e.dtype.is_float else unsigned if e.dtype.is_unsigned else signed
+            name = self.arith(op, [a, b], _int_type(e.dtype))
             self.handles[self._placeholder(e).id] = name
         elif isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
             a, b = self.lower(e.a), self.lower(e.b)
@@ -543,7 +544,8 @@ class Emitter:
         return name, len(lines)
 
     def _lower_float(self, e: ir.Expr) -> str:
-        """Floating-point scalar expressions (`arith.addf` ..., `remf` / `divf`)."""
+        """Floating-point scalar expressions (`arith.addf` ..., `remf` / `divf`, `maximumf` /
+        `minimumf`)."""
         if isinstance(e, ir.Var):
             return self.var_value(e)
         if isinstance(e, ir.ConstFloat):
@@ -554,6 +556,9 @@ class Emitter:
             a, b = self._lower_float_operand(e.a, e.dtype), self._lower_float_operand(e.b, e.dtype)
             op = {ir.Add: "addf", ir.Sub: "subf", ir.Mul: "mulf", ir.FloorDiv: "divf", ir.FloorMod: "remf"}
             return self.arith(op[type(e)], [a, b], _int_type(e.dtype))
+        if isinstance(e, ir.ScalarBinary) and e.op in _FLOAT_BINARY:
+            a, b = self._lower_float_operand(e.a, e.dtype), self._lower_float_operand(e.b, e.dtype)
+            return self.arith(_FLOAT_BINARY[e.op], [a, b], _int_type(e.dtype))
         raise PassError("unsupported floating-point expression in device code", getattr(e, "span", NO_SPAN))
 
     def _lower_float_operand(self, e: ir.Expr, dtype: ir.DType) -> str:
@@ -1053,13 +1058,19 @@ _HOISTED_BINARY: dict[str, tuple[str, str]] = {
 }
 """Integer scalar operations outside the index language that codegen lowers to one `arith`
 op each (signed / unsigned spelling): exact at the dtype, as the evaluator computes them."""
+_FLOAT_MIN_MAX: dict[str, str] = {"min": "minimumf", "max": "maximumf"}
+_FLOAT_BINARY: dict[str, str] = {**_FLOAT_MIN_MAX, "truediv": "divf"}
+"""`pl.min`, `pl.max` and `/` of two floats, as the reference's scalar code generator spells them."""
 
 
 def _lowered_binary(e: ir.ScalarBinary) -> bool:
-    """Logical `and` / `or` of two bools, the others of two integers of the result's dtype."""
+    """Logical `and` / `or` of two bools, `pl.min`, `pl.max` and `/` of two floats of the
+    result's dtype, the others (`pl.min` and `pl.max` too) of two integers of it."""
     dtype = e.dtype
     if e.op in ("and", "or"):
         return dtype is ir.DType.BOOL and ir.expr_dtype(e.a) is dtype and ir.expr_dtype(e.b) is dtype
+    if e.op in _FLOAT_BINARY and dtype in (ir.DType.FP16, ir.DType.BF16, ir.DType.FP32):
+        return ir.expr_dtype(e.a) == dtype and ir.expr_dtype(e.b) == dtype
     return e.op in _HOISTED_BINARY and (dtype.is_int_arith or dtype is ir.DType.BOOL) and \
         ir.expr_dtype(e.a) == dtype and ir.expr_dtype(e.b) == dtype
 

@@ -252,6 +252,28 @@ class ScalarsAndCasts:
 
 
 @pl.program
+class FloatScalars:
+    """Float scalars read from a tile: pl.max, pl.min and `/` of them (a quantization scale,
+    127 over the clamped absolute maximum), which a tile scaling takes."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[16, 64], pl.FP32],
+        floor: pl.Scalar[pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+    ) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        a = pl.tile.read(t, [0, 0])
+        b = pl.tile.read(t, [1, 0])
+        amax = pl.min(pl.max(a, floor), b)
+        scale = 127.0 / amax
+        u = pl.tile.muls(t, scale)
+        out = pl.tile.store(u, [0, 0], out)
+        return out
+
+
+@pl.program
 class ColSumSort:
     """Column sums in both of ptoas's forms (sequential, and binary-tree with a scratch tile)
     and a 32-element block sort with its index tile."""
@@ -728,6 +750,7 @@ PROGRAMS = {
     "dyn_rms_norm": DynRmsNorm,
     "cube_extract": CubeExtract,
     "scalars_and_casts": ScalarsAndCasts,
+    "float_scalars": FloatScalars,
     "col_sum_sort": ColSumSort,
     "tensor_view_2d": TensorView2d,
     "assemble_transpose": AssembleTranspose,
