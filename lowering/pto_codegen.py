@@ -1285,6 +1285,8 @@ class FunctionEmitter(Emitter):
         """Handles that are SSA views (`pto.treshape`, `pto.subview` results)."""
         self.subview_names: set[str] = set()
         self.subview_base: dict[str, str] = {}
+        self.subview_windows: dict[str, tuple[str, str, list[str], ir.TileType]] = {}
+        """A slice view's source handle and type, its offsets and its tile type (`_materialized`)."""
         self.view_root: dict[str, str] = {}
         """A `pto.treshape` handle -> the buffer handle at the bottom of its chain of views."""
         """A `pto.subview` handle -> the handle it is a window of."""
@@ -1922,12 +1924,11 @@ class FunctionEmitter(Emitter):
         if target is None or not isinstance(target.type, ir.TileType):
             raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
         ins = self._operands(c, sp, target.type.dtype, where)
-        if sp.pto is not None and sp.pto.startswith("pto.tcolexpand") and \
-                any(name in self.subview_names for name, _ in ins):
-            # the reference materializes a slice (`pto.textract`) before these ops, whose
-            # lowering reads the operand's physical extent; slotsat does not
-            raise PassError(f"slotsat's code generator does not emit {c.op} of a tile.slice view "
-                            "(ptoas needs the slice copied out first)", where)
+        if sp.pto is not None and sp.pto.startswith("pto.tcolexpand"):
+            # ptoas lowers these reading the operand's physical extent, which a subview's type
+            # does not give: a slice operand is copied out first, as the reference does
+            ins = [self._materialized(name, c, where) if name in self.subview_windows else (name, t)
+                   for name, t in ins]
         attrs = self._attr_dict(c, sp, where)
         dst = self.define_tile(target)
         if sp.scratch is not None and sp.scratch not in call_arguments(c, sp, where):
@@ -1938,6 +1939,26 @@ class FunctionEmitter(Emitter):
             self._alloc_line(tmp, src, src.type, scratch_of=target)
             ins.append((tmp, tile_type_string(src.type)))
         self._dps_line(sp, ins, dst, self.handle_types.get(dst, tile_type_string(target.type)), attrs)
+
+    def _materialized(self, view: str, c: ir.Call, where: Span) -> tuple[str, str]:
+        """The slice view `view` copied into a buffer of its own: `pto.alloc_tile` of the
+        slice's tile type and `pto.textract` of its window out of the source, at each use (the
+        reference copies it once, at the first such use, into the slice's own buffer)."""
+        src, src_t, offs, tile = self.subview_windows[view]
+        if tile.memory_space is ir.MemorySpace.Mat:
+            raise PassError(f"slotsat's code generator does not emit {c.op} of a slice of a Mat tile (the "
+                            "copy out would be a Mat-to-Mat pto.textract, which the hardware does not have)",
+                            where)
+        if self.planner is Planner.PYPTO:
+            raise PassError(f"{c.op} of a tile.slice view needs the slice copied into a buffer of its own, "
+                            "which slotsat places only under the ptoas planner", where)
+        name = f"%{self.fresh_name(view[1:] + '_mat')}"
+        rows, cols = valid_extents(tile)
+        t = tile_type_string(tile)
+        self.line(f"{name} = pto.alloc_tile valid_row = {self.index_value(rows)} valid_col = "
+                  f"{self.index_value(cols)} : {t}")
+        self.line(f"pto.textract ins({src}, {offs[0]}, {offs[1]} : {src_t}, index, index) outs({name} : {t})")
+        return name, t
 
     def _emit_mrgsort(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                       where: Span) -> None:
@@ -2719,6 +2740,7 @@ class FunctionEmitter(Emitter):
         if c.op == "tile.slice":
             self.subview_names.add(name)
             self.subview_base[name] = src
+            self.subview_windows[name] = (src, src_t, offs, target.type)
         self.handle_types[name] = dst_t
         self.handles[target.id] = name
         self.handles.setdefault(self.live.find(target.id), name)

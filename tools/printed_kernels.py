@@ -274,6 +274,32 @@ class FloatScalars:
 
 
 @pl.program
+class SliceColExpand:
+    """A rotary step's row halves: one-row slices of a tile at constant offsets taken by
+    tile.col_expand_mul, which ptoas runs only on a materialized tile (the reference copies
+    the window out with pto.textract at the first such use)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[16, 128], pl.FP32],
+        cos: pl.Tensor[[1, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[2, 64], pl.FP32]],
+    ) -> pl.Tensor[[2, 64], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Vec)
+        c = pl.tile.load(cos, [0, 0], [1, 64], [1, 64], target_memory=pl.Mem.Vec)
+        lo = pl.tile.slice(t, [1, 64], [0, 0])
+        hi = pl.tile.slice(t, [1, 64], [0, 64])
+        a = pl.tile.col_expand_mul(lo, c)
+        b = pl.tile.col_expand_mul(hi, c)
+        d = pl.tile.col_expand_mul(lo, c)
+        e = pl.tile.add(a, d)
+        out = pl.tile.store(e, [0, 0], out)
+        out = pl.tile.store(b, [1, 0], out)
+        return out
+
+
+@pl.program
 class ColSumSort:
     """Column sums in both of ptoas's forms (sequential, and binary-tree with a scratch tile)
     and a 32-element block sort with its index tile."""
@@ -750,6 +776,7 @@ PROGRAMS = {
     "dyn_rms_norm": DynRmsNorm,
     "cube_extract": CubeExtract,
     "scalars_and_casts": ScalarsAndCasts,
+    "slice_col_expand": SliceColExpand,
     "float_scalars": FloatScalars,
     "col_sum_sort": ColSumSort,
     "tensor_view_2d": TensorView2d,
