@@ -999,7 +999,8 @@ def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
             _preflight_expr(s.cond, span)
             _preflight_binders(list(s.return_vars), span)
         elif isinstance(s, ir.AssignStmt):
-            _preflight_binders([s.var], span)
+            if not _binds_no_value(s):
+                _preflight_binders([s.var], span)
             if isinstance(s.value, ir.Call):
                 _preflight_call(s.value, span)
             else:
@@ -1014,6 +1015,14 @@ def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
         tail = top and k == len(body.stmts) - 1 and isinstance(s, ir.IfStmt) and not s.return_vars
         for child in ir.stmt_children_bodies(s):
             _preflight_body(child, top=tail)
+
+
+def _binds_no_value(s: ir.AssignStmt) -> bool:
+    """A call the reference printed bound to a `pl.UnknownType` name: an op without a result
+    (its lowering of `pld.tensor.barrier` binds each `notify` / `wait` so). Codegen emits the
+    call alone; a later read of the name has no value and is a located error."""
+    t = s.var.type
+    return isinstance(t, ir.OpaqueType) and t.spelling == "pl.UnknownType" and isinstance(s.value, ir.Call)
 
 
 def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
@@ -1730,7 +1739,7 @@ class FunctionEmitter(Emitter):
     def assign(self, s: ir.AssignStmt) -> None:
         v = s.var
         if isinstance(s.value, ir.Call):
-            self.call(v, s.value, s.span)
+            self.call(None if _binds_no_value(s) else v, s.value, s.span)
             return
         if isinstance(v.type, ir.TileType):
             assert isinstance(s.value, ir.Var)

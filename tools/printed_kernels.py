@@ -613,6 +613,32 @@ class DistRank:
 
 
 @pl.program
+class DistBarrier:
+    """pld.tensor.barrier between a store into this rank's window and a read of the next
+    rank's: the reference lowers the barrier into notify / wait loops whose calls it prints
+    bound to pl.UnknownType names (ops without a result)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[1, 64], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, 64], pl.FP32]],
+        data: pld.DistributedTensor[[1, 64], pl.FP32],
+        signal: pld.DistributedTensor[[4, 1], pl.INT32],
+    ) -> pl.Tensor[[1, 64], pl.FP32]:
+        ctx = pld.system.get_comm_ctx(data)
+        me = pld.system.rank(ctx)
+        n = pld.system.nranks(ctx)
+        local = pl.load(x, [0, 0], [1, 64])
+        data = pl.store(local, [0, 0], data)
+        signal = pld.tensor.barrier(signal)
+        peer = (me + 1) % n
+        recv = pld.tile.remote_load(data, peer=peer, offsets=[0, 0], shape=[1, 64])
+        y = pl.store(recv, [0, 0], y)
+        return y
+
+
+@pl.program
 class DistRemote:
     """Push a tile into every peer's windows (an atomic add into a rank-3 window, a plain store
     into a rank-2 one), signal, wait, then pull the peers' slices with remote loads."""
@@ -787,6 +813,7 @@ PROGRAMS = {
     "gather_mask": GatherMask,
     "dist_exchange": DistExchange,
     "dist_rank": DistRank,
+    "dist_barrier": DistBarrier,
     "dist_remote": DistRemote,
     "dist_put": DistPut,
     "scatter_mask": ScatterMask,
