@@ -2321,17 +2321,31 @@ class FunctionEmitter(Emitter):
         %src_pv, buf(%stage[, %stage2]) : ...) {atomicType = ...}` through the staging tile(s),
         the pipes drained again (the transfer lands before a later notify), then the
         invalidation of the peer lines, as the reference's backend emits it."""
+        self._transfer(c, sp, where, remote_dst=True)
+
+    def _emit_get(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pld.tile.get(dst, peer, src, stage[, stage2][, dst_offsets, src_offsets, shape])`: this
+        rank's tensor `dst` and the peer's copy of window `src`, each partitioned over the
+        transfer (the whole of `dst`, or the region), every pipe drained, `pto.comm.tget(%dst_pv,
+        %src_pv, buf(%stage[, %stage2]) : ...)` through the staging tile(s), the pipes drained
+        again (a later local read does not race the last chunk), as the reference's backend
+        emits it."""
+        self._transfer(c, sp, where, remote_dst=False)
+
+    def _transfer(self, c: ir.Call, sp: pto_spelling.Spelling, where: Span, *, remote_dst: bool) -> None:
+        """`pld.tile.put` (`remote_dst`: into a peer's window) and `pld.tile.get` (out of one)."""
         args = [a for a in c.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
         n = len(args)
         if n not in (4, 5, 7, 8):
             raise PassError(f"{c.op} takes 4, 5, 7 or 8 arguments (dst, peer, src, stage[, stage2][, "
                             f"dst_offsets, src_offsets, shape]), got {n}", where)
-        dst, view = self._window(args[0], c.op, where)
-        src = args[2]
-        if not isinstance(src, ir.Var) or not isinstance(src.type, ir.TensorType):
-            raise PassError(f"{c.op} copies from a tensor", where)
-        src_view = self.tensor_view(src)
-        ttype = self.tensor_types[dst.id]
+        window, view = self._window(args[0] if remote_dst else args[2], c.op, where)
+        local = args[2] if remote_dst else args[0]
+        if not isinstance(local, ir.Var) or not isinstance(local.type, ir.TensorType):
+            raise PassError(f"{c.op} copies {'from' if remote_dst else 'into'} a tensor", where)
+        local_view = self.tensor_view(local)
+        # the whole transfer is the shape of the copy's destination
+        ttype = self.tensor_types[window.id] if remote_dst else self.tensor_types[local.id]
         rank = len(ttype.shape)
         stage_args = args[3:5 if n in (5, 8) else 4]
         if not all(isinstance(a, ir.Var) and isinstance(a.type, ir.TileType) for a in stage_args):
@@ -2359,15 +2373,22 @@ class FunctionEmitter(Emitter):
             dims.append("?" if literal is None else str(literal))
         pt = f"!pto.partition_tensor_view<{'x'.join(dims)}x{ttype.dtype.mlir}>"
         attrs = self._attr_dict(c, sp, where)
-        peer_view = self._peer_view(view, ttype, args[1], where)
-        dst_pv = self._partition_line(peer_view, ttype, dst_offs, sizes, pt)
-        src_pv = self._partition_line(src_view, self.tensor_types[src.id], src_offs, sizes, pt)
+        window_t, local_t = self.tensor_types[window.id], self.tensor_types[local.id]
+        if remote_dst:
+            peer_view = self._peer_view(view, window_t, args[1], where)
+            dst_pv = self._partition_line(peer_view, window_t, dst_offs, sizes, pt)
+            src_pv = self._partition_line(local_view, local_t, src_offs, sizes, pt)
+        else:
+            dst_pv = self._partition_line(local_view, local_t, dst_offs, sizes, pt)
+            peer_view = self._peer_view(view, window_t, args[1], where)
+            src_pv = self._partition_line(peer_view, window_t, src_offs, sizes, pt)
         bufs = ", ".join(h for h, _ in stages)
         buf_types = ", ".join(t for _, t in stages)
         self.line("pto.barrier <PIPE_ALL>")
         self.line(f"{sp.pto}({dst_pv}, {src_pv}, buf({bufs}) : {pt}, {pt}, {buf_types}){attrs}")
         self.line("pto.barrier <PIPE_ALL>")
-        self.line(f"pto.cmo.cacheinvalid {dst_pv} single_cache_line : {pt}")
+        if remote_dst:
+            self.line(f"pto.cmo.cacheinvalid {dst_pv} single_cache_line : {pt}")
 
     # -- cross-core pipes (`pto_ops_crosscore.cpp`) ------------------------------------
 

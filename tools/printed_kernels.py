@@ -639,6 +639,33 @@ class DistBarrier:
 
 
 @pl.program
+class DistGet:
+    """Publish rows into this rank's window, wait for the peer's signal, then copy the peer's
+    rows into a local tensor through a staging tile (a region get, lowered by the reference to
+    `tile.create` + `pld.tile.get`) and the whole peer window through a second."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(  # noqa: PLR0913, PLR0917 - the tensors, the windows and the ranks
+        self,
+        src: pl.Tensor[[32, 128], pl.BF16],
+        window: pld.DistributedTensor[[32, 128], pl.BF16],
+        signal: pld.DistributedTensor[[2, 1], pl.INT32],
+        out: pl.Out[pl.Tensor[[64, 128], pl.BF16]],
+        whole: pl.Out[pl.Tensor[[32, 128], pl.BF16]],
+        me: pl.Scalar[pl.INT32],
+        peer: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[64, 128], pl.BF16]:
+        t = pl.load(src, [0, 0], [32, 128])
+        window = pl.store(t, [0, 0], window)
+        pld.system.notify(signal, peer=peer, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(signal=signal, offsets=[peer, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        pld.tensor.get(dst=out, peer=peer, src=window, dst_offsets=[me * 32, 0], src_offsets=[0, 0],
+                       shape=[32, 128], chunk_rows=8, chunk_cols=128)
+        pld.tensor.get(dst=whole, peer=peer, src=window, chunk_rows=8, chunk_cols=128)
+        return out
+
+
+@pl.program
 class DistRemote:
     """Push a tile into every peer's windows (an atomic add into a rank-3 window, a plain store
     into a rank-2 one), signal, wait, then pull the peers' slices with remote loads."""
@@ -813,6 +840,7 @@ PROGRAMS = {
     "gather_mask": GatherMask,
     "dist_exchange": DistExchange,
     "dist_rank": DistRank,
+    "dist_get": DistGet,
     "dist_barrier": DistBarrier,
     "dist_remote": DistRemote,
     "dist_put": DistPut,
