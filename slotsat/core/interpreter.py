@@ -2526,7 +2526,9 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
     hardware reads whatever lies outside), so `random_inputs` draws such tensors there instead
     of making every trial fault. `lo` undoes a constant added on the way (`pos - 3` indexes, so
     `pos` is at least 3); `hi - lo` is the indexed extent where the element is the index itself
-    (`_SMALL_INDEX` where it enters an index through other arithmetic)."""
+    (`_SMALL_INDEX` where it enters an index through other arithmetic). Elements read into the
+    divisor of an integer `//`, `%` or `/` (a count a position is wrapped by) are drawn from
+    `[1, _SMALL_INDEX]`: a kernel divides by them, as by a block count, only when positive."""
     defs: dict[int, ir.Expr | ir.Call] = {}
     writes: dict[int, list[ir.CallArg]] = {}  # tile -> the values tile.write puts into it
     work: list[tuple[ir.CallArg, int, int]] = []
@@ -2538,6 +2540,7 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
             if call.op == "tile.write" and len(call.args) > 2 and isinstance(call.args[0], ir.Var):
                 writes.setdefault(call.args[0].id, []).append(call.args[2])
             work.extend((e, extent, 0) for e, extent in _index_uses(call))
+        work.extend((d, _SMALL_INDEX, 1) for d in _divisors(st))  # a divisor is drawn positive
     params = {p.id for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.dtype.is_int}
     out: dict[int, tuple[int, int]] = {}
     seen: set[tuple[int, int, int]] = set()
@@ -2565,6 +2568,32 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
                 work.append((d.args[0], extent, lo))
         elif d is not None:
             work.append((d, extent, lo))
+    return out
+
+
+def _divisors(st: ir.Stmt) -> list[ir.Expr]:
+    """The divisors of the integer `//`, `%` and `/` a statement evaluates (its value, call
+    arguments, condition or loop bounds)."""
+    roots: list[ir.Expr] = []
+    if isinstance(st, ir.AssignStmt | ir.EvalStmt):
+        value = st.value if isinstance(st, ir.AssignStmt) else st.call
+        items = [*value.args, *(v for _, v in value.kwargs)] if isinstance(value, ir.Call) else [value]
+        for item in items:
+            roots.extend(item.items if isinstance(item, ir.ExprList) else
+                         [item] if isinstance(item, ir.SCALAR_EXPRS) else [])  # type: ignore[list-item]
+    elif isinstance(st, ir.IfStmt):
+        roots.append(st.cond)
+    elif isinstance(st, ir.ForStmt):
+        roots.extend((st.start, st.stop, st.step))
+    out: list[ir.Expr] = []
+    work = list(roots)
+    while work:
+        e = work.pop()
+        if isinstance(e, ir.FloorDiv | ir.FloorMod) and ir.expr_dtype(e).is_int:
+            out.append(e.b)
+        elif isinstance(e, ir.ScalarBinary) and e.op == "truediv" and e.dtype.is_int:
+            out.append(e.b)
+        work.extend(ir.expr_children(e))
     return out
 
 

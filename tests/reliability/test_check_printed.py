@@ -196,6 +196,24 @@ return r
     np.testing.assert_array_equal(r[:8], args["x"][n * 4 - 8:])
 
 
+def test_a_count_read_into_a_divisor_is_drawn_positive() -> None:
+    # the library's slot mapping wraps a block index by a per-request block count
+    fn = _fn("pos: pl.Tensor[[8], pl.INT32], counts: pl.Tensor[[8], pl.INT32], out: pl.Out[pl.Tensor[[8], pl.INT32]]",
+             "pl.Tensor[[8], pl.INT32]", """
+for i, (o,) in pl.range(8, init_values=(out,)):
+    p: pl.Scalar[pl.INT32] = pl.tensor.read(pos, [i])
+    c: pl.Scalar[pl.INT32] = pl.tensor.read(counts, [i])
+    w: pl.Scalar[pl.INDEX] = pl.cast(p, pl.INDEX) // 4 % pl.cast(c, pl.INDEX)
+    o2: pl.Tensor[[8], pl.INT32] = pl.tensor.write(o, [i], pl.cast(w, pl.INT32))
+    r: pl.Tensor[[8], pl.INT32] = pl.yield_(o2)
+return r
+""")
+    for seed in range(20):
+        args = random_inputs(fn, np.random.default_rng(seed))
+        assert (args["counts"] >= 1).all()
+        _run(fn, args)  # never a division by zero
+
+
 def test_an_unmodelled_op_is_found_before_any_run_on_any_path() -> None:
     src = _src("a: pl.Tensor[[8, 16], pl.FP32], f: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]", R, """
 t: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [8, 16])
