@@ -2445,8 +2445,8 @@ def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
             "(SLOTSAT_INTERP_MAX_ELEMENTS)", big.span)
 
 
-def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
-                  ) -> dict[str, Any]:
+def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8), *,
+                  sized: bool = False) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
     small integers for integer tensors (non-negative ones inside what they index for a tensor
     whose elements the function uses as indices, `_index_parameters`), and integers in
@@ -2455,7 +2455,12 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     given under its name (the interpreter binds it from there); so is a scalar parameter that
     a tensor parameter's shape names (drawn before the others). Tensor parameters holding more
     than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an `InterpreterError` before any
-    array is made."""
+    array is made.
+
+    `sized` draws as kernels written for padded sizes expect (`check` alternates to it after a
+    trial whose original program faulted): dimensions from `SIZED_DIMENSION` in whole
+    multiples of 16, and each other integer scalar either in `scalar_range` or equal to one of
+    the drawn dimensions (a row count or bound that is a tensor's extent)."""
     from slotsat.core.limits import interp_max_elements
 
     _ensure_tensor_parameters(fn, interp_max_elements())
@@ -2465,9 +2470,11 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     for v in ir.dynamic_dimensions(fn):
         if v.name_hint in names:
             raise InterpreterError(f"the symbolic dimension '{v.name_hint}' has a parameter's name", v.span)
-        dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
+        dims[v.id] = out[v.name_hint] = _draw_dimension(rng, sized)
     for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
-        dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
+        dims[v.id] = out[v.name_hint] = _draw_dimension(rng, sized)
+    extents = sorted({d for p in fn.params if isinstance(p.type, ir.TensorType)
+                      for d in p.type.shape if isinstance(d, int)} | set(dims.values()))
     total = 0
     indices = _index_parameters(fn)
     for p in fn.params:
@@ -2496,11 +2503,23 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         elif isinstance(t, ir.ScalarType):
             if t.dtype.is_float:
                 out[p.name_hint] = float(rng.uniform(0.25, 2.0))
+            elif sized and extents and rng.integers(0, 2):
+                out[p.name_hint] = int(rng.choice(extents))
             else:
                 out[p.name_hint] = int(rng.integers(scalar_range[0], scalar_range[1] + 1))
         else:
             out[p.name_hint] = None
     return out
+
+
+SIZED_DIMENSION = (64, 256)
+"""The range `random_inputs(sized=True)` draws a symbolic dimension from, in multiples of 16."""
+
+
+def _draw_dimension(rng: np.random.Generator, sized: bool) -> int:
+    if sized:
+        return 16 * int(rng.integers(SIZED_DIMENSION[0] // 16, SIZED_DIMENSION[1] // 16 + 1))
+    return int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
 
 
 _OFFSET_CARRIERS = frozenset({"tile.slice", "tile.reshape", "tile.move", "tensor.view"})

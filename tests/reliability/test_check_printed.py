@@ -214,6 +214,24 @@ return r
         _run(fn, args)  # never a division by zero
 
 
+def test_after_a_faulted_trial_inputs_are_also_drawn_as_padded_kernels_expect() -> None:
+    # a kernel written for a token count padded to its 64-row tiles: with T drawn from [16, 64]
+    # nearly every trial reads past the tensor
+    src = _src("x: pl.Tensor[[T, 16], pl.FP32], out: pl.Out[pl.Tensor[[T, 16], pl.FP32]]",
+               "pl.Tensor[[T, 16], pl.FP32]", """
+t: pl.Tile[[64, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [64, 16])
+e: pl.Tile[[64, 16], pl.FP32, pl.Mem.Vec] = pl.exp(t)
+o: pl.Tensor[[T, 16], pl.FP32] = pl.store(e, [0, 0], out)
+return o
+""", decls='T = pl.dynamic("T")')
+    (fc,) = check_module(parse_source(src, "k.py")).functions
+    assert fc.unverified is None
+    assert fc.trials_run == 3
+    args = random_inputs(parse_source(src, "k.py").programs[0].functions[0], np.random.default_rng(0), sized=True)
+    assert args["T"] % 16 == 0
+    assert args["T"] >= 64
+
+
 def test_an_unmodelled_op_is_found_before_any_run_on_any_path() -> None:
     src = _src("a: pl.Tensor[[8, 16], pl.FP32], f: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]", R, """
 t: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [8, 16])

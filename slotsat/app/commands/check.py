@@ -197,10 +197,12 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
     scalars: dict[str, int] = {}
     attempts = 0
     last_error = ""
+    faults = 0
     while fc.trials_run < trials and attempts < max(trials, 1) * 8:
         attempts += 1
         try:
-            args = random_inputs(fc.function, rng)
+            # after a faulted trial, every other draw is sized as padded kernels expect
+            args = random_inputs(fc.function, rng, sized=faults % 2 == 1)
         except InterpreterError as err:  # no inputs can be drawn (dynamic or too large shapes)
             fc.unverified = f"no random inputs: {err.message}"
             return scalars
@@ -212,6 +214,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
             return scalars
         except InterpreterError as err:
             last_error = err.message
+            faults += 1
             continue
         if not scalars:
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
