@@ -2198,10 +2198,17 @@ def group_order(fn: ir.Function, functions: Mapping[str, ir.Function]
     then run as a serialization, every producer to its end before its consumer).
     Raises `Unmodelled` for a group the run does not cover."""
     calls: list[tuple[ir.Call, ir.Function, int]] = []
+    read = {v.id for s in fn.body.stmts
+            for v in (ir.expr_vars(s.call) if isinstance(s, ir.EvalStmt)
+                      else ir.expr_vars(s.value) if isinstance(s, ir.AssignStmt)
+                      else (x for e in s.values for x in ir.expr_vars(e)) if isinstance(s, ir.ReturnStmt)
+                      else ())}
     for s in fn.body.stmts:
         if isinstance(s, ir.ReturnStmt):
             continue
         call = s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.var.id not in read:
+            call = s.value  # a half's result bound and never read: its outputs are the shared tensors
         if call is None or not call.op.startswith("self."):
             raise Unmodelled(f"group '{fn.name}': a statement other than a call of a half", s.span)
         half = functions.get(call.op[len("self."):])

@@ -125,3 +125,24 @@ def test_a_half_run_alone_is_declined() -> None:
     aic = program.functions[0]
     with pytest.raises(Unmodelled, match="only through the Group function"):
         Interpreter().run(aic, {"a": A, "out": A})
+
+
+def _group_text(aiv_call: str, ret: str) -> str:
+    text = HEAD.replace("{aic}", PUSH.format(t="x", split=0)).replace(
+        "{aiv}", "\n".join([POP.format(v="y", view=""), STORE.format(k=0, v="y")]))
+    return text.replace("        self.g_aiv(a, out)\n        return out\n", f"{aiv_call}\n        return {ret}\n")
+
+
+def test_a_half_whose_result_is_bound_and_never_read_runs_in_its_group() -> None:
+    # the reference binds the vector half's result (a tuple of the tensors it writes) to a name
+    text = _group_text("        r: pl.Tensor[[16, 64], pl.FP32] = self.g_aiv(a, out)", "out")
+    functions = {f.name: f for f in parse_source(text, "t.py").programs[0].functions}
+    (got,) = Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})
+    assert np.array_equal(got, A)
+
+
+def test_a_half_whose_bound_result_is_read_is_declined() -> None:
+    text = _group_text("        r: pl.Tensor[[16, 64], pl.FP32] = self.g_aiv(a, out)", "r")
+    functions = {f.name: f for f in parse_source(text, "t.py").programs[0].functions}
+    with pytest.raises(Unmodelled, match="a statement other than a call of a half"):
+        Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})

@@ -341,9 +341,8 @@ def check_module(module: ir.Module, options: CheckOptions | None = None) -> Chec
         halves: dict[str, ir.Function] = {}  # a half of a mixed kernel -> the Group function calling it
         for fn in program.functions:
             if fn.type is ir.FunctionType.GROUP:
-                for s in ir.walk_stmts(fn.body):
-                    if isinstance(s, ir.EvalStmt) and s.call.op.startswith("self."):
-                        halves.setdefault(s.call.op[len("self."):], fn)
+                for name in _half_calls(fn):
+                    halves.setdefault(name, fn)
         checks: dict[str, FunctionCheck] = {}
         for fn in program.functions:
             if _has_tile_ops(fn):
@@ -355,12 +354,22 @@ def check_module(module: ir.Module, options: CheckOptions | None = None) -> Chec
     return CheckResult(out)
 
 
+def _half_calls(group: ir.Function) -> dict[str, ir.Call]:
+    """The functions a Group function calls, by name: as a statement or bound to a name (the
+    reference binds the AIV half's tuple result)."""
+    out: dict[str, ir.Call] = {}
+    for s in ir.walk_stmts(group.body):
+        call = s.call if isinstance(s, ir.EvalStmt) else s.value if isinstance(s, ir.AssignStmt) else None
+        if isinstance(call, ir.Call) and call.op.startswith("self."):
+            out.setdefault(call.op[len("self."):], call)
+    return out
+
+
 def _check_group(program: str, group: ir.Function, functions: dict[str, ir.Function],
                  checks: dict[str, FunctionCheck], opts: CheckOptions) -> None:
     """Compare a Group function's outputs, its halves as written against its halves after the
     passes, and record the verdict on each half's check."""
-    calls = {s.call.op[len("self."):]: s.call for s in ir.walk_stmts(group.body)
-             if isinstance(s, ir.EvalStmt) and s.call.op.startswith("self.")}
+    calls = _half_calls(group)
     mine = [fc for name, fc in checks.items() if name in calls]
     if any(fc.failed or fc.transformed is None for fc in mine):
         return
