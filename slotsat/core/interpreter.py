@@ -2240,7 +2240,7 @@ _CROSS_HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
 
 
 _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
-    "tile.create": (1, 1, frozenset({"dtype", "target_memory"})),
+    "tile.create": (1, 1, frozenset({"dtype", "target_memory", "transpose", "flat_layout"})),
     "tile.full": (1, 2, frozenset({"dtype", "value"})),
     "tile.ci": (2, 2, frozenset({"dtype", "descending"})),
     "tile.get_block_idx": (0, 0, frozenset()),
@@ -2283,7 +2283,8 @@ printed form: (min, max) positional arguments and the keywords the model covers 
 keyword is covered only at the reference's default value). `tile.rsqrt`'s second argument
 is the reference's scratch tile. `tile.move`'s `blayout` / `slayout` pick the storage layout
 of the destination (the reference's DeduceTileMoveType keeps the shape), so the values a
-tile holds, which is all the interpreter models, are the source's."""
+tile holds, which is all the interpreter models, are the source's; so do `tile.create`'s
+`transpose` (a column-major Mat layout) and `flat_layout` (an unboxed one)."""
 
 
 _UNPINNED: dict[str, str] = {

@@ -337,6 +337,14 @@ return r
     want = np.full((8, 16), -1.0, np.float32)
     want[:3] = 1.0  # only the 3 valid rows are stored; the [0, 0] tile stores nothing
     np.testing.assert_array_equal(r, want)
+    # the layout keywords of a Mat tile's creation change no value
+    mat = parse_source(_src(P, R, """
+m: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat] = pl.tile.create([16, 64], dtype=pl.BF16, target_memory=pl.Mem.Mat, transpose=True)
+f: pl.Tile[[16, 64], pl.BF16, pl.Mem.Mat] = pl.tile.create([16, 64], dtype=pl.BF16, target_memory=pl.Mem.Mat, flat_layout=True)
+r: pl.Tensor[[8, 16], pl.FP32] = pl.store(pl.load(a, [0, 0], [8, 16]), [0, 0], out)
+return r
+"""), "k.py").programs[0].functions[0]
+    ensure_modelled(mat)
 
 
 def test_a_move_with_a_layout_copies_the_values() -> None:
