@@ -125,7 +125,14 @@ from slotsat.lowering.dist_comm import is_comm_ctx
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
 from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
 from slotsat.lowering.memory_reuse import MemoryPlan, check_declared_slots, check_shared_buffers, plan_memory
-from slotsat.lowering.regions import Region, layout_of, plan_regions, tile_type_string, valid_extents
+from slotsat.lowering.regions import (
+    Region,
+    layout_of,
+    pad_and_compact,
+    plan_regions,
+    tile_type_string,
+    valid_extents,
+)
 
 CUBE_SPACES = frozenset(
     {ir.MemorySpace.Mat, ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace.Acc, ir.MemorySpace.Bias}
@@ -2780,17 +2787,24 @@ class FunctionEmitter(Emitter):
         """`tile.assemble(target, source, [r, c])`, whose result is the target's buffer: a
         `pto.subview` window of it at the offset (the source's shape, its valid extent as
         `valid [...]`) and `pto.tmov` of the source into the window, as the reference emits
-        for a same-space assemble. Moves across spaces (the Acc-to-Mat fixpipe insert) and a
-        source that is a slice of the target itself are declined."""
+        for a same-space assemble. From Acc into a BF16 / FP16 Mat tile it is the cube's fixpipe
+        write-back, `pto.tinsert ins(%src, %row, %col : ..., index, index) outs(%dst : ...)`; from
+        Acc into an FP32 Mat tile the window is typed as the Mat result. Other moves across spaces
+        and a source that is a slice of the target itself are declined."""
         args = call_arguments(c, sp, where)
         dest, source, offset = args.get("target"), args.get("source"), args.get("offset")
         if target is None or not isinstance(target.type, ir.TileType) or not isinstance(dest, ir.Var) \
                 or not isinstance(source, ir.Var) or not isinstance(source.type, ir.TileType) \
                 or not isinstance(offset, ir.ExprList) or len(offset.items) != 2:
             raise PassError("tile.assemble takes a target tile, a source tile and a [row, col] offset", where)
-        if source.type.memory_space != target.type.memory_space:
+        acc_to_mat = source.type.memory_space is ir.MemorySpace.Acc \
+            and target.type.memory_space is ir.MemorySpace.Mat
+        if source.type.memory_space != target.type.memory_space and not acc_to_mat:
             raise PassError("slotsat's code generator does not emit tile.assemble across memory spaces "
                             f"({source.type.memory_space} into {target.type.memory_space})", where)
+        if acc_to_mat and pad_and_compact(source.type)[0] + pad_and_compact(target.type)[0]:
+            raise PassError("tile.assemble from Acc into Mat cannot carry a pad value (a pto.subview does "
+                            "not pad); pad the result with tile.fillpad instead", where)
         src, src_t = self._tile_arg(source)
         dst = self.handle(dest)
         if self.subview_base.get(src) == dst:
@@ -2803,8 +2817,15 @@ class FunctionEmitter(Emitter):
         rows, cols = source.type.rows_cols
         vr_e, vc_e = valid_extents(source.type)
         vr, vc = ir.literal_value(_try_fold(vr_e)), ir.literal_value(_try_fold(vc_e))
-        view_t = tile_type_string(source.type, valid=(vr, vc))
         offs = [self.index_value(e) for e in offset.items]
+        if acc_to_mat and target.type.dtype in (ir.DType.BF16, ir.DType.FP16):
+            # the cube's fixpipe write-back, which converts the accumulator to the Mat dtype
+            self.line(f"pto.tinsert ins({src}, {offs[0]}, {offs[1]} : {src_t}, index, index) "
+                      f"outs({dst} : {dst_t})")
+            return
+        # a window of the result typed as the result (an Acc-to-Mat move changes the layout)
+        view_t = tile_type_string(target.type, valid=(vr, vc), dims=(rows, cols)) if acc_to_mat \
+            else tile_type_string(source.type, valid=(vr, vc))
         valid = [self.index_value(vr_e), self.index_value(vc_e)]
         view = f"%{self.fresh_name('assemble_view')}"
         self.line(f"{view} = pto.subview {dst}[{', '.join(offs)}] sizes [{rows}, {cols}] "

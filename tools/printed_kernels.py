@@ -300,6 +300,53 @@ class SliceColExpand:
 
 
 @pl.program
+class ChainedMatmul:
+    """A matmul too large for one L0 pass whose BF16 result another matmul reads on-chip: the
+    reference's AutoTileMatmulL0 tiles the first into Acc blocks and assembles each into a Mat
+    scratch tile (`tile.assemble` from Acc into Mat, the cube's fixpipe write-back)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[256, 256], pl.BF16],
+        b: pl.Tensor[[256, 256], pl.BF16],
+        e: pl.Tensor[[256, 64], pl.BF16],
+        out: pl.Out[pl.Tensor[[256, 64], pl.FP32]],
+    ) -> pl.Tensor[[256, 64], pl.FP32]:
+        a_mat = pl.tile.load(a, [0, 0], [256, 256], target_memory=pl.Mem.Mat)
+        b_mat = pl.tile.load(b, [0, 0], [256, 256], target_memory=pl.Mem.Mat)
+        e_mat = pl.tile.load(e, [0, 0], [256, 64], target_memory=pl.Mem.Mat)
+        c = pl.tile.matmul(a_mat, b_mat)
+        cb = pl.cast(c, pl.BF16, mode="rint")
+        d = pl.tile.matmul(cb, e_mat)
+        out = pl.store(d, [0, 0], out)
+        return out
+
+
+@pl.program
+class AccIntoMat:
+    """Two FP32 matmul results assembled from Acc into halves of an FP32 Mat tile (a window
+    of the Mat result, typed as it, and pto.tmov), then fed to a matmul."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[16, 32], pl.FP32],
+        b: pl.Tensor[[32, 32], pl.FP32],
+        out: pl.Out[pl.Tensor[[32, 32], pl.FP32]],
+    ) -> pl.Tensor[[32, 32], pl.FP32]:
+        am = pl.tile.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+        bm = pl.tile.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        acc = pl.tile.matmul(am, bm)
+        scratch = pl.tile.create([32, 32], dtype=pl.FP32, target_memory=pl.Mem.Mat)
+        s1 = pl.tile.assemble(scratch, acc, [0, 0])
+        s2 = pl.tile.assemble(s1, acc, [16, 0])
+        d = pl.tile.matmul(s2, bm)
+        out = pl.store(d, [0, 0], out)
+        return out
+
+
+@pl.program
 class ColSumSort:
     """Column sums in both of ptoas's forms (sequential, and binary-tree with a scratch tile)
     and a 32-element block sort with its index tile."""
@@ -829,6 +876,8 @@ PROGRAMS = {
     "dyn_rms_norm": DynRmsNorm,
     "cube_extract": CubeExtract,
     "scalars_and_casts": ScalarsAndCasts,
+    "chained_matmul": ChainedMatmul,
+    "acc_into_mat": AccIntoMat,
     "slice_col_expand": SliceColExpand,
     "float_scalars": FloatScalars,
     "col_sum_sort": ColSumSort,

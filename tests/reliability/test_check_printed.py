@@ -260,7 +260,7 @@ def test_a_file_without_tile_functions_is_unverified(tmp_path: Path, capsys: pyt
                        "tile operations, so nothing was compared")
 
 
-CONFIRMED = ["assemble_transpose", "branches", "col_sum_sort", "cube_extract", "dyn_rms_norm", "fill_pad", "float_scalars", "gather_mask", "gather_rows", "gather_rows_mat", "jit_add_rows", "jit_mixed_gemm_add", "jit_mixed_scale_gemm", "jit_valid_carry",
+CONFIRMED = ["acc_into_mat", "assemble_transpose", "branches", "col_sum_sort", "cube_extract", "dyn_rms_norm", "fill_pad", "float_scalars", "gather_mask", "gather_rows", "gather_rows_mat", "jit_add_rows", "jit_mixed_gemm_add", "jit_mixed_scale_gemm", "jit_valid_carry",
              "matmul_k", "parallel_rows",
              "reshape_view", "row_scale_pipe", "row_sum_cast", "scalars_and_casts", "slice_col_expand", "tensor_view_2d", "window_4d", "write_read"]
 
@@ -280,8 +280,9 @@ def test_every_printed_kernel_has_a_verdict() -> None:
     # valid_rows draws n below its row base and faults on the load, as its author wrote it;
     # merge_sort merges with exhausted=True, which the interpreter does not model, the dist_* kernels
     # signal or copy between ranks, which one rank's run does not model, scatter_mask's unselected
-    # columns are not pinned down: check says unverified, naming the op
-    assert set(names) - set(CONFIRMED) == {"valid_rows", "merge_sort", "dist_exchange", "dist_rank", "dist_barrier", "dist_get",
+    # columns are not pinned down, and chained_matmul's Acc-to-BF16 write-back converts with a
+    # rounding the interpreter does not pin down: check says unverified, naming the op
+    assert set(names) - set(CONFIRMED) == {"valid_rows", "merge_sort", "dist_exchange", "dist_rank", "dist_barrier", "dist_get", "chained_matmul",
                                            "dist_remote", "dist_put", "scatter_mask"}
 
 
