@@ -1974,7 +1974,7 @@ class _Aborted(BaseException):
     """Ends a half's thread when another half of its group failed."""
 
 
-_HALF_STACK_BYTES = 256 * 1024 * 1024
+_HALF_STACK_BYTES = 64 * 1024 * 1024
 """The stack of each half's thread: as deep as the recursion limit lets a run nest."""
 
 
