@@ -125,7 +125,14 @@ from slotsat.lowering.dist_comm import is_comm_ctx
 from slotsat.lowering.floor_lowering import MemoNamer, ValueRecorder, render
 from slotsat.lowering.init_memref import Allocation, is_alloc_statement, resolved_allocations
 from slotsat.lowering.memory_reuse import MemoryPlan, check_declared_slots, check_shared_buffers, plan_memory
-from slotsat.lowering.regions import Region, plan_regions, tile_type_string, valid_extents
+from slotsat.lowering.regions import (
+    Region,
+    layout_of,
+    pad_and_compact,
+    plan_regions,
+    tile_type_string,
+    valid_extents,
+)
 
 CUBE_SPACES = frozenset(
     {ir.MemorySpace.Mat, ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace.Acc, ir.MemorySpace.Bias}
@@ -460,7 +467,8 @@ class Emitter:
         if isinstance(e, ir.ScalarBinary) and e.op in _HOISTED_BINARY:
             a, b = self.lower(e.a), self.lower(e.b)
             signed, unsigned = _HOISTED_BINARY[e.op]
-            name = self.arith(unsigned if e.dtype.is_unsigned else signed, [a, b], _int_type(e.dtype))
+            op = _FLOAT_MIN_MAX[e.op] if e.dtype.is_float else unsigned if e.dtype.is_unsigned else signed
+            name = self.arith(op, [a, b], _int_type(e.dtype))
             self.handles[self._placeholder(e).id] = name
         elif isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
             a, b = self.lower(e.a), self.lower(e.b)
@@ -544,7 +552,8 @@ class Emitter:
         return name, len(lines)
 
     def _lower_float(self, e: ir.Expr) -> str:
-        """Floating-point scalar expressions (`arith.addf` ..., `remf` / `divf`)."""
+        """Floating-point scalar expressions (`arith.addf` ..., `remf` / `divf`, `maximumf` /
+        `minimumf`)."""
         if isinstance(e, ir.Var):
             return self.var_value(e)
         if isinstance(e, ir.ConstFloat):
@@ -555,6 +564,9 @@ class Emitter:
             a, b = self._lower_float_operand(e.a, e.dtype), self._lower_float_operand(e.b, e.dtype)
             op = {ir.Add: "addf", ir.Sub: "subf", ir.Mul: "mulf", ir.FloorDiv: "divf", ir.FloorMod: "remf"}
             return self.arith(op[type(e)], [a, b], _int_type(e.dtype))
+        if isinstance(e, ir.ScalarBinary) and e.op in _FLOAT_BINARY:
+            a, b = self._lower_float_operand(e.a, e.dtype), self._lower_float_operand(e.b, e.dtype)
+            return self.arith(_FLOAT_BINARY[e.op], [a, b], _int_type(e.dtype))
         raise PassError("unsupported floating-point expression in device code", getattr(e, "span", NO_SPAN))
 
     def _lower_float_operand(self, e: ir.Expr, dtype: ir.DType) -> str:
@@ -995,7 +1007,8 @@ def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
             _preflight_expr(s.cond, span)
             _preflight_binders(list(s.return_vars), span)
         elif isinstance(s, ir.AssignStmt):
-            _preflight_binders([s.var], span)
+            if not _binds_no_value(s):
+                _preflight_binders([s.var], span)
             if isinstance(s.value, ir.Call):
                 _preflight_call(s.value, span)
             else:
@@ -1010,6 +1023,14 @@ def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
         tail = top and k == len(body.stmts) - 1 and isinstance(s, ir.IfStmt) and not s.return_vars
         for child in ir.stmt_children_bodies(s):
             _preflight_body(child, top=tail)
+
+
+def _binds_no_value(s: ir.AssignStmt) -> bool:
+    """A call the reference printed bound to a `pl.UnknownType` name: an op without a result
+    (its lowering of `pld.tensor.barrier` binds each `notify` / `wait` so). Codegen emits the
+    call alone; a later read of the name has no value and is a located error."""
+    t = s.var.type
+    return isinstance(t, ir.OpaqueType) and t.spelling == "pl.UnknownType" and isinstance(s.value, ir.Call)
 
 
 def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
@@ -1054,13 +1075,19 @@ _HOISTED_BINARY: dict[str, tuple[str, str]] = {
 }
 """Integer scalar operations outside the index language that codegen lowers to one `arith`
 op each (signed / unsigned spelling): exact at the dtype, as the evaluator computes them."""
+_FLOAT_MIN_MAX: dict[str, str] = {"min": "minimumf", "max": "maximumf"}
+_FLOAT_BINARY: dict[str, str] = {**_FLOAT_MIN_MAX, "truediv": "divf"}
+"""`pl.min`, `pl.max` and `/` of two floats, as the reference's scalar code generator spells them."""
 
 
 def _lowered_binary(e: ir.ScalarBinary) -> bool:
-    """Logical `and` / `or` of two bools, the others of two integers of the result's dtype."""
+    """Logical `and` / `or` of two bools, `pl.min`, `pl.max` and `/` of two floats of the
+    result's dtype, the others (`pl.min` and `pl.max` too) of two integers of it."""
     dtype = e.dtype
     if e.op in ("and", "or"):
         return dtype is ir.DType.BOOL and ir.expr_dtype(e.a) is dtype and ir.expr_dtype(e.b) is dtype
+    if e.op in _FLOAT_BINARY and dtype in (ir.DType.FP16, ir.DType.BF16, ir.DType.FP32):
+        return ir.expr_dtype(e.a) == dtype and ir.expr_dtype(e.b) == dtype
     return e.op in _HOISTED_BINARY and (dtype.is_int_arith or dtype is ir.DType.BOOL) and \
         ir.expr_dtype(e.a) == dtype and ir.expr_dtype(e.b) == dtype
 
@@ -1278,6 +1305,8 @@ class FunctionEmitter(Emitter):
         """Handles that are SSA views (`pto.treshape`, `pto.subview` results)."""
         self.subview_names: set[str] = set()
         self.subview_base: dict[str, str] = {}
+        self.subview_windows: dict[str, tuple[str, str, list[str], ir.TileType]] = {}
+        """A slice view's source handle and type, its offsets and its tile type (`_materialized`)."""
         self.view_root: dict[str, str] = {}
         """A `pto.treshape` handle -> the buffer handle at the bottom of its chain of views."""
         """A `pto.subview` handle -> the handle it is a window of."""
@@ -1721,7 +1750,7 @@ class FunctionEmitter(Emitter):
     def assign(self, s: ir.AssignStmt) -> None:
         v = s.var
         if isinstance(s.value, ir.Call):
-            self.call(v, s.value, s.span)
+            self.call(None if _binds_no_value(s) else v, s.value, s.span)
             return
         if isinstance(v.type, ir.TileType):
             assert isinstance(s.value, ir.Var)
@@ -1915,12 +1944,11 @@ class FunctionEmitter(Emitter):
         if target is None or not isinstance(target.type, ir.TileType):
             raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
         ins = self._operands(c, sp, target.type.dtype, where)
-        if sp.pto is not None and sp.pto.startswith("pto.tcolexpand") and \
-                any(name in self.subview_names for name, _ in ins):
-            # the reference materializes a slice (`pto.textract`) before these ops, whose
-            # lowering reads the operand's physical extent; slotsat does not
-            raise PassError(f"slotsat's code generator does not emit {c.op} of a tile.slice view "
-                            "(ptoas needs the slice copied out first)", where)
+        if sp.pto is not None and sp.pto.startswith("pto.tcolexpand"):
+            # ptoas lowers these reading the operand's physical extent, which a subview's type
+            # does not give: a slice operand is copied out first, as the reference does
+            ins = [self._materialized(name, c, where) if name in self.subview_windows else (name, t)
+                   for name, t in ins]
         attrs = self._attr_dict(c, sp, where)
         dst = self.define_tile(target)
         if sp.scratch is not None and sp.scratch not in call_arguments(c, sp, where):
@@ -1931,6 +1959,26 @@ class FunctionEmitter(Emitter):
             self._alloc_line(tmp, src, src.type, scratch_of=target)
             ins.append((tmp, tile_type_string(src.type)))
         self._dps_line(sp, ins, dst, self.handle_types.get(dst, tile_type_string(target.type)), attrs)
+
+    def _materialized(self, view: str, c: ir.Call, where: Span) -> tuple[str, str]:
+        """The slice view `view` copied into a buffer of its own: `pto.alloc_tile` of the
+        slice's tile type and `pto.textract` of its window out of the source, at each use (the
+        reference copies it once, at the first such use, into the slice's own buffer)."""
+        src, src_t, offs, tile = self.subview_windows[view]
+        if tile.memory_space is ir.MemorySpace.Mat:
+            raise PassError(f"slotsat's code generator does not emit {c.op} of a slice of a Mat tile (the "
+                            "copy out would be a Mat-to-Mat pto.textract, which the hardware does not have)",
+                            where)
+        if self.planner is Planner.PYPTO:
+            raise PassError(f"{c.op} of a tile.slice view needs the slice copied into a buffer of its own, "
+                            "which slotsat places only under the ptoas planner", where)
+        name = f"%{self.fresh_name(view[1:] + '_mat')}"
+        rows, cols = valid_extents(tile)
+        t = tile_type_string(tile)
+        self.line(f"{name} = pto.alloc_tile valid_row = {self.index_value(rows)} valid_col = "
+                  f"{self.index_value(cols)} : {t}")
+        self.line(f"pto.textract ins({src}, {offs[0]}, {offs[1]} : {src_t}, index, index) outs({name} : {t})")
+        return name, t
 
     def _emit_mrgsort(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                       where: Span) -> None:
@@ -2162,6 +2210,26 @@ class FunctionEmitter(Emitter):
         self.line(f"{peer_ptr} = pto.addptr {ptr}, {delems} : {ptr_t} -> {ptr_t}")
         return self._make_view(ttype, peer_ptr, self.new_tmp()[1:])
 
+    def _emit_comm_rank(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                        where: Span) -> None:
+        """`pld.system.rank(ctx)` / `pld.system.nranks(ctx)`: the CommContext's (rankId, rankNum)
+        u64 slot (slot 2) read with `pto.load_scalar`; `rankId` is its low 32 bits
+        (`arith.trunci` to `i32`), `rankNum` its high 32 bits (`arith.shrui` by 32 first), as the
+        reference's backend emits them."""
+        if target is None:
+            raise PassError(f"{c.op} must be assigned to a scalar", where)
+        ctx_arg = c.args[0] if c.args else None
+        ctx = self.arg_of.get(ctx_arg.id) if isinstance(ctx_arg, ir.Var) and is_comm_ctx(ctx_arg) else None
+        if ctx is None:
+            raise PassError(f"{c.op} reads the communication context of a pld.DistributedTensor parameter "
+                            "(pld.system.get_comm_ctx of one)", where)
+        pair = self.new_tmp()
+        self.line(f"{pair} = {sp.pto} {ctx}[{self.const(2, ir.DType.INDEX)}] : !pto.ptr<i64> -> i64")
+        self.values[pair] = self.graph.opaque(pair, "i64")
+        if c.op == "pld.system.nranks":
+            pair = self.arith("shrui", [pair, self.const(32, ir.DType.INT64)], "i64")
+        self.handles[target.id] = self.arith("trunci", [pair], "i32", cast_from="i64")
+
     def _i32(self, value: ir.CallArg | None, op: str, where: Span) -> str:
         """A signal value as ptoas's comm ops take it (`i32`)."""
         folds = self.mode is Mode.SLOTSAT  # an INDEX literal folds to the same i32; the reference casts it
@@ -2264,17 +2332,31 @@ class FunctionEmitter(Emitter):
         %src_pv, buf(%stage[, %stage2]) : ...) {atomicType = ...}` through the staging tile(s),
         the pipes drained again (the transfer lands before a later notify), then the
         invalidation of the peer lines, as the reference's backend emits it."""
+        self._transfer(c, sp, where, remote_dst=True)
+
+    def _emit_get(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`pld.tile.get(dst, peer, src, stage[, stage2][, dst_offsets, src_offsets, shape])`: this
+        rank's tensor `dst` and the peer's copy of window `src`, each partitioned over the
+        transfer (the whole of `dst`, or the region), every pipe drained, `pto.comm.tget(%dst_pv,
+        %src_pv, buf(%stage[, %stage2]) : ...)` through the staging tile(s), the pipes drained
+        again (a later local read does not race the last chunk), as the reference's backend
+        emits it."""
+        self._transfer(c, sp, where, remote_dst=False)
+
+    def _transfer(self, c: ir.Call, sp: pto_spelling.Spelling, where: Span, *, remote_dst: bool) -> None:
+        """`pld.tile.put` (`remote_dst`: into a peer's window) and `pld.tile.get` (out of one)."""
         args = [a for a in c.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
         n = len(args)
         if n not in (4, 5, 7, 8):
             raise PassError(f"{c.op} takes 4, 5, 7 or 8 arguments (dst, peer, src, stage[, stage2][, "
                             f"dst_offsets, src_offsets, shape]), got {n}", where)
-        dst, view = self._window(args[0], c.op, where)
-        src = args[2]
-        if not isinstance(src, ir.Var) or not isinstance(src.type, ir.TensorType):
-            raise PassError(f"{c.op} copies from a tensor", where)
-        src_view = self.tensor_view(src)
-        ttype = self.tensor_types[dst.id]
+        window, view = self._window(args[0] if remote_dst else args[2], c.op, where)
+        local = args[2] if remote_dst else args[0]
+        if not isinstance(local, ir.Var) or not isinstance(local.type, ir.TensorType):
+            raise PassError(f"{c.op} copies {'from' if remote_dst else 'into'} a tensor", where)
+        local_view = self.tensor_view(local)
+        # the whole transfer is the shape of the copy's destination
+        ttype = self.tensor_types[window.id] if remote_dst else self.tensor_types[local.id]
         rank = len(ttype.shape)
         stage_args = args[3:5 if n in (5, 8) else 4]
         if not all(isinstance(a, ir.Var) and isinstance(a.type, ir.TileType) for a in stage_args):
@@ -2302,15 +2384,22 @@ class FunctionEmitter(Emitter):
             dims.append("?" if literal is None else str(literal))
         pt = f"!pto.partition_tensor_view<{'x'.join(dims)}x{ttype.dtype.mlir}>"
         attrs = self._attr_dict(c, sp, where)
-        peer_view = self._peer_view(view, ttype, args[1], where)
-        dst_pv = self._partition_line(peer_view, ttype, dst_offs, sizes, pt)
-        src_pv = self._partition_line(src_view, self.tensor_types[src.id], src_offs, sizes, pt)
+        window_t, local_t = self.tensor_types[window.id], self.tensor_types[local.id]
+        if remote_dst:
+            peer_view = self._peer_view(view, window_t, args[1], where)
+            dst_pv = self._partition_line(peer_view, window_t, dst_offs, sizes, pt)
+            src_pv = self._partition_line(local_view, local_t, src_offs, sizes, pt)
+        else:
+            dst_pv = self._partition_line(local_view, local_t, dst_offs, sizes, pt)
+            peer_view = self._peer_view(view, window_t, args[1], where)
+            src_pv = self._partition_line(peer_view, window_t, src_offs, sizes, pt)
         bufs = ", ".join(h for h, _ in stages)
         buf_types = ", ".join(t for _, t in stages)
         self.line("pto.barrier <PIPE_ALL>")
         self.line(f"{sp.pto}({dst_pv}, {src_pv}, buf({bufs}) : {pt}, {pt}, {buf_types}){attrs}")
         self.line("pto.barrier <PIPE_ALL>")
-        self.line(f"pto.cmo.cacheinvalid {dst_pv} single_cache_line : {pt}")
+        if remote_dst:
+            self.line(f"pto.cmo.cacheinvalid {dst_pv} single_cache_line : {pt}")
 
     # -- cross-core pipes (`pto_ops_crosscore.cpp`) ------------------------------------
 
@@ -2692,6 +2781,7 @@ class FunctionEmitter(Emitter):
         if c.op == "tile.slice":
             self.subview_names.add(name)
             self.subview_base[name] = src
+            self.subview_windows[name] = (src, src_t, offs, target.type)
         self.handle_types[name] = dst_t
         self.handles[target.id] = name
         self.handles.setdefault(self.live.find(target.id), name)
@@ -2701,17 +2791,24 @@ class FunctionEmitter(Emitter):
         """`tile.assemble(target, source, [r, c])`, whose result is the target's buffer: a
         `pto.subview` window of it at the offset (the source's shape, its valid extent as
         `valid [...]`) and `pto.tmov` of the source into the window, as the reference emits
-        for a same-space assemble. Moves across spaces (the Acc-to-Mat fixpipe insert) and a
-        source that is a slice of the target itself are declined."""
+        for a same-space assemble. From Acc into a BF16 / FP16 Mat tile it is the cube's fixpipe
+        write-back, `pto.tinsert ins(%src, %row, %col : ..., index, index) outs(%dst : ...)`; from
+        Acc into an FP32 Mat tile the window is typed as the Mat result. Other moves across spaces
+        and a source that is a slice of the target itself are declined."""
         args = call_arguments(c, sp, where)
         dest, source, offset = args.get("target"), args.get("source"), args.get("offset")
         if target is None or not isinstance(target.type, ir.TileType) or not isinstance(dest, ir.Var) \
                 or not isinstance(source, ir.Var) or not isinstance(source.type, ir.TileType) \
                 or not isinstance(offset, ir.ExprList) or len(offset.items) != 2:
             raise PassError("tile.assemble takes a target tile, a source tile and a [row, col] offset", where)
-        if source.type.memory_space != target.type.memory_space:
+        acc_to_mat = source.type.memory_space is ir.MemorySpace.Acc \
+            and target.type.memory_space is ir.MemorySpace.Mat
+        if source.type.memory_space != target.type.memory_space and not acc_to_mat:
             raise PassError("slotsat's code generator does not emit tile.assemble across memory spaces "
                             f"({source.type.memory_space} into {target.type.memory_space})", where)
+        if acc_to_mat and pad_and_compact(source.type)[0] + pad_and_compact(target.type)[0]:
+            raise PassError("tile.assemble from Acc into Mat cannot carry a pad value (a pto.subview does "
+                            "not pad); pad the result with tile.fillpad instead", where)
         src, src_t = self._tile_arg(source)
         dst = self.handle(dest)
         if self.subview_base.get(src) == dst:
@@ -2724,13 +2821,89 @@ class FunctionEmitter(Emitter):
         rows, cols = source.type.rows_cols
         vr_e, vc_e = valid_extents(source.type)
         vr, vc = ir.literal_value(_try_fold(vr_e)), ir.literal_value(_try_fold(vc_e))
-        view_t = tile_type_string(source.type, valid=(vr, vc))
         offs = [self.index_value(e) for e in offset.items]
+        if acc_to_mat and target.type.dtype in (ir.DType.BF16, ir.DType.FP16):
+            # the cube's fixpipe write-back, which converts the accumulator to the Mat dtype
+            self.line(f"pto.tinsert ins({src}, {offs[0]}, {offs[1]} : {src_t}, index, index) "
+                      f"outs({dst} : {dst_t})")
+            return
+        # a window of the result typed as the result (an Acc-to-Mat move changes the layout)
+        view_t = tile_type_string(target.type, valid=(vr, vc), dims=(rows, cols)) if acc_to_mat \
+            else tile_type_string(source.type, valid=(vr, vc))
         valid = [self.index_value(vr_e), self.index_value(vc_e)]
         view = f"%{self.fresh_name('assemble_view')}"
         self.line(f"{view} = pto.subview {dst}[{', '.join(offs)}] sizes [{rows}, {cols}] "
                   f"valid [{', '.join(valid)}] : {dst_t} -> {view_t}")
         self.line(f"{sp.pto} ins({src} : {src_t}) outs({view} : {view_t})")
+
+    def _emit_gather_row(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                         where: Span) -> None:
+        """`tile.gather_row(dst, src, dst_offset, src_offset, [R, C][, valid_shape], transpose=)`:
+        one GM window loaded straight into a window of the destination, whose buffer the result
+        is (in place). As the reference's backend emits it (`pto_ops_datamove.cpp`): a
+        `pto.subview` of the destination at `dst_offset`, `[R, C]` (`[C, R]` transposed) rounded up
+        to whole boxes of a boxed (Mat) layout, valid the transfer extent (`valid_shape`, else
+        `[R, C]`, swapped when transposed); a `pto.partition_view` of the source at `src_offset`
+        with the transfer extent; `pto.tload` into the window. Transposed, the source is first
+        re-viewed column-major (`pto.make_tensor_view` with swapped shape, strides `[1, C]`,
+        `#pto.layout<dn>`) and partitioned at the swapped offsets."""
+        args = call_arguments(c, sp, where)
+        dest, source = args.get("dst"), args.get("src")
+        dst_off, src_off, shapes = args.get("dst_offset"), args.get("src_offset"), args.get("shapes")
+        valid = args.get("valid_shape", shapes)
+        if target is None or not isinstance(target.type, ir.TileType) or not isinstance(dest, ir.Var) \
+                or not isinstance(dest.type, ir.TileType) or not isinstance(source, ir.Var) \
+                or not isinstance(source.type, ir.TensorType) or not isinstance(dst_off, ir.ExprList) \
+                or not isinstance(src_off, ir.ExprList) or not isinstance(shapes, ir.ExprList) \
+                or not isinstance(valid, ir.ExprList):
+            raise PassError("tile.gather_row takes a destination tile, a source tensor, two offsets and a "
+                            "shape", where)
+        if len(dst_off.items) != 2 or len(shapes.items) != 2 or len(valid.items) != 2:
+            raise PassError("slotsat's code generator emits tile.gather_row of two dimensions only", where)
+        transpose_arg = c.kwarg("transpose")
+        transpose = transpose_arg is not None and _truthy(transpose_arg)
+        r, cols = (ir.literal_value(_try_fold(e)) for e in shapes.items)
+        if r is None or cols is None:
+            raise PassError("tile.gather_row needs a literal shape (ptoas's subview sizes are static)", where)
+        xfer = [valid.items[1], valid.items[0]] if transpose else list(valid.items)
+        v_row, v_col = (ir.literal_value(_try_fold(e)) for e in xfer)
+        if transpose and (v_row is None or v_col is None):
+            raise PassError("tile.gather_row with transpose=True needs a literal valid shape", where)
+        if transpose and len(source.type.shape) != 2:
+            raise PassError("tile.gather_row with transpose=True reads a rank-2 tensor", where)
+        sv_rows, sv_cols = (cols, r) if transpose else (r, cols)
+        box = _box_alignment(dest.type)
+        if box == (0, 0):
+            raise PassError("tile.gather_row writes into a boxed layout with no box size (the reference "
+                            "declines it too)", where)
+        phys = (sv_rows, sv_cols) if box is None else \
+            (-(-sv_rows // box[0]) * box[0], -(-sv_cols // box[1]) * box[1])  # whole boxes
+        dst = self.handle(dest)
+        dst_t = self.handle_types.get(dst, tile_type_string(dest.type))
+        view_t = tile_type_string(dest.type, valid=(v_row, v_col), dims=phys)
+        offs = [self.index_value(e) for e in dst_off.items]
+        sizes = [self.index_value(e) for e in xfer]
+        view = f"%{self.fresh_name('gather_row_view')}"
+        self.line(f"{view} = pto.subview {dst}[{', '.join(offs)}] sizes [{phys[0]}, {phys[1]}] "
+                  f"valid [{', '.join(sizes)}] : {dst_t} -> {view_t}")
+        if transpose:
+            ttype = source.type
+            base = self.view_ptrs.get(self.tensor_view(source))
+            if base is None:
+                raise PassError("tile.gather_row with transpose=True reads a tensor parameter", where)
+            dims_e = [ir.ConstInt(d, ir.DType.INDEX) if isinstance(d, int) else d for d in ttype.shape]
+            rows_v, cols_v = (self.index_value(d) for d in dims_e)
+            dn = self.fresh_name(f"{source.name_hint}_dn_view")
+            self.line(f"%{dn} = pto.make_tensor_view {base}, shape = [{cols_v}, {rows_v}], strides = "
+                      f"[{self.const(1, ir.DType.INDEX)}, {cols_v}] {{layout = #pto.layout<dn>}} : "
+                      f"!pto.tensor_view<?x?x{ttype.dtype.mlir}>")
+            swapped = ir.ExprList((src_off.items[1], src_off.items[0]), src_off.span)
+            pv_name, pv = self._partition_view(f"%{dn}", ttype, swapped, xfer, where)
+        else:
+            pv_name, pv = self._partition(source, src_off, xfer, where)
+        self.line(f"{sp.pto} ins({pv_name} : {pv}) outs({view} : {view_t})")
+        self.handles[target.id] = dst
+        self.handles.setdefault(self.live.find(target.id), dst)
 
     def _emit_spmd(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`tile.get_block_idx` and kin: the reference's hidden `i32` parameter
@@ -3059,6 +3232,25 @@ def _subview_valid(source: ir.TileType, sizes: tuple[int, int], offsets: Sequenc
     if None in out:
         return None, None
     return out[0], out[1]
+
+
+def _box_alignment(tile: ir.TileType) -> tuple[int, int] | None:
+    """(rows, cols) of one box of the tile's boxed layout; None for a layout without boxes
+    (`none_box`), (0, 0) for a boxed layout without a known box. The reference's
+    `GetBoxedTileAlignment`: 16 x 16 for the Acc fractal (1024); for fractal 512, 16 rows by
+    32 bytes of stored elements (row-major boxes) or the transpose (column-major); for the MX scale
+    fractal (32), 16 x 2 or 2 x 16."""
+    _, slayout, fractal = layout_of(tile)
+    if slayout == "none_box":
+        return None
+    if fractal == 1024:
+        return 16, 16
+    if fractal == 32 and slayout in ("row_major", "col_major"):
+        return (16, 2) if slayout == "row_major" else (2, 16)
+    bits = 4 if tile.dtype.bits == 4 else 8 * tile.dtype.nbytes  # storage bits: a bool is a byte
+    if fractal == 512 and bits > 0 and 256 % bits == 0 and slayout in ("row_major", "col_major"):
+        return (16, 256 // bits) if slayout == "row_major" else (256 // bits, 16)
+    return 0, 0
 
 
 def _span(s: ir.Stmt) -> Span:

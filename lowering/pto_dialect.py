@@ -568,7 +568,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
     "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tsel",
-    "pto.tsetval", "pto.tci", "pto.tsort32",
+    "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
 
@@ -904,18 +904,16 @@ class TWaitOp(_CommSignalOp):
     name = "pto.comm.twait"
 
 
-@irdl_op_definition
-class TPutOp(IRDLOperation):
-    """`pto.comm.tput(%dst_pv, %src_pv, buf(%stage[, %stage2]) : PV, PV, TB[, TB]) {attrs}`: a copy
-    from local GM to a peer's GM through one or two staging tiles."""
+class _CommTransferOp(IRDLOperation):
+    """`NAME(%dst_pv, %src_pv, buf(%stage[, %stage2]) : PV, PV, TB[, TB]) {attrs}`: a copy
+    between this rank's GM and a peer's through one or two staging tiles."""
 
-    name = "pto.comm.tput"
     dst = operand_def(PartitionTensorViewType)
     src = operand_def(PartitionTensorViewType)
     stages = var_operand_def(TileBufType)
 
     @classmethod
-    def parse(cls, parser: Parser) -> TPutOp:
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_punctuation("(")
         dst = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
@@ -927,7 +925,7 @@ class TPutOp(IRDLOperation):
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         parser.parse_punctuation(")")
         if len(types) != 2 + len(stages):
-            parser.raise_error("pto.comm.tput: one type per operand")
+            parser.raise_error(f"{cls.name}: one type per operand")
         operands = [parser.resolve_operand(o, t) for o, t in zip([dst, src, *stages], types, strict=True)]
         attrs = parser.parse_optional_attr_dict()
         return cls.build(operands=[operands[0], operands[1], operands[2:]], attributes=attrs)
@@ -945,11 +943,25 @@ class TPutOp(IRDLOperation):
 
     def verify_(self) -> None:
         if len(self.stages) not in (1, 2):
-            raise VerifyException("pto.comm.tput takes one or two staging tiles")
+            raise VerifyException(f"{self.name} takes one or two staging tiles")
+
+
+@irdl_op_definition
+class TPutOp(_CommTransferOp):
+    """`pto.comm.tput(...)`: from this rank's GM to a peer's (`_CommTransferOp`)."""
+
+    name = "pto.comm.tput"
+
+
+@irdl_op_definition
+class TGetOp(_CommTransferOp):
+    """`pto.comm.tget(...)`: from a peer's GM to this rank's (`_CommTransferOp`)."""
+
+    name = "pto.comm.tget"
 
 
 COMM_OPS: tuple[type[IRDLOperation], ...] = (AddPtrOp, CacheInvalidOp, FenceBarrierAllOp, BarrierOp,
-                                             TNotifyOp, TWaitOp, TPutOp)
+                                             TNotifyOp, TWaitOp, TPutOp, TGetOp)
 
 
 # cross-core pipes (ptoas's frontend TPUSH / TPOP ops, `PTOOps.td`; the reference's code

@@ -92,12 +92,15 @@ def loc_of(tile: ir.TileType) -> str:
     return space.loc
 
 
-def tile_type_string(tile: ir.TileType, valid: tuple[int | None, int | None] = (None, None)) -> str:
+def tile_type_string(tile: ir.TileType, valid: tuple[int | None, int | None] = (None, None),
+                     dims: tuple[int, int] | None = None) -> str:
     """`!pto.tile_buf<loc=..., dtype=..., rows=R, cols=C, v_row=?, v_col=?, ...>` **(exact)**.
 
     The valid extent is `?` (a buffer gets it from `pto.alloc_tile`'s operands); a view op,
-    which takes no such operands, passes its static `valid` extent per dimension (None: `?`)."""
-    rows, cols = tile.rows_cols
+    which takes no such operands, passes its static `valid` extent per dimension (None: `?`).
+    `dims` replaces the rows and columns and keeps the tile's layout (a window of the tile
+    typed as the reference types it: the tile's type info with other dimensions)."""
+    rows, cols = tile.rows_cols if dims is None else dims
     blayout, slayout, fractal = layout_of(tile)
     pad, compact = pad_and_compact(tile)
     tail = f", compact={compact}" if compact else ""

@@ -252,6 +252,101 @@ class ScalarsAndCasts:
 
 
 @pl.program
+class FloatScalars:
+    """Float scalars read from a tile: pl.max, pl.min and `/` of them (a quantization scale,
+    127 over the clamped absolute maximum), which a tile scaling takes."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[16, 64], pl.FP32],
+        floor: pl.Scalar[pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+    ) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        a = pl.tile.read(t, [0, 0])
+        b = pl.tile.read(t, [1, 0])
+        amax = pl.min(pl.max(a, floor), b)
+        scale = 127.0 / amax
+        u = pl.tile.muls(t, scale)
+        out = pl.tile.store(u, [0, 0], out)
+        return out
+
+
+@pl.program
+class SliceColExpand:
+    """A rotary step's row halves: one-row slices of a tile at constant offsets taken by
+    tile.col_expand_mul, which ptoas runs only on a materialized tile (the reference copies
+    the window out with pto.textract at the first such use)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[16, 128], pl.FP32],
+        cos: pl.Tensor[[1, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[2, 64], pl.FP32]],
+    ) -> pl.Tensor[[2, 64], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Vec)
+        c = pl.tile.load(cos, [0, 0], [1, 64], [1, 64], target_memory=pl.Mem.Vec)
+        lo = pl.tile.slice(t, [1, 64], [0, 0])
+        hi = pl.tile.slice(t, [1, 64], [0, 64])
+        a = pl.tile.col_expand_mul(lo, c)
+        b = pl.tile.col_expand_mul(hi, c)
+        d = pl.tile.col_expand_mul(lo, c)
+        e = pl.tile.add(a, d)
+        out = pl.tile.store(e, [0, 0], out)
+        out = pl.tile.store(b, [1, 0], out)
+        return out
+
+
+@pl.program
+class ChainedMatmul:
+    """A matmul too large for one L0 pass whose BF16 result another matmul reads on-chip: the
+    reference's AutoTileMatmulL0 tiles the first into Acc blocks and assembles each into a Mat
+    scratch tile (`tile.assemble` from Acc into Mat, the cube's fixpipe write-back)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[256, 256], pl.BF16],
+        b: pl.Tensor[[256, 256], pl.BF16],
+        e: pl.Tensor[[256, 64], pl.BF16],
+        out: pl.Out[pl.Tensor[[256, 64], pl.FP32]],
+    ) -> pl.Tensor[[256, 64], pl.FP32]:
+        a_mat = pl.tile.load(a, [0, 0], [256, 256], target_memory=pl.Mem.Mat)
+        b_mat = pl.tile.load(b, [0, 0], [256, 256], target_memory=pl.Mem.Mat)
+        e_mat = pl.tile.load(e, [0, 0], [256, 64], target_memory=pl.Mem.Mat)
+        c = pl.tile.matmul(a_mat, b_mat)
+        cb = pl.cast(c, pl.BF16, mode="rint")
+        d = pl.tile.matmul(cb, e_mat)
+        out = pl.store(d, [0, 0], out)
+        return out
+
+
+@pl.program
+class AccIntoMat:
+    """Two FP32 matmul results assembled from Acc into halves of an FP32 Mat tile (a window
+    of the Mat result, typed as it, and pto.tmov), then fed to a matmul."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[16, 32], pl.FP32],
+        b: pl.Tensor[[32, 32], pl.FP32],
+        out: pl.Out[pl.Tensor[[32, 32], pl.FP32]],
+    ) -> pl.Tensor[[32, 32], pl.FP32]:
+        am = pl.tile.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+        bm = pl.tile.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        acc = pl.tile.matmul(am, bm)
+        scratch = pl.tile.create([32, 32], dtype=pl.FP32, target_memory=pl.Mem.Mat)
+        s1 = pl.tile.assemble(scratch, acc, [0, 0])
+        s2 = pl.tile.assemble(s1, acc, [16, 0])
+        d = pl.tile.matmul(s2, bm)
+        out = pl.store(d, [0, 0], out)
+        return out
+
+
+@pl.program
 class ColSumSort:
     """Column sums in both of ptoas's forms (sequential, and binary-tree with a scratch tile)
     and a 32-element block sort with its index tile."""
@@ -538,6 +633,86 @@ class DistExchange:
 
 
 @pl.program
+class DistRank:
+    """A ring exchange whose ranks come from the communication context: this rank's id and
+    the rank count read with pld.system.rank / nranks, the next rank signalled, this rank's
+    own cell waited on."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        inp: pl.Tensor[[16, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 64], pl.FP32]],
+        data: pld.DistributedTensor[[16, 64], pl.FP32],
+        signal: pld.DistributedTensor[[8, 1], pl.INT32],
+    ) -> pl.Tensor[[16, 64], pl.FP32]:
+        ctx = pld.system.get_comm_ctx(signal)
+        me = pld.system.rank(ctx)
+        n = pld.system.nranks(ctx)
+        nxt = (me + 1) % n
+        t = pl.load(inp, [0, 0], [16, 64])
+        data = pl.store(t, [0, 0], data)
+        pld.system.notify(signal, peer=nxt, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(signal=signal, offsets=[me, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        u = pl.load(data, [0, 0], [16, 64])
+        out = pl.store(u, [0, 0], out)
+        return out
+
+
+@pl.program
+class DistBarrier:
+    """pld.tensor.barrier between a store into this rank's window and a read of the next
+    rank's: the reference lowers the barrier into notify / wait loops whose calls it prints
+    bound to pl.UnknownType names (ops without a result)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[1, 64], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, 64], pl.FP32]],
+        data: pld.DistributedTensor[[1, 64], pl.FP32],
+        signal: pld.DistributedTensor[[4, 1], pl.INT32],
+    ) -> pl.Tensor[[1, 64], pl.FP32]:
+        ctx = pld.system.get_comm_ctx(data)
+        me = pld.system.rank(ctx)
+        n = pld.system.nranks(ctx)
+        local = pl.load(x, [0, 0], [1, 64])
+        data = pl.store(local, [0, 0], data)
+        signal = pld.tensor.barrier(signal)
+        peer = (me + 1) % n
+        recv = pld.tile.remote_load(data, peer=peer, offsets=[0, 0], shape=[1, 64])
+        y = pl.store(recv, [0, 0], y)
+        return y
+
+
+@pl.program
+class DistGet:
+    """Publish rows into this rank's window, wait for the peer's signal, then copy the peer's
+    rows into a local tensor through a staging tile (a region get, lowered by the reference to
+    `tile.create` + `pld.tile.get`) and the whole peer window through a second."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(  # noqa: PLR0913, PLR0917 - the tensors, the windows and the ranks
+        self,
+        src: pl.Tensor[[32, 128], pl.BF16],
+        window: pld.DistributedTensor[[32, 128], pl.BF16],
+        signal: pld.DistributedTensor[[2, 1], pl.INT32],
+        out: pl.Out[pl.Tensor[[64, 128], pl.BF16]],
+        whole: pl.Out[pl.Tensor[[32, 128], pl.BF16]],
+        me: pl.Scalar[pl.INT32],
+        peer: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[64, 128], pl.BF16]:
+        t = pl.load(src, [0, 0], [32, 128])
+        window = pl.store(t, [0, 0], window)
+        pld.system.notify(signal, peer=peer, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(signal=signal, offsets=[peer, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        pld.tensor.get(dst=out, peer=peer, src=window, dst_offsets=[me * 32, 0], src_offsets=[0, 0],
+                       shape=[32, 128], chunk_rows=8, chunk_cols=128)
+        pld.tensor.get(dst=whole, peer=peer, src=window, chunk_rows=8, chunk_cols=128)
+        return out
+
+
+@pl.program
 class DistRemote:
     """Push a tile into every peer's windows (an atomic add into a rank-3 window, a plain store
     into a rank-2 one), signal, wait, then pull the peers' slices with remote loads."""
@@ -643,6 +818,53 @@ class FillPad:
         return ids_out, x_out
 
 
+@pl.program
+class GatherRows:
+    """tile.gather_row into a Vec tile: rows of a pool picked by an index table, each loaded
+    straight into its row of a loop-carried tile (written in place), a runtime column count
+    as the transfer's valid shape."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        pool: pl.Tensor[[64, 128], pl.FP32],
+        idx: pl.Tensor[[16], pl.INT32],
+        n: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[16, 128], pl.FP32]],
+    ) -> pl.Tensor[[16, 128], pl.FP32]:
+        acc = pl.tile.full([16, 128], dtype=pl.FP32, value=0.0)
+        for r in pl.range(16):
+            row = pl.cast(pl.tensor.read(idx, [r]), pl.INDEX)
+            acc = pl.tile.gather_row(acc, pool, [r, 0], [row, 0], [1, 128], valid_shape=[1, n])
+        out = pl.tile.store(acc, [0, 0], out)
+        return out
+
+
+@pl.program
+class GatherRowsMat:
+    """tile.gather_row into Mat operands of a matmul: rows of `a` into a [16, 128] Mat tile
+    (the window rounded up to whole boxes), rows of `b` transposed into the columns of a
+    [128, 16] Mat tile (a column-major view of `b`)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[64, 128], pl.BF16],
+        b: pl.Tensor[[64, 128], pl.BF16],
+        c: pl.Out[pl.Tensor[[16, 16], pl.FP32]],
+    ) -> pl.Tensor[[16, 16], pl.FP32]:
+        am = pl.tile.create([16, 128], dtype=pl.BF16, target_memory=pl.Mem.Mat)
+        bm = pl.tile.create([128, 16], dtype=pl.BF16, target_memory=pl.Mem.Mat)
+        for r in pl.range(16):
+            am = pl.tile.gather_row(am, a, [r, 0], [r * 4, 0], [1, 128])
+            bm = pl.tile.gather_row(bm, b, [0, r], [r * 2, 0], [1, 128], transpose=True)
+        lhs = pl.tile.move(am, target_memory=pl.Mem.Left)
+        rhs = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        acc = pl.tile.matmul(lhs, rhs)
+        c = pl.tile.store(acc, [0, 0], c)
+        return c
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -654,6 +876,10 @@ PROGRAMS = {
     "dyn_rms_norm": DynRmsNorm,
     "cube_extract": CubeExtract,
     "scalars_and_casts": ScalarsAndCasts,
+    "chained_matmul": ChainedMatmul,
+    "acc_into_mat": AccIntoMat,
+    "slice_col_expand": SliceColExpand,
+    "float_scalars": FloatScalars,
     "col_sum_sort": ColSumSort,
     "tensor_view_2d": TensorView2d,
     "assemble_transpose": AssembleTranspose,
@@ -662,10 +888,15 @@ PROGRAMS = {
     "merge_sort": MergeSort,
     "gather_mask": GatherMask,
     "dist_exchange": DistExchange,
+    "dist_rank": DistRank,
+    "dist_get": DistGet,
+    "dist_barrier": DistBarrier,
     "dist_remote": DistRemote,
     "dist_put": DistPut,
     "scatter_mask": ScatterMask,
     "fill_pad": FillPad,
+    "gather_rows": GatherRows,
+    "gather_rows_mat": GatherRowsMat,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

@@ -74,8 +74,10 @@ function is "too large to interpret" before any array is made.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
@@ -452,6 +454,8 @@ class Interpreter:
     """The program's functions by name: a Group function's run calls its halves from here."""
     _pipes: _Pipes | None = field(default=None, init=False)
     _lane: int = field(default=0, init=False)
+    _task: int = field(default=0, init=False)
+    """This half's place among its group's halves (`_Baton`)."""
     _target: ir.Var | None = field(default=None, init=False)
     _gm: bool = field(default=False, init=False)
 
@@ -473,15 +477,18 @@ class Interpreter:
         return result.values
 
     def _run_group(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
-        """A Group function: its AIC and AIV halves run one after the other, producer first
-        (`group_order`), sharing the tensors (a store writes the tensor in place, as GM is
-        shared) and the pipes; then the group's `return` is evaluated."""
+        """A Group function: its AIC and AIV halves (each AIV lane one) take turns, producer
+        first (`group_order`), sharing the tensors (a store writes the tensor in place, as GM is
+        shared) and the pipes; a half runs until it ends or pops from an empty pipe, then the
+        next half that can go on runs (`_Baton`), so halves that answer each other through pipes
+        in both directions interleave as they must; then the group's `return` is evaluated."""
         calls, order = group_order(fn, self.functions)
         self._env = {}
         self._slots = {}
         self._steps = 0
         self._bind_params(fn, args)
         pipes = _Pipes(dual=any(lanes == 2 for _, _, lanes in calls))
+        tasks: list[tuple[Interpreter, ir.Function, list[Value]]] = []
         for k in order:
             call, half, lanes = calls[k]
             values = [self._value(a) if isinstance(a, ir.Var | ir.ConstInt) else None for a in call.args]
@@ -492,7 +499,10 @@ class Interpreter:
                                     functions=self.functions)
                 child._pipes = pipes
                 child._lane = lane
-                child._run_half(half, values)
+                child._task = len(tasks)
+                tasks.append((child, half, values))
+        pipes.baton = _Baton(len(tasks))
+        pipes.baton.run([functools.partial(child._run_half, half, values) for child, half, values in tasks])
         left = [f"{n} tile(s) pushed {d} and never popped" for d, n in pipes.pending()]
         if left:
             raise InterpreterError(f"group '{fn.name}': {'; '.join(left)}", fn.span)
@@ -1362,10 +1372,19 @@ def _named(c: ir.Call, k: int, name: str) -> ir.CallArg | None:
 
 
 def _op_create(it: Interpreter, c: ir.Call) -> Value:
-    """`tile.create`: a fresh buffer; its contents are not defined by the DSL, zeros here."""
+    """`tile.create`: a fresh buffer; its contents are not defined by the DSL, zeros here. Its
+    valid extent is its type's (`pl.TileView(valid_shape=...)` on the result, as the reference
+    allocates it: the lane-1 replay of a dual-dispatch vector half creates a `[0, 0]` tile)."""
     rows, cols = _rc(it._list(c.args[0], "create shape", c.span))
     dtype = _dtype_kwarg(c)
-    return TileVal(np.zeros((rows, cols), dtype=numpy_dtype(dtype)), (rows, cols), dtype, (rows, cols))
+    valid = (rows, cols)
+    t = it._target.type if it._target is not None else None
+    if isinstance(t, ir.TileType) and t.valid_shape is not None:
+        valid = _rc(_ints([it.scalar(x) for x in t.effective_valid_shape], "create valid shape", c.span))
+        if any(v < 0 or v > d for v, d in zip(valid, (rows, cols), strict=True)):
+            raise InterpreterError(f"tile.create valid shape {list(valid)} does not fit the tile "
+                                   f"{[rows, cols]}", c.span)
+    return TileVal(np.zeros((rows, cols), dtype=numpy_dtype(dtype)), valid, dtype, (rows, cols))
 
 
 def _op_full(it: Interpreter, c: ir.Call) -> Value:
@@ -1609,11 +1628,53 @@ def _op_assemble(it: Interpreter, c: ir.Call) -> Value:
     t, src = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     r, col = _rc(it._list(c.args[2], "assemble offset", c.span))
     vr, vc = src.valid
-    if r < 0 or col < 0 or r + vr > t.shape[0] or col + vc > t.shape[1] or src.dtype != t.dtype:
+    if src.dtype != t.dtype:
+        # the cube's fixpipe write-back from Acc converts; its rounding is not pinned down here
+        raise Unmodelled(f"the interpreter does not model tile.assemble of a pl.{src.dtype.value} tile into "
+                         f"a pl.{t.dtype.value} one (the conversion of the cube's write-back)", c.span)
+    if r < 0 or col < 0 or r + vr > t.shape[0] or col + vc > t.shape[1]:
         raise InterpreterError(f"assemble of a {list(src.shape)} tile at [{r}, {col}] leaves the "
                                f"{list(t.shape)} target", c.span)
     data = _need_data(t).copy()
     data[r:r + vr, col:col + vc] = _need_data(src)[:vr, :vc]
+    return TileVal(data, t.valid, t.dtype, t.shape, t.backing)
+
+
+def _op_gather_row(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.gather_row(dst, src, dst_offset, src_offset, [R, C][, valid_shape], transpose=)`:
+    `dst` with the window of the tensor `src` at `src_offset` (its valid part: `valid_shape`,
+    else `[R, C]`) written at `dst_offset` (in place: the result is the destination's buffer);
+    transposed, the window's row `i` lands as column `i` (`[vr, vc]` written as `[vc, vr]`), as
+    the reference's column-major source view loads it."""
+    t = it._tile(c.args[0], c.span)
+    tensor = it._tensor(c.args[1], c.span)
+    r, col = _rc(it._list(c.args[2], "gather_row destination offset", c.span))
+    offsets = it._list(c.args[3], "gather_row source offset", c.span)
+    shape = it._list(c.args[4], "gather_row shape", c.span)
+    vs_arg = c.args[5] if len(c.args) > 5 else c.kwarg("valid_shape")
+    valid = it._list(vs_arg, "gather_row valid shape", c.span) if vs_arg is not None else list(shape)
+    flag = c.kwarg("transpose")
+    transpose = isinstance(flag, ir.ConstInt) and flag.value != 0
+    if isinstance(tensor, TensorSym):
+        raise InterpreterError("symbolic tensor in a computing run", c.span)
+    if len(shape) != 2 or len(valid) != 2 or any(v < 0 or v > d for v, d in zip(valid, shape, strict=True)):
+        raise InterpreterError(f"gather_row valid shape {valid} does not fit the window {shape}", c.span)
+    if tensor.ndim != 2 or len(offsets) != 2:
+        raise InterpreterError("gather_row reads a window of a rank-2 tensor", c.span)
+    for o, e, d in zip(offsets, valid, tensor.shape, strict=True):
+        if e > 0 and (o < 0 or o + e > d):
+            raise InterpreterError(f"gather_row reads rows/columns [{o}, {o + e}) outside a tensor dimension "
+                                   f"of size {d} (offsets {offsets}, valid shape {valid})", c.span)
+    window = tensor[offsets[0]:offsets[0] + valid[0], offsets[1]:offsets[1] + valid[1]]
+    if transpose:
+        window = window.T
+    vr, vc = window.shape
+    if r < 0 or col < 0 or r + vr > t.shape[0] or col + vc > t.shape[1] \
+            or _tensor_dtype(c.args[1]) != t.dtype:
+        raise InterpreterError(f"gather_row of a [{vr}, {vc}] window at [{r}, {col}] leaves the "
+                               f"{list(t.shape)} destination", c.span)
+    data = _need_data(t).copy()
+    data[r:r + vr, col:col + vc] = window
     return TileVal(data, t.valid, t.dtype, t.shape, t.backing)
 
 
@@ -1898,6 +1959,7 @@ class _Pipes:
     initialized: set[tuple[str, str]] = field(default_factory=set)
     """(direction, side) pairs whose `*_initialize_pipe` ran."""
     buffers: set[str] = field(default_factory=set)
+    baton: _Baton | None = None
 
     def pending(self) -> list[tuple[str, int]]:
         out = []
@@ -1906,6 +1968,103 @@ class _Pipes:
             if n:
                 out.append(("to the AIV" if d == "C2V" else "to the AIC", n))
         return out
+
+
+class _Aborted(BaseException):
+    """Ends a half's thread when another half of its group failed."""
+
+
+_HALF_STACK_BYTES = 64 * 1024 * 1024
+"""The stack of each half's thread: as deep as the recursion limit lets a run nest."""
+
+
+class _Baton:
+    """The halves of one Group run, as threads that take turns: only the half holding the
+    baton runs; it hands the baton on when it ends or when it must wait (a pop from an empty
+    pipe), to the next half in run order that can go on. The switches happen only there, so
+    every run of the same inputs interleaves the same way. When no half can go on, the
+    waiting halves are woken to report their empty pipe; when a half fails, the others stop
+    and its error is the run's."""
+
+    def __init__(self, count: int) -> None:
+        self._cond = threading.Condition()
+        self._count = count
+        self._turn = 0
+        self._waiting: dict[int, Callable[[], bool]] = {}
+        self._done: set[int] = set()
+        self._aborted = False
+        self._stuck = False
+        """No half can go on: the one holding the baton reports its empty pipe."""
+
+    def run(self, halves: Sequence[Callable[[], None]]) -> None:
+        errors: list[BaseException] = []
+
+        def body(k: int, half: Callable[[], None]) -> None:
+            try:
+                with self._cond:
+                    self._cond.wait_for(lambda: self._turn == k or self._aborted)
+                    if self._aborted:
+                        return
+                half()
+                self._finish(k, failed=False)
+            except _Aborted:
+                return
+            except BaseException as err:
+                errors.append(err)
+                self._finish(k, failed=True)
+
+        old = threading.stack_size()
+        threading.stack_size(_HALF_STACK_BYTES)
+        try:
+            threads = [threading.Thread(target=body, args=(k, h), daemon=True) for k, h in enumerate(halves)]
+            for t in threads:
+                t.start()
+        finally:
+            threading.stack_size(old)
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+
+    def _next(self, k: int) -> int | None:
+        for step in range(1, self._count + 1):
+            j = (k + step) % self._count
+            ready = self._waiting.get(j)
+            if j not in self._done and (ready is None or ready()):
+                return j
+        return None
+
+    def _finish(self, k: int, *, failed: bool) -> None:
+        with self._cond:
+            self._done.add(k)
+            if failed:
+                self._aborted = True
+            else:
+                j = self._next(k)
+                if j is None and len(self._done) < self._count:
+                    # every other half waits on a pipe nothing will fill: the first reports it
+                    j = next(i for i in range(self._count) if i not in self._done)
+                    self._stuck = True
+                if j is not None:
+                    self._turn = j
+            self._cond.notify_all()
+
+    def wait(self, k: int, ready: Callable[[], bool]) -> bool:
+        """Half `k` cannot go on until `ready()`: hand the baton on and wait for it. False when
+        no half can go on any more (the pipe stays empty)."""
+        with self._cond:
+            self._waiting[k] = ready
+            j = self._next(k)
+            if j is None:
+                del self._waiting[k]
+                return False  # nothing else can run: this half reports its empty pipe
+            self._turn = j
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: (self._turn == k and (ready() or self._stuck)) or self._aborted)
+            del self._waiting[k]
+            if self._aborted:
+                raise _Aborted
+            return ready()
 
 
 _CROSS_CORE = frozenset({
@@ -1948,10 +2107,13 @@ def _op_pipe_buffer(it: Interpreter, c: ir.Call) -> Value:
 def _op_init_pipe(it: Interpreter, c: ir.Call) -> Value:
     pipes = _pipes_of(it, c)
     mask = c.kwarg("dir_mask")
-    if not isinstance(mask, ir.ConstInt) or mask.value not in (1, 2):
-        raise Unmodelled(f"the interpreter does not model {c.op} with dir_mask other than 1 or 2", c.span)
+    if not isinstance(mask, ir.ConstInt) or mask.value not in (1, 2, 3):
+        raise Unmodelled(f"the interpreter does not model {c.op} with dir_mask other than 1, 2 or 3", c.span)
     side = "AIC" if c.op == "system.aic_initialize_pipe" else "AIV"
-    pipes.initialized.add(("C2V" if mask.value == 1 else "V2C", side))
+    # bit 0: the cube-to-vector pipe, bit 1: the vector-to-cube pipe (3: both)
+    for bit, direction in ((1, "C2V"), (2, "V2C")):
+        if mask.value & bit:
+            pipes.initialized.add((direction, side))
     return None
 
 
@@ -1977,6 +2139,11 @@ def _empty(t: TileVal) -> bool:
     return t.valid[0] == 0 or t.valid[1] == 0
 
 
+def _wait(pipes: _Pipes, it: Interpreter, ready: Callable[[], bool]) -> bool:
+    """Let the other halves run until `ready()` (False: no half can fill the pipe any more)."""
+    return pipes.baton is not None and pipes.baton.wait(it._task, ready)
+
+
 def _op_tpop(it: Interpreter, c: ir.Call) -> Value:
     pipes = _pipes_of(it, c)
     direction = _POP[c.op]
@@ -1984,12 +2151,12 @@ def _op_tpop(it: Interpreter, c: ir.Call) -> Value:
     lanes = pipes.queues[direction]
     if direction == "C2V":
         queue = lanes[it._lane]
-        if not queue:
+        if not queue and not _wait(pipes, it, lambda: bool(queue)):
             raise InterpreterError(f"{c.op} from an empty pipe (nothing was pushed to the AIV)", c.span)
         got = queue.pop(0)
     else:
         wanted = [0, 1] if pipes.dual else [0]
-        if any(not lanes[k] for k in wanted):
+        if any(not lanes[k] for k in wanted) and not _wait(pipes, it, lambda: all(lanes[k] for k in wanted)):
             raise InterpreterError(f"{c.op} from an empty pipe (nothing was pushed to the AIC)", c.span)
         pair = [lanes[k].pop(0) for k in wanted]
         moved = [t for t in pair if not _empty(t)]
@@ -2030,14 +2197,22 @@ def _calls_of(fn: ir.Function) -> list[ir.Call]:
 
 def group_order(fn: ir.Function, functions: Mapping[str, ir.Function]
                 ) -> tuple[list[tuple[ir.Call, ir.Function, int]], list[int]]:
-    """The halves a Group function calls (call, callee, lanes) and the order that runs them
-    as a valid serialization: every producer half before every consumer half. Raises
-    `Unmodelled` for a group the one-directional serialization does not cover."""
+    """The halves a Group function calls (call, callee, lanes) and the order their turns
+    start in: the halves that push first, those that only pop last (one-directional pipes
+    then run as a serialization, every producer to its end before its consumer).
+    Raises `Unmodelled` for a group the run does not cover."""
     calls: list[tuple[ir.Call, ir.Function, int]] = []
+    read = {v.id for s in fn.body.stmts
+            for v in (ir.expr_vars(s.call) if isinstance(s, ir.EvalStmt)
+                      else ir.expr_vars(s.value) if isinstance(s, ir.AssignStmt)
+                      else (x for e in s.values for x in ir.expr_vars(e)) if isinstance(s, ir.ReturnStmt)
+                      else ())}
     for s in fn.body.stmts:
         if isinstance(s, ir.ReturnStmt):
             continue
         call = s.call if isinstance(s, ir.EvalStmt) else None
+        if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call) and s.var.id not in read:
+            call = s.value  # a half's result bound and never read: its outputs are the shared tensors
         if call is None or not call.op.startswith("self."):
             raise Unmodelled(f"group '{fn.name}': a statement other than a call of a half", s.span)
         half = functions.get(call.op[len("self."):])
@@ -2049,9 +2224,6 @@ def group_order(fn: ir.Function, functions: Mapping[str, ir.Function]
     ops = [{c.op for c in _calls_of(h)} for _, h, _ in calls]
     pushes = [{_PUSH[o] for o in s if o in _PUSH} for s in ops]
     pops = [{_POP[o] for o in s if o in _POP} for s in ops]
-    if len({d for s in pushes for d in s} | {d for s in pops for d in s}) > 1:
-        raise Unmodelled(f"group '{fn.name}' uses pipes in both directions (the halves would have to run "
-                         "interleaved)", fn.span)
     if sum(1 for _, h, _ in calls if h.type is ir.FunctionType.AIC) > 1 or \
             sum(1 for _, h, _ in calls if h.type is ir.FunctionType.AIV) > 1:
         raise Unmodelled(f"group '{fn.name}' calls more than one AIC or AIV half", fn.span)
@@ -2072,7 +2244,7 @@ _CROSS_HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
 
 
 _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
-    "tile.create": (1, 1, frozenset({"dtype", "target_memory"})),
+    "tile.create": (1, 1, frozenset({"dtype", "target_memory", "transpose", "flat_layout"})),
     "tile.full": (1, 2, frozenset({"dtype", "value"})),
     "tile.ci": (2, 2, frozenset({"dtype", "descending"})),
     "tile.get_block_idx": (0, 0, frozenset()),
@@ -2089,6 +2261,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.write": (3, 3, frozenset()),
     "tile.extract": (4, 4, frozenset({"target_memory"})),
     "tile.assemble": (3, 3, frozenset()),
+    "tile.gather_row": (5, 6, frozenset({"transpose", "valid_shape"})),
     "tile.transpose_view": (1, 1, frozenset()),
     "tile.rsqrt": (1, 2, frozenset()),
     "tile.slice": (3, 4, frozenset()),
@@ -2107,11 +2280,15 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.concat": (2, 2, frozenset()),
     "tensor.view": (2, 2, frozenset({"layout"})),
     "tile.transpose": (3, 4, frozenset()),
+    "tile.move": (1, 1, frozenset({"target_memory", "blayout", "slayout"})),
 }
 """Ops the interpreter models beyond the DSL subset's `ops.REGISTRY`, in the reference's
 printed form: (min, max) positional arguments and the keywords the model covers (any other
 keyword is covered only at the reference's default value). `tile.rsqrt`'s second argument
-is the reference's scratch tile."""
+is the reference's scratch tile. `tile.move`'s `blayout` / `slayout` pick the storage layout
+of the destination (the reference's DeduceTileMoveType keeps the shape), so the values a
+tile holds, which is all the interpreter models, are the source's; so do `tile.create`'s
+`transpose` (a column-major Mat layout) and `flat_layout` (an unboxed one)."""
 
 
 _UNPINNED: dict[str, str] = {
@@ -2194,6 +2371,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.write": _op_write,
     "tile.extract": _op_extract,
     "tile.assemble": _op_assemble,
+    "tile.gather_row": _op_gather_row,
     "tile.transpose_view": _op_transpose_view,
     "tile.row_expand": _op_row_expand_plain,
     "tile.col_sum": _op_col_sum,
@@ -2279,17 +2457,22 @@ def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
             "(SLOTSAT_INTERP_MAX_ELEMENTS)", big.span)
 
 
-def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8)
-                  ) -> dict[str, Any]:
+def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8), *,
+                  sized: bool = False) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
     small integers for integer tensors (non-negative ones inside what they index for a tensor
     whose elements the function uses as indices, `_index_parameters`), and integers in
     `scalar_range` for scalars. Each
     symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
     given under its name (the interpreter binds it from there); so is a scalar parameter that
-    is a whole dimension of a tensor parameter (drawn before the others). Tensor parameters holding more
+    a tensor parameter's shape names (drawn before the others). Tensor parameters holding more
     than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an `InterpreterError` before any
-    array is made."""
+    array is made.
+
+    `sized` draws as kernels written for padded sizes expect (`check` alternates to it after a
+    trial whose original program faulted): dimensions from `SIZED_DIMENSION` in whole
+    multiples of 16, and each other integer scalar either in `scalar_range` or equal to one of
+    the drawn dimensions (a row count or bound that is a tensor's extent)."""
     from slotsat.core.limits import interp_max_elements
 
     _ensure_tensor_parameters(fn, interp_max_elements())
@@ -2299,9 +2482,11 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     for v in ir.dynamic_dimensions(fn):
         if v.name_hint in names:
             raise InterpreterError(f"the symbolic dimension '{v.name_hint}' has a parameter's name", v.span)
-        dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
+        dims[v.id] = out[v.name_hint] = _draw_dimension(rng, sized)
     for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
-        dims[v.id] = out[v.name_hint] = int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
+        dims[v.id] = out[v.name_hint] = _draw_dimension(rng, sized)
+    extents = sorted({d for p in fn.params if isinstance(p.type, ir.TensorType)
+                      for d in p.type.shape if isinstance(d, int)} | set(dims.values()))
     total = 0
     indices = _index_parameters(fn)
     for p in fn.params:
@@ -2330,11 +2515,23 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         elif isinstance(t, ir.ScalarType):
             if t.dtype.is_float:
                 out[p.name_hint] = float(rng.uniform(0.25, 2.0))
+            elif sized and extents and rng.integers(0, 2):
+                out[p.name_hint] = int(rng.choice(extents))
             else:
                 out[p.name_hint] = int(rng.integers(scalar_range[0], scalar_range[1] + 1))
         else:
             out[p.name_hint] = None
     return out
+
+
+SIZED_DIMENSION = (64, 256)
+"""The range `random_inputs(sized=True)` draws a symbolic dimension from, in multiples of 16."""
+
+
+def _draw_dimension(rng: np.random.Generator, sized: bool) -> int:
+    if sized:
+        return 16 * int(rng.integers(SIZED_DIMENSION[0] // 16, SIZED_DIMENSION[1] // 16 + 1))
+    return int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
 
 
 _OFFSET_CARRIERS = frozenset({"tile.slice", "tile.reshape", "tile.move", "tensor.view"})
@@ -2343,7 +2540,7 @@ back from an index to the tensor its elements were read from."""
 
 _INDEXED: dict[str, tuple[int, int]] = {
     "tensor.read": (0, 1), "tensor.write": (0, 1), "tile.read": (0, 1), "tile.write": (0, 1),
-    "tile.load": (0, 1), "tile.store": (2, 1),
+    "tile.load": (0, 1), "tile.store": (2, 1), "tile.gather_row": (1, 3),
 }
 """Ops addressing an operand by indices or offsets: (the operand, the index list)."""
 
@@ -2360,7 +2557,9 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
     hardware reads whatever lies outside), so `random_inputs` draws such tensors there instead
     of making every trial fault. `lo` undoes a constant added on the way (`pos - 3` indexes, so
     `pos` is at least 3); `hi - lo` is the indexed extent where the element is the index itself
-    (`_SMALL_INDEX` where it enters an index through other arithmetic)."""
+    (`_SMALL_INDEX` where it enters an index through other arithmetic). Elements read into the
+    divisor of an integer `//`, `%` or `/` (a count a position is wrapped by) are drawn from
+    `[1, _SMALL_INDEX]`: a kernel divides by them, as by a block count, only when positive."""
     defs: dict[int, ir.Expr | ir.Call] = {}
     writes: dict[int, list[ir.CallArg]] = {}  # tile -> the values tile.write puts into it
     work: list[tuple[ir.CallArg, int, int]] = []
@@ -2372,6 +2571,7 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
             if call.op == "tile.write" and len(call.args) > 2 and isinstance(call.args[0], ir.Var):
                 writes.setdefault(call.args[0].id, []).append(call.args[2])
             work.extend((e, extent, 0) for e, extent in _index_uses(call))
+        work.extend((d, _SMALL_INDEX, 1) for d in _divisors(st))  # a divisor is drawn positive
     params = {p.id for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.dtype.is_int}
     out: dict[int, tuple[int, int]] = {}
     seen: set[tuple[int, int, int]] = set()
@@ -2399,6 +2599,32 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
                 work.append((d.args[0], extent, lo))
         elif d is not None:
             work.append((d, extent, lo))
+    return out
+
+
+def _divisors(st: ir.Stmt) -> list[ir.Expr]:
+    """The divisors of the integer `//`, `%` and `/` a statement evaluates (its value, call
+    arguments, condition or loop bounds)."""
+    roots: list[ir.Expr] = []
+    if isinstance(st, ir.AssignStmt | ir.EvalStmt):
+        value = st.value if isinstance(st, ir.AssignStmt) else st.call
+        items = [*value.args, *(v for _, v in value.kwargs)] if isinstance(value, ir.Call) else [value]
+        for item in items:
+            roots.extend(item.items if isinstance(item, ir.ExprList) else
+                         [item] if isinstance(item, ir.SCALAR_EXPRS) else [])  # type: ignore[list-item]
+    elif isinstance(st, ir.IfStmt):
+        roots.append(st.cond)
+    elif isinstance(st, ir.ForStmt):
+        roots.extend((st.start, st.stop, st.step))
+    out: list[ir.Expr] = []
+    work = list(roots)
+    while work:
+        e = work.pop()
+        if isinstance(e, ir.FloorDiv | ir.FloorMod) and ir.expr_dtype(e).is_int:
+            out.append(e.b)
+        elif isinstance(e, ir.ScalarBinary) and e.op == "truediv" and e.dtype.is_int:
+            out.append(e.b)
+        work.extend(ir.expr_children(e))
     return out
 
 
@@ -2444,11 +2670,12 @@ DYNAMIC_DIMENSION = (16, 64)
 
 
 def _dimension_parameters(fn: ir.Function) -> list[ir.Var]:
-    """The integer scalar parameters that stand as a whole dimension of a tensor parameter's
-    shape (`x: pl.Tensor[[n, 128], ...], n: pl.Scalar[pl.INDEX]`, as the reference prints a
-    dynamic extent passed in), in parameter order."""
-    named = {d.id for p in fn.params if isinstance(p.type, ir.TensorType)
-             for d in p.type.shape if isinstance(d, ir.Var)}
+    """The integer scalar parameters a tensor parameter's shape names, as a whole dimension
+    (`x: pl.Tensor[[n, 128], ...], n: pl.Scalar[pl.INDEX]`, as the reference prints a dynamic
+    extent passed in) or inside one (`[n * 32, 128]`, a block count times the block size), in
+    parameter order."""
+    named = {v.id for p in fn.params if isinstance(p.type, ir.TensorType)
+             for d in p.type.shape if not isinstance(d, int) for v in ir.expr_vars(d)}
     return [p for p in fn.params if p.id in named and isinstance(p.type, ir.ScalarType)
             and not p.type.dtype.is_float]
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -37,6 +38,11 @@ from slotsat.lowering.pto_dialect import make_context
 
 DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i16": 2, "i8": 1, "ui8": 1, "i64": 8, "f64": 8,
                "ui16": 2, "ui32": 4, "ui64": 8, "i1": 1}
+_FLOAT_OPS = {
+    "addf": lambda x, y: x + y, "subf": lambda x, y: x - y, "mulf": lambda x, y: x * y,
+    "divf": lambda x, y: x / y if y else math.copysign(math.inf, x) if x else math.nan,
+    "maximumf": max, "minimumf": min,
+}
 ROW_REDUCTIONS = frozenset({"pto.trowsum", "pto.trowmax", "pto.trowmin"})
 SCRATCH_SECOND = ROW_REDUCTIONS | {"pto.tcolsum"}
 """Ops whose second operand is a scratch tile the op writes and reads (a row reduction's
@@ -164,6 +170,10 @@ class _Run:
             if name == "pto.tgetval":
                 self.touch(self.get(op.operands[0]), op.name)
             self.env[op.results[0]] = 0 if isinstance(op.results[0].type, IntegerType | IndexType) else 0.0
+            if name == "pto.load_scalar" and str(op.results[0].type) == "i64":
+                # a CommContext slot: the (rankId, rankNum) pair of a one-rank group (rank 0 of 1),
+                # so a rank count divides; every slot reads the same, so a peer's window is this one
+                self.env[op.results[0]] = 1 << 32
         elif name == "pto.set_validshape":
             self.touch(self.get(op.operands[0]), op.name)
         elif name == "pto.store_scalar":
@@ -214,6 +224,12 @@ class _Run:
             else:
                 assert isinstance(value, FloatAttr)
                 self.env[result] = float(value.value.data)
+            return
+        if name in _FLOAT_OPS:  # float scalars (a quantization scale): values, never addresses
+            x, y = (self.get(o) for o in op.operands)
+            assert isinstance(x, float)
+            assert isinstance(y, float)
+            self.env[result] = _FLOAT_OPS[name](x, y)
             return
         if isinstance(result.type, IntegerType | IndexType) and name != "cmpi":
             bits = _width(result.type)
@@ -269,6 +285,7 @@ class _Run:
             "xori": lambda: a ^ b,
             "divui": lambda: _unsigned(a, bits) // _unsigned(b, bits),
             "remui": lambda: _unsigned(a, bits) % _unsigned(b, bits),
+            "shrui": lambda: _unsigned(a, bits) >> b,
         }
         if name == "cmpi":
             pred = int(op.properties["predicate"].value.data)  # type: ignore[attr-defined]
@@ -341,6 +358,8 @@ def run_function(fn: Operation, scalars: Sequence[int], max_iterations: int = 5)
         if isinstance(arg.type, IntegerType | IndexType):
             run.env[arg] = scalars[k % len(scalars)] if scalars else 0
             k += 1
+        elif isinstance(arg.type, AnyFloat):
+            run.env[arg] = 1.0  # a float scalar parameter: a value, never an address
         else:
             run.env[arg] = None
     run.block(block)

@@ -280,7 +280,8 @@ REFERENCE_PTO = textwrap.dedent("""\
 
 
 @pytest.mark.pypto
-@pytest.mark.parametrize("name", ["dist_exchange", "dist_remote", "dist_put"])
+@pytest.mark.parametrize("name", ["dist_exchange", "dist_remote", "dist_put", "dist_get", "dist_rank",
+                                  "dist_barrier"])
 def test_the_committed_reference_module_is_the_references_output(name: str) -> None:
     from slotsat.bridge import session
 
@@ -291,11 +292,14 @@ def test_the_committed_reference_module_is_the_references_output(name: str) -> N
     assert done.stdout == (PRINTED / f"{name}.ref.pto").read_text()
 
 
-@pytest.mark.parametrize("name", ["dist_exchange", "dist_put"])
+@pytest.mark.parametrize("name", ["dist_exchange", "dist_put", "dist_get"])
 def test_the_pypto_mode_module_equals_the_references_up_to_names(name: str) -> None:
     """Index arithmetic node by node, as the reference emits it: then the whole module is the
     reference's, operation for operation (SSA names aside). (`dist_remote` differs only where
-    slotsat folds a rank-3 tensor's constant outer stride, which the reference multiplies out.)"""
+    slotsat folds a rank-3 tensor's constant outer stride, which the reference multiplies out;
+    `dist_rank` and `dist_barrier` where the next rank `(rank + 1) % nranks` is a floor
+    remainder: the reference emits a bare `arith.remsi`, slotsat's syntactic proof does not
+    see the dividend non-negative, a cast rank, and adds the sign correction.)"""
     pre = PRINTED / f"{name}.pre.py"
     ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
     theirs = "".join((PRINTED / f"{name}.ref.pto").read_text().splitlines(keepends=True)[1:])

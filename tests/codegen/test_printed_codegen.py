@@ -104,7 +104,12 @@ CROSS_CORE = frozenset({"jit_mixed_gemm_add", "jit_mixed_scale_gemm"})
 planner does not reserve the pipe's slot buffer, so codegen declines them under it."""
 
 
-@pytest.mark.parametrize("name", sorted(CROSS_CORE))
+PTOAS_ONLY = CROSS_CORE | {"slice_col_expand"}
+"""Also declined under the PYPTO planner: a slice taken by tile.col_expand_mul is copied into
+a buffer of its own, which that planner does not place."""
+
+
+@pytest.mark.parametrize("name", sorted(PTOAS_ONLY))
 def test_the_pypto_planner_declines_cross_core_pipes(name: str) -> None:
     path = PRINTED / f"{name}.pre.py"
     with pytest.raises(PassError, match="only under the ptoas planner") as err:
@@ -112,7 +117,7 @@ def test_the_pypto_planner_declines_cross_core_pipes(name: str) -> None:
     assert err.value.span.line > 0
 
 
-@pytest.mark.parametrize("name", [k for k in KERNELS if k not in CROSS_CORE])
+@pytest.mark.parametrize("name", [k for k in KERNELS if k not in PTOAS_ONLY])
 def test_the_pypto_planner_addresses_pass_the_oracle(name: str) -> None:
     """The printed kernels' index arithmetic (symbolic dimensions, the SPMD identity,
     `pl.min` valid extents) under the PYPTO planner: no two live tiles share a byte."""

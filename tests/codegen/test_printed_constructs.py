@@ -367,6 +367,28 @@ return out
     assert sub.endswith("rows=16, cols=64, v_row=?, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>")
 
 
+def test_a_slice_taken_by_a_column_broadcast_is_copied_out_first() -> None:
+    # the library's rotary step: a row of a tile sliced, re-viewed as itself, then broadcast
+    body = """
+t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 64])
+c: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [1, 32])
+s: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [1, 32], [3, 32])
+r: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(s, [1, 32])
+m: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(r, c)
+out = pl.store(m, [0, 0], out)
+return out
+"""
+    text = _emit(body, TILE_PARAMS, TILE_RET, decls="")
+    (alloc,) = lines(text, "%s_mat = pto.alloc_tile")
+    assert alloc.endswith("rows=1, cols=32, v_row=?, v_col=?, blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+    (extract,) = lines(text, "pto.textract")
+    assert extract.startswith("pto.textract ins(%t, %c3_index, %c32_index : ")
+    assert lines(text, "pto.tcolexpandmul ins(%s_mat, %c : ")
+    err = error(kernel(body, params=TILE_PARAMS, ret=TILE_RET, decls=""), planner=Planner.PYPTO)
+    assert err.message == ("tile.col_expand_mul of a tile.slice view needs the slice copied into a buffer of its "
+                           "own, which slotsat places only under the ptoas planner")
+
+
 def test_an_explicit_tile_layout_reaches_the_type() -> None:
     text = _emit("""
 t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.min, compact=pl.CompactMode.normal)] = pl.load(a, [0, 0], [64, 64])
@@ -396,11 +418,6 @@ return out
     ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
      "d: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.div(t, t, high_precision=True)\nreturn out",
      TILE_PARAMS, "slotsat's code generator does not support tile.div with keyword 'high_precision'"),
-    ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
-     "s: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [1, 64], [0, 0])\n"
-     "c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_mul(t, s)\nreturn out",
-     TILE_PARAMS, "slotsat's code generator does not emit tile.col_expand_mul of a tile.slice view (ptoas "
-                  "needs the slice copied out first)"),
     ("pld.system.notify(a, 1, [0, 0], v, op=0)\nreturn out",
      "a: pld.DistributedTensor[[2, 1], pl.INT32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]], "
      "v: pl.Scalar[pl.INT64]",
@@ -410,11 +427,10 @@ return out
      "a: pld.DistributedTensor[[2, 64], pl.FP32], b: pl.Tensor[[2, 64], pl.FP32], "
      "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
      "pld.tile.put copies through staging tiles: argument 4 (and 5 of the double-staged form) must be a tile"),
-    ("s: pl.Tile[[2, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([2, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)\n"
-     "pld.tile.get(b, 1, a, s)\nreturn out",
+    ("pld.tile.get(b, 1, a, [0, 0])\nreturn out",
      "a: pld.DistributedTensor[[2, 64], pl.FP32], b: pl.Tensor[[2, 64], pl.FP32], "
      "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
-     "slotsat's code generator does not support pld.tile.get"),
+     "pld.tile.get copies through staging tiles: argument 4 (and 5 of the double-staged form) must be a tile"),
     ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
      "s: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)\nreturn out",
      TILE_PARAMS, "slotsat's code generator does not support tile.sin"),

@@ -195,9 +195,9 @@ def test_an_unmodelled_construct_ends_the_trials_at_the_first_input(
     drawn: list[int] = []
     real = check.random_inputs
 
-    def counting(fn: ir.Function, rng: np.random.Generator) -> dict[str, object]:
+    def counting(fn: ir.Function, rng: np.random.Generator, *, sized: bool = False) -> dict[str, object]:
         drawn.append(1)
-        return real(fn, rng)
+        return real(fn, rng, sized=sized)
 
     def unmodelled(fn: ir.Function, args: dict[str, object], identity: dict[str, int], *,
                    physical: bool, functions: dict[str, ir.Function] | None = None) -> tuple[object, ...]:

@@ -86,10 +86,37 @@ def test_a_split_push_is_declined() -> None:
         _run([PUSH.format(t="x", split=1)], [POP.format(v="y", view="")])
 
 
-def test_pipes_in_both_directions_are_declined() -> None:
+def _both_ways(text: str) -> str:
+    return text.replace("dir_mask=1", "dir_mask=3")
+
+
+def test_halves_answering_each_other_through_both_pipes_interleave() -> None:
+    # the cube sends x, waits for the vector's answer x + 1, sends that doubled; the vector
+    # stores the doubled answer: each half must pause at its pop until the other has pushed
+    aic = [PUSH.format(t="x", split=0),
+           "        b: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aiv(split=0)",
+           "        b2: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.add(b, b)",
+           PUSH.format(t="b2", split=0)]
+    aiv = [POP.format(v="y", view=""),
+           "        y1: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(y, 1.0)",
+           "        pl.tile.tpush_to_aic(y1, split=0)",
+           POP.format(v="z", view=""), STORE.format(k=0, v="z")]
+    text = _both_ways(HEAD.replace("{aic}", "\n".join(aic)).replace("{aiv}", "\n".join(aiv)))
+    program = parse_source(text, "t.py").programs[0]
+    functions = {f.name: f for f in program.functions}
+    for _ in range(3):  # the same interleaving every run
+        (got,) = Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})
+        assert np.array_equal(got, (A + 1) * 2)
+
+
+def test_halves_waiting_on_each_other_fault_with_the_empty_pipe() -> None:
+    aic = ["        b: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aiv(split=0)", PUSH.format(t="b", split=0)]
     aiv = [POP.format(v="y", view=""), "        pl.tile.tpush_to_aic(y, split=0)"]
-    with pytest.raises(Unmodelled, match="both directions"):
-        _run([PUSH.format(t="x", split=0)], aiv)
+    text = _both_ways(HEAD.replace("{aic}", "\n".join(aic)).replace("{aiv}", "\n".join(aiv)))
+    program = parse_source(text, "t.py").programs[0]
+    functions = {f.name: f for f in program.functions}
+    with pytest.raises(InterpreterError, match=r"tile\.tpop_from_aic from an empty pipe"):
+        Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})
 
 
 def test_a_half_run_alone_is_declined() -> None:
@@ -98,3 +125,24 @@ def test_a_half_run_alone_is_declined() -> None:
     aic = program.functions[0]
     with pytest.raises(Unmodelled, match="only through the Group function"):
         Interpreter().run(aic, {"a": A, "out": A})
+
+
+def _group_text(aiv_call: str, ret: str) -> str:
+    text = HEAD.replace("{aic}", PUSH.format(t="x", split=0)).replace(
+        "{aiv}", "\n".join([POP.format(v="y", view=""), STORE.format(k=0, v="y")]))
+    return text.replace("        self.g_aiv(a, out)\n        return out\n", f"{aiv_call}\n        return {ret}\n")
+
+
+def test_a_half_whose_result_is_bound_and_never_read_runs_in_its_group() -> None:
+    # the reference binds the vector half's result (a tuple of the tensors it writes) to a name
+    text = _group_text("        r: pl.Tensor[[16, 64], pl.FP32] = self.g_aiv(a, out)", "out")
+    functions = {f.name: f for f in parse_source(text, "t.py").programs[0].functions}
+    (got,) = Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})
+    assert np.array_equal(got, A)
+
+
+def test_a_half_whose_bound_result_is_read_is_declined() -> None:
+    text = _group_text("        r: pl.Tensor[[16, 64], pl.FP32] = self.g_aiv(a, out)", "r")
+    functions = {f.name: f for f in parse_source(text, "t.py").programs[0].functions}
+    with pytest.raises(Unmodelled, match="a statement other than a call of a half"):
+        Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})

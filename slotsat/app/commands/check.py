@@ -28,8 +28,10 @@ SPMD identity a kernel reads (`tile.get_block_idx` and kin) is drawn with each t
 inputs and is the same for both runs. The AIC and AIV halves of a mixed kernel (joined by
 cross-core pipes) get the passes and the privacy check one by one, but their outputs are
 compared through the Group function that calls them: the original halves against the
-transformed ones, each run by the interpreter's one-directional serialization (the producer
-half first; a pipe is a FIFO per direction); a half no group calls is `unverified`. Exit
+transformed ones, each run by the interpreter with the halves taking turns (the producer
+half first; a half hands on at its end or at a pop from an empty pipe, so halves answering
+each other through pipes in both directions interleave; a pipe is a FIFO per direction); a
+half no group calls is `unverified`. Exit
 status 0 when confirmed, 1 when failed or unverified, 2 for unreadable input.
 """
 
@@ -195,10 +197,12 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
     scalars: dict[str, int] = {}
     attempts = 0
     last_error = ""
+    faults = 0
     while fc.trials_run < trials and attempts < max(trials, 1) * 8:
         attempts += 1
         try:
-            args = random_inputs(fc.function, rng)
+            # after a faulted trial, every other draw is sized as padded kernels expect
+            args = random_inputs(fc.function, rng, sized=faults % 2 == 1)
         except InterpreterError as err:  # no inputs can be drawn (dynamic or too large shapes)
             fc.unverified = f"no random inputs: {err.message}"
             return scalars
@@ -210,6 +214,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
             return scalars
         except InterpreterError as err:
             last_error = err.message
+            faults += 1
             continue
         if not scalars:
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
@@ -336,9 +341,8 @@ def check_module(module: ir.Module, options: CheckOptions | None = None) -> Chec
         halves: dict[str, ir.Function] = {}  # a half of a mixed kernel -> the Group function calling it
         for fn in program.functions:
             if fn.type is ir.FunctionType.GROUP:
-                for s in ir.walk_stmts(fn.body):
-                    if isinstance(s, ir.EvalStmt) and s.call.op.startswith("self."):
-                        halves.setdefault(s.call.op[len("self."):], fn)
+                for name in _half_calls(fn):
+                    halves.setdefault(name, fn)
         checks: dict[str, FunctionCheck] = {}
         for fn in program.functions:
             if _has_tile_ops(fn):
@@ -350,12 +354,22 @@ def check_module(module: ir.Module, options: CheckOptions | None = None) -> Chec
     return CheckResult(out)
 
 
+def _half_calls(group: ir.Function) -> dict[str, ir.Call]:
+    """The functions a Group function calls, by name: as a statement or bound to a name (the
+    reference binds the AIV half's tuple result)."""
+    out: dict[str, ir.Call] = {}
+    for s in ir.walk_stmts(group.body):
+        call = s.call if isinstance(s, ir.EvalStmt) else s.value if isinstance(s, ir.AssignStmt) else None
+        if isinstance(call, ir.Call) and call.op.startswith("self."):
+            out.setdefault(call.op[len("self."):], call)
+    return out
+
+
 def _check_group(program: str, group: ir.Function, functions: dict[str, ir.Function],
                  checks: dict[str, FunctionCheck], opts: CheckOptions) -> None:
     """Compare a Group function's outputs, its halves as written against its halves after the
     passes, and record the verdict on each half's check."""
-    calls = {s.call.op[len("self."):]: s.call for s in ir.walk_stmts(group.body)
-             if isinstance(s, ir.EvalStmt) and s.call.op.startswith("self.")}
+    calls = _half_calls(group)
     mine = [fc for name, fc in checks.items() if name in calls]
     if any(fc.failed or fc.transformed is None for fc in mine):
         return
