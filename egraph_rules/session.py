@@ -23,9 +23,11 @@ of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
   conversion. Where those internals are missing (another egglog release, or `LOW_LEVEL`
   off) the same calls go through the public API (`register`, `run`, `function_values`,
   `extract`, `push` / `pop`). Both paths insert the same facts and run the same rulesets;
-  tests check they decide identically. The export (egraph-serialize JSON) uses egglog's
-  `_serialize` on both paths (there is no public one), with the op-name mapping computed
-  once per template on the command path.
+  tests check they decide identically. The view of a saturated e-graph
+  (`slotsat.egraph_rules.view`) is read from egglog's frozen tables on the command path
+  (`freeze()`, e-classes by their raw ids) and from the JSON export (`_serialize`; there is
+  no public one) on the other; a test checks both readings are equal. The op-name mapping
+  is computed once per template on the command path.
 - **Bounded runner.** `Session.run(schedule, limits)` drives every loop of the schedule
   (`schedules.Fix`) in Python, one egglog iteration of one ruleset per call (the call also
   returns the table sizes after it, so a limit check costs no call of its own): a loop
@@ -300,9 +302,10 @@ class _Commands:
         return EGraphView.from_tables(tables)
 
     def tables(self) -> list[Table]:
-        """The tables the view reads, decoded from `freeze()`: no serialization, no JSON (the
-        export costs 15 times as much). An e-class is named as the serializer names it,
-        `<sort>-<number>`, by its raw value (`value_to_i64` reads an e-class's id)."""
+        """The tables the view reads, decoded from `freeze()`: no serialization, no JSON (at
+        1,000 loops the export and its decoding took 0.23 s, the frozen rows 0.02 s). An
+        e-class is named as the serializer names it, `<sort>-<number>`, by its raw value
+        (`value_to_i64` reads an e-class's id)."""
         egraph: Any = self.egraph._egraph
         if self._op_mapping is None:
             self._op_mapping = self.egraph._state.op_mapping()
