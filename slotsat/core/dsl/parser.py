@@ -347,6 +347,8 @@ class _ModuleParser:
         self.text = text
         self.filename = filename
         self.lines = text.split("\n")
+        self._has_cr = "\r" in text
+        """A carriage return ends lines for Python's tokenizer, not for `lines` (`_segment`)."""
         self._ascii: dict[int, bool] = {}
         self._all_ascii = text.isascii()
         """No line needs its byte offsets turned into character columns (`span`)."""
@@ -395,7 +397,7 @@ class _ModuleParser:
         function splits the whole file on every call)."""
         first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
         col, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
-        if "\r" in self.text or first is None or last is None or col is None or end is None:
+        if self._has_cr or first is None or last is None or col is None or end is None:
             return ast.get_source_segment(self.text, node)
         lines = self.lines[first - 1 : last]
         if not 0 < first <= last or len(lines) != last - first + 1:
