@@ -654,7 +654,13 @@ def _is_hoisted(sub: ir.Expr) -> bool:
 
 
 def _has_hoisted(e: ir.Expr) -> bool:
-    return any(_is_hoisted(sub) for sub in _all_subexprs(e))
+    stack = [e]
+    while stack:
+        sub = stack.pop()
+        if _is_hoisted(sub):
+            return True
+        stack.extend(ir.expr_children(sub))
+    return False
 
 
 def _opaque_hoisted(e: ir.Expr) -> ir.Expr:
