@@ -765,3 +765,24 @@ def test_a_unified_arithmetic_op_on_two_scalars_is_the_operator() -> None:
         "e: pl.Scalar[pl.FP32] = f / f",
         "u: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.adds(t, f)",
     ]
+
+
+def test_a_scalar_expression_statement_is_read_and_leaves_no_statement() -> None:
+    """`pl.const(0, pl.INT64)` as a statement (the reference's EvalStmt of a scalar expression,
+    as its stride tests write a placeholder body) has no effect: its names and dtypes are
+    checked, and nothing is printed for it."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, n: pl.Scalar[pl.INT32]):
+            pl.const(0, pl.INT64)
+            n + 1
+            pl.max(n, 2)
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 8])
+    """))
+    assert body == ["t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], [16, 8], target_memory=pl.Mem.Vec)"]
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}, n: pl.Scalar[pl.INT32]):
+            m + 1
+    """))
+    assert (message, line, col) == ("'m' is not defined", 7, 9)

@@ -1332,6 +1332,16 @@ class _FunctionParser:
                 self.pending.clear()
                 out.append(ret)
                 continue
+            if self._is_scalar_statement(node):
+                # The reference keeps it as an EvalStmt of a scalar expression, which has no
+                # effect: it is read (names resolve, dtypes check) and leaves no statement.
+                assert isinstance(node, ast.Expr)
+                value = node.value
+                operator = self.calls.scalar_operator(value) if isinstance(value, ast.Call) else None
+                self.index_expr(operator if operator is not None else value, allow_float=True)
+                out.extend(self.pending)
+                self.pending.clear()
+                continue
             saved = self._returns_here
             self._returns_here = isinstance(node, ast.If) and last and (
                 (kind == "function" and self._function_tail) or (kind == "branch" and saved))
@@ -1372,6 +1382,21 @@ class _FunctionParser:
             self.error(ABOVE_TILE.format(what=f"'{_stmt_kind(node)}' (lowered by the reference's "
                                               "CtrlFlowTransform)"), node)
         self.error(f"unsupported syntax: {_stmt_kind(node)}", node)
+
+    def _is_scalar_statement(self, node: ast.stmt) -> bool:
+        """An expression statement that is a scalar expression (`pl.const(0, pl.INT64)`, `n + 1`),
+        not an op call, a docstring or `...`."""
+        if not isinstance(node, ast.Expr):
+            return False
+        value = node.value
+        if isinstance(value, ast.Constant):
+            return type(value.value) in (int, float, bool)
+        if not isinstance(value, ast.Call):
+            return True
+        if self.calls.scalar_operator(value) is not None:
+            return True
+        scalar_calls = ("pl.const", "pl.cast", "pl.min", "pl.max")
+        return dotted(value.func) in scalar_calls and not self.is_tile_cast(value)
 
     def _is_yield(self, node: ast.stmt) -> bool:
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
@@ -2077,8 +2102,6 @@ class _FunctionParser:
 
     def eval_stmt(self, node: ast.Expr, call: ast.Call) -> ir.EvalStmt:
         name = dotted(call.func)
-        if name in ("pl.const", "pl.cast", "pl.min", "pl.max") and not self.is_tile_cast(call):
-            self.error("unsupported syntax: expression statement", node)
         if name == "pl.tile.alloc":
             self.error("pl.tile.alloc(..., pinned=True) statements are accepted only at the top of a "
                        "function body", node)
