@@ -239,11 +239,13 @@ product of their `lhs` / `rhs` (`DeduceTileMatMulMxType`, FP32; `_acc` and `_bia
 that product of their MX operands). Deduced only when both operands are valid in full (the
 product's valid shape is theirs)."""
 
-SHAPE_OF_DTYPE_OF: dict[str, tuple[int, int]] = {"tile.gather": (1, 0)}
+SHAPE_OF_DTYPE_OF: dict[str, tuple[int, int]] = {"tile.gather": (1, 0), "tensor.gather": (1, 0)}
 """Ops whose result is a tile of one argument's shape and another's dtype (by index), in the
 op's fixed output space, valid in full: `tile.gather(src, indices, tmp)` is a tile of the
 indices' shape holding `src` elements (`DeduceTileGatherType`; it inherits `src`'s explicit
-layout, so a `src` with one is not deduced)."""
+layout, so a `src` with one is not deduced). On tensors the result is a tensor without a
+view: `tensor.gather(input, index, dim=)` is the index's shape in the input's dtype
+(`DeduceTensorGatherType`)."""
 
 TRANSPOSED_RESULTS = frozenset({"tile.transpose"})
 """Ops whose result is argument 0 with the dimensions `axis1` / `axis2` (constant arguments 1

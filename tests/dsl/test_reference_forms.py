@@ -728,6 +728,18 @@ def test_a_gather_is_a_tile_of_the_index_shape_holding_source_elements() -> None
     assert body == ["g: pl.Tile[[4, 3], pl.FP32, pl.Mem.Vec] = pl.tile.gather(src, idx, tmp)"]
 
 
+def test_a_tensor_gather_is_a_tensor_of_the_index_shape_holding_input_elements() -> None:
+    """`pl.tensor.gather(input, dim, index)` (the DSL's order; the op is `(input, index, dim=)`):
+    the index's shape in the input's dtype, without a view (`DeduceTensorGatherType`)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, src: pl.Tensor[[4, 16], pl.FP32], index: pl.Tensor[[4, 8], pl.INT32]) -> pl.Tensor[[4, 8], pl.FP32]:
+            g = pl.tensor.gather(src, -1, index)
+            return g
+    """))
+    assert body == ["g: pl.Tensor[[4, 8], pl.FP32] = pl.tensor.gather(src, index, dim=-1)", "return g"]
+
+
 def test_an_if_yielding_tiles_of_two_memory_spaces_is_an_earlier_stage() -> None:
     """One if result has one memory space; the reference's InferTileMemorySpace reconciles such
     branches before the hand-off point. slotsat typed the result by the then branch and printed

@@ -621,11 +621,16 @@ def _matmul_result(call: ir.Call, left: int, right: int) -> ir.Type | None:
 
 
 def _shape_of_dtype_of(call: ir.Call, ref: ops.RefOp, shape_arg: int, dtype_arg: int) -> ir.Type | None:
-    """A tile of argument `shape_arg`'s shape and `dtype_arg`'s dtype (`ops.SHAPE_OF_DTYPE_OF`)."""
-    if len(call.args) <= max(shape_arg, dtype_arg) or ref.fixed_output_memory is None:
+    """A tile (a tensor) of argument `shape_arg`'s shape and `dtype_arg`'s dtype
+    (`ops.SHAPE_OF_DTYPE_OF`)."""
+    if len(call.args) <= max(shape_arg, dtype_arg):
         return None
     shaped, typed = call.args[shape_arg], call.args[dtype_arg]
     if not isinstance(shaped, ir.Var) or not isinstance(typed, ir.Var):
+        return None
+    if isinstance(shaped.type, ir.TensorType) and isinstance(typed.type, ir.TensorType):
+        return ir.TensorType(shaped.type.shape, typed.type.dtype)
+    if ref.fixed_output_memory is None:
         return None
     if not isinstance(shaped.type, ir.TileType) or not isinstance(typed.type, ir.TileType):
         return None
