@@ -798,3 +798,26 @@ def test_a_scalar_expression_statement_is_read_and_leaves_no_statement() -> None
             m + 1
     """))
     assert (message, line, col) == ("'m' is not defined", 7, 9)
+
+
+def test_a_scope_that_ends_the_function_may_end_with_return() -> None:
+    """The reference prints orchestration code that returns from inside its outermost
+    `with pl.scope()`; the return stays there (a ScopeStmt ending with the ReturnStmt)."""
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: {T}) -> {T}:
+            with pl.scope():
+                y: {T} = pl.tensor.adds(x, 1.0)
+                return y
+    """))
+    assert body == ["with pl.scope():", "y: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.adds(x, 1.0)", "return y"]
+    message, line, col = error_of(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: {T}) -> {T}:
+            with pl.scope():
+                y: {T} = pl.tensor.adds(x, 1.0)
+                return y
+            z: {T} = pl.tensor.adds(x, 2.0)
+            return z
+    """))
+    assert (message, line, col) == ("a return may end a pl.scope body only when the scope is the last statement of the function", 9, 13)

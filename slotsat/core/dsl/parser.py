@@ -1323,9 +1323,10 @@ class _FunctionParser:
                 out.append(scope)
                 continue
             last = position == len(items) - 1
-            if isinstance(node, ast.Return) and kind == "branch" and last:
+            if isinstance(node, ast.Return) and kind in ("branch", "scope") and last:
                 if not self._returns_here:
-                    self.error("a return may end an if branch only when the if is the last statement of "
+                    where, what = ("an if branch", "if") if kind == "branch" else ("a pl.scope body", "scope")
+                    self.error(f"a return may end {where} only when the {what} is the last statement of "
                                "the function", node)
                 ret = self._return(node, self.returns)
                 out.extend(self.pending)
@@ -1343,8 +1344,10 @@ class _FunctionParser:
                 self.pending.clear()
                 continue
             saved = self._returns_here
-            self._returns_here = isinstance(node, ast.If) and last and (
-                (kind == "function" and self._function_tail) or (kind == "branch" and saved))
+            # an if or a scope that ends the function may end with return (the reference's
+            # printed orchestration code returns from inside its outermost `with pl.scope()`)
+            self._returns_here = isinstance(node, ast.If | ast.With) and last and (
+                (kind == "function" and self._function_tail) or (kind in ("branch", "scope") and saved))
             try:
                 stmt = self.stmt(node, needs)
             finally:
