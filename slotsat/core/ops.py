@@ -247,6 +247,17 @@ layout, so a `src` with one is not deduced). On tensors the result is a tensor w
 view: `tensor.gather(input, index, dim=)` is the index's shape in the input's dtype
 (`DeduceTensorGatherType`)."""
 
+ELEMENTWISE_TENSOR_RESULTS = frozenset({
+    "tensor.add", "tensor.sub", "tensor.mul", "tensor.div", "tensor.fmod", "tensor.maximum", "tensor.minimum",
+    "tensor.adds", "tensor.subs", "tensor.muls", "tensor.divs", "tensor.fmods",
+})
+"""Tensor ops whose result the reference deduces elementwise (`DeduceTensorOpElementwiseBinaryType`
+on two tensors, `DeduceTensorOpElementwiseScalarType` on a tensor and a scalar, in
+`tensor_ops/elementwise.cpp`): the broadcast shape in the promoted dtype, a fresh tensor with
+the operands' valid shape. Deduced where that is the operand's own type without promotion or
+broadcasting: operands of one dtype, two tensors of one shape, no view (valid in full, so the
+result is view-less); otherwise the result needs its annotation."""
+
 TRANSPOSED_RESULTS = frozenset({"tile.transpose"})
 """Ops whose result is argument 0 with the dimensions `axis1` / `axis2` (constant arguments 1
 and 2, negative from the end) swapped, in argument 0's memory space and dtype, valid in full

@@ -821,3 +821,29 @@ def test_a_scope_that_ends_the_function_may_end_with_return() -> None:
             return z
     """))
     assert (message, line, col) == ("a return may end a pl.scope body only when the scope is the last statement of the function", 9, 13)
+
+
+def test_an_elementwise_tensor_op_of_one_dtype_and_shape_is_that_tensor() -> None:
+    """`pl.tensor.add(x, x)`, `pl.tensor.adds(a, 1.0)`: the operands' shape and dtype, view-less,
+    as the reference deduces them when nothing is promoted or broadcast; a BF16 tensor plus a
+    float literal is promoted by the reference (to FP32), so slotsat asks for the annotation."""
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: {T}, s: pl.Scalar[pl.FP32]) -> {T}:
+            a = pl.tensor.add(x, x)
+            b = pl.tensor.adds(a, 1.0)
+            c = pl.tensor.subs(b, s)
+            return c
+    """))
+    assert body == [
+        "a: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.add(x, x)",
+        "b: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.adds(a, 1.0)",
+        "c: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.subs(b, s)",
+        "return c",
+    ]
+    message, line, _ = error_of(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, y: pl.Tensor[[16, 8], pl.BF16]):
+            e = pl.tensor.adds(y, 1.0)
+    """))
+    assert (message, line) == ("annotate the result of pl.tensor.adds: slotsat cannot infer its type (write NAME: TYPE = pl.tensor.adds(...))", 7)

@@ -428,13 +428,7 @@ class CallReader:
             return _reshaped_result(call, ref)
         if call.op in ops.ARRAY_RESULTS:
             return _array_result(call)
-        if call.op in ops.MATMUL_RESULTS:
-            return _matmul_result(call, *ops.MATMUL_RESULTS[call.op])
-        if ref is not None and call.op in ops.SHAPE_OF_DTYPE_OF:
-            return _shape_of_dtype_of(call, ref, *ops.SHAPE_OF_DTYPE_OF[call.op])
-        if call.op in ops.TRANSPOSED_RESULTS:
-            return _transposed_result(call)
-        return None
+        return _from_operands(call, ref)
 
     def _function_call(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
                        ) -> tuple[ir.Call, ir.Type]:
@@ -637,6 +631,38 @@ def _shape_of_dtype_of(call: ir.Call, ref: ops.RefOp, shape_arg: int, dtype_arg:
     if typed.type.layout is not None:
         return None
     return ir.TileType(shaped.type.shape, typed.type.dtype, ir.MemorySpace(ref.fixed_output_memory))
+
+
+def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
+    """The result type of an op the reference deduces from its operands' types, or None."""
+    if call.op in ops.MATMUL_RESULTS:
+        return _matmul_result(call, *ops.MATMUL_RESULTS[call.op])
+    if ref is not None and call.op in ops.SHAPE_OF_DTYPE_OF:
+        return _shape_of_dtype_of(call, ref, *ops.SHAPE_OF_DTYPE_OF[call.op])
+    if call.op in ops.TRANSPOSED_RESULTS:
+        return _transposed_result(call)
+    if call.op in ops.ELEMENTWISE_TENSOR_RESULTS:
+        return _elementwise_tensor_result(call)
+    return None
+
+
+def _elementwise_tensor_result(call: ir.Call) -> ir.Type | None:
+    """The operand tensor's shape and dtype (`ops.ELEMENTWISE_TENSOR_RESULTS`), or None where
+    the reference would promote, broadcast or carry a valid shape."""
+    if len(call.args) != 2 or not isinstance(call.args[0], ir.Var):
+        return None
+    lhs, rhs = call.args[0].type, call.args[1]
+    if not isinstance(lhs, ir.TensorType) or lhs.view is not None:
+        return None
+    if isinstance(rhs, ir.Var) and not isinstance(rhs.type, ir.ScalarType):
+        other = rhs.type
+        if not isinstance(other, ir.TensorType) or other.view is not None or (other.dtype, other.shape) != (
+                lhs.dtype, lhs.shape):
+            return None
+    elif not isinstance(rhs, ir.SCALAR_EXPRS) or isinstance(rhs, ir.TupleGetItem) or ir.expr_dtype(
+            cast(ir.Expr, rhs)) != lhs.dtype:
+        return None
+    return ir.TensorType(lhs.shape, lhs.dtype)
 
 
 def _transposed_result(call: ir.Call) -> ir.Type | None:
