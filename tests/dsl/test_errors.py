@@ -467,9 +467,9 @@ CASES: list[tuple[str, str, str, str, int, int]] = [
     ),
     (
         "mixed-dtypes",
-        "k: pl.Scalar[pl.INT32] = pl.cast(n, pl.INT32)\nj = k + n\nreturn out",
+        "k: pl.Scalar[pl.FP32] = pl.cast(n, pl.FP32)\nj = k + n\nreturn out",
         "",
-        "operands of '+' have dtypes pl.INT32 and pl.INDEX; insert pl.cast",
+        "operands of '+' have dtypes pl.FP32 and pl.INDEX; insert pl.cast",
         9,
         13,
     ),

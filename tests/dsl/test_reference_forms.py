@@ -847,3 +847,29 @@ def test_an_elementwise_tensor_op_of_one_dtype_and_shape_is_that_tensor() -> Non
             e = pl.tensor.adds(y, 1.0)
     """))
     assert (message, line) == ("annotate the result of pl.tensor.adds: slotsat cannot infer its type (write NAME: TYPE = pl.tensor.adds(...))", 7)
+
+
+def test_integer_operands_of_two_widths_meet_at_the_wider_one() -> None:
+    """The reference's scalar promotion (`PromoteBinaryOperands`, every binary operator): the
+    narrower operand is cast to the wider dtype, to the left one's when they are equally wide;
+    INDEX and INT64 still mix without a printed cast. An integer and a float stay an error."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, n: pl.Scalar[pl.INDEX], m: pl.Scalar[pl.INT32], i: pl.Scalar[pl.INT64], u: pl.Scalar[pl.UINT32]):
+            b = n != m
+            e = m < n
+            f: pl.Scalar[pl.INT64] = i * m
+            g = u + m
+    """))
+    assert body == [
+        "b: pl.Scalar[pl.BOOL] = n != pl.cast(m, pl.INDEX)",
+        "e: pl.Scalar[pl.BOOL] = pl.cast(m, pl.INDEX) < n",
+        "f: pl.Scalar[pl.INT64] = i * pl.cast(m, pl.INT64)",
+        "g: pl.Scalar[pl.UINT32] = u + pl.cast(m, pl.UINT32)",
+    ]
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}, m: pl.Scalar[pl.INT32], f: pl.Scalar[pl.FP32]):
+            b = m < f
+    """))
+    assert (message, line, col) == ("operands of '<' have dtypes pl.INT32 and pl.FP32; insert pl.cast", 7, 13)

@@ -2331,6 +2331,14 @@ class _FunctionParser:
             # mix without a printed cast, at the left operand's dtype (`PromoteBinaryOperands`);
             # slotsat spells that conversion as the value-preserving cast it is.
             return a, ir.Cast(b, da, span=getattr(b, "span", self.span(node)))
+        if da is not db and ((da.is_int and db.is_int) or (da.is_float and db.is_float)):
+            # The reference's scalar promotion (`PromoteBinaryOperands`): operands of one
+            # category meet at the wider dtype, the left one's when they are equally wide, and
+            # the other operand is cast (`n != m` of an INDEX and an INT32 is
+            # `n != pl.cast(m, pl.INDEX)`, as the reference prints it).
+            if db.bits > da.bits:
+                return ir.Cast(a, db, span=getattr(a, "span", self.span(node))), b
+            return a, ir.Cast(b, da, span=getattr(b, "span", self.span(node)))
         if da is not db:
             self.error(f"operands of '{symbol}' have dtypes {_dtype_text(da)} and {_dtype_text(db)}; "
                        "insert pl.cast", node)
