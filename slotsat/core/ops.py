@@ -145,6 +145,14 @@ def dsl_positional() -> dict[str, tuple[str, ...]]:
 
 
 @cache
+def dsl_memory_defaults() -> dict[str, str]:
+    """The memory space an op's DSL function fills in when a call omits its memory-space keyword
+    (`tile.create` -> Vec: `pl.tile.create([16, 64], dtype=pl.FP32)` is a Vec tile; read off
+    `pypto.language`)."""
+    return dict(_data()["dsl_memory_defaults"])
+
+
+@cache
 def unified_scalar_operators() -> dict[str, str]:
     """The reference's unified binary ops that, on two scalars, are a Python operator: `add` ->
     `+` (`pl.add(a, b)` of scalars is `a + b`; read off its `unified_ops`)."""

@@ -873,3 +873,19 @@ def test_integer_operands_of_two_widths_meet_at_the_wider_one() -> None:
             b = m < f
     """))
     assert (message, line, col) == ("operands of '<' have dtypes pl.INT32 and pl.FP32; insert pl.cast", 7, 13)
+
+
+def test_an_omitted_memory_space_is_the_one_the_dsl_function_fills_in() -> None:
+    """`pl.tile.create(shape, dtype=...)` without `target_memory` is a Vec tile, as the reference's
+    DSL function fills it in (`ops.dsl_memory_defaults`, read off `pypto.language`); an annotation
+    with a memory space gives the space instead, as for an omitted `tile.load` space."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t = pl.tile.create([16, 64], dtype=pl.FP32)
+            m: pl.Tile[[16, 64], pl.FP32, pl.Mem.Mat] = pl.tile.create([16, 64], dtype=pl.FP32)
+    """))
+    assert body == [
+        "t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "m: pl.Tile[[16, 64], pl.FP32, pl.Mem.Mat] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Mat)",
+    ]

@@ -357,6 +357,13 @@ class CallReader:
         alias = ops.PRINTED_ALIASES.get(dotted(node.func) or "")
         if alias is not None and alias[1] not in (k for k, _ in kwargs):
             kwargs.append((alias[1], ir.ConstInt(1, ir.DType.BOOL, span=self.fp.span(node))))
+        default = ops.dsl_memory_defaults().get(op)
+        keyword = ref.output_memory_kwarg
+        if default is not None and keyword is not None and keyword not in (k for k, _ in kwargs):
+            # what the DSL function fills in (`pl.tile.create(shape, dtype)` is a Vec tile), or
+            # the annotation's memory space, as slotsat reads an omitted `tile.load` space
+            space = annot.memory_space if isinstance(annot, ir.TileType) else None
+            kwargs.append((keyword, ir.SpaceArg(space or ir.MemorySpace(default))))
         call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
         return call, self._result(call, node, annot, statement, what)
 
