@@ -529,7 +529,6 @@ CASES: list[tuple[str, str, str, str, int, int]] = [
         8,
         41,
     ),
-    ("not-of-index", "k = not n\nreturn out", "", "'not' needs a pl.BOOL operand, got pl.INDEX", 8, 13),
     ("return-in-loop", "for i in pl.range(4):\n    return out\nreturn out", "",
      "a function body must end with return", 9, 13),
     (

@@ -889,3 +889,22 @@ def test_an_omitted_memory_space_is_the_one_the_dsl_function_fills_in() -> None:
         "t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
         "m: pl.Tile[[16, 64], pl.FP32, pl.Mem.Mat] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Mat)",
     ]
+
+
+def test_not_of_a_number_is_a_bool() -> None:
+    """`not i` of an integer or a float is the reference's Not (any scalar, a BOOL result: its
+    code generator compares the operand with 0); a task id has no such meaning."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, i: pl.Scalar[pl.INT64], f: pl.Scalar[pl.FP32], b: pl.Scalar[pl.BOOL]):
+            c = not i
+            d = not f
+            e = not (b and c)
+    """))
+    assert body == ["c: pl.Scalar[pl.BOOL] = not i", "d: pl.Scalar[pl.BOOL] = not f", "e: pl.Scalar[pl.BOOL] = not (b and c)"]
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}, t: pl.Scalar[pl.TASK_ID]):
+            c = not t
+    """))
+    assert (message, line, col) == ("'not' needs a numeric or pl.BOOL operand, got pl.TASK_ID", 7, 13)

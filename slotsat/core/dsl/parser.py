@@ -2307,8 +2307,11 @@ class _FunctionParser:
         op = {ast.USub: "neg", ast.Not: "not", ast.Invert: "bitnot"}[type(node.op)]
         a = self.settle(self.expr(node.operand, allow_float), ir.DType.INDEX)
         dtype = ir.expr_dtype(a)
-        if op == "not" and dtype is not ir.DType.BOOL:
-            self.error(f"'not' needs a pl.BOOL operand, got {_dtype_text(dtype)}", node)
+        if op == "not" and not (dtype is ir.DType.BOOL or dtype.is_int or dtype.is_float):
+            self.error(f"'not' needs a numeric or pl.BOOL operand, got {_dtype_text(dtype)}", node)
+        if op == "not":
+            # the reference's Not: any scalar, a BOOL result (its code generator compares with 0)
+            return ir.ScalarUnary(op, a, ir.DType.BOOL, span=self.span(node))
         if op == "bitnot" and not dtype.is_int:
             self.error(f"'~' needs an integer operand, got {_dtype_text(dtype)}", node)
         if op == "neg" and not (dtype.is_int or dtype.is_float):
