@@ -294,6 +294,13 @@ writes `source` into `target` and returns `target` updated (the reference deduce
 target's type); `write(target, indices, value)` stores one element and returns `target`
 (`DeduceTileWriteType` / `DeduceTensorWriteType` return argument 0's type)."""
 
+VIEWED_RESULTS = frozenset({"tensor.view"})
+"""Ops whose result reinterprets a tensor under their `shape` argument with the packed
+canonical view of that shape (`DeduceTensorViewType`: argument 0's dtype, a
+`pl.TensorView(stride=[...], layout=ND)` of row-major strides, a distributed tensor staying
+one). Deduced for a source without a view, without a `valid_shape` argument or `layout=`, and
+with constant trailing dimensions (the strides are then integers)."""
+
 ARRAY_RESULTS = frozenset({"array.create"})
 """Ops whose result is a `pl.Array` of their `extent` argument and `dtype=` keyword
 (`DeduceArrayCreateType`)."""

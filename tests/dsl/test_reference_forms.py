@@ -908,3 +908,26 @@ def test_not_of_a_number_is_a_bool() -> None:
             c = not t
     """))
     assert (message, line, col) == ("'not' needs a numeric or pl.BOOL operand, got pl.TASK_ID", 7, 13)
+
+
+def test_a_tensor_view_is_the_new_shape_with_its_packed_row_major_view() -> None:
+    """`pl.tensor.view(x, shape)` of a view-less tensor: argument 0's dtype under the new shape,
+    with the canonical ND strides the reference's DeduceTensorViewType writes (a distributed
+    tensor stays one); a symbolic trailing dimension (a symbolic stride) asks for the annotation."""
+    body = printed_body(program("""
+        @pl.function
+        def main(self, x: pld.DistributedTensor[[4, 8], pl.FP32], y: pl.Tensor[[4, 8], pl.FP32]):
+            n: pl.Scalar[pl.INDEX] = 2
+            v = pl.tensor.view(x, [n * 2, 8])
+            w = pl.tensor.view(y, [2, 4, 4])
+    """).replace("import pypto.language as pl\n", "import pypto.language as pl\nimport pypto.language.distributed as pld\n"))
+    assert body[1:] == [
+        "v: pld.DistributedTensor[[n * 2, 8], pl.FP32, pl.TensorView(stride=[8, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(x, [n * 2, 8])",
+        "w: pl.Tensor[[2, 4, 4], pl.FP32, pl.TensorView(stride=[16, 4, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(y, [2, 4, 4])",
+    ]
+    message, line, _ = error_of(program("""
+        @pl.function
+        def main(self, y: pl.Tensor[[4, 8], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            w = pl.tensor.view(y, [4, n])
+    """))
+    assert (message, line) == ("annotate the result of pl.tensor.view: slotsat cannot infer its type (write NAME: TYPE = pl.tensor.view(...))", 7)

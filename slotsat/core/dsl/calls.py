@@ -650,7 +650,29 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
         return _transposed_result(call)
     if call.op in ops.ELEMENTWISE_TENSOR_RESULTS:
         return _elementwise_tensor_result(call)
+    if call.op in ops.VIEWED_RESULTS:
+        return _viewed_result(call)
     return None
+
+
+def _viewed_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 reinterpreted under the `shape` argument with its packed row-major view
+    (`ops.VIEWED_RESULTS`), or None where the reference's view is not that."""
+    if len(call.args) != 2 or call.kwarg("layout") is not None or not isinstance(call.args[0], ir.Var):
+        return None
+    src, shape = call.args[0].type, call.args[1]
+    if not isinstance(src, ir.TensorType) or src.view is not None or not isinstance(shape, ir.ExprList):
+        return None
+    dims = [_dim(d) for d in shape.items]
+    trailing = [d for d in dims[1:] if isinstance(d, int)]
+    if not dims or any(d is None for d in dims) or len(trailing) != len(dims) - 1:
+        return None
+    strides = [1]
+    for d in reversed(trailing):
+        strides.insert(0, strides[0] * d)
+    view = ir.TensorView(tuple(ir.ConstInt(k, ir.DType.INDEX) for k in strides), "ND")
+    return ir.TensorType(tuple(d for d in dims if d is not None), src.dtype, view=view,
+                         distributed=src.distributed)
 
 
 def _elementwise_tensor_result(call: ir.Call) -> ir.Type | None:
