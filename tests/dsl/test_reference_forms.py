@@ -931,3 +931,21 @@ def test_a_tensor_view_is_the_new_shape_with_its_packed_row_major_view() -> None
             w = pl.tensor.view(y, [4, n])
     """))
     assert (message, line) == ("annotate the result of pl.tensor.view: slotsat cannot infer its type (write NAME: TYPE = pl.tensor.view(...))", 7)
+
+
+def test_a_no_dep_argument_of_a_task_launch_counts_among_the_kernel_arguments() -> None:
+    """`pl.submit(self.f, pl.no_dep(out), n)`: the index is the argument's among the launched
+    function's arguments (0 here), as the reference's parser records and prints it."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def kernel(self, out: pl.Out[{T}], n: pl.Scalar[pl.INDEX]) -> {T}:
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 8], dtype=pl.FP32)
+            out = pl.store(t, [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, out: pl.Out[{T}], n: pl.Scalar[pl.INDEX]) -> {T}:
+            r, _tid = pl.submit(self.kernel, pl.no_dep(out), n)
+            return r
+    """))
+    assert body[-4] == '_submit_tmp: pl.Tuple[pl.Tensor[[16, 8], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.kernel, out, n, attrs={"arg_direction_overrides": [0]})'

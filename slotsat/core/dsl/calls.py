@@ -442,13 +442,7 @@ class CallReader:
         callee = op[5:]
         kwargs, attrs = self._keywords(node, ops.FUNCTION_CALL_KEYWORDS, f"self.{callee}")
         node, no_dep = _without_no_dep(node)
-        if no_dep:
-            # the reference's parser peels `pl.no_dep(t)` off a call argument and records the
-            # argument's index as a NoDep direction override (it wins over a written one)
-            listed = ast.copy_location(ast.List([ast.copy_location(ast.Constant(k), node) for k in no_dep],
-                                                ast.Load()), node)
-            attrs = [(k, v) for k, v in attrs if k != "arg_direction_overrides"]
-            attrs.append(("arg_direction_overrides", self.arg(listed)))
+        attrs = self._no_dep_overrides(attrs, no_dep, node)
         params = self.fp.mp.function_params.get(callee)
         if params is not None and len(node.args) != len(params):
             self.error(f"self.{callee} takes {len(params)} argument(s), got {len(node.args)}", node)
@@ -463,6 +457,18 @@ class CallReader:
             return call, ir.TupleType(returns)
         self.error(f"annotate the result of self.{callee}(...)", node)
 
+    def _no_dep_overrides(self, attrs: list[tuple[str, ir.AttrValue]], no_dep: list[int], node: ast.Call
+                          ) -> list[tuple[str, ir.AttrValue]]:
+        """The reference's parser peels `pl.no_dep(t)` off a kernel call's argument and records
+        the argument's index (among the kernel's arguments) as a NoDep direction override,
+        which wins over a written one."""
+        if not no_dep:
+            return attrs
+        listed = ast.copy_location(ast.List([ast.copy_location(ast.Constant(k), node) for k in no_dep],
+                                            ast.Load()), node)
+        return [*((k, v) for k, v in attrs if k != "arg_direction_overrides"),
+                ("arg_direction_overrides", self.arg(listed))]
+
     def _launch(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
                 ) -> tuple[ir.Call, ir.Type]:
         what = f"pl.{op}"
@@ -473,6 +479,8 @@ class CallReader:
         if callee not in self.fp.mp.function_names:
             self.error(f"the program has no function '{callee}'", node.args[0])
         kwargs, attrs = self._keywords(node, ops.SPECIAL_CALLS[op], what)
+        node, no_dep = _without_no_dep(node)  # indices among the launched function's arguments
+        attrs = self._no_dep_overrides(attrs, [k - 1 for k in no_dep if k > 0], node)
         args = (ir.FuncRef(callee), *(self.arg(a) for a in node.args[1:]))
         call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
         if annot is not None:
