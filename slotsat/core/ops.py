@@ -294,6 +294,18 @@ writes `source` into `target` and returns `target` updated (the reference deduce
 target's type); `write(target, indices, value)` stores one element and returns `target`
 (`DeduceTileWriteType` / `DeduceTensorWriteType` return argument 0's type)."""
 
+REINTERPRETED_RESULTS = frozenset({"tile.reinterpret_view"})
+"""Ops whose result reads argument 0's bytes as the `dtype=` keyword's elements
+(`DeduceTileReinterpretViewType`): without a shape argument, the physically contiguous axis
+(the last one of a row-major tile) is scaled by the byte ratio, in argument 0's memory space,
+with its valid shape. Deduced for a Vec tile with its implicit view, valid in full, of two
+different dtypes the reference reinterprets (8- to 64-bit integers, FP16, BF16, FP32) where
+the scaled extent is an integer."""
+
+REINTERPRETABLE_DTYPES = frozenset({"INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
+                                    "FP16", "FP32", "BF16"})
+"""The dtypes the reference's reinterpret views accept (`reinterpret_view_semantics::IsSupportedDType`)."""
+
 VIEWED_RESULTS = frozenset({"tensor.view"})
 """Ops whose result reinterprets a tensor under their `shape` argument with the packed
 canonical view of that shape (`DeduceTensorViewType`: argument 0's dtype, a

@@ -949,3 +949,29 @@ def test_a_no_dep_argument_of_a_task_launch_counts_among_the_kernel_arguments() 
             return r
     """))
     assert body[-4] == '_submit_tmp: pl.Tuple[pl.Tensor[[16, 8], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.kernel, out, n, attrs={"arg_direction_overrides": [0]})'
+
+
+def test_a_reinterpret_view_scales_the_contiguous_axis_by_the_byte_ratio() -> None:
+    """`pl.tile.reinterpret_view(t, dtype=pl.INT16)` of a Vec FP32 tile valid in full doubles the
+    last axis (the reference's automatic shape); a requested `shape=` of the same byte size is
+    that shape; a requested shape of another size asks for the annotation."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[16, 16], pl.FP32]):
+            t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+            a = pl.tile.reinterpret_view(t, dtype=pl.INT16)
+            b = pl.tile.reinterpret_view(t, dtype=pl.INT16, shape=[8, 64])
+            c = pl.tile.reinterpret_view(t, dtype=pl.INT64)
+    """))
+    assert body[1:] == [
+        "a: pl.Tile[[16, 32], pl.INT16, pl.Mem.Vec] = pl.tile.reinterpret_view(t, dtype=pl.INT16)",
+        "b: pl.Tile[[8, 64], pl.INT16, pl.Mem.Vec] = pl.tile.reinterpret_view(t, dtype=pl.INT16, shape=[8, 64])",
+        "c: pl.Tile[[16, 8], pl.INT64, pl.Mem.Vec] = pl.tile.reinterpret_view(t, dtype=pl.INT64)",
+    ]
+    message, line, _ = error_of(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[16, 16], pl.FP32]):
+            t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+            b = pl.tile.reinterpret_view(t, dtype=pl.INT16, shape=[8, 8])
+    """))
+    assert (message, line) == ("annotate the result of pl.tile.reinterpret_view: slotsat cannot infer its type (write NAME: TYPE = pl.tile.reinterpret_view(...))", 8)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import keyword
+import math
 from typing import NoReturn, cast
 
 from slotsat.core import ir, ops
@@ -660,7 +661,38 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
         return _elementwise_tensor_result(call)
     if call.op in ops.VIEWED_RESULTS:
         return _viewed_result(call)
+    if call.op in ops.REINTERPRETED_RESULTS:
+        return _reinterpreted_result(call)
     return None
+
+
+def _reinterpreted_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0's last axis scaled by the byte ratio of its dtype to the `dtype=` keyword's
+    (`ops.REINTERPRETED_RESULTS`), or None where the reference's view is not that."""
+    dtype = call.kwarg("dtype")
+    if not 1 <= len(call.args) <= 2 or not isinstance(call.args[0], ir.Var) or not isinstance(
+            dtype, ir.DTypeArg):
+        return None
+    src, target = call.args[0].type, dtype.dtype
+    if not isinstance(src, ir.TileType) or src.memory_space is not ir.MemorySpace.Vec:
+        return None
+    if src.layout is not None or _full_tile(call.args[0]) is None or src.dtype is target:
+        return None
+    if not {src.dtype.value, target.value} <= ops.REINTERPRETABLE_DTYPES:
+        return None
+    requested = call.args[1] if len(call.args) == 2 else call.kwarg("shape")
+    if requested is not None:
+        # a requested shape of a source valid in full: that shape, of the same byte size
+        items = requested.items if isinstance(requested, ir.ExprList) else ()
+        dims = [d.value for d in items if isinstance(d, ir.ConstInt)]
+        if not dims or len(dims) != len(items) or (
+                math.prod(dims) * target.bits != math.prod(src.shape) * src.dtype.bits):
+            return None
+        return ir.TileType(tuple(dims), target, src.memory_space)
+    bits = src.shape[-1] * src.dtype.bits
+    if bits % target.bits != 0:
+        return None
+    return ir.TileType((*src.shape[:-1], bits // target.bits), target, src.memory_space)
 
 
 def _viewed_result(call: ir.Call) -> ir.Type | None:
