@@ -247,6 +247,15 @@ product of their `lhs` / `rhs` (`DeduceTileMatMulMxType`, FP32; `_acc` and `_bia
 that product of their MX operands). Deduced only when both operands are valid in full (the
 product's valid shape is theirs)."""
 
+GEMV_RESULTS: dict[str, tuple[int, int]] = {
+    "tile.gemv": (0, 1), "tile.gemv_bias": (0, 1), "tile.gemv_acc": (1, 2),
+}
+"""Ops whose result is the matrix-vector product of their row-vector `lhs` [1, K] and `rhs`
+[K, N] arguments (by index), as the reference's `BuildGemvResultType` states it: an Acc tile
+of 16 physical rows, [16, N], valid in [1, N], in the product's accumulator dtype (FP32 for
+float operands, INT32 for INT8), with Acc's implicit layout. Deduced when both operands are
+valid in full and of one dtype."""
+
 SHAPE_OF_DTYPE_OF: dict[str, tuple[int, int]] = {"tile.gather": (1, 0), "tensor.gather": (1, 0)}
 """Ops whose result is a tile of one argument's shape and another's dtype (by index), in the
 op's fixed output space, valid in full: `tile.gather(src, indices, tmp)` is a tile of the

@@ -975,3 +975,19 @@ def test_a_reinterpret_view_scales_the_contiguous_axis_by_the_byte_ratio() -> No
             b = pl.tile.reinterpret_view(t, dtype=pl.INT16, shape=[8, 8])
     """))
     assert (message, line) == ("annotate the result of pl.tile.reinterpret_view: slotsat cannot infer its type (write NAME: TYPE = pl.tile.reinterpret_view(...))", 8)
+
+
+def test_a_matrix_vector_product_is_a_sixteen_row_acc_tile_valid_in_one_row() -> None:
+    """`pl.tile.gemv(a, b)` of a [1, K] row vector and a [K, N] matrix: the reference's
+    `BuildGemvResultType`, [16, N] in Acc valid in [1, N], FP32 for BF16 operands; `gemv_acc`
+    (the accumulator first) and `gemv_bias` state the same type."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIC)
+        def k(self, a: pl.Tile[[1, 128], pl.BF16, pl.Mem.Left], b: pl.Tile[[128, 64], pl.BF16, pl.Mem.Right]):
+            c = pl.tile.gemv(a, b)
+            d = pl.tile.gemv_acc(c, a, b)
+    """))
+    assert body == [
+        "c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc, pl.TileView(valid_shape=[1, 64])] = pl.tile.gemv(a, b)",
+        "d: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc, pl.TileView(valid_shape=[1, 64])] = pl.tile.gemv_acc(c, a, b)",
+    ]

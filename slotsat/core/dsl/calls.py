@@ -630,6 +630,20 @@ def _matmul_result(call: ir.Call, left: int, right: int) -> ir.Type | None:
     return ir.TileType((lhs.shape[0], rhs.shape[1]), dtype, ir.MemorySpace.Acc)
 
 
+def _gemv_result(call: ir.Call, left: int, right: int) -> ir.Type | None:
+    """The [16, N] Acc tile valid in [1, N] of `call`'s row vector and matrix (`ops.GEMV_RESULTS`),
+    or None."""
+    product = _matmul_result(call, left, right)
+    if not isinstance(product, ir.TileType) or product.shape[0] != 1:
+        return None
+    lhs = _full_tile(call.args[left])
+    if lhs is None or lhs.dtype not in (ir.DType.BF16, ir.DType.FP16, ir.DType.FP32, ir.DType.INT8):
+        return None
+    n = product.shape[1]
+    valid = (ir.ConstInt(1, ir.DType.INDEX), ir.ConstInt(n, ir.DType.INDEX))
+    return ir.TileType((16, n), product.dtype, ir.MemorySpace.Acc, valid_shape=valid)
+
+
 def _shape_of_dtype_of(call: ir.Call, ref: ops.RefOp, shape_arg: int, dtype_arg: int) -> ir.Type | None:
     """A tile (a tensor) of argument `shape_arg`'s shape and `dtype_arg`'s dtype
     (`ops.SHAPE_OF_DTYPE_OF`)."""
@@ -653,6 +667,8 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
     """The result type of an op the reference deduces from its operands' types, or None."""
     if call.op in ops.MATMUL_RESULTS:
         return _matmul_result(call, *ops.MATMUL_RESULTS[call.op])
+    if call.op in ops.GEMV_RESULTS:
+        return _gemv_result(call, *ops.GEMV_RESULTS[call.op])
     if ref is not None and call.op in ops.SHAPE_OF_DTYPE_OF:
         return _shape_of_dtype_of(call, ref, *ops.SHAPE_OF_DTYPE_OF[call.op])
     if call.op in ops.TRANSPOSED_RESULTS:
