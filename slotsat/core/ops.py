@@ -315,6 +315,11 @@ REINTERPRETABLE_DTYPES = frozenset({"INT8", "INT16", "INT32", "INT64", "UINT8", 
                                     "FP16", "FP32", "BF16"})
 """The dtypes the reference's reinterpret views accept (`reinterpret_view_semantics::IsSupportedDType`)."""
 
+REVALIDATED_RESULTS = frozenset({"tile.set_validshape"})
+"""Ops whose result is argument 0 (its shape, dtype, memory space and view) with the valid
+shape of arguments 1 and 2, `[valid_rows, valid_cols]` (`DeduceTileSetValidShapeType`).
+Deduced for a 2-D tile and INDEX extents."""
+
 VIEWED_RESULTS = frozenset({"tensor.view"})
 """Ops whose result reinterprets a tensor under their `shape` argument with the packed
 canonical view of that shape (`DeduceTensorViewType`: argument 0's dtype, a

@@ -991,3 +991,19 @@ def test_a_matrix_vector_product_is_a_sixteen_row_acc_tile_valid_in_one_row() ->
         "c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc, pl.TileView(valid_shape=[1, 64])] = pl.tile.gemv(a, b)",
         "d: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc, pl.TileView(valid_shape=[1, 64])] = pl.tile.gemv_acc(c, a, b)",
     ]
+
+
+def test_set_validshape_is_its_source_valid_in_the_given_extents() -> None:
+    """`pl.tile.set_validshape(t, rows, cols)`: the source tile (shape, dtype, memory space) with
+    valid shape `[rows, cols]` (`DeduceTileSetValidShapeType`), constant or INDEX extents."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 32], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            t: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [32, 32])
+            a = pl.tile.set_validshape(t, 16, 16)
+            b = pl.tile.set_validshape(t, n, 32)
+    """))
+    assert body[1:] == [
+        "a: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, 16])] = pl.tile.set_validshape(t, 16, 16)",
+        "b: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 32])] = pl.tile.set_validshape(t, n, 32)",
+    ]

@@ -28,7 +28,15 @@ from typing import NoReturn, cast
 
 from slotsat.core import ir, ops
 from slotsat.core.dsl import ssa
-from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, fold_const, type_text
+from slotsat.core.dsl.annotations import (
+    DTYPES,
+    TypeReader,
+    dotted,
+    enum_member,
+    fold_const,
+    type_text,
+    valid_or_none,
+)
 from slotsat.core.dsl.context import ABOVE_TILE, BEFORE_HAND_OFF, FunctionContext
 
 _TENSOR_PARAMS = frozenset({"tensor"})
@@ -679,7 +687,29 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
         return _viewed_result(call)
     if call.op in ops.REINTERPRETED_RESULTS:
         return _reinterpreted_result(call)
+    if call.op in ops.REVALIDATED_RESULTS:
+        return _revalidated_result(call)
     return None
+
+
+def _revalidated_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 valid in `[valid_rows, valid_cols]` (`ops.REVALIDATED_RESULTS`), or None."""
+    if len(call.args) != 3 or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    extents = call.args[1:]
+    if not isinstance(src, ir.TileType) or len(src.shape) != 2:
+        return None
+    valid: list[ir.Expr] = []
+    for e in extents:
+        if not isinstance(e, ir.SCALAR_EXPRS) or isinstance(e, ir.TupleGetItem):
+            return None
+        expr = cast(ir.Expr, e)
+        if ir.expr_dtype(expr) is not ir.DType.INDEX:
+            return None
+        valid.append(expr)
+    return ir.TileType(src.shape, src.dtype, src.memory_space, None, valid_or_none(src.shape, tuple(valid)),
+                       src.layout)
 
 
 def _reinterpreted_result(call: ir.Call) -> ir.Type | None:
