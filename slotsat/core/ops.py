@@ -315,6 +315,11 @@ REINTERPRETABLE_DTYPES = frozenset({"INT8", "INT16", "INT32", "INT64", "UINT8", 
                                     "FP16", "FP32", "BF16"})
 """The dtypes the reference's reinterpret views accept (`reinterpret_view_semantics::IsSupportedDType`)."""
 
+COLUMN_REDUCED_RESULTS = frozenset({"tile.col_sum", "tile.col_max", "tile.col_min", "tile.col_prod"})
+"""Ops whose result reduces argument 0 along its first axis (`DeduceTileColReductionType`):
+`[1, N]` of its dtype in Vec, valid in `[1, N_valid]`, row-major (the implicit layout of a
+one-row Vec tile). Deduced for a 2-D tile."""
+
 REVALIDATED_RESULTS = frozenset({"tile.set_validshape"})
 """Ops whose result is argument 0 (its shape, dtype, memory space and view) with the valid
 shape of arguments 1 and 2, `[valid_rows, valid_cols]` (`DeduceTileSetValidShapeType`).

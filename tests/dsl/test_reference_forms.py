@@ -1007,3 +1007,20 @@ def test_set_validshape_is_its_source_valid_in_the_given_extents() -> None:
         "a: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, 16])] = pl.tile.set_validshape(t, 16, 16)",
         "b: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 32])] = pl.tile.set_validshape(t, n, 32)",
     ]
+
+
+def test_a_column_reduction_is_one_row_of_the_source() -> None:
+    """`pl.tile.col_sum(t)` (and `col_max` / `col_min` / `col_prod`): `[1, N]` of the source's
+    dtype in Vec, valid in the source's valid columns (`DeduceTileColReductionType`)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            t: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [32, 64])
+            a = pl.tile.col_sum(t)
+            u: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, n])] = pl.load(x, [0, 0], [32, 64], [16, n])
+            b = pl.tile.col_max(u)
+    """))
+    assert [body[1], body[3]] == [
+        "a: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_sum(t)",
+        "b: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, n])] = pl.tile.col_max(u)",
+    ]

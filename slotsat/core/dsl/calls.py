@@ -689,7 +689,21 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
         return _reinterpreted_result(call)
     if call.op in ops.REVALIDATED_RESULTS:
         return _revalidated_result(call)
+    if call.op in ops.COLUMN_REDUCED_RESULTS:
+        return _column_reduced_result(call)
     return None
+
+
+def _column_reduced_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 reduced to one row (`ops.COLUMN_REDUCED_RESULTS`), or None."""
+    if not call.args or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    if not isinstance(src, ir.TileType) or len(src.shape) != 2:
+        return None
+    shape = (1, src.shape[1])
+    valid = (ir.ConstInt(1, ir.DType.INDEX), src.effective_valid_shape[1])
+    return ir.TileType(shape, src.dtype, ir.MemorySpace.Vec, None, valid_or_none(shape, valid))
 
 
 def _revalidated_result(call: ir.Call) -> ir.Type | None:
