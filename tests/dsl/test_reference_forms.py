@@ -1024,3 +1024,15 @@ def test_a_column_reduction_is_one_row_of_the_source() -> None:
         "a: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_sum(t)",
         "b: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, n])] = pl.tile.col_max(u)",
     ]
+
+
+def test_a_gathered_row_is_its_destination() -> None:
+    """`pl.tile.gather_row(dst, src, ...)` loads a GM row into `dst` in place and has `dst`'s type
+    (`DeduceTileGatherRowType`); its `valid_shape` narrows only the transfer."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, src: pl.Tensor[[256, 128], pl.BF16], rows: pl.Scalar[pl.INDEX]):
+            kv0 = pl.tile.create([16, 128], dtype=pl.BF16, target_memory=pl.Mem.Mat)
+            kv1 = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])
+    """))
+    assert body[1] == "kv1: pl.Tile[[16, 128], pl.BF16, pl.Mem.Mat] = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])"
