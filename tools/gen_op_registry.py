@@ -412,22 +412,6 @@ def dsl_positional(ops: dict[str, Any]) -> dict[str, list[str]]:
     return dict(sorted(out.items()))
 
 
-def pl_tensor_functions(ops: dict[str, Any]) -> list[str]:
-    """The names `pypto.language` binds to its tensor namespace's function (`pl.full` is
-    `pl.tensor.full`, not `pl.tile.full`): a `pl.X` of these is the op `tensor.X`, not the tile
-    op a short name otherwise means. Read off the installed `pypto.language`."""
-    import pypto.language as pl
-
-    out = []
-    for name in dir(pl):
-        fn = getattr(pl, name)
-        if name.startswith("_") or not callable(fn) or f"tensor.{name}" not in ops:
-            continue
-        if getattr(pl.tensor, name, None) is fn and getattr(pl.tile, name, None) is not fn:
-            out.append(name)
-    return sorted(out)
-
-
 def dsl_memory_defaults(ops: dict[str, Any]) -> dict[str, str]:
     """The memory space an op's DSL function fills in when a call omits the op's memory-space
     keyword (`pl.tile.create(shape, dtype)` gets `target_memory=pl.Mem.Vec`): the default of
@@ -569,7 +553,6 @@ def build(source: Path) -> dict[str, Any]:
         "positional_defaults": positional_defaults(ops),
         "dsl_positional": dsl_positional(ops),
         "dsl_memory_defaults": dsl_memory_defaults(ops),
-        "pl_tensor_functions": pl_tensor_functions(ops),
         "unified_scalar_operators": unified_scalar_operators(),
         "ops": ops,
     }
@@ -596,8 +579,6 @@ def check(committed: dict[str, Any]) -> list[str]:
     if committed.get("dsl_memory_defaults") != dsl_memory_defaults(committed["ops"]):
         problems.append("dsl_memory_defaults: the committed DSL defaults differ from the installed "
                         "reference's")
-    if committed.get("pl_tensor_functions") != pl_tensor_functions(committed["ops"]):
-        problems.append("pl_tensor_functions: the committed names differ from the installed reference's")
     if committed.get("unified_scalar_operators") != unified_scalar_operators():
         problems.append("unified_scalar_operators: the committed operators differ from the installed "
                         "reference's")

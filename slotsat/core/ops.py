@@ -153,13 +153,6 @@ def dsl_memory_defaults() -> dict[str, str]:
 
 
 @cache
-def pl_tensor_functions() -> frozenset[str]:
-    """The names `pypto.language` binds to its tensor namespace's function: `pl.full` is
-    `tensor.full` (read off `pypto.language`)."""
-    return frozenset(_data()["pl_tensor_functions"])
-
-
-@cache
 def unified_scalar_operators() -> dict[str, str]:
     """The reference's unified binary ops that, on two scalars, are a Python operator: `add` ->
     `+` (`pl.add(a, b)` of scalars is `a + b`; read off its `unified_ops`)."""

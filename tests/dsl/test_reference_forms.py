@@ -1036,15 +1036,3 @@ def test_a_gathered_row_is_its_destination() -> None:
             kv1 = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])
     """))
     assert body[1] == "kv1: pl.Tile[[16, 128], pl.BF16, pl.Mem.Mat] = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])"
-
-
-def test_a_short_name_bound_to_a_tensor_function_is_that_tensor_op() -> None:
-    """`pypto.language` binds `pl.full` to `pl.tensor.full` (not `pl.tile.full`), so `pl.full(...)`
-    is `tensor.full`, printed in its namespaced form (`ops.pl_tensor_functions`)."""
-    body = printed_body(program("""
-        @pl.function(type=pl.FunctionType.Orchestration)
-        def main(self) -> pl.Tensor[[256, 64], pl.FP32]:
-            out: pl.Tensor[[256, 64], pl.FP32] = pl.full([256, 64], dtype=pl.FP32, value=0.0)
-            return out
-    """))
-    assert body[0] == "out: pl.Tensor[[256, 64], pl.FP32] = pl.tensor.full([256, 64], dtype=pl.FP32, value=0.0)"

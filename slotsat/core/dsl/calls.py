@@ -72,8 +72,6 @@ def op_name(name: str | None) -> str | None:
         canonical = ".".join(parts[1:])
     elif parts[0] == "pl" and len(parts) == 4 and parts[1] == "builtin":
         canonical = ".".join(parts[1:])
-    elif parts[0] == "pl" and len(parts) == 2 and parts[1] in ops.pl_tensor_functions():
-        canonical = f"tensor.{parts[1]}"  # `pl.full` is the reference's `pl.tensor.full`
     elif parts[0] == "pl" and len(parts) == 2:
         canonical = f"tile.{parts[1]}"
         system = f"system.{parts[1]}"  # `pypto.language` re-exports its system ops by name too
