@@ -412,6 +412,31 @@ def dsl_positional(ops: dict[str, Any]) -> dict[str, list[str]]:
     return dict(sorted(out.items()))
 
 
+def dsl_memory_defaults(ops: dict[str, Any]) -> dict[str, str]:
+    """The memory space an op's DSL function fills in when a call omits the op's memory-space
+    keyword (`pl.tile.create(shape, dtype)` gets `target_memory=pl.Mem.Vec`): the default of
+    that parameter in the installed `pypto.language` function, where it is a memory space.
+    Maps op -> member name."""
+    import inspect
+
+    import pypto.language as pl
+    from pypto.pypto_core import ir as core
+
+    spaces = {"tile": pl.tile, "tensor": pl.tensor}
+    out: dict[str, str] = {}
+    for name, entry in ops.items():
+        ns, _, leaf = name.rpartition(".")
+        module = spaces.get(ns)
+        kwarg = entry["output_memory_kwarg"]
+        fn = getattr(module, leaf, None) if module is not None and kwarg is not None else None
+        if fn is None or not callable(fn):
+            continue
+        param = inspect.signature(fn).parameters.get(kwarg)
+        if param is not None and isinstance(param.default, core.MemorySpace):
+            out[name] = param.default.name
+    return dict(sorted(out.items()))
+
+
 def unified_scalar_operators() -> dict[str, str]:
     """The reference's unified binary ops that, given two scalars, are a Python operator on
     them: `pl.add(a, b)` of scalars is `a + b`. Read off the installed
@@ -527,6 +552,7 @@ def build(source: Path) -> dict[str, Any]:
         "pld_short": pld_short_forms(),
         "positional_defaults": positional_defaults(ops),
         "dsl_positional": dsl_positional(ops),
+        "dsl_memory_defaults": dsl_memory_defaults(ops),
         "unified_scalar_operators": unified_scalar_operators(),
         "ops": ops,
     }
@@ -550,6 +576,9 @@ def check(committed: dict[str, Any]) -> list[str]:
         problems.append("positional_defaults: the committed defaults differ from the installed reference's")
     if committed.get("dsl_positional") != dsl_positional(committed["ops"]):
         problems.append("dsl_positional: the committed DSL signatures differ from the installed reference's")
+    if committed.get("dsl_memory_defaults") != dsl_memory_defaults(committed["ops"]):
+        problems.append("dsl_memory_defaults: the committed DSL defaults differ from the installed "
+                        "reference's")
     if committed.get("unified_scalar_operators") != unified_scalar_operators():
         problems.append("unified_scalar_operators: the committed operators differ from the installed "
                         "reference's")

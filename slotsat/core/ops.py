@@ -145,6 +145,14 @@ def dsl_positional() -> dict[str, tuple[str, ...]]:
 
 
 @cache
+def dsl_memory_defaults() -> dict[str, str]:
+    """The memory space an op's DSL function fills in when a call omits its memory-space keyword
+    (`tile.create` -> Vec: `pl.tile.create([16, 64], dtype=pl.FP32)` is a Vec tile; read off
+    `pypto.language`)."""
+    return dict(_data()["dsl_memory_defaults"])
+
+
+@cache
 def unified_scalar_operators() -> dict[str, str]:
     """The reference's unified binary ops that, on two scalars, are a Python operator: `add` ->
     `+` (`pl.add(a, b)` of scalars is `a + b`; read off its `unified_ops`)."""
@@ -239,11 +247,33 @@ product of their `lhs` / `rhs` (`DeduceTileMatMulMxType`, FP32; `_acc` and `_bia
 that product of their MX operands). Deduced only when both operands are valid in full (the
 product's valid shape is theirs)."""
 
-SHAPE_OF_DTYPE_OF: dict[str, tuple[int, int]] = {"tile.gather": (1, 0)}
+GEMV_RESULTS: dict[str, tuple[int, int]] = {
+    "tile.gemv": (0, 1), "tile.gemv_bias": (0, 1), "tile.gemv_acc": (1, 2),
+}
+"""Ops whose result is the matrix-vector product of their row-vector `lhs` [1, K] and `rhs`
+[K, N] arguments (by index), as the reference's `BuildGemvResultType` states it: an Acc tile
+of 16 physical rows, [16, N], valid in [1, N], in the product's accumulator dtype (FP32 for
+float operands, INT32 for INT8), with Acc's implicit layout. Deduced when both operands are
+valid in full and of one dtype."""
+
+SHAPE_OF_DTYPE_OF: dict[str, tuple[int, int]] = {"tile.gather": (1, 0), "tensor.gather": (1, 0)}
 """Ops whose result is a tile of one argument's shape and another's dtype (by index), in the
 op's fixed output space, valid in full: `tile.gather(src, indices, tmp)` is a tile of the
 indices' shape holding `src` elements (`DeduceTileGatherType`; it inherits `src`'s explicit
-layout, so a `src` with one is not deduced)."""
+layout, so a `src` with one is not deduced). On tensors the result is a tensor without a
+view: `tensor.gather(input, index, dim=)` is the index's shape in the input's dtype
+(`DeduceTensorGatherType`)."""
+
+ELEMENTWISE_TENSOR_RESULTS = frozenset({
+    "tensor.add", "tensor.sub", "tensor.mul", "tensor.div", "tensor.fmod", "tensor.maximum", "tensor.minimum",
+    "tensor.adds", "tensor.subs", "tensor.muls", "tensor.divs", "tensor.fmods",
+})
+"""Tensor ops whose result the reference deduces elementwise (`DeduceTensorOpElementwiseBinaryType`
+on two tensors, `DeduceTensorOpElementwiseScalarType` on a tensor and a scalar, in
+`tensor_ops/elementwise.cpp`): the broadcast shape in the promoted dtype, a fresh tensor with
+the operands' valid shape. Deduced where that is the operand's own type without promotion or
+broadcasting: operands of one dtype, two tensors of one shape, no view (valid in full, so the
+result is view-less); otherwise the result needs its annotation."""
 
 TRANSPOSED_RESULTS = frozenset({"tile.transpose"})
 """Ops whose result is argument 0 with the dimensions `axis1` / `axis2` (constant arguments 1
@@ -267,11 +297,43 @@ RESHAPED_RESULTS = frozenset({"tensor.slice", "tensor.reshape"})
 `valid_shape` argument; the reference's deduction in `tensor_ops/transform.cpp`)."""
 
 RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0, "tile.write": 0,
-                                   "tensor.write": 0}
+                                   "tensor.write": 0, "tile.gather_row": 0}
 """Ops whose result has the type of an argument (by index): `assemble(target, source, offset)`
 writes `source` into `target` and returns `target` updated (the reference deduces the
 target's type); `write(target, indices, value)` stores one element and returns `target`
-(`DeduceTileWriteType` / `DeduceTensorWriteType` return argument 0's type)."""
+(`DeduceTileWriteType` / `DeduceTensorWriteType` return argument 0's type);
+`gather_row(dst, src, ...)` loads a GM row into `dst` in place and returns it
+(`DeduceTileGatherRowType` returns the destination's type: its `valid_shape` argument
+narrows only the transfer)."""
+
+REINTERPRETED_RESULTS = frozenset({"tile.reinterpret_view"})
+"""Ops whose result reads argument 0's bytes as the `dtype=` keyword's elements
+(`DeduceTileReinterpretViewType`): without a shape argument, the physically contiguous axis
+(the last one of a row-major tile) is scaled by the byte ratio, in argument 0's memory space,
+with its valid shape. Deduced for a Vec tile with its implicit view, valid in full, of two
+different dtypes the reference reinterprets (8- to 64-bit integers, FP16, BF16, FP32) where
+the scaled extent is an integer."""
+
+REINTERPRETABLE_DTYPES = frozenset({"INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
+                                    "FP16", "FP32", "BF16"})
+"""The dtypes the reference's reinterpret views accept (`reinterpret_view_semantics::IsSupportedDType`)."""
+
+COLUMN_REDUCED_RESULTS = frozenset({"tile.col_sum", "tile.col_max", "tile.col_min", "tile.col_prod"})
+"""Ops whose result reduces argument 0 along its first axis (`DeduceTileColReductionType`):
+`[1, N]` of its dtype in Vec, valid in `[1, N_valid]`, row-major (the implicit layout of a
+one-row Vec tile). Deduced for a 2-D tile."""
+
+REVALIDATED_RESULTS = frozenset({"tile.set_validshape"})
+"""Ops whose result is argument 0 (its shape, dtype, memory space and view) with the valid
+shape of arguments 1 and 2, `[valid_rows, valid_cols]` (`DeduceTileSetValidShapeType`).
+Deduced for a 2-D tile and INDEX extents."""
+
+VIEWED_RESULTS = frozenset({"tensor.view"})
+"""Ops whose result reinterprets a tensor under their `shape` argument with the packed
+canonical view of that shape (`DeduceTensorViewType`: argument 0's dtype, a
+`pl.TensorView(stride=[...], layout=ND)` of row-major strides, a distributed tensor staying
+one). Deduced for a source without a view, without a `valid_shape` argument or `layout=`, and
+with constant trailing dimensions (the strides are then integers)."""
 
 ARRAY_RESULTS = frozenset({"array.create"})
 """Ops whose result is a `pl.Array` of their `extent` argument and `dtype=` keyword

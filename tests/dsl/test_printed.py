@@ -567,7 +567,8 @@ def test_index_and_int64_mix_as_the_reference_prints_them() -> None:
     """The reference promotes scalar arithmetic to the wider dtype and, INDEX and INT64 being
     one 64-bit signed integer, prints no cast between them (`PromoteBinaryOperands`): the
     result has the left operand's dtype. slotsat reads that with the conversion explicit; a
-    dimension given by an INT64 scalar is an INDEX dimension. Other mixes stay an error."""
+    dimension given by an INT64 scalar is an INDEX dimension. A narrower integer is cast to the
+    wider one (`test_reference_forms`); an integer and a float stay an error."""
     got = canonical(program(f"""
         @pl.function(type=pl.FunctionType.Orchestration)
         def k(self, c: pl.Tensor[[4], pl.INT64], a: {T}) -> {T}:
@@ -581,10 +582,10 @@ def test_index_and_int64_mix_as_the_reference_prints_them() -> None:
     assert "off: pl.Scalar[pl.INDEX] = i * pl.cast(n, pl.INDEX)" in got
     assert "wide: pl.Scalar[pl.INT64] = n + pl.cast(i, pl.INT64)" in got
     assert "buf: pl.Tensor[[16, pl.cast(n, pl.INDEX)], pl.FP32]" in got
-    with pytest.raises(SlotsatError, match=r"operands of '\*' have dtypes pl.INDEX and pl.INT32; insert pl.cast"):
+    with pytest.raises(SlotsatError, match=r"operands of '\*' have dtypes pl.INDEX and pl.FP32; insert pl.cast"):
         parse_source(program(f"""
             @pl.function(type=pl.FunctionType.Orchestration)
-            def k(self, n: pl.Scalar[pl.INT32], a: {T}) -> {T}:
+            def k(self, n: pl.Scalar[pl.FP32], a: {T}) -> {T}:
                 for i in pl.range(4):
                     off: pl.Scalar[pl.INDEX] = i * n
                 return a

@@ -728,6 +728,18 @@ def test_a_gather_is_a_tile_of_the_index_shape_holding_source_elements() -> None
     assert body == ["g: pl.Tile[[4, 3], pl.FP32, pl.Mem.Vec] = pl.tile.gather(src, idx, tmp)"]
 
 
+def test_a_tensor_gather_is_a_tensor_of_the_index_shape_holding_input_elements() -> None:
+    """`pl.tensor.gather(input, dim, index)` (the DSL's order; the op is `(input, index, dim=)`):
+    the index's shape in the input's dtype, without a view (`DeduceTensorGatherType`)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, src: pl.Tensor[[4, 16], pl.FP32], index: pl.Tensor[[4, 8], pl.INT32]) -> pl.Tensor[[4, 8], pl.FP32]:
+            g = pl.tensor.gather(src, -1, index)
+            return g
+    """))
+    assert body == ["g: pl.Tensor[[4, 8], pl.FP32] = pl.tensor.gather(src, index, dim=-1)", "return g"]
+
+
 def test_an_if_yielding_tiles_of_two_memory_spaces_is_an_earlier_stage() -> None:
     """One if result has one memory space; the reference's InferTileMemorySpace reconciles such
     branches before the hand-off point. slotsat typed the result by the then branch and printed
@@ -765,3 +777,262 @@ def test_a_unified_arithmetic_op_on_two_scalars_is_the_operator() -> None:
         "e: pl.Scalar[pl.FP32] = f / f",
         "u: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.adds(t, f)",
     ]
+
+
+def test_a_scalar_expression_statement_is_read_and_leaves_no_statement() -> None:
+    """`pl.const(0, pl.INT64)` as a statement (the reference's EvalStmt of a scalar expression,
+    as its stride tests write a placeholder body) has no effect: its names and dtypes are
+    checked, and nothing is printed for it."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, n: pl.Scalar[pl.INT32]):
+            pl.const(0, pl.INT64)
+            n + 1
+            pl.max(n, 2)
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 8])
+    """))
+    assert body == ["t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 8], [16, 8], target_memory=pl.Mem.Vec)"]
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}, n: pl.Scalar[pl.INT32]):
+            m + 1
+    """))
+    assert (message, line, col) == ("'m' is not defined", 7, 9)
+
+
+def test_a_scope_that_ends_the_function_may_end_with_return() -> None:
+    """The reference prints orchestration code that returns from inside its outermost
+    `with pl.scope()`; the return stays there (a ScopeStmt ending with the ReturnStmt)."""
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: {T}) -> {T}:
+            with pl.scope():
+                y: {T} = pl.tensor.adds(x, 1.0)
+                return y
+    """))
+    assert body == ["with pl.scope():", "y: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.adds(x, 1.0)", "return y"]
+    message, line, col = error_of(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: {T}) -> {T}:
+            with pl.scope():
+                y: {T} = pl.tensor.adds(x, 1.0)
+                return y
+            z: {T} = pl.tensor.adds(x, 2.0)
+            return z
+    """))
+    assert (message, line, col) == ("a return may end a pl.scope body only when the scope is the last statement of the function", 9, 13)
+
+
+def test_an_elementwise_tensor_op_of_one_dtype_and_shape_is_that_tensor() -> None:
+    """`pl.tensor.add(x, x)`, `pl.tensor.adds(a, 1.0)`: the operands' shape and dtype, view-less,
+    as the reference deduces them when nothing is promoted or broadcast; a BF16 tensor plus a
+    float literal is promoted by the reference (to FP32), so slotsat asks for the annotation."""
+    body = printed_body(program(f"""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: {T}, s: pl.Scalar[pl.FP32]) -> {T}:
+            a = pl.tensor.add(x, x)
+            b = pl.tensor.adds(a, 1.0)
+            c = pl.tensor.subs(b, s)
+            return c
+    """))
+    assert body == [
+        "a: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.add(x, x)",
+        "b: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.adds(a, 1.0)",
+        "c: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.subs(b, s)",
+        "return c",
+    ]
+    message, line, _ = error_of(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, y: pl.Tensor[[16, 8], pl.BF16]):
+            e = pl.tensor.adds(y, 1.0)
+    """))
+    assert (message, line) == ("annotate the result of pl.tensor.adds: slotsat cannot infer its type (write NAME: TYPE = pl.tensor.adds(...))", 7)
+
+
+def test_integer_operands_of_two_widths_meet_at_the_wider_one() -> None:
+    """The reference's scalar promotion (`PromoteBinaryOperands`, every binary operator): the
+    narrower operand is cast to the wider dtype, to the left one's when they are equally wide;
+    INDEX and INT64 still mix without a printed cast. An integer and a float stay an error."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, n: pl.Scalar[pl.INDEX], m: pl.Scalar[pl.INT32], i: pl.Scalar[pl.INT64], u: pl.Scalar[pl.UINT32]):
+            b = n != m
+            e = m < n
+            f: pl.Scalar[pl.INT64] = i * m
+            g = u + m
+    """))
+    assert body == [
+        "b: pl.Scalar[pl.BOOL] = n != pl.cast(m, pl.INDEX)",
+        "e: pl.Scalar[pl.BOOL] = pl.cast(m, pl.INDEX) < n",
+        "f: pl.Scalar[pl.INT64] = i * pl.cast(m, pl.INT64)",
+        "g: pl.Scalar[pl.UINT32] = u + pl.cast(m, pl.UINT32)",
+    ]
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}, m: pl.Scalar[pl.INT32], f: pl.Scalar[pl.FP32]):
+            b = m < f
+    """))
+    assert (message, line, col) == ("operands of '<' have dtypes pl.INT32 and pl.FP32; insert pl.cast", 7, 13)
+
+
+def test_an_omitted_memory_space_is_the_one_the_dsl_function_fills_in() -> None:
+    """`pl.tile.create(shape, dtype=...)` without `target_memory` is a Vec tile, as the reference's
+    DSL function fills it in (`ops.dsl_memory_defaults`, read off `pypto.language`); an annotation
+    with a memory space gives the space instead, as for an omitted `tile.load` space."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t = pl.tile.create([16, 64], dtype=pl.FP32)
+            m: pl.Tile[[16, 64], pl.FP32, pl.Mem.Mat] = pl.tile.create([16, 64], dtype=pl.FP32)
+    """))
+    assert body == [
+        "t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)",
+        "m: pl.Tile[[16, 64], pl.FP32, pl.Mem.Mat] = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Mat)",
+    ]
+
+
+def test_not_of_a_number_is_a_bool() -> None:
+    """`not i` of an integer or a float is the reference's Not (any scalar, a BOOL result: its
+    code generator compares the operand with 0); a task id has no such meaning."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, i: pl.Scalar[pl.INT64], f: pl.Scalar[pl.FP32], b: pl.Scalar[pl.BOOL]):
+            c = not i
+            d = not f
+            e = not (b and c)
+    """))
+    assert body == ["c: pl.Scalar[pl.BOOL] = not i", "d: pl.Scalar[pl.BOOL] = not f", "e: pl.Scalar[pl.BOOL] = not (b and c)"]
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}, t: pl.Scalar[pl.TASK_ID]):
+            c = not t
+    """))
+    assert (message, line, col) == ("'not' needs a numeric or pl.BOOL operand, got pl.TASK_ID", 7, 13)
+
+
+def test_a_tensor_view_is_the_new_shape_with_its_packed_row_major_view() -> None:
+    """`pl.tensor.view(x, shape)` of a view-less tensor: argument 0's dtype under the new shape,
+    with the canonical ND strides the reference's DeduceTensorViewType writes (a distributed
+    tensor stays one); a symbolic trailing dimension (a symbolic stride) asks for the annotation."""
+    body = printed_body(program("""
+        @pl.function
+        def main(self, x: pld.DistributedTensor[[4, 8], pl.FP32], y: pl.Tensor[[4, 8], pl.FP32]):
+            n: pl.Scalar[pl.INDEX] = 2
+            v = pl.tensor.view(x, [n * 2, 8])
+            w = pl.tensor.view(y, [2, 4, 4])
+    """).replace("import pypto.language as pl\n", "import pypto.language as pl\nimport pypto.language.distributed as pld\n"))
+    assert body[1:] == [
+        "v: pld.DistributedTensor[[n * 2, 8], pl.FP32, pl.TensorView(stride=[8, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(x, [n * 2, 8])",
+        "w: pl.Tensor[[2, 4, 4], pl.FP32, pl.TensorView(stride=[16, 4, 1], layout=pl.TensorLayout.ND)] = pl.tensor.view(y, [2, 4, 4])",
+    ]
+    message, line, _ = error_of(program("""
+        @pl.function
+        def main(self, y: pl.Tensor[[4, 8], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            w = pl.tensor.view(y, [4, n])
+    """))
+    assert (message, line) == ("annotate the result of pl.tensor.view: slotsat cannot infer its type (write NAME: TYPE = pl.tensor.view(...))", 7)
+
+
+def test_a_no_dep_argument_of_a_task_launch_counts_among_the_kernel_arguments() -> None:
+    """`pl.submit(self.f, pl.no_dep(out), n)`: the index is the argument's among the launched
+    function's arguments (0 here), as the reference's parser records and prints it."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def kernel(self, out: pl.Out[{T}], n: pl.Scalar[pl.INDEX]) -> {T}:
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 8], dtype=pl.FP32)
+            out = pl.store(t, [0, 0], out)
+            return out
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, out: pl.Out[{T}], n: pl.Scalar[pl.INDEX]) -> {T}:
+            r, _tid = pl.submit(self.kernel, pl.no_dep(out), n)
+            return r
+    """))
+    assert body[-4] == '_submit_tmp: pl.Tuple[pl.Tensor[[16, 8], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.kernel, out, n, attrs={"arg_direction_overrides": [0]})'
+
+
+def test_a_reinterpret_view_scales_the_contiguous_axis_by_the_byte_ratio() -> None:
+    """`pl.tile.reinterpret_view(t, dtype=pl.INT16)` of a Vec FP32 tile valid in full doubles the
+    last axis (the reference's automatic shape); a requested `shape=` of the same byte size is
+    that shape; a requested shape of another size asks for the annotation."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[16, 16], pl.FP32]):
+            t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+            a = pl.tile.reinterpret_view(t, dtype=pl.INT16)
+            b = pl.tile.reinterpret_view(t, dtype=pl.INT16, shape=[8, 64])
+            c = pl.tile.reinterpret_view(t, dtype=pl.INT64)
+    """))
+    assert body[1:] == [
+        "a: pl.Tile[[16, 32], pl.INT16, pl.Mem.Vec] = pl.tile.reinterpret_view(t, dtype=pl.INT16)",
+        "b: pl.Tile[[8, 64], pl.INT16, pl.Mem.Vec] = pl.tile.reinterpret_view(t, dtype=pl.INT16, shape=[8, 64])",
+        "c: pl.Tile[[16, 8], pl.INT64, pl.Mem.Vec] = pl.tile.reinterpret_view(t, dtype=pl.INT64)",
+    ]
+    message, line, _ = error_of(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[16, 16], pl.FP32]):
+            t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+            b = pl.tile.reinterpret_view(t, dtype=pl.INT16, shape=[8, 8])
+    """))
+    assert (message, line) == ("annotate the result of pl.tile.reinterpret_view: slotsat cannot infer its type (write NAME: TYPE = pl.tile.reinterpret_view(...))", 8)
+
+
+def test_a_matrix_vector_product_is_a_sixteen_row_acc_tile_valid_in_one_row() -> None:
+    """`pl.tile.gemv(a, b)` of a [1, K] row vector and a [K, N] matrix: the reference's
+    `BuildGemvResultType`, [16, N] in Acc valid in [1, N], FP32 for BF16 operands; `gemv_acc`
+    (the accumulator first) and `gemv_bias` state the same type."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIC)
+        def k(self, a: pl.Tile[[1, 128], pl.BF16, pl.Mem.Left], b: pl.Tile[[128, 64], pl.BF16, pl.Mem.Right]):
+            c = pl.tile.gemv(a, b)
+            d = pl.tile.gemv_acc(c, a, b)
+    """))
+    assert body == [
+        "c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc, pl.TileView(valid_shape=[1, 64])] = pl.tile.gemv(a, b)",
+        "d: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc, pl.TileView(valid_shape=[1, 64])] = pl.tile.gemv_acc(c, a, b)",
+    ]
+
+
+def test_set_validshape_is_its_source_valid_in_the_given_extents() -> None:
+    """`pl.tile.set_validshape(t, rows, cols)`: the source tile (shape, dtype, memory space) with
+    valid shape `[rows, cols]` (`DeduceTileSetValidShapeType`), constant or INDEX extents."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 32], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            t: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [32, 32])
+            a = pl.tile.set_validshape(t, 16, 16)
+            b = pl.tile.set_validshape(t, n, 32)
+    """))
+    assert body[1:] == [
+        "a: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, 16])] = pl.tile.set_validshape(t, 16, 16)",
+        "b: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 32])] = pl.tile.set_validshape(t, n, 32)",
+    ]
+
+
+def test_a_column_reduction_is_one_row_of_the_source() -> None:
+    """`pl.tile.col_sum(t)` (and `col_max` / `col_min` / `col_prod`): `[1, N]` of the source's
+    dtype in Vec, valid in the source's valid columns (`DeduceTileColReductionType`)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            t: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [32, 64])
+            a = pl.tile.col_sum(t)
+            u: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, n])] = pl.load(x, [0, 0], [32, 64], [16, n])
+            b = pl.tile.col_max(u)
+    """))
+    assert [body[1], body[3]] == [
+        "a: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.col_sum(t)",
+        "b: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, n])] = pl.tile.col_max(u)",
+    ]
+
+
+def test_a_gathered_row_is_its_destination() -> None:
+    """`pl.tile.gather_row(dst, src, ...)` loads a GM row into `dst` in place and has `dst`'s type
+    (`DeduceTileGatherRowType`); its `valid_shape` narrows only the transfer."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, src: pl.Tensor[[256, 128], pl.BF16], rows: pl.Scalar[pl.INDEX]):
+            kv0 = pl.tile.create([16, 128], dtype=pl.BF16, target_memory=pl.Mem.Mat)
+            kv1 = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])
+    """))
+    assert body[1] == "kv1: pl.Tile[[16, 128], pl.BF16, pl.Mem.Mat] = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])"

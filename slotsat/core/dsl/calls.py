@@ -23,11 +23,20 @@ from __future__ import annotations
 
 import ast
 import keyword
+import math
 from typing import NoReturn, cast
 
 from slotsat.core import ir, ops
 from slotsat.core.dsl import ssa
-from slotsat.core.dsl.annotations import DTYPES, TypeReader, dotted, enum_member, fold_const, type_text
+from slotsat.core.dsl.annotations import (
+    DTYPES,
+    TypeReader,
+    dotted,
+    enum_member,
+    fold_const,
+    type_text,
+    valid_or_none,
+)
 from slotsat.core.dsl.context import ABOVE_TILE, BEFORE_HAND_OFF, FunctionContext
 
 _TENSOR_PARAMS = frozenset({"tensor"})
@@ -357,6 +366,13 @@ class CallReader:
         alias = ops.PRINTED_ALIASES.get(dotted(node.func) or "")
         if alias is not None and alias[1] not in (k for k, _ in kwargs):
             kwargs.append((alias[1], ir.ConstInt(1, ir.DType.BOOL, span=self.fp.span(node))))
+        default = ops.dsl_memory_defaults().get(op)
+        keyword = ref.output_memory_kwarg
+        if default is not None and keyword is not None and keyword not in (k for k, _ in kwargs):
+            # what the DSL function fills in (`pl.tile.create(shape, dtype)` is a Vec tile), or
+            # the annotation's memory space, as slotsat reads an omitted `tile.load` space
+            space = annot.memory_space if isinstance(annot, ir.TileType) else None
+            kwargs.append((keyword, ir.SpaceArg(space or ir.MemorySpace(default))))
         call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
         return call, self._result(call, node, annot, statement, what)
 
@@ -428,26 +444,14 @@ class CallReader:
             return _reshaped_result(call, ref)
         if call.op in ops.ARRAY_RESULTS:
             return _array_result(call)
-        if call.op in ops.MATMUL_RESULTS:
-            return _matmul_result(call, *ops.MATMUL_RESULTS[call.op])
-        if ref is not None and call.op in ops.SHAPE_OF_DTYPE_OF:
-            return _shape_of_dtype_of(call, ref, *ops.SHAPE_OF_DTYPE_OF[call.op])
-        if call.op in ops.TRANSPOSED_RESULTS:
-            return _transposed_result(call)
-        return None
+        return _from_operands(call, ref)
 
     def _function_call(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
                        ) -> tuple[ir.Call, ir.Type]:
         callee = op[5:]
         kwargs, attrs = self._keywords(node, ops.FUNCTION_CALL_KEYWORDS, f"self.{callee}")
         node, no_dep = _without_no_dep(node)
-        if no_dep:
-            # the reference's parser peels `pl.no_dep(t)` off a call argument and records the
-            # argument's index as a NoDep direction override (it wins over a written one)
-            listed = ast.copy_location(ast.List([ast.copy_location(ast.Constant(k), node) for k in no_dep],
-                                                ast.Load()), node)
-            attrs = [(k, v) for k, v in attrs if k != "arg_direction_overrides"]
-            attrs.append(("arg_direction_overrides", self.arg(listed)))
+        attrs = self._no_dep_overrides(attrs, no_dep, node)
         params = self.fp.mp.function_params.get(callee)
         if params is not None and len(node.args) != len(params):
             self.error(f"self.{callee} takes {len(params)} argument(s), got {len(node.args)}", node)
@@ -462,6 +466,18 @@ class CallReader:
             return call, ir.TupleType(returns)
         self.error(f"annotate the result of self.{callee}(...)", node)
 
+    def _no_dep_overrides(self, attrs: list[tuple[str, ir.AttrValue]], no_dep: list[int], node: ast.Call
+                          ) -> list[tuple[str, ir.AttrValue]]:
+        """The reference's parser peels `pl.no_dep(t)` off a kernel call's argument and records
+        the argument's index (among the kernel's arguments) as a NoDep direction override,
+        which wins over a written one."""
+        if not no_dep:
+            return attrs
+        listed = ast.copy_location(ast.List([ast.copy_location(ast.Constant(k), node) for k in no_dep],
+                                            ast.Load()), node)
+        return [*((k, v) for k, v in attrs if k != "arg_direction_overrides"),
+                ("arg_direction_overrides", self.arg(listed))]
+
     def _launch(self, node: ast.Call, op: str, annot: ir.Type | None, statement: bool
                 ) -> tuple[ir.Call, ir.Type]:
         what = f"pl.{op}"
@@ -472,6 +488,8 @@ class CallReader:
         if callee not in self.fp.mp.function_names:
             self.error(f"the program has no function '{callee}'", node.args[0])
         kwargs, attrs = self._keywords(node, ops.SPECIAL_CALLS[op], what)
+        node, no_dep = _without_no_dep(node)  # indices among the launched function's arguments
+        attrs = self._no_dep_overrides(attrs, [k - 1 for k in no_dep if k > 0], node)
         args = (ir.FuncRef(callee), *(self.arg(a) for a in node.args[1:]))
         call = ir.Call(op, args, tuple(kwargs), tuple(attrs), span=self.fp.span(node))
         if annot is not None:
@@ -620,18 +638,160 @@ def _matmul_result(call: ir.Call, left: int, right: int) -> ir.Type | None:
     return ir.TileType((lhs.shape[0], rhs.shape[1]), dtype, ir.MemorySpace.Acc)
 
 
+def _gemv_result(call: ir.Call, left: int, right: int) -> ir.Type | None:
+    """The [16, N] Acc tile valid in [1, N] of `call`'s row vector and matrix (`ops.GEMV_RESULTS`),
+    or None."""
+    product = _matmul_result(call, left, right)
+    if not isinstance(product, ir.TileType) or product.shape[0] != 1:
+        return None
+    lhs = _full_tile(call.args[left])
+    if lhs is None or lhs.dtype not in (ir.DType.BF16, ir.DType.FP16, ir.DType.FP32, ir.DType.INT8):
+        return None
+    n = product.shape[1]
+    valid = (ir.ConstInt(1, ir.DType.INDEX), ir.ConstInt(n, ir.DType.INDEX))
+    return ir.TileType((16, n), product.dtype, ir.MemorySpace.Acc, valid_shape=valid)
+
+
 def _shape_of_dtype_of(call: ir.Call, ref: ops.RefOp, shape_arg: int, dtype_arg: int) -> ir.Type | None:
-    """A tile of argument `shape_arg`'s shape and `dtype_arg`'s dtype (`ops.SHAPE_OF_DTYPE_OF`)."""
-    if len(call.args) <= max(shape_arg, dtype_arg) or ref.fixed_output_memory is None:
+    """A tile (a tensor) of argument `shape_arg`'s shape and `dtype_arg`'s dtype
+    (`ops.SHAPE_OF_DTYPE_OF`)."""
+    if len(call.args) <= max(shape_arg, dtype_arg):
         return None
     shaped, typed = call.args[shape_arg], call.args[dtype_arg]
     if not isinstance(shaped, ir.Var) or not isinstance(typed, ir.Var):
+        return None
+    if isinstance(shaped.type, ir.TensorType) and isinstance(typed.type, ir.TensorType):
+        return ir.TensorType(shaped.type.shape, typed.type.dtype)
+    if ref.fixed_output_memory is None:
         return None
     if not isinstance(shaped.type, ir.TileType) or not isinstance(typed.type, ir.TileType):
         return None
     if typed.type.layout is not None:
         return None
     return ir.TileType(shaped.type.shape, typed.type.dtype, ir.MemorySpace(ref.fixed_output_memory))
+
+
+def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
+    """The result type of an op the reference deduces from its operands' types, or None."""
+    if call.op in ops.MATMUL_RESULTS:
+        return _matmul_result(call, *ops.MATMUL_RESULTS[call.op])
+    if call.op in ops.GEMV_RESULTS:
+        return _gemv_result(call, *ops.GEMV_RESULTS[call.op])
+    if ref is not None and call.op in ops.SHAPE_OF_DTYPE_OF:
+        return _shape_of_dtype_of(call, ref, *ops.SHAPE_OF_DTYPE_OF[call.op])
+    if call.op in ops.TRANSPOSED_RESULTS:
+        return _transposed_result(call)
+    if call.op in ops.ELEMENTWISE_TENSOR_RESULTS:
+        return _elementwise_tensor_result(call)
+    if call.op in ops.VIEWED_RESULTS:
+        return _viewed_result(call)
+    if call.op in ops.REINTERPRETED_RESULTS:
+        return _reinterpreted_result(call)
+    if call.op in ops.REVALIDATED_RESULTS:
+        return _revalidated_result(call)
+    if call.op in ops.COLUMN_REDUCED_RESULTS:
+        return _column_reduced_result(call)
+    return None
+
+
+def _column_reduced_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 reduced to one row (`ops.COLUMN_REDUCED_RESULTS`), or None."""
+    if not call.args or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    if not isinstance(src, ir.TileType) or len(src.shape) != 2:
+        return None
+    shape = (1, src.shape[1])
+    valid = (ir.ConstInt(1, ir.DType.INDEX), src.effective_valid_shape[1])
+    return ir.TileType(shape, src.dtype, ir.MemorySpace.Vec, None, valid_or_none(shape, valid))
+
+
+def _revalidated_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 valid in `[valid_rows, valid_cols]` (`ops.REVALIDATED_RESULTS`), or None."""
+    if len(call.args) != 3 or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    extents = call.args[1:]
+    if not isinstance(src, ir.TileType) or len(src.shape) != 2:
+        return None
+    valid: list[ir.Expr] = []
+    for e in extents:
+        if not isinstance(e, ir.SCALAR_EXPRS) or isinstance(e, ir.TupleGetItem):
+            return None
+        expr = cast(ir.Expr, e)
+        if ir.expr_dtype(expr) is not ir.DType.INDEX:
+            return None
+        valid.append(expr)
+    return ir.TileType(src.shape, src.dtype, src.memory_space, None, valid_or_none(src.shape, tuple(valid)),
+                       src.layout)
+
+
+def _reinterpreted_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0's last axis scaled by the byte ratio of its dtype to the `dtype=` keyword's
+    (`ops.REINTERPRETED_RESULTS`), or None where the reference's view is not that."""
+    dtype = call.kwarg("dtype")
+    if not 1 <= len(call.args) <= 2 or not isinstance(call.args[0], ir.Var) or not isinstance(
+            dtype, ir.DTypeArg):
+        return None
+    src, target = call.args[0].type, dtype.dtype
+    if not isinstance(src, ir.TileType) or src.memory_space is not ir.MemorySpace.Vec:
+        return None
+    if src.layout is not None or _full_tile(call.args[0]) is None or src.dtype is target:
+        return None
+    if not {src.dtype.value, target.value} <= ops.REINTERPRETABLE_DTYPES:
+        return None
+    requested = call.args[1] if len(call.args) == 2 else call.kwarg("shape")
+    if requested is not None:
+        # a requested shape of a source valid in full: that shape, of the same byte size
+        items = requested.items if isinstance(requested, ir.ExprList) else ()
+        dims = [d.value for d in items if isinstance(d, ir.ConstInt)]
+        if not dims or len(dims) != len(items) or (
+                math.prod(dims) * target.bits != math.prod(src.shape) * src.dtype.bits):
+            return None
+        return ir.TileType(tuple(dims), target, src.memory_space)
+    bits = src.shape[-1] * src.dtype.bits
+    if bits % target.bits != 0:
+        return None
+    return ir.TileType((*src.shape[:-1], bits // target.bits), target, src.memory_space)
+
+
+def _viewed_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 reinterpreted under the `shape` argument with its packed row-major view
+    (`ops.VIEWED_RESULTS`), or None where the reference's view is not that."""
+    if len(call.args) != 2 or call.kwarg("layout") is not None or not isinstance(call.args[0], ir.Var):
+        return None
+    src, shape = call.args[0].type, call.args[1]
+    if not isinstance(src, ir.TensorType) or src.view is not None or not isinstance(shape, ir.ExprList):
+        return None
+    dims = [_dim(d) for d in shape.items]
+    trailing = [d for d in dims[1:] if isinstance(d, int)]
+    if not dims or any(d is None for d in dims) or len(trailing) != len(dims) - 1:
+        return None
+    strides = [1]
+    for d in reversed(trailing):
+        strides.insert(0, strides[0] * d)
+    view = ir.TensorView(tuple(ir.ConstInt(k, ir.DType.INDEX) for k in strides), "ND")
+    return ir.TensorType(tuple(d for d in dims if d is not None), src.dtype, view=view,
+                         distributed=src.distributed)
+
+
+def _elementwise_tensor_result(call: ir.Call) -> ir.Type | None:
+    """The operand tensor's shape and dtype (`ops.ELEMENTWISE_TENSOR_RESULTS`), or None where
+    the reference would promote, broadcast or carry a valid shape."""
+    if len(call.args) != 2 or not isinstance(call.args[0], ir.Var):
+        return None
+    lhs, rhs = call.args[0].type, call.args[1]
+    if not isinstance(lhs, ir.TensorType) or lhs.view is not None:
+        return None
+    if isinstance(rhs, ir.Var) and not isinstance(rhs.type, ir.ScalarType):
+        other = rhs.type
+        if not isinstance(other, ir.TensorType) or other.view is not None or (other.dtype, other.shape) != (
+                lhs.dtype, lhs.shape):
+            return None
+    elif not isinstance(rhs, ir.SCALAR_EXPRS) or isinstance(rhs, ir.TupleGetItem) or ir.expr_dtype(
+            cast(ir.Expr, rhs)) != lhs.dtype:
+        return None
+    return ir.TensorType(lhs.shape, lhs.dtype)
 
 
 def _transposed_result(call: ir.Call) -> ir.Type | None:

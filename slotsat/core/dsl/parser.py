@@ -1323,18 +1323,31 @@ class _FunctionParser:
                 out.append(scope)
                 continue
             last = position == len(items) - 1
-            if isinstance(node, ast.Return) and kind == "branch" and last:
+            if isinstance(node, ast.Return) and kind in ("branch", "scope") and last:
                 if not self._returns_here:
-                    self.error("a return may end an if branch only when the if is the last statement of "
+                    where, what = ("an if branch", "if") if kind == "branch" else ("a pl.scope body", "scope")
+                    self.error(f"a return may end {where} only when the {what} is the last statement of "
                                "the function", node)
                 ret = self._return(node, self.returns)
                 out.extend(self.pending)
                 self.pending.clear()
                 out.append(ret)
                 continue
+            if self._is_scalar_statement(node):
+                # The reference keeps it as an EvalStmt of a scalar expression, which has no
+                # effect: it is read (names resolve, dtypes check) and leaves no statement.
+                assert isinstance(node, ast.Expr)
+                value = node.value
+                operator = self.calls.scalar_operator(value) if isinstance(value, ast.Call) else None
+                self.index_expr(operator if operator is not None else value, allow_float=True)
+                out.extend(self.pending)
+                self.pending.clear()
+                continue
             saved = self._returns_here
-            self._returns_here = isinstance(node, ast.If) and last and (
-                (kind == "function" and self._function_tail) or (kind == "branch" and saved))
+            # an if or a scope that ends the function may end with return (the reference's
+            # printed orchestration code returns from inside its outermost `with pl.scope()`)
+            self._returns_here = isinstance(node, ast.If | ast.With) and last and (
+                (kind == "function" and self._function_tail) or (kind in ("branch", "scope") and saved))
             try:
                 stmt = self.stmt(node, needs)
             finally:
@@ -1372,6 +1385,21 @@ class _FunctionParser:
             self.error(ABOVE_TILE.format(what=f"'{_stmt_kind(node)}' (lowered by the reference's "
                                               "CtrlFlowTransform)"), node)
         self.error(f"unsupported syntax: {_stmt_kind(node)}", node)
+
+    def _is_scalar_statement(self, node: ast.stmt) -> bool:
+        """An expression statement that is a scalar expression (`pl.const(0, pl.INT64)`, `n + 1`),
+        not an op call, a docstring or `...`."""
+        if not isinstance(node, ast.Expr):
+            return False
+        value = node.value
+        if isinstance(value, ast.Constant):
+            return type(value.value) in (int, float, bool)
+        if not isinstance(value, ast.Call):
+            return True
+        if self.calls.scalar_operator(value) is not None:
+            return True
+        scalar_calls = ("pl.const", "pl.cast", "pl.min", "pl.max")
+        return dotted(value.func) in scalar_calls and not self.is_tile_cast(value)
 
     def _is_yield(self, node: ast.stmt) -> bool:
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
@@ -2077,8 +2105,6 @@ class _FunctionParser:
 
     def eval_stmt(self, node: ast.Expr, call: ast.Call) -> ir.EvalStmt:
         name = dotted(call.func)
-        if name in ("pl.const", "pl.cast", "pl.min", "pl.max") and not self.is_tile_cast(call):
-            self.error("unsupported syntax: expression statement", node)
         if name == "pl.tile.alloc":
             self.error("pl.tile.alloc(..., pinned=True) statements are accepted only at the top of a "
                        "function body", node)
@@ -2281,8 +2307,11 @@ class _FunctionParser:
         op = {ast.USub: "neg", ast.Not: "not", ast.Invert: "bitnot"}[type(node.op)]
         a = self.settle(self.expr(node.operand, allow_float), ir.DType.INDEX)
         dtype = ir.expr_dtype(a)
-        if op == "not" and dtype is not ir.DType.BOOL:
-            self.error(f"'not' needs a pl.BOOL operand, got {_dtype_text(dtype)}", node)
+        if op == "not" and not (dtype is ir.DType.BOOL or dtype.is_int or dtype.is_float):
+            self.error(f"'not' needs a numeric or pl.BOOL operand, got {_dtype_text(dtype)}", node)
+        if op == "not":
+            # the reference's Not: any scalar, a BOOL result (its code generator compares with 0)
+            return ir.ScalarUnary(op, a, ir.DType.BOOL, span=self.span(node))
         if op == "bitnot" and not dtype.is_int:
             self.error(f"'~' needs an integer operand, got {_dtype_text(dtype)}", node)
         if op == "neg" and not (dtype.is_int or dtype.is_float):
@@ -2304,6 +2333,14 @@ class _FunctionParser:
             # The reference's scalar promotion: INDEX and INT64 are one 64-bit signed integer and
             # mix without a printed cast, at the left operand's dtype (`PromoteBinaryOperands`);
             # slotsat spells that conversion as the value-preserving cast it is.
+            return a, ir.Cast(b, da, span=getattr(b, "span", self.span(node)))
+        if da is not db and ((da.is_int and db.is_int) or (da.is_float and db.is_float)):
+            # The reference's scalar promotion (`PromoteBinaryOperands`): operands of one
+            # category meet at the wider dtype, the left one's when they are equally wide, and
+            # the other operand is cast (`n != m` of an INDEX and an INT32 is
+            # `n != pl.cast(m, pl.INDEX)`, as the reference prints it).
+            if db.bits > da.bits:
+                return ir.Cast(a, db, span=getattr(a, "span", self.span(node))), b
             return a, ir.Cast(b, da, span=getattr(b, "span", self.span(node)))
         if da is not db:
             self.error(f"operands of '{symbol}' have dtypes {_dtype_text(da)} and {_dtype_text(db)}; "

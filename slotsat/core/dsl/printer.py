@@ -427,7 +427,7 @@ class FunctionPrinter:
     def body(self, body: ir.SeqStmts, results: tuple[ir.Var, ...] | None, depth: int, out: list[str],
              returns: bool = False) -> None:
         """Print a block; `results` are the binders a final yield defines (None: no yield allowed).
-        A return may end the function body or (`returns`) an `if` branch."""
+        A return may end the function body or (`returns`) an `if` branch or a scope's body."""
         if not body.stmts:
             out.append(_INDENT * depth + "pass")
             return
@@ -441,6 +441,8 @@ class FunctionPrinter:
                 raise AssertionError(f"unprintable return (not final in the function or a branch): {stmt!r}")
             elif isinstance(stmt, ir.IfStmt):
                 self.if_stmt(stmt, depth, out, returns=returns and i == last)
+            elif isinstance(stmt, ir.ScopeStmt):
+                self.scope_stmt(stmt, depth, out, returns=returns and i == last)
             else:
                 self.stmt(stmt, depth, out)
 
@@ -470,14 +472,17 @@ class FunctionPrinter:
         elif isinstance(s, ir.WhileStmt):
             self.while_stmt(s, depth, out)
         elif isinstance(s, ir.ScopeStmt):
-            mode = "mode=pl.ScopeMode.MANUAL" if s.manual else ""
-            out.append(f"{pad}with pl.scope({mode}):")
-            self.body(s.body, None, depth + 1, out)
+            self.scope_stmt(s, depth, out)
         elif isinstance(s, ir.ReturnStmt):
             values = ", ".join(self.expr(v) for v in s.values)
             out.append(f"{pad}return {values}" if values else f"{pad}return")
         else:
             raise AssertionError(f"unprintable statement {s!r}")
+
+    def scope_stmt(self, s: ir.ScopeStmt, depth: int, out: list[str], returns: bool = False) -> None:
+        mode = "mode=pl.ScopeMode.MANUAL" if s.manual else ""
+        out.append(f"{_INDENT * depth}with pl.scope({mode}):")
+        self.body(s.body, None, depth + 1, out, returns=returns)
 
     def for_stmt(self, s: ir.ForStmt, depth: int, out: list[str]) -> None:
         start, step = _written_index(s.start), _written_index(s.step)
