@@ -72,8 +72,10 @@ def limits_hit(result: Any) -> list[str]:
     engine report) and each loop the slots pass declined for one (`egraph-limit`)."""
     out = [str(rep["limit_hit"]) for rep in getattr(result, "engine_reports", None) or []
            if isinstance(rep, Mapping) and rep.get("limit_hit")]
+    from slotsat.lowering.lower_pipeline_to_slots import EGRAPH_LIMIT
+
     out += [f"slots pass: {d.message}" for d in getattr(result, "declines", None) or []
-            if getattr(d, "code", None) == "egraph-limit"]
+            if getattr(d, "code", None) == EGRAPH_LIMIT]
     return sorted(set(out))
 
 

@@ -313,7 +313,7 @@ class IndexEngine:
         """The cheapest form of a plain e-class (default mode); records what it materializes."""
         emitted = self._emitted(graph, scope)
         cands = self._extractor(graph).root_candidates(cls, emitted, set(written))
-        comp = min((c for _, c in cands), key=_root_order)
+        comp = min((c for _, c in cands), key=_RootOrder)
         _record(scope, comp.term)
         return comp
 
@@ -343,7 +343,7 @@ class IndexEngine:
         # The cheapest candidate the matcher model accepts, else the cheapest of all: in root
         # order (stable, so ties keep the candidates' order), classified only until the first
         # accepted one.
-        ranked = sorted(cands, key=lambda c: _root_order(c[1]))
+        ranked = sorted(cands, key=lambda c: _RootOrder(c[1]))
         picked: tuple[Completion, MatcherClass] | None = None
         for node, cand in ranked:
             cand_class = self._classify(graph, root_id, node, cand.term)
@@ -454,7 +454,7 @@ class IndexEngine:
             cands: list[tuple[ENode | None, Completion]] = list(extractor.variants(cls, original))
             if root.slots is not None:
                 cands += extractor.peel_candidates(cls, root.slots, lambda _c: None, original)
-            for node, comp in sorted(cands, key=lambda c: _root_order(c[1])):
+            for node, comp in sorted(cands, key=lambda c: _RootOrder(c[1])):
                 if comp.text in seen:
                     continue
                 seen.add(comp.text)
@@ -734,10 +734,6 @@ class _RootOrder:
         if self.head != other.head:
             return self.head < other.head
         return self.comp.text < other.comp.text
-
-
-def _root_order(comp: Completion) -> _RootOrder:
-    return _RootOrder(comp)
 
 
 def _record(scope: EmittedScope, term: EmitTerm) -> None:

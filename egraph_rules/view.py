@@ -69,7 +69,7 @@ def wanted(op: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """One function of an e-graph, decoded (`Session.tables`): its Python-side name (`op`, as
+    """One function of an e-graph, decoded (`session._Commands.tables`): its Python-side name (`op`, as
     the export names it), egglog's name, and its rows `(inputs, output)`, each e-class as its
     export id (`<sort>-<number>`, the serializer's own naming) and each literal as its value."""
 

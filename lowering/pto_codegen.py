@@ -654,13 +654,7 @@ def _is_hoisted(sub: ir.Expr) -> bool:
 
 
 def _has_hoisted(e: ir.Expr) -> bool:
-    stack = [e]
-    while stack:
-        sub = stack.pop()
-        if _is_hoisted(sub):
-            return True
-        stack.extend(ir.expr_children(sub))
-    return False
+    return any(_is_hoisted(sub) for sub in _all_subexprs(e))
 
 
 def _opaque_hoisted(e: ir.Expr) -> ir.Expr:
