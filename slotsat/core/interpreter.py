@@ -65,8 +65,9 @@ Symbolic mode (`compute=False`) skips all tile arithmetic: tiles are shapes only
 definition and use of a slot-bound tile.
 
 Limits: `max_steps` statements per run and `max_iterations` iterations per loop instance
-(see `slotsat/limits.py`). Past them a run raises `InterpreterError`, or, with
-`truncate_loops=True` (symbolic mode), stops the loop early and reports it to the tracer.
+(see `slotsat/limits.py`). Past them a run raises `InterpreterLimit`, or, with
+`truncate_loops=True` (symbolic mode), stops the loop early and reports it to the tracer. A
+`for` loop whose trip count is over the limit raises on entry, before any iteration runs.
 `max_elements` bounds the data a computing run holds: the tensor parameters together, and
 any one tile, may have at most that many elements (`ensure_interpretable`); a larger
 function is "too large to interpret" before any array is made.
@@ -110,6 +111,11 @@ class InterpreterError(SlotsatError):
 class Unmodelled(InterpreterError):
     """The program uses something the interpreter does not model: a property of the program
     (and the path taken), not of the input values, so another random input rarely helps."""
+
+
+class InterpreterLimit(InterpreterError):
+    """A run reached one of the interpreter's limits (statements, loop iterations, elements):
+    the program is too large to interpret, which says nothing about its correctness."""
 
 
 # --------------------------------------------------------------------------------------
@@ -544,7 +550,7 @@ class Interpreter:
                       if isinstance(p.type, ir.TensorType)]
             total = sum(_elements(sh) for sh in shapes)
             if total > self.max_elements:
-                raise InterpreterError(f"too large to interpret: the tensor parameters hold {total:,} "
+                raise InterpreterLimit(f"too large to interpret: the tensor parameters hold {total:,} "
                                        f"elements; the interpreter's limit is {self.max_elements:,} "
                                        "(SLOTSAT_INTERP_MAX_ELEMENTS)", fn.span)
 
@@ -641,7 +647,7 @@ class Interpreter:
     def _tick(self, span: Span) -> None:
         self._steps += 1
         if self._steps > self.max_steps:
-            raise InterpreterError(f"the interpreter's step limit ({self.max_steps} statements) was reached",
+            raise InterpreterLimit(f"the interpreter's step limit ({self.max_steps} statements) was reached",
                                    span)
         if self.tracer is not None:
             self.tracer.statement()
@@ -749,7 +755,7 @@ class Interpreter:
             if not c:
                 break
             if n >= self.max_iterations:
-                raise InterpreterError(f"a while loop ran {n} iterations; the interpreter's limit is "
+                raise InterpreterLimit(f"a while loop ran {n} iterations; the interpreter's limit is "
                                        f"{self.max_iterations}", s.span)
             out = self._body(s.body)
             if isinstance(out, _Return):
@@ -811,12 +817,13 @@ class Interpreter:
         plan = self._plan(s) if self.physical and self.prefetch and self.compute else None
         if self.tracer is not None:
             self.tracer.begin_loop(s)
+        if trips > self.max_iterations and not self.truncate_loops:
+            # known at entry: running the first `max_iterations` iterations would only delay it
+            raise InterpreterLimit(f"loop '{s.loop_var.name_hint}' runs {trips} iterations; the "
+                                   f"interpreter's limit is {self.max_iterations}", s.span)
         truncated = False
         for n in range(trips):
             if n >= self.max_iterations:
-                if not self.truncate_loops:
-                    raise InterpreterError(f"loop '{s.loop_var.name_hint}' runs {trips} iterations; the "
-                                           f"interpreter's limit is {self.max_iterations}", s.span)
                 truncated = True
                 break
             iv = start + n * step
@@ -2409,7 +2416,7 @@ def _elements(shape: Sequence[int]) -> int:
 
 def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMENTS, *,
                          cross_core: bool = False) -> None:
-    """Raise `InterpreterError` ("too large to interpret") when the tensor parameters of `fn`
+    """Raise `InterpreterLimit` ("too large to interpret") when the tensor parameters of `fn`
     together, or any one of its tiles, hold more than `max_elements` elements: the arrays a
     run would make do not fit a bounded memory."""
     _ensure_tensor_parameters(fn, max_elements)
@@ -2418,7 +2425,7 @@ def ensure_interpretable(fn: ir.Function, max_elements: int = DEFAULT_MAX_ELEMEN
         if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
             n = _elements(s.var.type.shape)
             if n > max_elements:
-                raise InterpreterError(
+                raise InterpreterLimit(
                     f"too large to interpret: tile '{s.var.name_hint}' is {list(s.var.type.shape)} "
                     f"({n:,} elements); the interpreter's limit is {max_elements:,} "
                     "(SLOTSAT_INTERP_MAX_ELEMENTS)", s.span)
@@ -2451,7 +2458,7 @@ def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
     total = sum(_elements(shape) for _, shape in shapes)
     if total > max_elements:
         big, big_shape = max(shapes, key=lambda ps: _elements(ps[1]))
-        raise InterpreterError(
+        raise InterpreterLimit(
             f"too large to interpret: the tensor parameters hold {total:,} elements ('{big.name_hint}' "
             f"is {list(big_shape)}); the interpreter's limit is {max_elements:,} "
             "(SLOTSAT_INTERP_MAX_ELEMENTS)", big.span)
@@ -2497,7 +2504,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
             shape = tuple(_dimension(d, dims, p) for d in t.shape)
             total += _elements(shape)
             if total > interp_max_elements():
-                raise InterpreterError(f"too large to interpret: the tensor parameters hold more than "
+                raise InterpreterLimit(f"too large to interpret: the tensor parameters hold more than "
                                        f"{interp_max_elements():,} elements with the drawn dimensions "
                                        "(SLOTSAT_INTERP_MAX_ELEMENTS)", p.span)
             numpy_dtype(t.dtype)  # an unmodelled dtype is an InterpreterError

@@ -227,6 +227,54 @@ def test_an_interpreter_limit_leaves_the_function_unverified_not_failed(monkeypa
     assert not result.failed
 
 
+LONG_LOOP = """
+import pypto.language as pl
+
+
+@pl.program
+class Long:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]) -> pl.Tensor[[256, 64], pl.FP32]:
+        for i, (acc,) in pl.pipeline(0, 9223372036854775807, 3, stage=3, init_values=(out,)):
+            t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i % 4 * 64, 0], [64, 64])
+            e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(t)
+            nxt: pl.Tensor[[256, 64], pl.FP32] = pl.store(e, [i % 4 * 64, 0], acc)
+            y = pl.yield_(nxt)
+        return y
+"""
+
+
+def test_a_loop_over_the_iteration_limit_stops_before_its_first_iteration(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With a step limit of 5 the first iterations would stop at the step limit: the iteration
+    # limit is reported instead, so the loop was refused on entry, and check gives up after
+    # that one run rather than drawing new inputs for another 10**18 iterations.
+    monkeypatch.setenv("SLOTSAT_INTERP_MAX_STEPS", "5")
+    result = check_module(parse_source(LONG_LOOP, "long.py"))
+    (fc,) = result.functions
+    assert fc.unverified == "loop 'i' runs 3074457345618258603 iterations; the interpreter's limit is 1000000"
+    assert fc.trials_run == 0
+    assert not result.failed
+
+
+def test_a_limit_reached_by_the_transformed_program_is_unverified_not_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from slotsat.app.commands import check
+    from slotsat.core.interpreter import InterpreterLimit
+
+    run = check._run
+
+    def limited(fn: ir.Function, *args: object, physical: bool, **kw: object) -> object:
+        if physical:
+            raise InterpreterLimit("the interpreter's step limit (5 statements) was reached")
+        return run(fn, *args, physical=physical, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check, "_run", limited)
+    result = check_module(parse_file(KERNELS / "row_scale.py"))
+    fc = result.functions[0]
+    assert fc.unverified == "the transformed program: the interpreter's step limit (5 statements) was reached"
+    assert fc.mismatch is None
+    assert not result.failed
+
+
 def test_every_limit_is_listed_in_the_limits_table() -> None:
     doc = limits.__doc__ or ""
     for name in ("SLOTSAT_MAX_FILE_BYTES", "SLOTSAT_RECURSION_LIMIT", "SLOTSAT_EGRAPH_ITERATIONS",

@@ -58,6 +58,7 @@ from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
 from slotsat.core.interpreter import (
     Interpreter,
     InterpreterError,
+    InterpreterLimit,
     Unmodelled,
     Value,
     ensure_interpretable,
@@ -212,6 +213,9 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
         except Unmodelled as err:  # another input would meet the same construct
             fc.unverified = f"the interpreter cannot run the original program: {err.message}"
             return scalars
+        except InterpreterLimit as err:  # not retried: each attempt could cost the whole limit
+            fc.unverified = err.message
+            return scalars
         except InterpreterError as err:
             last_error = err.message
             faults += 1
@@ -220,6 +224,9 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
         try:
             got = _run(fc.transformed, args, identity, physical=True, functions=transformed)
+        except InterpreterLimit as err:  # a limit is no fault: say nothing of the transformation
+            fc.unverified = f"the transformed program: {err.message}"
+            return scalars
         except InterpreterError as err:
             fc.mismatch = (f"the transformed program faults on trial {attempts} (seed {seed}) where the "
                            f"original does not: {err.message}")
