@@ -280,6 +280,20 @@ TRANSPOSED_RESULTS = frozenset({"tile.transpose"})
 and 2, negative from the end) swapped, in argument 0's memory space and dtype, valid in full
 (`DeduceTileTransposeType`)."""
 
+EXTRACTED_RESULTS = frozenset({"tile.extract"})
+"""Ops whose result is a dense copy of a window of a 2-D argument 0 (`DeduceTileExtractType`):
+the constant `shape` argument (argument 3) of argument 0's dtype in the `target_memory=` space
+(Vec when omitted), with that space's implicit layout, except that a Left destination is
+row-major in both layouts and a Right destination row-major blocks of column-major scatter
+(the layouts the A2/A3 `pto.textract` verifier expects). Deduced for a source valid in full
+(the window is then valid in full too, so no compact mode)."""
+
+TRANSPOSE_VIEWED_RESULTS = frozenset({"tile.transpose_view"})
+"""Ops whose result views argument 0's bytes as its transpose (`DeduceTileTransposeViewType`):
+the last two dimensions and valid extents swapped, block and scatter layouts each flipped
+between row- and column-major (`none_box` stays), fractal, pad and compact mode kept, in
+argument 0's memory space and dtype."""
+
 DISTRIBUTED_RESULTS = frozenset({"pld.tensor.window"})
 """Of `SHAPED_RESULTS`, the ops whose result is a `pld.DistributedTensor` (the reference's
 DeduceWindowType builds a DistributedTensorType of the `shape` argument and `dtype=`)."""

@@ -1036,3 +1036,56 @@ def test_a_gathered_row_is_its_destination() -> None:
             kv1 = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])
     """))
     assert body[1] == "kv1: pl.Tile[[16, 128], pl.BF16, pl.Mem.Mat] = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])"
+
+
+def test_an_extract_is_a_dense_window_in_its_target_memory() -> None:
+    """`pl.tile.extract(src, row, col, [R, C], target_memory=M)` of a source valid in full: an
+    `[R, C]` tile of the source's dtype in `M` with `M`'s implicit layout, except row-major
+    blocks for a Left or Right destination (`DeduceTileExtractType`); the reference prints only
+    the layout fields that differ from the implicit ones."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 64], pl.FP32]):
+            m: pl.Tile[[32, 64], pl.FP32, pl.Mem.Mat] = pl.load(x, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+            e = pl.tile.extract(m, 0, 16, [16, 32], target_memory=pl.Mem.Left)
+            f = pl.tile.extract(m, 16, 0, [16, 64], target_memory=pl.Mem.Right)
+            h = pl.tile.extract(m, 0, 0, [32, 1], target_memory=pl.Mem.Vec)
+    """))
+    assert body[1:] == [
+        "e: pl.Tile[[16, 32], pl.FP32, pl.Mem.Left, pl.TileView(blayout=pl.TileLayout.row_major)] = pl.tile.extract(m, 0, 16, [16, 32], target_memory=pl.Mem.Left)",
+        "f: pl.Tile[[16, 64], pl.FP32, pl.Mem.Right] = pl.tile.extract(m, 16, 0, [16, 64], target_memory=pl.Mem.Right)",
+        "h: pl.Tile[[32, 1], pl.FP32, pl.Mem.Vec] = pl.tile.extract(m, 0, 0, [32, 1], target_memory=pl.Mem.Vec)",
+    ]
+
+
+def test_an_extract_of_a_partly_valid_source_needs_its_annotation() -> None:
+    """The reference narrows the window's valid shape where the source is padded; slotsat does
+    not deduce that and asks for the type."""
+    message, line, _ = error_of(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            m: pl.Tile[[32, 64], pl.FP32, pl.Mem.Mat, pl.TileView(valid_shape=[n, 64])] = pl.load(x, [0, 0], [32, 64], [n, 64], target_memory=pl.Mem.Mat)
+            e = pl.tile.extract(m, 0, 0, [16, 32], target_memory=pl.Mem.Left)
+    """))
+    assert (message, line) == ("annotate the result of pl.tile.extract: slotsat cannot infer its type (write "
+                               "NAME: TYPE = pl.tile.extract(...))", 8)
+
+
+def test_a_transpose_view_swaps_the_last_axes_and_flips_the_layouts() -> None:
+    """`pl.tile.transpose_view(t)`: the last two dimensions and valid extents swapped, each of the
+    block and scatter layouts flipped between row- and column-major (`none_box` stays), in the
+    source's space (`DeduceTileTransposeViewType`); a second view gives back the source's type."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            m: pl.Tile[[32, 64], pl.FP32, pl.Mem.Mat] = pl.load(x, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+            a = pl.tile.transpose_view(m)
+            b = pl.tile.transpose_view(a)
+            u: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, n])] = pl.load(x, [0, 0], [32, 64], [16, n])
+            c = pl.tile.transpose_view(u)
+    """))
+    assert [body[1], body[2], body[4]] == [
+        "a: pl.Tile[[64, 32], pl.FP32, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(m)",
+        "b: pl.Tile[[32, 64], pl.FP32, pl.Mem.Mat] = pl.tile.transpose_view(a)",
+        "c: pl.Tile[[64, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 16], blayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(u)",
+    ]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import keyword
 import math
-from typing import NoReturn, cast
+from typing import NoReturn, TypeVar, cast
 
 from slotsat.core import ir, ops
 from slotsat.core.dsl import ssa
@@ -681,6 +681,10 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
         return _shape_of_dtype_of(call, ref, *ops.SHAPE_OF_DTYPE_OF[call.op])
     if call.op in ops.TRANSPOSED_RESULTS:
         return _transposed_result(call)
+    if call.op in ops.TRANSPOSE_VIEWED_RESULTS:
+        return _transpose_viewed_result(call)
+    if call.op in ops.EXTRACTED_RESULTS:
+        return _extracted_result(call)
     if call.op in ops.ELEMENTWISE_TENSOR_RESULTS:
         return _elementwise_tensor_result(call)
     if call.op in ops.VIEWED_RESULTS:
@@ -809,6 +813,77 @@ def _transposed_result(call: ir.Call) -> ir.Type | None:
     shape = list(src.shape)
     shape[a], shape[b] = shape[b], shape[a]
     return ir.TileType(tuple(shape), src.dtype, src.memory_space)
+
+
+_FLIPPED_MAJOR = {"row_major": "col_major", "col_major": "row_major", "none_box": "none_box"}
+
+_EXTRACT_LAYOUTS: dict[ir.MemorySpace, tuple[str, str]] = {
+    ir.MemorySpace.Left: ("row_major", "row_major"), ir.MemorySpace.Right: ("row_major", "col_major"),
+}
+"""The (block, scatter) layouts `tile.extract` gives an L0 destination instead of its implicit ones."""
+
+
+def _explicit_layout(tile: ir.TileType, view: ir.TileLayoutView) -> ir.TileType:
+    """`tile` with the block / scatter layouts, fractal, pad and compact mode of `view`, keeping
+    only the fields that differ from the implicit layout of its shape and space, as the
+    reference prints them (and an annotation of the printed type reads back)."""
+    blayout, slayout, fractal = ir.implicit_layout(tile)
+    view = ir.TileLayoutView(
+        blayout=None if view.blayout == blayout else view.blayout,
+        slayout=None if view.slayout == slayout else view.slayout,
+        fractal=None if view.fractal == fractal else view.fractal,
+        pad=None if view.pad == "null" else view.pad,
+        compact=None if view.compact == "null" else view.compact)
+    return ir.TileType(tile.shape, tile.dtype, tile.memory_space, tile.memref, tile.valid_shape,
+                       None if view.is_empty else view)
+
+
+def _extracted_result(call: ir.Call) -> ir.Type | None:
+    """A window of argument 0 copied into the `target_memory=` space (`ops.EXTRACTED_RESULTS`),
+    or None."""
+    src = _full_tile(call.args[0]) if len(call.args) == 4 else None
+    shape = call.args[3] if src is not None else None
+    if src is None or len(src.shape) != 2 or not isinstance(shape, ir.ExprList):
+        return None
+    dims = [d.value for d in shape.items if isinstance(d, ir.ConstInt) and d.value > 0]
+    if len(dims) != 2 or len(shape.items) != 2 or any(d > s for d, s in zip(dims, src.shape, strict=True)):
+        return None
+    given = call.kwarg("target_memory")
+    if given is not None and not isinstance(given, ir.SpaceArg):
+        return None
+    space = given.space if given is not None else ir.MemorySpace.Vec
+    dst = ir.TileType((dims[0], dims[1]), src.dtype, space)
+    blayout, slayout, fractal = ir.implicit_layout(dst)
+    blayout, slayout = _EXTRACT_LAYOUTS.get(space, (blayout, slayout))
+    return _explicit_layout(dst, ir.TileLayoutView(blayout=blayout, slayout=slayout, fractal=fractal))
+
+
+_Item = TypeVar("_Item")
+
+
+def _last_two_swapped(items: tuple[_Item, ...]) -> tuple[_Item, ...]:
+    return (*items[:-2], items[-1], items[-2])
+
+
+def _transpose_viewed_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 viewed as its transpose (`ops.TRANSPOSE_VIEWED_RESULTS`), or None."""
+    if len(call.args) != 1 or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    if not isinstance(src, ir.TileType) or len(src.shape) < 2 or src.memref is not None:
+        return None
+    if src.layout is not None and (src.layout.stride or src.layout.start_offset is not None):
+        return None
+    blayout, slayout, fractal = ir.implicit_layout(src)
+    view = src.layout or ir.TileLayoutView()
+    blayout, slayout = view.blayout or blayout, view.slayout or slayout
+    fractal = view.fractal if view.fractal is not None else fractal
+
+    valid = None if src.valid_shape is None else _last_two_swapped(src.valid_shape)
+    dst = ir.TileType(_last_two_swapped(src.shape), src.dtype, src.memory_space, None, valid)
+    flipped = ir.TileLayoutView(blayout=_FLIPPED_MAJOR[blayout], slayout=_FLIPPED_MAJOR[slayout],
+                                fractal=fractal, pad=view.pad, compact=view.compact)
+    return _explicit_layout(dst, flipped)
 
 
 def _dim(e: ir.Expr) -> int | ir.Expr | None:
