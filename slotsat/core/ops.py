@@ -306,9 +306,17 @@ FIXED_RESULTS: dict[str, str] = {
 buffer's allocation-identity token (`DeduceAllocWindowBufferType` returns the PtrType), a
 distributed tensor's communication context (`DeduceGetCommCtxType`, the CommCtxType)."""
 
-RESHAPED_RESULTS = frozenset({"tensor.slice", "tensor.reshape"})
+RESHAPED_RESULTS = frozenset({"tensor.reshape"})
 """Ops whose result is a tensor of argument 0's dtype and their `shape` argument (without a
 `valid_shape` argument; the reference's deduction in `tensor_ops/transform.cpp`)."""
+
+SLICED_RESULTS = frozenset({"tensor.slice"})
+"""Ops whose result views a window of a tensor (`DeduceTensorSliceType`): argument 0's dtype,
+the `shape` argument, valid in the `valid_shape` argument (in full without one; a view
+`pl.TensorView(valid_shape=[...], stride=[], layout=ND)` where that differs from the shape), a
+distributed tensor staying one. Deduced for a source valid in full without a pad mode (the
+reference intersects a narrower source's valid shape with the window) and without `drop_dims`
+or `pad_value=`."""
 
 RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0, "tile.write": 0,
                                    "tensor.write": 0, "tile.gather_row": 0}

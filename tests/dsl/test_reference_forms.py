@@ -1089,3 +1089,27 @@ def test_a_transpose_view_swaps_the_last_axes_and_flips_the_layouts() -> None:
         "b: pl.Tile[[32, 64], pl.FP32, pl.Mem.Mat] = pl.tile.transpose_view(a)",
         "c: pl.Tile[[64, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 16], blayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(u)",
     ]
+
+
+def test_a_tensor_slice_is_valid_in_its_requested_valid_shape() -> None:
+    """`pl.tensor.slice(x, shape, offsets, valid_shape=[...])` of a tensor valid in full: a
+    tensor of `shape` with a stride-less view of the requested valid shape, none where that is
+    the shape (`DeduceTensorSliceType`); a distributed tensor stays one. A slice of a tensor
+    that is itself partly valid (the reference intersects the two) needs its annotation."""
+    source = ("import pypto.language as pl\nimport pypto.language.distributed as pld\n\n@pl.program\nclass P:\n"
+              + textwrap.indent(textwrap.dedent("""
+        @pl.function
+        def k(self, x: pl.Tensor[[16, 64], pl.FP32], d: pld.DistributedTensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], r: pl.Scalar[pl.INDEX]):
+            a = pl.tensor.slice(x, [8, 64], [r, 0], valid_shape=[8, n])
+            b = pl.tensor.slice(x, [8, 64], [8, 0], valid_shape=[8, 64])
+            c = pl.tensor.slice(d, [8, 64], [0, 0], valid_shape=[4, n])
+    """), "    "))
+    assert printed_body(source) == [
+        "a: pl.Tensor[[8, 64], pl.FP32, pl.TensorView(valid_shape=[8, n], stride=[], layout=pl.TensorLayout.ND)] = pl.tensor.slice(x, [8, 64], [r, 0], [8, n])",
+        "b: pl.Tensor[[8, 64], pl.FP32] = pl.tensor.slice(x, [8, 64], [8, 0], [8, 64])",
+        "c: pld.DistributedTensor[[8, 64], pl.FP32, pl.TensorView(valid_shape=[4, n], stride=[], layout=pl.TensorLayout.ND)] = pl.tensor.slice(d, [8, 64], [0, 0], [4, n])",
+    ]
+    message, line, _ = error_of(source.replace("pl.tensor.slice(d, [8, 64], [0, 0], valid_shape=[4, n])",
+                                               "pl.tensor.slice(a, [4, 64], [0, 0])"))
+    assert (message, line) == ("annotate the result of pl.tensor.slice: slotsat cannot infer its type (write "
+                               "NAME: TYPE = pl.tensor.slice(...))", 11)

@@ -442,6 +442,8 @@ class CallReader:
             return _shaped_result(call, ref)
         if ref is not None and call.op in ops.RESHAPED_RESULTS:
             return _reshaped_result(call, ref)
+        if call.op in ops.SLICED_RESULTS:
+            return _sliced_result(call)
         if call.op in ops.ARRAY_RESULTS:
             return _array_result(call)
         return _from_operands(call, ref)
@@ -897,6 +899,33 @@ def _dim(e: ir.Expr) -> int | ir.Expr | None:
     if dtype is ir.DType.INT64:
         return ir.Cast(e, ir.DType.INDEX, span=getattr(e, "span", ir.NO_SPAN))
     return e if dtype is ir.DType.INDEX else None
+
+
+def _sliced_result(call: ir.Call) -> ir.Type | None:
+    """A window of tensor argument 0 of the `shape` argument, valid in the `valid_shape`
+    argument (`ops.SLICED_RESULTS`), or None."""
+    if not 3 <= len(call.args) <= 4 or call.kwarg("pad_value") is not None:
+        return None
+    if not isinstance(call.args[0], ir.Var):
+        return None
+    src, shape = call.args[0].type, call.args[1]
+    if not isinstance(src, ir.TensorType) or not isinstance(shape, ir.ExprList):
+        return None
+    if src.view is not None and (src.view.valid_shape or src.view.pad not in (None, "null")):
+        return None
+    dims = [_dim(d) for d in shape.items]
+    requested = call.args[3].items if len(call.args) == 4 and isinstance(call.args[3], ir.ExprList) else None
+    if len(call.args) == 4 and (requested is None or len(requested) != len(dims)):
+        return None
+    valid = [_dim(v) for v in requested] if requested is not None else dims
+    if any(d is None for d in (*dims, *valid)):
+        return None
+    shape_dims = tuple(d for d in dims if d is not None)
+    valid_exprs = tuple(ir.ConstInt(v, ir.DType.INDEX) if isinstance(v, int) else v for v in valid
+                        if v is not None)
+    full = all(isinstance(v, int) and v == d for v, d in zip(valid, dims, strict=True))
+    view = None if full else ir.TensorView((), "ND", valid_exprs, None)
+    return ir.TensorType(shape_dims, src.dtype, view=view, distributed=src.distributed)
 
 
 def _reshaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
