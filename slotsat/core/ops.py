@@ -294,6 +294,12 @@ the last two dimensions and valid extents swapped, block and scatter layouts eac
 between row- and column-major (`none_box` stays), fractal, pad and compact mode kept, in
 argument 0's memory space and dtype."""
 
+COMPARE_GATHERED_RESULTS = frozenset({"tile.gather_compare"})
+"""Ops whose result is the pair (indices, counts) of a compare-form gather of a 2-D argument 0
+of R rows (`DeduceTileGatherCompareType`): an `[R, out_cols]` INT32 tile with argument 0's
+block / scatter layouts, pad and compact mode, and a `[1, R]` row-major tile of the
+`count_dtype=` keyword's dtype (INT32 when omitted), both in Vec and valid in full."""
+
 DISTRIBUTED_RESULTS = frozenset({"pld.tensor.window"})
 """Of `SHAPED_RESULTS`, the ops whose result is a `pld.DistributedTensor` (the reference's
 DeduceWindowType builds a DistributedTensorType of the `shape` argument and `dtype=`)."""

@@ -1113,3 +1113,21 @@ def test_a_tensor_slice_is_valid_in_its_requested_valid_shape() -> None:
                                                "pl.tensor.slice(a, [4, 64], [0, 0])"))
     assert (message, line) == ("annotate the result of pl.tensor.slice: slotsat cannot infer its type (write "
                                "NAME: TYPE = pl.tensor.slice(...))", 11)
+
+
+def test_a_compare_gather_is_a_pair_of_index_and_count_tiles() -> None:
+    """`d, c = pl.tile.gather_compare(src, k, tmp, cmp_mode=0, out_cols=N)` of an `[R, C]` source:
+    an `[R, N]` INT32 tile with the source's layouts and a `[1, R]` row-major tile of the
+    `count_dtype=` (INT32 when omitted), both in Vec (`DeduceTileGatherCompareType`)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self, x: pl.Tensor[[16, 64], pl.INT32], kv: pl.Scalar[pl.INT32]):
+            s: pl.Tile[[16, 64], pl.INT32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+            t: pl.Tile[[16, 64], pl.UINT8, pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.UINT8)
+            d, c = pl.tile.gather_compare(s, kv, t, cmp_mode=0, offset=0, out_cols=8, count_dtype=pl.UINT32)
+    """))
+    assert body[2:] == [
+        "_tuple_tmp: pl.Tuple[pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec], pl.Tile[[1, 16], pl.UINT32, pl.Mem.Vec]] = pl.tile.gather_compare(s, kv, t, cmp_mode=0, offset=0, out_cols=8, count_dtype=pl.UINT32)",
+        "d: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = _tuple_tmp[0]",
+        "c: pl.Tile[[1, 16], pl.UINT32, pl.Mem.Vec] = _tuple_tmp[1]",
+    ]

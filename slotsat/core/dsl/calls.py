@@ -687,6 +687,8 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
         return _transpose_viewed_result(call)
     if call.op in ops.EXTRACTED_RESULTS:
         return _extracted_result(call)
+    if call.op in ops.COMPARE_GATHERED_RESULTS:
+        return _compare_gathered_result(call)
     if call.op in ops.ELEMENTWISE_TENSOR_RESULTS:
         return _elementwise_tensor_result(call)
     if call.op in ops.VIEWED_RESULTS:
@@ -858,6 +860,30 @@ def _extracted_result(call: ir.Call) -> ir.Type | None:
     blayout, slayout, fractal = ir.implicit_layout(dst)
     blayout, slayout = _EXTRACT_LAYOUTS.get(space, (blayout, slayout))
     return _explicit_layout(dst, ir.TileLayoutView(blayout=blayout, slayout=slayout, fractal=fractal))
+
+
+def _compare_gathered_result(call: ir.Call) -> ir.Type | None:
+    """The (indices, counts) tiles of a compare-form gather (`ops.COMPARE_GATHERED_RESULTS`), or
+    None."""
+    src = call.args[0].type if call.args and isinstance(call.args[0], ir.Var) else None
+    cols, counted = call.kwarg("out_cols"), call.kwarg("count_dtype")
+    if not isinstance(src, ir.TileType) or len(src.shape) != 2 or not isinstance(cols, ir.ConstInt):
+        return None
+    if counted is not None and not isinstance(counted, ir.DTypeArg):
+        return None
+    if src.layout is not None and (src.layout.stride or src.layout.start_offset is not None):
+        return None
+    rows = src.shape[0]
+    blayout, slayout, _ = ir.implicit_layout(src)
+    view = src.layout or ir.TileLayoutView()
+    indices = ir.TileType((rows, cols.value), ir.DType.INT32, ir.MemorySpace.Vec)
+    inherited = ir.TileLayoutView(blayout=view.blayout or blayout, slayout=view.slayout or slayout,
+                                  fractal=ir.implicit_layout(indices)[2], pad=view.pad, compact=view.compact)
+    count_dtype = counted.dtype if counted is not None else ir.DType.INT32
+    counts = ir.TileType((1, rows), count_dtype, ir.MemorySpace.Vec)
+    row_major = ir.TileLayoutView(blayout="row_major", slayout=ir.implicit_layout(counts)[1],
+                                  fractal=ir.implicit_layout(counts)[2])
+    return ir.TupleType((_explicit_layout(indices, inherited), _explicit_layout(counts, row_major)))
 
 
 _Item = TypeVar("_Item")
