@@ -300,6 +300,14 @@ of R rows (`DeduceTileGatherCompareType`): an `[R, out_cols]` INT32 tile with ar
 block / scatter layouts, pad and compact mode, and a `[1, R]` row-major tile of the
 `count_dtype=` keyword's dtype (INT32 when omitted), both in Vec and valid in full."""
 
+REMOTE_LOADED_RESULTS = frozenset({"pld.tile.remote_load"})
+"""Ops whose result is a window of a peer's distributed tensor argument 0 read into a tile
+(`DeduceRemoteLoadType`): the `shape` argument (argument 3) of argument 0's dtype, without a
+memory space (InferTileMemorySpace picks it later, as for a `tile.load` without
+`target_memory=`), block layout the shape's implicit one, or row-major for a tensor with an
+explicit ND view. Deduced for a source valid in full read without a `valid_shape` argument (the
+window is then valid in full) or the tail-padding flag."""
+
 DISTRIBUTED_RESULTS = frozenset({"pld.tensor.window"})
 """Of `SHAPED_RESULTS`, the ops whose result is a `pld.DistributedTensor` (the reference's
 DeduceWindowType builds a DistributedTensorType of the `shape` argument and `dtype=`)."""

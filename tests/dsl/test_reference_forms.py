@@ -1131,3 +1131,22 @@ def test_a_compare_gather_is_a_pair_of_index_and_count_tiles() -> None:
         "d: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = _tuple_tmp[0]",
         "c: pl.Tile[[1, 16], pl.UINT32, pl.Mem.Vec] = _tuple_tmp[1]",
     ]
+
+
+def test_a_remote_load_is_a_tile_of_its_window_without_a_memory_space() -> None:
+    """`pld.tile.remote_load(target, peer, offsets, shape)` of a distributed tensor valid in full:
+    a tile of `shape` in the target's dtype with no memory space yet (InferTileMemorySpace
+    picks it), block-major as the shape implies, or row-major under an explicit ND view
+    (`DeduceRemoteLoadType`)."""
+    source = PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, d: pld.DistributedTensor[[16, 64], pl.FP16], v: pld.DistributedTensor[[16, 64], pl.FP16, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)], peer: pl.Scalar[pl.INT32], r: pl.Scalar[pl.INDEX]):
+            a = pld.tile.remote_load(d, peer=peer, offsets=[r, 0], shape=[8, 16])
+            b = pld.tile.remote_load(d, peer, [0, 0], [16, 1])
+            c = pld.tile.remote_load(v, peer, [0, 0], [16, 1])
+    """), "    ")
+    assert printed_body(source) == [
+        "a: pl.Tile[[8, 16], pl.FP16] = pld.tile.remote_load(d, peer, [r, 0], [8, 16])",
+        "b: pl.Tile[[16, 1], pl.FP16] = pld.tile.remote_load(d, peer, [0, 0], [16, 1])",
+        "c: pl.Tile[[16, 1], pl.FP16, pl.TileView(blayout=pl.TileLayout.row_major)] = pld.tile.remote_load(v, peer, [0, 0], [16, 1])",
+    ]

@@ -689,6 +689,8 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
         return _extracted_result(call)
     if call.op in ops.COMPARE_GATHERED_RESULTS:
         return _compare_gathered_result(call)
+    if call.op in ops.REMOTE_LOADED_RESULTS:
+        return _remote_loaded_result(call)
     if call.op in ops.ELEMENTWISE_TENSOR_RESULTS:
         return _elementwise_tensor_result(call)
     if call.op in ops.VIEWED_RESULTS:
@@ -884,6 +886,31 @@ def _compare_gathered_result(call: ir.Call) -> ir.Type | None:
     row_major = ir.TileLayoutView(blayout="row_major", slayout=ir.implicit_layout(counts)[1],
                                   fractal=ir.implicit_layout(counts)[2])
     return ir.TupleType((_explicit_layout(indices, inherited), _explicit_layout(counts, row_major)))
+
+
+def _remote_loaded_result(call: ir.Call) -> ir.Type | None:
+    """A window of a peer's distributed tensor read into a tile (`ops.REMOTE_LOADED_RESULTS`), or
+    None."""
+    src = call.args[0].type if len(call.args) == 4 and isinstance(call.args[0], ir.Var) else None
+    offsets, shape = (call.args[2], call.args[3]) if src is not None else (None, None)
+    if not isinstance(src, ir.TensorType) or not src.distributed or call.kwarg("allow_physical_tail_padding"):
+        return None
+    if src.view is not None and (src.view.valid_shape or src.view.layout != "ND"):
+        return None
+    if not isinstance(offsets, ir.ExprList) or not isinstance(shape, ir.ExprList):
+        return None
+    dims = [d.value for d in shape.items if isinstance(d, ir.ConstInt)]
+    if len(dims) != len(shape.items) or len(dims) != len(src.shape) or len(offsets.items) != len(dims):
+        return None
+    for offset, dim, extent in zip(offsets.items, dims, src.shape, strict=True):
+        start = fold_const(offset)
+        if isinstance(extent, int) and not 0 <= (start or 0) <= extent - dim:
+            return None  # the reference rejects a window past the source's end
+    tile = ir.TileType(tuple(dims), src.dtype)
+    blayout, slayout, fractal = ir.implicit_layout(tile)
+    if src.view is not None:
+        blayout = "row_major"
+    return _explicit_layout(tile, ir.TileLayoutView(blayout=blayout, slayout=slayout, fractal=fractal))
 
 
 _Item = TypeVar("_Item")
