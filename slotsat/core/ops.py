@@ -217,6 +217,17 @@ HAND_OFF_TENSOR_OPS = frozenset({
 orchestration code generation registers, and `tensor.assemble` (which it prints there). Every
 other tensor op is a computation its ConvertTensorToTileOps lowers to tile ops first."""
 
+MERGE_SORT_FORMS: dict[str, tuple[str, str]] = {
+    "tile.mrgsort": ("tile.mrgsort_format1", "tile.mrgsort_format2"),
+    "tensor.mrgsort": ("tensor.mrgsort_format1", "tensor.mrgsort_format2"),
+}
+"""DSL functions that are no op themselves but build one of two ops by their arguments
+(`pypto.language`'s `mrgsort`): `mrgsort(src, block_len=B)` is the one-list merge
+`*_format1(src, B)` (a literal `B` an INT32 constant, as the reference's builder makes it);
+`mrgsort(s0, s1[, s2[, s3]], tmp=t, exhausted=e)` the 2- to 4-way merge `*_format2(s0, ...,
+t, exhausted=e)` (`exhausted=False` when omitted; the tile form takes the workspace `tmp` last,
+by keyword or as a fifth positional argument; the tensor form takes none)."""
+
 REMOVED_BEFORE_HAND_OFF: dict[str, str] = {
     "tile.aiv_shard": "ExpandMixedKernel",
     "tile.aic_gather": "ExpandMixedKernel",
@@ -307,6 +318,11 @@ memory space (InferTileMemorySpace picks it later, as for a `tile.load` without
 `target_memory=`), block layout the shape's implicit one, or row-major for a tensor with an
 explicit ND view. Deduced for a source valid in full read without a `valid_shape` argument (the
 window is then valid in full) or the tail-padding flag."""
+
+MERGE_SORTED_RESULTS: dict[str, int] = {"tile.mrgsort_format1": 0, "tile.mrgsort_format2": -1}
+"""Ops whose result is a Vec tile of one argument's shape (by index: the one-list merge's source,
+the 2- to 4-way merge's last argument, its workspace `tmp`) holding argument 0's dtype, with
+argument 0's layouts, valid in full (`DeduceTileMrgSort1Type` / `DeduceTileMrgSortType`)."""
 
 DISTRIBUTED_RESULTS = frozenset({"pld.tensor.window"})
 """Of `SHAPED_RESULTS`, the ops whose result is a `pld.DistributedTensor` (the reference's

@@ -1150,3 +1150,38 @@ def test_a_remote_load_is_a_tile_of_its_window_without_a_memory_space() -> None:
         "b: pl.Tile[[16, 1], pl.FP16] = pld.tile.remote_load(d, peer, [0, 0], [16, 1])",
         "c: pl.Tile[[16, 1], pl.FP16, pl.TileView(blayout=pl.TileLayout.row_major)] = pld.tile.remote_load(v, peer, [0, 0], [16, 1])",
     ]
+
+
+def test_mrgsort_is_the_merge_its_arguments_select() -> None:
+    """`pl.tile.mrgsort` is no op but the DSL function building one: `block_len=` the one-list
+    merge `tile.mrgsort_format1` (a literal length an INT32 constant), two to four sources and
+    a workspace `tmp` (by keyword, or fifth by position) the merge `tile.mrgsort_format2` with
+    `exhausted=False` unless given. The result is a Vec tile of the source's shape (format 1) or
+    the workspace's (format 2) in the source's dtype (`DeduceTileMrgSort1Type` /
+    `DeduceTileMrgSortType`)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[1, 256], pl.FP32]):
+            t: pl.Tile[[1, 256], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 256])
+            b: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 64])
+            w: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.create([1, 128], dtype=pl.FP32)
+            a = pl.tile.mrgsort(t, block_len=64)
+            m = pl.tile.mrgsort(b, b, tmp=w, exhausted=True)
+            n = pl.tile.mrgsort(b, b, b, b, w)
+    """))
+    assert body[3:] == [
+        "a: pl.Tile[[1, 256], pl.FP32, pl.Mem.Vec] = pl.tile.mrgsort_format1(t, pl.const(64, pl.INT32))",
+        "m: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.mrgsort_format2(b, b, w, exhausted=True)",
+        "n: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.mrgsort_format2(b, b, b, b, w, exhausted=False)",
+    ]
+
+
+def test_a_two_way_mrgsort_without_its_workspace_is_an_error() -> None:
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[1, 256], pl.FP32]):
+            b: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 64])
+            m = pl.tile.mrgsort(b, b)
+    """))
+    assert (message, line, col) == ("pl.tile.mrgsort takes block_len= (a one-list merge) or (s0, s1[, s2[, s3]], "
+                                    "tmp=t) (a 2- to 4-way merge), got pl.tile.mrgsort(b, b)", 8, 13)

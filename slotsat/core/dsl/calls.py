@@ -245,6 +245,7 @@ class CallReader:
     # -- the call
 
     def call(self, node: ast.Call, annot: ir.Type | None, statement: bool = False) -> tuple[ir.Call, ir.Type]:
+        node = self._merge_sort(node)
         op = self.resolve(node)
         node = self.positional(node, op)
         spec = ops.lookup(op)
@@ -255,6 +256,37 @@ class CallReader:
         if op in ops.SPECIAL_CALLS:
             return self._launch(node, op, annot, statement)
         return self._generic(node, op, annot, statement)
+
+    def _merge_sort(self, node: ast.Call) -> ast.Call:
+        """`pl.tile.mrgsort(...)` / `pl.tensor.mrgsort(...)` as the op the DSL function builds
+        (`ops.MERGE_SORT_FORMS`); any other call as it is."""
+        merge = op_name(dotted(node.func))
+        forms = ops.MERGE_SORT_FORMS.get(merge or "")
+        if merge is None or forms is None:
+            return node
+        what = spelled(merge)
+        keywords = {kw.arg: kw.value for kw in node.keywords}
+        block = keywords.pop("block_len", None)
+        if block is not None:
+            if len(node.args) != 1 or keywords:
+                self.error(f"{what}(src, block_len=N) is a one-list merge and takes no other argument",
+                           node)
+            if isinstance(block, ast.Constant) and type(block.value) is int:
+                block = _literal_node(block.value, "INT32", block)
+            return _call_of(forms[0], [node.args[0], block], [], node)
+        sources = list(node.args)
+        tmp = keywords.pop("tmp", None)
+        if merge.startswith("tile.") and tmp is None and len(sources) == 5:
+            tmp = sources.pop()
+        exhausted = keywords.pop("exhausted", None) or ast.copy_location(ast.Constant(False), node)
+        if keywords:
+            self.error(f"{what} got an unexpected keyword '{next(iter(keywords))}'", node)
+        if not 2 <= len(sources) <= 4 or merge.startswith("tile.") != (tmp is not None):
+            form = "(s0, s1[, s2[, s3]], tmp=t)" if merge.startswith("tile.") else "(s0, s1[, s2[, s3]])"
+            self.error(f"{what} takes block_len= (a one-list merge) or {form} (a 2- to 4-way merge), got "
+                       f"{self.source(node)}", node)
+        args = [*sources, *([tmp] if tmp is not None else [])]
+        return _call_of(forms[1], args, [ast.copy_location(ast.keyword("exhausted", exhausted), node)], node)
 
     def positional(self, node: ast.Call, op: str) -> ast.Call:
         """`node` with the keywords that name positional arguments of `op` moved to their
@@ -562,6 +594,14 @@ def _without_no_dep(node: ast.Call) -> tuple[ast.Call, list[int]]:
     return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node), marked
 
 
+def _call_of(op: str, args: list[ast.expr], keywords: list[ast.keyword], at: ast.AST) -> ast.Call:
+    """A call of op `op` as source, located at `at`."""
+    func = ast.parse(spelled(op), mode="eval").body
+    for n in ast.walk(func):
+        ast.copy_location(n, at)
+    return ast.copy_location(ast.Call(func=func, args=args, keywords=keywords), at)
+
+
 def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
     """`pl.const(VALUE, pl.DTYPE)` as source, located at `at` (a builder's default argument)."""
     expr = ast.parse(f"pl.const({value}, pl.{dtype})", mode="eval").body
@@ -691,6 +731,8 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
         return _compare_gathered_result(call)
     if call.op in ops.REMOTE_LOADED_RESULTS:
         return _remote_loaded_result(call)
+    if call.op in ops.MERGE_SORTED_RESULTS:
+        return _merge_sorted_result(call, ops.MERGE_SORTED_RESULTS[call.op])
     if call.op in ops.ELEMENTWISE_TENSOR_RESULTS:
         return _elementwise_tensor_result(call)
     if call.op in ops.VIEWED_RESULTS:
@@ -864,6 +906,29 @@ def _extracted_result(call: ir.Call) -> ir.Type | None:
     return _explicit_layout(dst, ir.TileLayoutView(blayout=blayout, slayout=slayout, fractal=fractal))
 
 
+def _with_layout_of(tile: ir.TileType, src: ir.TileType) -> ir.TileType | None:
+    """`tile` with `src`'s block / scatter layouts, pad and compact mode (the reference's
+    `InheritTileViewLayout`), or None for a source with strides or a start offset."""
+    if src.layout is not None and (src.layout.stride or src.layout.start_offset is not None):
+        return None
+    blayout, slayout, _ = ir.implicit_layout(src)
+    view = src.layout or ir.TileLayoutView()
+    return _explicit_layout(tile, ir.TileLayoutView(
+        blayout=view.blayout or blayout, slayout=view.slayout or slayout, fractal=ir.implicit_layout(tile)[2],
+        pad=view.pad, compact=view.compact))
+
+
+def _merge_sorted_result(call: ir.Call, shaped: int) -> ir.Type | None:
+    """Argument `shaped`'s shape in argument 0's dtype and layouts, in Vec (`ops.MERGE_SORTED_RESULTS`),
+    or None."""
+    if len(call.args) < 2 or not all(isinstance(a, ir.Var) for a in (call.args[0], call.args[shaped])):
+        return None
+    src, dst = (cast(ir.Var, call.args[k]).type for k in (0, shaped))
+    if not isinstance(src, ir.TileType) or not isinstance(dst, ir.TileType):
+        return None
+    return _with_layout_of(ir.TileType(dst.shape, src.dtype, ir.MemorySpace.Vec), src)
+
+
 def _compare_gathered_result(call: ir.Call) -> ir.Type | None:
     """The (indices, counts) tiles of a compare-form gather (`ops.COMPARE_GATHERED_RESULTS`), or
     None."""
@@ -873,19 +938,15 @@ def _compare_gathered_result(call: ir.Call) -> ir.Type | None:
         return None
     if counted is not None and not isinstance(counted, ir.DTypeArg):
         return None
-    if src.layout is not None and (src.layout.stride or src.layout.start_offset is not None):
-        return None
     rows = src.shape[0]
-    blayout, slayout, _ = ir.implicit_layout(src)
-    view = src.layout or ir.TileLayoutView()
-    indices = ir.TileType((rows, cols.value), ir.DType.INT32, ir.MemorySpace.Vec)
-    inherited = ir.TileLayoutView(blayout=view.blayout or blayout, slayout=view.slayout or slayout,
-                                  fractal=ir.implicit_layout(indices)[2], pad=view.pad, compact=view.compact)
+    indices = _with_layout_of(ir.TileType((rows, cols.value), ir.DType.INT32, ir.MemorySpace.Vec), src)
+    if indices is None:
+        return None
     count_dtype = counted.dtype if counted is not None else ir.DType.INT32
     counts = ir.TileType((1, rows), count_dtype, ir.MemorySpace.Vec)
     row_major = ir.TileLayoutView(blayout="row_major", slayout=ir.implicit_layout(counts)[1],
                                   fractal=ir.implicit_layout(counts)[2])
-    return ir.TupleType((_explicit_layout(indices, inherited), _explicit_layout(counts, row_major)))
+    return ir.TupleType((indices, _explicit_layout(counts, row_major)))
 
 
 def _remote_loaded_result(call: ir.Call) -> ir.Type | None:
