@@ -258,6 +258,8 @@ def installed_facts(name: str, nargs: int) -> dict[str, Any]:
 ENUMS = ("TileLayout", "TensorLayout", "PadValue", "CompactMode", "AtomicType", "PipeType", "SplitMode",
          "ScopeMode", "Level", "Role", "FunctionType", "MemorySpace", "ForKind")
 PLD_ENUMS = ("NotifyOp", "ReduceOp", "WaitCmp", "AtomicType")
+CONSTANT_CLASSES = (("tile", "MaskPattern"),)
+"""Plain classes of integer constants in `pypto.language`'s op namespaces (not enums)."""
 
 
 def enum_members() -> dict[str, list[str]]:
@@ -271,6 +273,21 @@ def enum_members() -> dict[str, list[str]]:
         for name in names:
             out[f"{prefix}.{name}"] = list(getattr(module, name).__members__)
     out["pl.adir"] = sorted(pl.adir.NAME_TO_DIRECTION)
+    return out
+
+
+def language_constants() -> dict[str, int]:
+    """Integer constants `pypto.language` exports, which its parser reads as their values and
+    the reference prints as such: `pl.AUTO` and the members of its constant classes
+    (`pl.tile.MaskPattern.P0101` is 1), from the installed `pypto.language`."""
+    import pypto.language as pl
+
+    out: dict[str, int] = {"pl.AUTO": int(pl.AUTO)}
+    for namespace, name in CONSTANT_CLASSES:
+        cls = getattr(getattr(pl, namespace), name)
+        for member, value in vars(cls).items():
+            if not member.startswith("_") and type(value) is int:
+                out[f"pl.{namespace}.{name}.{member}"] = value
     return out
 
 
@@ -548,6 +565,7 @@ def build(source: Path) -> dict[str, Any]:
                  "do not edit.",
         "reference_version": reference_version(),
         "enums": enum_members(),
+        "language_constants": language_constants(),
         "unified_scalar": unified_scalar_dispatch(),
         "pld_short": pld_short_forms(),
         "positional_defaults": positional_defaults(ops),
@@ -568,6 +586,8 @@ def check(committed: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     if committed.get("enums") != enum_members():
         problems.append("enums: the committed members differ from the installed reference's")
+    if committed.get("language_constants") != language_constants():
+        problems.append("language_constants: the committed constants differ from the installed reference's")
     if committed.get("unified_scalar") != unified_scalar_dispatch():
         problems.append("unified_scalar: the committed dispatch differs from the installed reference's")
     if committed.get("pld_short") != pld_short_forms():

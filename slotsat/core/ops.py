@@ -391,9 +391,13 @@ ARRAY_RESULTS = frozenset({"array.create"})
 """Ops whose result is a `pl.Array` of their `extent` argument and `dtype=` keyword
 (`DeduceArrayCreateType`)."""
 
-LANGUAGE_CONSTANTS: dict[str, int] = {"pl.AUTO": -1}
-"""Integer constants `pypto.language` exports: `pl.AUTO` (-1, "let the compiler choose", as in
-`pl.reserve_buffer(..., base=pl.AUTO)`), which the reference's printer writes as its value."""
+@cache
+def language_constants() -> dict[str, int]:
+    """Integer constants `pypto.language` exports, read as the literal the reference prints for
+    them: `pl.AUTO` (-1, "let the compiler choose", as in `pl.reserve_buffer(..., base=pl.AUTO)`)
+    and the members of its constant classes (`pl.tile.MaskPattern.P0101` is 1, as in
+    `pl.tile.gather_mask(t, mask_pattern=pl.tile.MaskPattern.P0101)`)."""
+    return dict(_data()["language_constants"])
 
 FUNCTION_CALL_KEYWORDS = frozenset({"device"})
 """Keywords of a `self.f(...)` call besides `attrs=`."""

@@ -407,6 +407,18 @@ def test_pl_auto_is_the_value_the_reference_prints() -> None:
     assert body[0] == "v2c: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='v2c_slot_buffer', size=8192, base=-1)"
 
 
+def test_a_mask_pattern_constant_is_the_value_the_reference_prints() -> None:
+    """`pl.tile.MaskPattern.P0101` is a plain integer class constant of `pypto.language` (1),
+    not an enum; the reference prints `mask_pattern=1`."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[1, 64], pl.FP32]):
+            t: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 64])
+            v: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec] = pl.tile.gather_mask(t, mask_pattern=pl.tile.MaskPattern.P0101)
+    """))
+    assert body[1] == "v: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec] = pl.tile.gather_mask(t, mask_pattern=1)"
+
+
 def test_a_tensor_op_reusing_its_destination_has_the_destination_type() -> None:
     """`pld.tensor.allreduce(data, signal, ...)` reuses `data` (the registry's `reuses 0`): the
     result has its type, as the reference prints it (`data: pld.DistributedTensor[[1, 16],

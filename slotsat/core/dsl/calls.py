@@ -551,8 +551,9 @@ class CallReader:
         if TypeReader.is_space(node):
             return ir.SpaceArg(self.types.space(node))
         name = dotted(node)
-        if name in ops.LANGUAGE_CONSTANTS:  # read as the literal the reference prints for it
-            node = ast.copy_location(ast.Constant(ops.LANGUAGE_CONSTANTS[name]), node)
+        constant = ops.language_constants().get(name or "")
+        if constant is not None:  # read as the literal the reference prints for it
+            node = ast.copy_location(ast.Constant(constant), node)
         if name is not None and name.startswith("pl.") and name[3:] in DTYPES:
             return ir.DTypeArg(DTYPES[name[3:]])
         member = enum_member(name)
