@@ -364,6 +364,20 @@ def pld_short_forms() -> dict[str, list[str]]:
     return out
 
 
+def tensor_reexports() -> list[str]:
+    """The names `pypto.language` binds to a function of its tensor namespace whose op
+    `tensor.NAME` the reference registers (`pl.create_l1` is `pl.tensor.create_l1`), from the
+    installed `pypto.language`."""
+    import inspect
+
+    import pypto.language as pl
+    from pypto.pypto_core import ir as core
+
+    return [name for name in sorted(dir(pl))
+            if inspect.isfunction(fn := getattr(pl, name)) and fn is getattr(pl.tensor, name, None)
+            and core.is_op_registered(f"tensor.{name}")]
+
+
 def positional_defaults(ops: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
     """The positional arguments a DSL call may omit although a later one is given, and the
     literal the reference's builder puts in their place: `aiv_initialize_pipe(dir_mask=2,
@@ -568,6 +582,7 @@ def build(source: Path) -> dict[str, Any]:
         "language_constants": language_constants(),
         "unified_scalar": unified_scalar_dispatch(),
         "pld_short": pld_short_forms(),
+        "tensor_reexports": tensor_reexports(),
         "positional_defaults": positional_defaults(ops),
         "dsl_positional": dsl_positional(ops),
         "dsl_memory_defaults": dsl_memory_defaults(ops),
@@ -592,6 +607,8 @@ def check(committed: dict[str, Any]) -> list[str]:
         problems.append("unified_scalar: the committed dispatch differs from the installed reference's")
     if committed.get("pld_short") != pld_short_forms():
         problems.append("pld_short: the committed short forms differ from the installed reference's")
+    if committed.get("tensor_reexports") != tensor_reexports():
+        problems.append("tensor_reexports: the committed names differ from the installed reference's")
     if committed.get("positional_defaults") != positional_defaults(committed["ops"]):
         problems.append("positional_defaults: the committed defaults differ from the installed reference's")
     if committed.get("dsl_positional") != dsl_positional(committed["ops"]):

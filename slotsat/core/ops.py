@@ -127,6 +127,16 @@ def pld_short() -> dict[str, tuple[str, ...]]:
 
 
 @cache
+def tensor_reexports() -> frozenset[str]:
+    """The names `pypto.language` binds to its tensor function `pl.tensor.NAME` (`create_l1`,
+    `expand_clone`, `full`, ...; read off `pypto.language`). slotsat reads `pl.NAME` as the
+    tile op `tile.NAME` where one exists (in a kernel the reference's ConvertTensorToTileOps
+    makes the tensor op that tile op before the hand-off point), else as the system op, else
+    as this tensor op."""
+    return frozenset(_data()["tensor_reexports"])
+
+
+@cache
 def positional_defaults() -> dict[str, dict[str, tuple[int, str]]]:
     """The positional arguments of an op a DSL call may omit before a later one it gives, and
     the literal (value, dtype name) the reference's builder puts in their place:

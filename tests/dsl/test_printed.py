@@ -522,6 +522,16 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
         def helper(self, x: pl.Tensor[[64, 64], pl.FP32]):
             pass
     """), f"@pl.inline function 'helper' {ABOVE}", 5, 6),
+    ("a-tensor-reexport", program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, src: pl.Tensor[[256, 128], pl.BF16]):
+            kv = pl.create_l1([16, 128], pl.BF16)
+    """), f"'pl.create_l1' (pl.tensor.create_l1) {ABOVE}", 7, 14),
+    ("dump-tag", program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64], pl.FP32]):
+            pl.dump_tag(x)
+    """), f"'pl.dump_tag' {ABOVE}", 7, 9),
     ("misspelled-op", program("""
         @pl.function
         def f(self, x: pl.Tensor[[64, 64], pl.FP32]):

@@ -77,6 +77,9 @@ def op_name(name: str | None) -> str | None:
         system = f"system.{parts[1]}"  # `pypto.language` re-exports its system ops by name too
         if ops.reference(canonical) is None and ops.lookup(canonical) is None and ops.reference(system):
             return system
+        if ops.reference(canonical) is None and ops.lookup(canonical) is None and (
+                parts[1] in ops.tensor_reexports()):
+            return f"tensor.{parts[1]}"
     else:
         return None
     head, leaf = canonical.rsplit(".", 1)
@@ -146,6 +149,9 @@ class CallReader:
         assert op is not None
         op = (self._unified_on_tensor(name, node) or self._unified_on_scalar(name, node)
               or self._pld_dispatch(name, node) or op)
+        if op.startswith("tensor.") and name == f"pl.{op[7:]}" and op not in ops.HAND_OFF_TENSOR_OPS:
+            # `pl.create_l1(...)`: a tensor computation spelled as `pypto.language` re-exports it
+            self.error(ABOVE_TILE.format(what=f"'{name}' ({spelled(op)})"), node.func)
         stage = ops.REMOVED_BEFORE_HAND_OFF.get(op)
         if stage is not None:
             what = f"'{name}'" if name == spelled(op) else f"'{name}' ({spelled(op)})"

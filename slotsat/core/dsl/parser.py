@@ -137,6 +137,9 @@ _LIST_PARAMS = frozenset({"offsets", "shape", "valid_shape", "indices", "shapes"
 _ABOVE_TILE_SCOPES = frozenset({"pl.at", "pl.spmd", "pl.cluster", "pl.split_aiv", "pl.incore",
                                 "pl.auto_scope", "pl.manual_scope", "pl.optimizations"})
 _ABOVE_TILE_DECORATORS = frozenset({"pl.jit", "pl.inline"})
+_ABOVE_TILE_CALLS = frozenset({"pl.dump_tag"})
+"""Markers the reference's parser consumes (`pl.dump_tag(t)` becomes the `dump_vars` of later
+kernel calls): no IR holds them."""
 _LOOP_KINDS: dict[str | None, ir.ForKind] = {
     "pl.range": ir.ForKind.SEQUENTIAL, "pl.pipeline": ir.ForKind.PIPELINE, "pl.parallel": ir.ForKind.PARALLEL,
     "pl.unroll": ir.ForKind.UNROLL,
@@ -907,7 +910,8 @@ class _FunctionParser:
 
     def unknown_pl_above_tile(self, name: str, node: ast.AST) -> None:
         """The above-tile error when `name` is a construct above the hand-off point."""
-        if name in _ABOVE_TILE_SCOPES or name in _ABOVE_TILE_DECORATORS or name.startswith("pl.jit."):
+        if (name in _ABOVE_TILE_SCOPES or name in _ABOVE_TILE_DECORATORS or name in _ABOVE_TILE_CALLS
+                or name.startswith("pl.jit.")):
             self.error(ABOVE_TILE.format(what=f"'{name}'"), node)
 
     def unknown_pl(self, name: str, node: ast.AST) -> NoReturn:
