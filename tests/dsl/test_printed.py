@@ -517,6 +517,13 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
         def main(self, x: pl.Tensor[[64, 64], pl.FP32]):
             x[0:32, 0:64] = x
     """), f"tensor slicing 'x[0:32, 0:64]' {ABOVE}", 7, 9),
+    ("array-element-write", program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64], pl.FP32]):
+            tids = pl.array.create(4, pl.TASK_ID)
+            for n in pl.range(4):
+                tids[n] = pl.array.get_element(tids, 0)
+    """), f"the subscript write 'tids[n] = ...' {ABOVE}", 9, 13),
     ("inline-decorator", program("""
         @pl.inline
         def helper(self, x: pl.Tensor[[64, 64], pl.FP32]):

@@ -2008,7 +2008,10 @@ class _FunctionParser:
         if isinstance(target, ast.Subscript):
             if _has_slice(target.slice):
                 self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(target)}'"), target)
-            self.error("unsupported syntax: subscripted assignment target", target)
+            # the reference's parser desugars `arr[i] = v` / `t[i, j] = s` before ConvertToSSA
+            # (`array.update_element`, `assemble`) and rejects it under strict SSA
+            what = f"the subscript write '{self.mp.source(target)} = ...'"
+            self.error(ABOVE_TILE.format(what=what), target)
         if isinstance(target, ast.Attribute):
             self.error("unsupported syntax: attribute assignment target", target)
         assert isinstance(target, ast.Name)
