@@ -388,6 +388,21 @@ def test_symbolic_dimensions_print_their_declarations() -> None:
     assert 'M = pl.dynamic("M")\nN = pl.dynamic("N")\n\n@pl.program' in text
 
 
+def test_a_symbolic_dimension_declared_twice_alike_is_one_dimension() -> None:
+    """Python rebinds `N` to an equal `pl.dynamic("N")` (PyPTO's valid-shape tests repeat a
+    declaration); another name for it stays an error."""
+    body = """
+        @pl.function
+        def k(self, x: pl.Tensor[[N], pl.FP32]):
+            pass
+    """
+    module = parse_source(program(body, 'N = pl.dynamic("N")\nN = pl.dynamic("N")\n'))
+    assert [v.name_hint for v in module.programs[0].dynamic_vars] == ["N"]
+    with pytest.raises(SlotsatError) as info:
+        parse_source(program(body, 'N = pl.dynamic("N")\nN = pl.dynamic("M")\n'))
+    assert info.value.message == "'N' is already defined at module level"
+
+
 def test_module_constants_are_substituted() -> None:
     src = program("""
         @pl.function(type=pl.FunctionType.InCore)

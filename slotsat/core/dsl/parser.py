@@ -601,6 +601,8 @@ class _ModuleParser:
             if (len(value.args) != 1 or value.keywords or not isinstance(value.args[0], ast.Constant)
                     or not isinstance(value.args[0].value, str) or not value.args[0].value.isidentifier()):
                 self.error('pl.dynamic takes the dimension\'s name: NAME = pl.dynamic("NAME")', value)
+            if self.dynamics.get(names[0].id) == value.args[0].value:
+                return True  # the same dimension again: Python rebinds the name to an equal one
             self._define_module_name(names[0].id, names[0])
             self.dynamics[names[0].id] = value.args[0].value
             return True
