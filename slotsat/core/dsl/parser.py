@@ -102,7 +102,7 @@ from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
 from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
 from slotsat.core.dsl.calls import CallReader
-from slotsat.core.dsl.context import ABOVE_TILE, BEFORE_HAND_OFF
+from slotsat.core.dsl.context import ABOVE_TILE, AFTER_HAND_OFF, BEFORE_HAND_OFF
 from slotsat.core.errors import SlotsatError, Span
 from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
 
@@ -1169,6 +1169,12 @@ class _FunctionParser:
         call = node.value
         assert isinstance(call, ast.Call)
         expects = "pl.tile.alloc expects (space, size, pinned=True)"
+        pin = next((kw.value for kw in call.keywords if kw.arg == "pinned"), None)
+        if len(call.args) == 2 and len(call.keywords) <= 1 and (
+                pin is None if not call.keywords else isinstance(pin, ast.Constant) and pin.value is False):
+            # an allocation the reference's InitMemRef makes for a tile, not one the author declared
+            what = f"the unpinned allocation '{self.mp.source(call)}'"
+            self.error(AFTER_HAND_OFF.format(what=what, stage="InitMemRef"), call)
         if len(call.args) != 2 or len(call.keywords) != 1 or call.keywords[0].arg != "pinned":
             self.error(f"{expects}, got {self.mp.source(call)}", call)
         space = self.space(call.args[0])
