@@ -45,22 +45,6 @@ MAX_REGION_SLOTS = 16
 # --------------------------------------------------------------------------------------
 # type strings (§5.2, `10-dsl.md` §3.3)
 
-
-def implicit_layout(tile: ir.TileType) -> tuple[str, str, int]:
-    """(`blayout`, `slayout`, `fractal`) a tile of this shape implicitly has in its memory
-    space (`10-dsl.md` §3.3; the reference's `GetImplicitTileLayout`)."""
-    space = tile.memory_space
-    rows, cols = tile.rows_cols
-    vec_blayout = "col_major" if cols == 1 and rows > 1 else "row_major"
-    if space in (ir.MemorySpace.Mat, ir.MemorySpace.Left):
-        return "col_major", "row_major", 512
-    if space is ir.MemorySpace.Right:
-        return vec_blayout, "col_major", 512
-    if space is ir.MemorySpace.Acc:
-        return "col_major", "row_major", 1024
-    return vec_blayout, "none_box", 512
-
-
 PAD_VALUES: dict[str, int] = {"null": 0, "zero": 1, "max": 2, "min": 3}
 """`pl.PadValue` members and the number ptoas's `pad=` key takes (the reference's enum order)."""
 COMPACT_MODES: dict[str, int] = {"null": 0, "normal": 1}
@@ -71,7 +55,7 @@ def layout_of(tile: ir.TileType) -> tuple[str, str, int]:
     """(`blayout`, `slayout`, `fractal`): the explicit `pl.TileView` fields where the tile has
     them (the reference prints a field only where it differs from the implicit layout), the
     implicit layout elsewhere."""
-    blayout, slayout, fractal = implicit_layout(tile)
+    blayout, slayout, fractal = ir.implicit_layout(tile)
     view = tile.layout
     if view is None:
         return blayout, slayout, fractal

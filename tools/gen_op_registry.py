@@ -258,6 +258,8 @@ def installed_facts(name: str, nargs: int) -> dict[str, Any]:
 ENUMS = ("TileLayout", "TensorLayout", "PadValue", "CompactMode", "AtomicType", "PipeType", "SplitMode",
          "ScopeMode", "Level", "Role", "FunctionType", "MemorySpace", "ForKind")
 PLD_ENUMS = ("NotifyOp", "ReduceOp", "WaitCmp", "AtomicType")
+CONSTANT_CLASSES = (("tile", "MaskPattern"),)
+"""Plain classes of integer constants in `pypto.language`'s op namespaces (not enums)."""
 
 
 def enum_members() -> dict[str, list[str]]:
@@ -271,6 +273,21 @@ def enum_members() -> dict[str, list[str]]:
         for name in names:
             out[f"{prefix}.{name}"] = list(getattr(module, name).__members__)
     out["pl.adir"] = sorted(pl.adir.NAME_TO_DIRECTION)
+    return out
+
+
+def language_constants() -> dict[str, int]:
+    """Integer constants `pypto.language` exports, which its parser reads as their values and
+    the reference prints as such: `pl.AUTO` and the members of its constant classes
+    (`pl.tile.MaskPattern.P0101` is 1), from the installed `pypto.language`."""
+    import pypto.language as pl
+
+    out: dict[str, int] = {"pl.AUTO": int(pl.AUTO)}
+    for namespace, name in CONSTANT_CLASSES:
+        cls = getattr(getattr(pl, namespace), name)
+        for member, value in vars(cls).items():
+            if not member.startswith("_") and type(value) is int:
+                out[f"pl.{namespace}.{name}.{member}"] = value
     return out
 
 
@@ -345,6 +362,20 @@ def pld_short_forms() -> dict[str, list[str]]:
         same = [ns for ns in spaces if getattr(getattr(pld, ns), name) is fn]
         out[name] = [f"pld.{ns}.{name}" for ns in (same or spaces)]
     return out
+
+
+def tensor_reexports() -> list[str]:
+    """The names `pypto.language` binds to a function of its tensor namespace whose op
+    `tensor.NAME` the reference registers (`pl.create_l1` is `pl.tensor.create_l1`), from the
+    installed `pypto.language`."""
+    import inspect
+
+    import pypto.language as pl
+    from pypto.pypto_core import ir as core
+
+    return [name for name in sorted(dir(pl))
+            if inspect.isfunction(fn := getattr(pl, name)) and fn is getattr(pl.tensor, name, None)
+            and core.is_op_registered(f"tensor.{name}")]
 
 
 def positional_defaults(ops: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
@@ -548,8 +579,10 @@ def build(source: Path) -> dict[str, Any]:
                  "do not edit.",
         "reference_version": reference_version(),
         "enums": enum_members(),
+        "language_constants": language_constants(),
         "unified_scalar": unified_scalar_dispatch(),
         "pld_short": pld_short_forms(),
+        "tensor_reexports": tensor_reexports(),
         "positional_defaults": positional_defaults(ops),
         "dsl_positional": dsl_positional(ops),
         "dsl_memory_defaults": dsl_memory_defaults(ops),
@@ -568,10 +601,14 @@ def check(committed: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     if committed.get("enums") != enum_members():
         problems.append("enums: the committed members differ from the installed reference's")
+    if committed.get("language_constants") != language_constants():
+        problems.append("language_constants: the committed constants differ from the installed reference's")
     if committed.get("unified_scalar") != unified_scalar_dispatch():
         problems.append("unified_scalar: the committed dispatch differs from the installed reference's")
     if committed.get("pld_short") != pld_short_forms():
         problems.append("pld_short: the committed short forms differ from the installed reference's")
+    if committed.get("tensor_reexports") != tensor_reexports():
+        problems.append("tensor_reexports: the committed names differ from the installed reference's")
     if committed.get("positional_defaults") != positional_defaults(committed["ops"]):
         problems.append("positional_defaults: the committed defaults differ from the installed reference's")
     if committed.get("dsl_positional") != dsl_positional(committed["ops"]):

@@ -362,6 +362,22 @@ class TileType:
         return self.shape[-2], self.shape[-1]
 
 
+def implicit_layout(tile: TileType) -> tuple[str, str, int]:
+    """(`blayout`, `slayout`, `fractal`) a tile of this shape implicitly has in its memory
+    space (`10-dsl.md` §3.3; the reference's `GetImplicitTileLayout`). A `pl.TileView` field
+    equal to it is one the reference does not print."""
+    space = tile.memory_space
+    rows, cols = tile.rows_cols
+    vec_blayout = "col_major" if cols == 1 and rows > 1 else "row_major"
+    if space in (MemorySpace.Mat, MemorySpace.Left):
+        return "col_major", "row_major", 512
+    if space is MemorySpace.Right:
+        return vec_blayout, "col_major", 512
+    if space is MemorySpace.Acc:
+        return "col_major", "row_major", 1024
+    return vec_blayout, "none_box", 512
+
+
 @dataclass(frozen=True, slots=True)
 class TupleType:
     """`pl.Tuple[T1, T2, ...]` (the result of a call returning several values)."""

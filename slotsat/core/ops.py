@@ -127,6 +127,16 @@ def pld_short() -> dict[str, tuple[str, ...]]:
 
 
 @cache
+def tensor_reexports() -> frozenset[str]:
+    """The names `pypto.language` binds to its tensor function `pl.tensor.NAME` (`create_l1`,
+    `expand_clone`, `full`, ...; read off `pypto.language`). slotsat reads `pl.NAME` as the
+    tile op `tile.NAME` where one exists (in a kernel the reference's ConvertTensorToTileOps
+    makes the tensor op that tile op before the hand-off point), else as the system op, else
+    as this tensor op."""
+    return frozenset(_data()["tensor_reexports"])
+
+
+@cache
 def positional_defaults() -> dict[str, dict[str, tuple[int, str]]]:
     """The positional arguments of an op a DSL call may omit before a later one it gives, and
     the literal (value, dtype name) the reference's builder puts in their place:
@@ -217,6 +227,17 @@ HAND_OFF_TENSOR_OPS = frozenset({
 orchestration code generation registers, and `tensor.assemble` (which it prints there). Every
 other tensor op is a computation its ConvertTensorToTileOps lowers to tile ops first."""
 
+MERGE_SORT_FORMS: dict[str, tuple[str, str]] = {
+    "tile.mrgsort": ("tile.mrgsort_format1", "tile.mrgsort_format2"),
+    "tensor.mrgsort": ("tensor.mrgsort_format1", "tensor.mrgsort_format2"),
+}
+"""DSL functions that are no op themselves but build one of two ops by their arguments
+(`pypto.language`'s `mrgsort`): `mrgsort(src, block_len=B)` is the one-list merge
+`*_format1(src, B)` (a literal `B` an INT32 constant, as the reference's builder makes it);
+`mrgsort(s0, s1[, s2[, s3]], tmp=t, exhausted=e)` the 2- to 4-way merge `*_format2(s0, ...,
+t, exhausted=e)` (`exhausted=False` when omitted; the tile form takes the workspace `tmp` last,
+by keyword or as a fifth positional argument; the tensor form takes none)."""
+
 REMOVED_BEFORE_HAND_OFF: dict[str, str] = {
     "tile.aiv_shard": "ExpandMixedKernel",
     "tile.aic_gather": "ExpandMixedKernel",
@@ -280,6 +301,39 @@ TRANSPOSED_RESULTS = frozenset({"tile.transpose"})
 and 2, negative from the end) swapped, in argument 0's memory space and dtype, valid in full
 (`DeduceTileTransposeType`)."""
 
+EXTRACTED_RESULTS = frozenset({"tile.extract"})
+"""Ops whose result is a dense copy of a window of a 2-D argument 0 (`DeduceTileExtractType`):
+the constant `shape` argument (argument 3) of argument 0's dtype in the `target_memory=` space
+(Vec when omitted), with that space's implicit layout, except that a Left destination is
+row-major in both layouts and a Right destination row-major blocks of column-major scatter
+(the layouts the A2/A3 `pto.textract` verifier expects). Deduced for a source valid in full
+(the window is then valid in full too, so no compact mode)."""
+
+TRANSPOSE_VIEWED_RESULTS = frozenset({"tile.transpose_view"})
+"""Ops whose result views argument 0's bytes as its transpose (`DeduceTileTransposeViewType`):
+the last two dimensions and valid extents swapped, block and scatter layouts each flipped
+between row- and column-major (`none_box` stays), fractal, pad and compact mode kept, in
+argument 0's memory space and dtype."""
+
+COMPARE_GATHERED_RESULTS = frozenset({"tile.gather_compare"})
+"""Ops whose result is the pair (indices, counts) of a compare-form gather of a 2-D argument 0
+of R rows (`DeduceTileGatherCompareType`): an `[R, out_cols]` INT32 tile with argument 0's
+block / scatter layouts, pad and compact mode, and a `[1, R]` row-major tile of the
+`count_dtype=` keyword's dtype (INT32 when omitted), both in Vec and valid in full."""
+
+REMOTE_LOADED_RESULTS = frozenset({"pld.tile.remote_load"})
+"""Ops whose result is a window of a peer's distributed tensor argument 0 read into a tile
+(`DeduceRemoteLoadType`): the `shape` argument (argument 3) of argument 0's dtype, without a
+memory space (InferTileMemorySpace picks it later, as for a `tile.load` without
+`target_memory=`), block layout the shape's implicit one, or row-major for a tensor with an
+explicit ND view. Deduced for a source valid in full read without a `valid_shape` argument (the
+window is then valid in full) or the tail-padding flag."""
+
+MERGE_SORTED_RESULTS: dict[str, int] = {"tile.mrgsort_format1": 0, "tile.mrgsort_format2": -1}
+"""Ops whose result is a Vec tile of one argument's shape (by index: the one-list merge's source,
+the 2- to 4-way merge's last argument, its workspace `tmp`) holding argument 0's dtype, with
+argument 0's layouts, valid in full (`DeduceTileMrgSort1Type` / `DeduceTileMrgSortType`)."""
+
 DISTRIBUTED_RESULTS = frozenset({"pld.tensor.window"})
 """Of `SHAPED_RESULTS`, the ops whose result is a `pld.DistributedTensor` (the reference's
 DeduceWindowType builds a DistributedTensorType of the `shape` argument and `dtype=`)."""
@@ -292,9 +346,17 @@ FIXED_RESULTS: dict[str, str] = {
 buffer's allocation-identity token (`DeduceAllocWindowBufferType` returns the PtrType), a
 distributed tensor's communication context (`DeduceGetCommCtxType`, the CommCtxType)."""
 
-RESHAPED_RESULTS = frozenset({"tensor.slice", "tensor.reshape"})
+RESHAPED_RESULTS = frozenset({"tensor.reshape"})
 """Ops whose result is a tensor of argument 0's dtype and their `shape` argument (without a
 `valid_shape` argument; the reference's deduction in `tensor_ops/transform.cpp`)."""
+
+SLICED_RESULTS = frozenset({"tensor.slice"})
+"""Ops whose result views a window of a tensor (`DeduceTensorSliceType`): argument 0's dtype,
+the `shape` argument, valid in the `valid_shape` argument (in full without one; a view
+`pl.TensorView(valid_shape=[...], stride=[], layout=ND)` where that differs from the shape), a
+distributed tensor staying one. Deduced for a source valid in full without a pad mode (the
+reference intersects a narrower source's valid shape with the window) and without `drop_dims`
+or `pad_value=`."""
 
 RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0, "tile.write": 0,
                                    "tensor.write": 0, "tile.gather_row": 0}
@@ -339,9 +401,13 @@ ARRAY_RESULTS = frozenset({"array.create"})
 """Ops whose result is a `pl.Array` of their `extent` argument and `dtype=` keyword
 (`DeduceArrayCreateType`)."""
 
-LANGUAGE_CONSTANTS: dict[str, int] = {"pl.AUTO": -1}
-"""Integer constants `pypto.language` exports: `pl.AUTO` (-1, "let the compiler choose", as in
-`pl.reserve_buffer(..., base=pl.AUTO)`), which the reference's printer writes as its value."""
+@cache
+def language_constants() -> dict[str, int]:
+    """Integer constants `pypto.language` exports, read as the literal the reference prints for
+    them: `pl.AUTO` (-1, "let the compiler choose", as in `pl.reserve_buffer(..., base=pl.AUTO)`)
+    and the members of its constant classes (`pl.tile.MaskPattern.P0101` is 1, as in
+    `pl.tile.gather_mask(t, mask_pattern=pl.tile.MaskPattern.P0101)`)."""
+    return dict(_data()["language_constants"])
 
 FUNCTION_CALL_KEYWORDS = frozenset({"device"})
 """Keywords of a `self.f(...)` call besides `attrs=`."""

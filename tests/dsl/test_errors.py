@@ -354,6 +354,16 @@ CASES: list[tuple[str, str, str, str, int, int]] = [
         48,
     ),
     (
+        "alloc-unpinned",
+        "pp: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 4096)\nreturn out",
+        "",
+        "the unpinned allocation 'pl.tile.alloc(pl.Mem.Vec, 4096)' is the IR of a later stage: the "
+        "reference's InitMemRef runs after the hand-off point, and slotsat reads the IR that PyPTO prints "
+        "just before LowerPipelineToSlots",
+        8,
+        22,
+    ),
+    (
         "const-not-a-bit-pattern",
         "k = pl.const(4294967296, pl.INT32)\nreturn out",
         "",

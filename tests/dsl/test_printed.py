@@ -388,6 +388,21 @@ def test_symbolic_dimensions_print_their_declarations() -> None:
     assert 'M = pl.dynamic("M")\nN = pl.dynamic("N")\n\n@pl.program' in text
 
 
+def test_a_symbolic_dimension_declared_twice_alike_is_one_dimension() -> None:
+    """Python rebinds `N` to an equal `pl.dynamic("N")` (PyPTO's valid-shape tests repeat a
+    declaration); another name for it stays an error."""
+    body = """
+        @pl.function
+        def k(self, x: pl.Tensor[[N], pl.FP32]):
+            pass
+    """
+    module = parse_source(program(body, 'N = pl.dynamic("N")\nN = pl.dynamic("N")\n'))
+    assert [v.name_hint for v in module.programs[0].dynamic_vars] == ["N"]
+    with pytest.raises(SlotsatError) as info:
+        parse_source(program(body, 'N = pl.dynamic("N")\nN = pl.dynamic("M")\n'))
+    assert info.value.message == "'N' is already defined at module level"
+
+
 def test_module_constants_are_substituted() -> None:
     src = program("""
         @pl.function(type=pl.FunctionType.InCore)
@@ -517,11 +532,28 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
         def main(self, x: pl.Tensor[[64, 64], pl.FP32]):
             x[0:32, 0:64] = x
     """), f"tensor slicing 'x[0:32, 0:64]' {ABOVE}", 7, 9),
+    ("array-element-write", program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64], pl.FP32]):
+            tids = pl.array.create(4, pl.TASK_ID)
+            for n in pl.range(4):
+                tids[n] = pl.array.get_element(tids, 0)
+    """), f"the subscript write 'tids[n] = ...' {ABOVE}", 9, 13),
     ("inline-decorator", program("""
         @pl.inline
         def helper(self, x: pl.Tensor[[64, 64], pl.FP32]):
             pass
     """), f"@pl.inline function 'helper' {ABOVE}", 5, 6),
+    ("a-tensor-reexport", program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, src: pl.Tensor[[256, 128], pl.BF16]):
+            kv = pl.create_l1([16, 128], pl.BF16)
+    """), f"'pl.create_l1' (pl.tensor.create_l1) {ABOVE}", 7, 14),
+    ("dump-tag", program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[64], pl.FP32]):
+            pl.dump_tag(x)
+    """), f"'pl.dump_tag' {ABOVE}", 7, 9),
     ("misspelled-op", program("""
         @pl.function
         def f(self, x: pl.Tensor[[64, 64], pl.FP32]):

@@ -407,6 +407,18 @@ def test_pl_auto_is_the_value_the_reference_prints() -> None:
     assert body[0] == "v2c: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name='v2c_slot_buffer', size=8192, base=-1)"
 
 
+def test_a_mask_pattern_constant_is_the_value_the_reference_prints() -> None:
+    """`pl.tile.MaskPattern.P0101` is a plain integer class constant of `pypto.language` (1),
+    not an enum; the reference prints `mask_pattern=1`."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[1, 64], pl.FP32]):
+            t: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 64])
+            v: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec] = pl.tile.gather_mask(t, mask_pattern=pl.tile.MaskPattern.P0101)
+    """))
+    assert body[1] == "v: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec] = pl.tile.gather_mask(t, mask_pattern=1)"
+
+
 def test_a_tensor_op_reusing_its_destination_has_the_destination_type() -> None:
     """`pld.tensor.allreduce(data, signal, ...)` reuses `data` (the registry's `reuses 0`): the
     result has its type, as the reference prints it (`data: pld.DistributedTensor[[1, 16],
@@ -1036,3 +1048,152 @@ def test_a_gathered_row_is_its_destination() -> None:
             kv1 = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])
     """))
     assert body[1] == "kv1: pl.Tile[[16, 128], pl.BF16, pl.Mem.Mat] = pl.tile.gather_row(kv0, src, [0, 0], [0, 0], [16, 128], valid_shape=[rows, 128])"
+
+
+def test_an_extract_is_a_dense_window_in_its_target_memory() -> None:
+    """`pl.tile.extract(src, row, col, [R, C], target_memory=M)` of a source valid in full: an
+    `[R, C]` tile of the source's dtype in `M` with `M`'s implicit layout, except row-major
+    blocks for a Left or Right destination (`DeduceTileExtractType`); the reference prints only
+    the layout fields that differ from the implicit ones."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 64], pl.FP32]):
+            m: pl.Tile[[32, 64], pl.FP32, pl.Mem.Mat] = pl.load(x, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+            e = pl.tile.extract(m, 0, 16, [16, 32], target_memory=pl.Mem.Left)
+            f = pl.tile.extract(m, 16, 0, [16, 64], target_memory=pl.Mem.Right)
+            h = pl.tile.extract(m, 0, 0, [32, 1], target_memory=pl.Mem.Vec)
+    """))
+    assert body[1:] == [
+        "e: pl.Tile[[16, 32], pl.FP32, pl.Mem.Left, pl.TileView(blayout=pl.TileLayout.row_major)] = pl.tile.extract(m, 0, 16, [16, 32], target_memory=pl.Mem.Left)",
+        "f: pl.Tile[[16, 64], pl.FP32, pl.Mem.Right] = pl.tile.extract(m, 16, 0, [16, 64], target_memory=pl.Mem.Right)",
+        "h: pl.Tile[[32, 1], pl.FP32, pl.Mem.Vec] = pl.tile.extract(m, 0, 0, [32, 1], target_memory=pl.Mem.Vec)",
+    ]
+
+
+def test_an_extract_of_a_partly_valid_source_needs_its_annotation() -> None:
+    """The reference narrows the window's valid shape where the source is padded; slotsat does
+    not deduce that and asks for the type."""
+    message, line, _ = error_of(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            m: pl.Tile[[32, 64], pl.FP32, pl.Mem.Mat, pl.TileView(valid_shape=[n, 64])] = pl.load(x, [0, 0], [32, 64], [n, 64], target_memory=pl.Mem.Mat)
+            e = pl.tile.extract(m, 0, 0, [16, 32], target_memory=pl.Mem.Left)
+    """))
+    assert (message, line) == ("annotate the result of pl.tile.extract: slotsat cannot infer its type (write "
+                               "NAME: TYPE = pl.tile.extract(...))", 8)
+
+
+def test_a_transpose_view_swaps_the_last_axes_and_flips_the_layouts() -> None:
+    """`pl.tile.transpose_view(t)`: the last two dimensions and valid extents swapped, each of the
+    block and scatter layouts flipped between row- and column-major (`none_box` stays), in the
+    source's space (`DeduceTileTransposeViewType`); a second view gives back the source's type."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[32, 64], pl.FP32], n: pl.Scalar[pl.INDEX]):
+            m: pl.Tile[[32, 64], pl.FP32, pl.Mem.Mat] = pl.load(x, [0, 0], [32, 64], target_memory=pl.Mem.Mat)
+            a = pl.tile.transpose_view(m)
+            b = pl.tile.transpose_view(a)
+            u: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, n])] = pl.load(x, [0, 0], [32, 64], [16, n])
+            c = pl.tile.transpose_view(u)
+    """))
+    assert [body[1], body[2], body[4]] == [
+        "a: pl.Tile[[64, 32], pl.FP32, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(m)",
+        "b: pl.Tile[[32, 64], pl.FP32, pl.Mem.Mat] = pl.tile.transpose_view(a)",
+        "c: pl.Tile[[64, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[n, 16], blayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(u)",
+    ]
+
+
+def test_a_tensor_slice_is_valid_in_its_requested_valid_shape() -> None:
+    """`pl.tensor.slice(x, shape, offsets, valid_shape=[...])` of a tensor valid in full: a
+    tensor of `shape` with a stride-less view of the requested valid shape, none where that is
+    the shape (`DeduceTensorSliceType`); a distributed tensor stays one. A slice of a tensor
+    that is itself partly valid (the reference intersects the two) needs its annotation."""
+    source = ("import pypto.language as pl\nimport pypto.language.distributed as pld\n\n@pl.program\nclass P:\n"
+              + textwrap.indent(textwrap.dedent("""
+        @pl.function
+        def k(self, x: pl.Tensor[[16, 64], pl.FP32], d: pld.DistributedTensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], r: pl.Scalar[pl.INDEX]):
+            a = pl.tensor.slice(x, [8, 64], [r, 0], valid_shape=[8, n])
+            b = pl.tensor.slice(x, [8, 64], [8, 0], valid_shape=[8, 64])
+            c = pl.tensor.slice(d, [8, 64], [0, 0], valid_shape=[4, n])
+    """), "    "))
+    assert printed_body(source) == [
+        "a: pl.Tensor[[8, 64], pl.FP32, pl.TensorView(valid_shape=[8, n], stride=[], layout=pl.TensorLayout.ND)] = pl.tensor.slice(x, [8, 64], [r, 0], [8, n])",
+        "b: pl.Tensor[[8, 64], pl.FP32] = pl.tensor.slice(x, [8, 64], [8, 0], [8, 64])",
+        "c: pld.DistributedTensor[[8, 64], pl.FP32, pl.TensorView(valid_shape=[4, n], stride=[], layout=pl.TensorLayout.ND)] = pl.tensor.slice(d, [8, 64], [0, 0], [4, n])",
+    ]
+    message, line, _ = error_of(source.replace("pl.tensor.slice(d, [8, 64], [0, 0], valid_shape=[4, n])",
+                                               "pl.tensor.slice(a, [4, 64], [0, 0])"))
+    assert (message, line) == ("annotate the result of pl.tensor.slice: slotsat cannot infer its type (write "
+                               "NAME: TYPE = pl.tensor.slice(...))", 11)
+
+
+def test_a_compare_gather_is_a_pair_of_index_and_count_tiles() -> None:
+    """`d, c = pl.tile.gather_compare(src, k, tmp, cmp_mode=0, out_cols=N)` of an `[R, C]` source:
+    an `[R, N]` INT32 tile with the source's layouts and a `[1, R]` row-major tile of the
+    `count_dtype=` (INT32 when omitted), both in Vec (`DeduceTileGatherCompareType`)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self, x: pl.Tensor[[16, 64], pl.INT32], kv: pl.Scalar[pl.INT32]):
+            s: pl.Tile[[16, 64], pl.INT32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+            t: pl.Tile[[16, 64], pl.UINT8, pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.UINT8)
+            d, c = pl.tile.gather_compare(s, kv, t, cmp_mode=0, offset=0, out_cols=8, count_dtype=pl.UINT32)
+    """))
+    assert body[2:] == [
+        "_tuple_tmp: pl.Tuple[pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec], pl.Tile[[1, 16], pl.UINT32, pl.Mem.Vec]] = pl.tile.gather_compare(s, kv, t, cmp_mode=0, offset=0, out_cols=8, count_dtype=pl.UINT32)",
+        "d: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = _tuple_tmp[0]",
+        "c: pl.Tile[[1, 16], pl.UINT32, pl.Mem.Vec] = _tuple_tmp[1]",
+    ]
+
+
+def test_a_remote_load_is_a_tile_of_its_window_without_a_memory_space() -> None:
+    """`pld.tile.remote_load(target, peer, offsets, shape)` of a distributed tensor valid in full:
+    a tile of `shape` in the target's dtype with no memory space yet (InferTileMemorySpace
+    picks it), block-major as the shape implies, or row-major under an explicit ND view
+    (`DeduceRemoteLoadType`)."""
+    source = PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, d: pld.DistributedTensor[[16, 64], pl.FP16], v: pld.DistributedTensor[[16, 64], pl.FP16, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)], peer: pl.Scalar[pl.INT32], r: pl.Scalar[pl.INDEX]):
+            a = pld.tile.remote_load(d, peer=peer, offsets=[r, 0], shape=[8, 16])
+            b = pld.tile.remote_load(d, peer, [0, 0], [16, 1])
+            c = pld.tile.remote_load(v, peer, [0, 0], [16, 1])
+    """), "    ")
+    assert printed_body(source) == [
+        "a: pl.Tile[[8, 16], pl.FP16] = pld.tile.remote_load(d, peer, [r, 0], [8, 16])",
+        "b: pl.Tile[[16, 1], pl.FP16] = pld.tile.remote_load(d, peer, [0, 0], [16, 1])",
+        "c: pl.Tile[[16, 1], pl.FP16, pl.TileView(blayout=pl.TileLayout.row_major)] = pld.tile.remote_load(v, peer, [0, 0], [16, 1])",
+    ]
+
+
+def test_mrgsort_is_the_merge_its_arguments_select() -> None:
+    """`pl.tile.mrgsort` is no op but the DSL function building one: `block_len=` the one-list
+    merge `tile.mrgsort_format1` (a literal length an INT32 constant), two to four sources and
+    a workspace `tmp` (by keyword, or fifth by position) the merge `tile.mrgsort_format2` with
+    `exhausted=False` unless given. The result is a Vec tile of the source's shape (format 1) or
+    the workspace's (format 2) in the source's dtype (`DeduceTileMrgSort1Type` /
+    `DeduceTileMrgSortType`)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[1, 256], pl.FP32]):
+            t: pl.Tile[[1, 256], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 256])
+            b: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 64])
+            w: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.create([1, 128], dtype=pl.FP32)
+            a = pl.tile.mrgsort(t, block_len=64)
+            m = pl.tile.mrgsort(b, b, tmp=w, exhausted=True)
+            n = pl.tile.mrgsort(b, b, b, b, w)
+    """))
+    assert body[3:] == [
+        "a: pl.Tile[[1, 256], pl.FP32, pl.Mem.Vec] = pl.tile.mrgsort_format1(t, pl.const(64, pl.INT32))",
+        "m: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.mrgsort_format2(b, b, w, exhausted=True)",
+        "n: pl.Tile[[1, 128], pl.FP32, pl.Mem.Vec] = pl.tile.mrgsort_format2(b, b, b, b, w, exhausted=False)",
+    ]
+
+
+def test_a_two_way_mrgsort_without_its_workspace_is_an_error() -> None:
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[1, 256], pl.FP32]):
+            b: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 64])
+            m = pl.tile.mrgsort(b, b)
+    """))
+    assert (message, line, col) == ("pl.tile.mrgsort takes block_len= (a one-list merge) or (s0, s1[, s2[, s3]], "
+                                    "tmp=t) (a 2- to 4-way merge), got pl.tile.mrgsort(b, b)", 8, 13)

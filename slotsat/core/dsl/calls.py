@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import keyword
 import math
-from typing import NoReturn, cast
+from typing import NoReturn, TypeVar, cast
 
 from slotsat.core import ir, ops
 from slotsat.core.dsl import ssa
@@ -77,6 +77,9 @@ def op_name(name: str | None) -> str | None:
         system = f"system.{parts[1]}"  # `pypto.language` re-exports its system ops by name too
         if ops.reference(canonical) is None and ops.lookup(canonical) is None and ops.reference(system):
             return system
+        if ops.reference(canonical) is None and ops.lookup(canonical) is None and (
+                parts[1] in ops.tensor_reexports()):
+            return f"tensor.{parts[1]}"
     else:
         return None
     head, leaf = canonical.rsplit(".", 1)
@@ -146,6 +149,9 @@ class CallReader:
         assert op is not None
         op = (self._unified_on_tensor(name, node) or self._unified_on_scalar(name, node)
               or self._pld_dispatch(name, node) or op)
+        if op.startswith("tensor.") and name == f"pl.{op[7:]}" and op not in ops.HAND_OFF_TENSOR_OPS:
+            # `pl.create_l1(...)`: a tensor computation spelled as `pypto.language` re-exports it
+            self.error(ABOVE_TILE.format(what=f"'{name}' ({spelled(op)})"), node.func)
         stage = ops.REMOVED_BEFORE_HAND_OFF.get(op)
         if stage is not None:
             what = f"'{name}'" if name == spelled(op) else f"'{name}' ({spelled(op)})"
@@ -245,6 +251,7 @@ class CallReader:
     # -- the call
 
     def call(self, node: ast.Call, annot: ir.Type | None, statement: bool = False) -> tuple[ir.Call, ir.Type]:
+        node = self._merge_sort(node)
         op = self.resolve(node)
         node = self.positional(node, op)
         spec = ops.lookup(op)
@@ -255,6 +262,37 @@ class CallReader:
         if op in ops.SPECIAL_CALLS:
             return self._launch(node, op, annot, statement)
         return self._generic(node, op, annot, statement)
+
+    def _merge_sort(self, node: ast.Call) -> ast.Call:
+        """`pl.tile.mrgsort(...)` / `pl.tensor.mrgsort(...)` as the op the DSL function builds
+        (`ops.MERGE_SORT_FORMS`); any other call as it is."""
+        merge = op_name(dotted(node.func))
+        forms = ops.MERGE_SORT_FORMS.get(merge or "")
+        if merge is None or forms is None:
+            return node
+        what = spelled(merge)
+        keywords = {kw.arg: kw.value for kw in node.keywords}
+        block = keywords.pop("block_len", None)
+        if block is not None:
+            if len(node.args) != 1 or keywords:
+                self.error(f"{what}(src, block_len=N) is a one-list merge and takes no other argument",
+                           node)
+            if isinstance(block, ast.Constant) and type(block.value) is int:
+                block = _literal_node(block.value, "INT32", block)
+            return _call_of(forms[0], [node.args[0], block], [], node)
+        sources = list(node.args)
+        tmp = keywords.pop("tmp", None)
+        if merge.startswith("tile.") and tmp is None and len(sources) == 5:
+            tmp = sources.pop()
+        exhausted = keywords.pop("exhausted", None) or ast.copy_location(ast.Constant(False), node)
+        if keywords:
+            self.error(f"{what} got an unexpected keyword '{next(iter(keywords))}'", node)
+        if not 2 <= len(sources) <= 4 or merge.startswith("tile.") != (tmp is not None):
+            form = "(s0, s1[, s2[, s3]], tmp=t)" if merge.startswith("tile.") else "(s0, s1[, s2[, s3]])"
+            self.error(f"{what} takes block_len= (a one-list merge) or {form} (a 2- to 4-way merge), got "
+                       f"{self.source(node)}", node)
+        args = [*sources, *([tmp] if tmp is not None else [])]
+        return _call_of(forms[1], args, [ast.copy_location(ast.keyword("exhausted", exhausted), node)], node)
 
     def positional(self, node: ast.Call, op: str) -> ast.Call:
         """`node` with the keywords that name positional arguments of `op` moved to their
@@ -442,6 +480,8 @@ class CallReader:
             return _shaped_result(call, ref)
         if ref is not None and call.op in ops.RESHAPED_RESULTS:
             return _reshaped_result(call, ref)
+        if call.op in ops.SLICED_RESULTS:
+            return _sliced_result(call)
         if call.op in ops.ARRAY_RESULTS:
             return _array_result(call)
         return _from_operands(call, ref)
@@ -517,8 +557,9 @@ class CallReader:
         if TypeReader.is_space(node):
             return ir.SpaceArg(self.types.space(node))
         name = dotted(node)
-        if name in ops.LANGUAGE_CONSTANTS:  # read as the literal the reference prints for it
-            node = ast.copy_location(ast.Constant(ops.LANGUAGE_CONSTANTS[name]), node)
+        constant = ops.language_constants().get(name or "")
+        if constant is not None:  # read as the literal the reference prints for it
+            node = ast.copy_location(ast.Constant(constant), node)
         if name is not None and name.startswith("pl.") and name[3:] in DTYPES:
             return ir.DTypeArg(DTYPES[name[3:]])
         member = enum_member(name)
@@ -558,6 +599,14 @@ def _without_no_dep(node: ast.Call) -> tuple[ast.Call, list[int]]:
     if not marked:
         return node, marked
     return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node), marked
+
+
+def _call_of(op: str, args: list[ast.expr], keywords: list[ast.keyword], at: ast.AST) -> ast.Call:
+    """A call of op `op` as source, located at `at`."""
+    func = ast.parse(spelled(op), mode="eval").body
+    for n in ast.walk(func):
+        ast.copy_location(n, at)
+    return ast.copy_location(ast.Call(func=func, args=args, keywords=keywords), at)
 
 
 def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
@@ -681,6 +730,16 @@ def _from_operands(call: ir.Call, ref: ops.RefOp | None) -> ir.Type | None:
         return _shape_of_dtype_of(call, ref, *ops.SHAPE_OF_DTYPE_OF[call.op])
     if call.op in ops.TRANSPOSED_RESULTS:
         return _transposed_result(call)
+    if call.op in ops.TRANSPOSE_VIEWED_RESULTS:
+        return _transpose_viewed_result(call)
+    if call.op in ops.EXTRACTED_RESULTS:
+        return _extracted_result(call)
+    if call.op in ops.COMPARE_GATHERED_RESULTS:
+        return _compare_gathered_result(call)
+    if call.op in ops.REMOTE_LOADED_RESULTS:
+        return _remote_loaded_result(call)
+    if call.op in ops.MERGE_SORTED_RESULTS:
+        return _merge_sorted_result(call, ops.MERGE_SORTED_RESULTS[call.op])
     if call.op in ops.ELEMENTWISE_TENSOR_RESULTS:
         return _elementwise_tensor_result(call)
     if call.op in ops.VIEWED_RESULTS:
@@ -811,6 +870,145 @@ def _transposed_result(call: ir.Call) -> ir.Type | None:
     return ir.TileType(tuple(shape), src.dtype, src.memory_space)
 
 
+_FLIPPED_MAJOR = {"row_major": "col_major", "col_major": "row_major", "none_box": "none_box"}
+
+_EXTRACT_LAYOUTS: dict[ir.MemorySpace, tuple[str, str]] = {
+    ir.MemorySpace.Left: ("row_major", "row_major"), ir.MemorySpace.Right: ("row_major", "col_major"),
+}
+"""The (block, scatter) layouts `tile.extract` gives an L0 destination instead of its implicit ones."""
+
+
+def _explicit_layout(tile: ir.TileType, view: ir.TileLayoutView) -> ir.TileType:
+    """`tile` with the block / scatter layouts, fractal, pad and compact mode of `view`, keeping
+    only the fields that differ from the implicit layout of its shape and space, as the
+    reference prints them (and an annotation of the printed type reads back)."""
+    blayout, slayout, fractal = ir.implicit_layout(tile)
+    view = ir.TileLayoutView(
+        blayout=None if view.blayout == blayout else view.blayout,
+        slayout=None if view.slayout == slayout else view.slayout,
+        fractal=None if view.fractal == fractal else view.fractal,
+        pad=None if view.pad == "null" else view.pad,
+        compact=None if view.compact == "null" else view.compact)
+    return ir.TileType(tile.shape, tile.dtype, tile.memory_space, tile.memref, tile.valid_shape,
+                       None if view.is_empty else view)
+
+
+def _extracted_result(call: ir.Call) -> ir.Type | None:
+    """A window of argument 0 copied into the `target_memory=` space (`ops.EXTRACTED_RESULTS`),
+    or None."""
+    src = _full_tile(call.args[0]) if len(call.args) == 4 else None
+    shape = call.args[3] if src is not None else None
+    if src is None or len(src.shape) != 2 or not isinstance(shape, ir.ExprList):
+        return None
+    dims = [d.value for d in shape.items if isinstance(d, ir.ConstInt) and d.value > 0]
+    if len(dims) != 2 or len(shape.items) != 2 or any(d > s for d, s in zip(dims, src.shape, strict=True)):
+        return None
+    given = call.kwarg("target_memory")
+    if given is not None and not isinstance(given, ir.SpaceArg):
+        return None
+    space = given.space if given is not None else ir.MemorySpace.Vec
+    dst = ir.TileType((dims[0], dims[1]), src.dtype, space)
+    blayout, slayout, fractal = ir.implicit_layout(dst)
+    blayout, slayout = _EXTRACT_LAYOUTS.get(space, (blayout, slayout))
+    return _explicit_layout(dst, ir.TileLayoutView(blayout=blayout, slayout=slayout, fractal=fractal))
+
+
+def _with_layout_of(tile: ir.TileType, src: ir.TileType) -> ir.TileType | None:
+    """`tile` with `src`'s block / scatter layouts, pad and compact mode (the reference's
+    `InheritTileViewLayout`), or None for a source with strides or a start offset."""
+    if src.layout is not None and (src.layout.stride or src.layout.start_offset is not None):
+        return None
+    blayout, slayout, _ = ir.implicit_layout(src)
+    view = src.layout or ir.TileLayoutView()
+    return _explicit_layout(tile, ir.TileLayoutView(
+        blayout=view.blayout or blayout, slayout=view.slayout or slayout, fractal=ir.implicit_layout(tile)[2],
+        pad=view.pad, compact=view.compact))
+
+
+def _merge_sorted_result(call: ir.Call, shaped: int) -> ir.Type | None:
+    """Argument `shaped`'s shape in argument 0's dtype and layouts, in Vec (`ops.MERGE_SORTED_RESULTS`),
+    or None."""
+    if len(call.args) < 2 or not all(isinstance(a, ir.Var) for a in (call.args[0], call.args[shaped])):
+        return None
+    src, dst = (cast(ir.Var, call.args[k]).type for k in (0, shaped))
+    if not isinstance(src, ir.TileType) or not isinstance(dst, ir.TileType):
+        return None
+    return _with_layout_of(ir.TileType(dst.shape, src.dtype, ir.MemorySpace.Vec), src)
+
+
+def _compare_gathered_result(call: ir.Call) -> ir.Type | None:
+    """The (indices, counts) tiles of a compare-form gather (`ops.COMPARE_GATHERED_RESULTS`), or
+    None."""
+    src = call.args[0].type if call.args and isinstance(call.args[0], ir.Var) else None
+    cols, counted = call.kwarg("out_cols"), call.kwarg("count_dtype")
+    if not isinstance(src, ir.TileType) or len(src.shape) != 2 or not isinstance(cols, ir.ConstInt):
+        return None
+    if counted is not None and not isinstance(counted, ir.DTypeArg):
+        return None
+    rows = src.shape[0]
+    indices = _with_layout_of(ir.TileType((rows, cols.value), ir.DType.INT32, ir.MemorySpace.Vec), src)
+    if indices is None:
+        return None
+    count_dtype = counted.dtype if counted is not None else ir.DType.INT32
+    counts = ir.TileType((1, rows), count_dtype, ir.MemorySpace.Vec)
+    row_major = ir.TileLayoutView(blayout="row_major", slayout=ir.implicit_layout(counts)[1],
+                                  fractal=ir.implicit_layout(counts)[2])
+    return ir.TupleType((indices, _explicit_layout(counts, row_major)))
+
+
+def _remote_loaded_result(call: ir.Call) -> ir.Type | None:
+    """A window of a peer's distributed tensor read into a tile (`ops.REMOTE_LOADED_RESULTS`), or
+    None."""
+    src = call.args[0].type if len(call.args) == 4 and isinstance(call.args[0], ir.Var) else None
+    offsets, shape = (call.args[2], call.args[3]) if src is not None else (None, None)
+    if not isinstance(src, ir.TensorType) or not src.distributed or call.kwarg("allow_physical_tail_padding"):
+        return None
+    if src.view is not None and (src.view.valid_shape or src.view.layout != "ND"):
+        return None
+    if not isinstance(offsets, ir.ExprList) or not isinstance(shape, ir.ExprList):
+        return None
+    dims = [d.value for d in shape.items if isinstance(d, ir.ConstInt)]
+    if len(dims) != len(shape.items) or len(dims) != len(src.shape) or len(offsets.items) != len(dims):
+        return None
+    for offset, dim, extent in zip(offsets.items, dims, src.shape, strict=True):
+        start = fold_const(offset)
+        if isinstance(extent, int) and not 0 <= (start or 0) <= extent - dim:
+            return None  # the reference rejects a window past the source's end
+    tile = ir.TileType(tuple(dims), src.dtype)
+    blayout, slayout, fractal = ir.implicit_layout(tile)
+    if src.view is not None:
+        blayout = "row_major"
+    return _explicit_layout(tile, ir.TileLayoutView(blayout=blayout, slayout=slayout, fractal=fractal))
+
+
+_Item = TypeVar("_Item")
+
+
+def _last_two_swapped(items: tuple[_Item, ...]) -> tuple[_Item, ...]:
+    return (*items[:-2], items[-1], items[-2])
+
+
+def _transpose_viewed_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 viewed as its transpose (`ops.TRANSPOSE_VIEWED_RESULTS`), or None."""
+    if len(call.args) != 1 or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    if not isinstance(src, ir.TileType) or len(src.shape) < 2 or src.memref is not None:
+        return None
+    if src.layout is not None and (src.layout.stride or src.layout.start_offset is not None):
+        return None
+    blayout, slayout, fractal = ir.implicit_layout(src)
+    view = src.layout or ir.TileLayoutView()
+    blayout, slayout = view.blayout or blayout, view.slayout or slayout
+    fractal = view.fractal if view.fractal is not None else fractal
+
+    valid = None if src.valid_shape is None else _last_two_swapped(src.valid_shape)
+    dst = ir.TileType(_last_two_swapped(src.shape), src.dtype, src.memory_space, None, valid)
+    flipped = ir.TileLayoutView(blayout=_FLIPPED_MAJOR[blayout], slayout=_FLIPPED_MAJOR[slayout],
+                                fractal=fractal, pad=view.pad, compact=view.compact)
+    return _explicit_layout(dst, flipped)
+
+
 def _dim(e: ir.Expr) -> int | ir.Expr | None:
     """A shape argument's entry as a type's dimension, the way the annotation reader reads the
     printed type (`TypeReader.dim`): a constant folds to an int, an INT64 value (`[pld.world_size(),
@@ -822,6 +1020,33 @@ def _dim(e: ir.Expr) -> int | ir.Expr | None:
     if dtype is ir.DType.INT64:
         return ir.Cast(e, ir.DType.INDEX, span=getattr(e, "span", ir.NO_SPAN))
     return e if dtype is ir.DType.INDEX else None
+
+
+def _sliced_result(call: ir.Call) -> ir.Type | None:
+    """A window of tensor argument 0 of the `shape` argument, valid in the `valid_shape`
+    argument (`ops.SLICED_RESULTS`), or None."""
+    if not 3 <= len(call.args) <= 4 or call.kwarg("pad_value") is not None:
+        return None
+    if not isinstance(call.args[0], ir.Var):
+        return None
+    src, shape = call.args[0].type, call.args[1]
+    if not isinstance(src, ir.TensorType) or not isinstance(shape, ir.ExprList):
+        return None
+    if src.view is not None and (src.view.valid_shape or src.view.pad not in (None, "null")):
+        return None
+    dims = [_dim(d) for d in shape.items]
+    requested = call.args[3].items if len(call.args) == 4 and isinstance(call.args[3], ir.ExprList) else None
+    if len(call.args) == 4 and (requested is None or len(requested) != len(dims)):
+        return None
+    valid = [_dim(v) for v in requested] if requested is not None else dims
+    if any(d is None for d in (*dims, *valid)):
+        return None
+    shape_dims = tuple(d for d in dims if d is not None)
+    valid_exprs = tuple(ir.ConstInt(v, ir.DType.INDEX) if isinstance(v, int) else v for v in valid
+                        if v is not None)
+    full = all(isinstance(v, int) and v == d for v, d in zip(valid, dims, strict=True))
+    view = None if full else ir.TensorView((), "ND", valid_exprs, None)
+    return ir.TensorType(shape_dims, src.dtype, view=view, distributed=src.distributed)
 
 
 def _reshaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:

@@ -102,7 +102,7 @@ from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
 from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
 from slotsat.core.dsl.calls import CallReader
-from slotsat.core.dsl.context import ABOVE_TILE, BEFORE_HAND_OFF
+from slotsat.core.dsl.context import ABOVE_TILE, AFTER_HAND_OFF, BEFORE_HAND_OFF
 from slotsat.core.errors import SlotsatError, Span
 from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
 
@@ -137,6 +137,9 @@ _LIST_PARAMS = frozenset({"offsets", "shape", "valid_shape", "indices", "shapes"
 _ABOVE_TILE_SCOPES = frozenset({"pl.at", "pl.spmd", "pl.cluster", "pl.split_aiv", "pl.incore",
                                 "pl.auto_scope", "pl.manual_scope", "pl.optimizations"})
 _ABOVE_TILE_DECORATORS = frozenset({"pl.jit", "pl.inline"})
+_ABOVE_TILE_CALLS = frozenset({"pl.dump_tag"})
+"""Markers the reference's parser consumes (`pl.dump_tag(t)` becomes the `dump_vars` of later
+kernel calls): no IR holds them."""
 _LOOP_KINDS: dict[str | None, ir.ForKind] = {
     "pl.range": ir.ForKind.SEQUENTIAL, "pl.pipeline": ir.ForKind.PIPELINE, "pl.parallel": ir.ForKind.PARALLEL,
     "pl.unroll": ir.ForKind.UNROLL,
@@ -598,6 +601,8 @@ class _ModuleParser:
             if (len(value.args) != 1 or value.keywords or not isinstance(value.args[0], ast.Constant)
                     or not isinstance(value.args[0].value, str) or not value.args[0].value.isidentifier()):
                 self.error('pl.dynamic takes the dimension\'s name: NAME = pl.dynamic("NAME")', value)
+            if self.dynamics.get(names[0].id) == value.args[0].value:
+                return True  # the same dimension again: Python rebinds the name to an equal one
             self._define_module_name(names[0].id, names[0])
             self.dynamics[names[0].id] = value.args[0].value
             return True
@@ -907,7 +912,8 @@ class _FunctionParser:
 
     def unknown_pl_above_tile(self, name: str, node: ast.AST) -> None:
         """The above-tile error when `name` is a construct above the hand-off point."""
-        if name in _ABOVE_TILE_SCOPES or name in _ABOVE_TILE_DECORATORS or name.startswith("pl.jit."):
+        if (name in _ABOVE_TILE_SCOPES or name in _ABOVE_TILE_DECORATORS or name in _ABOVE_TILE_CALLS
+                or name.startswith("pl.jit.")):
             self.error(ABOVE_TILE.format(what=f"'{name}'"), node)
 
     def unknown_pl(self, name: str, node: ast.AST) -> NoReturn:
@@ -1163,6 +1169,12 @@ class _FunctionParser:
         call = node.value
         assert isinstance(call, ast.Call)
         expects = "pl.tile.alloc expects (space, size, pinned=True)"
+        pin = next((kw.value for kw in call.keywords if kw.arg == "pinned"), None)
+        if len(call.args) == 2 and len(call.keywords) <= 1 and (
+                pin is None if not call.keywords else isinstance(pin, ast.Constant) and pin.value is False):
+            # an allocation the reference's InitMemRef makes for a tile, not one the author declared
+            what = f"the unpinned allocation '{self.mp.source(call)}'"
+            self.error(AFTER_HAND_OFF.format(what=what, stage="InitMemRef"), call)
         if len(call.args) != 2 or len(call.keywords) != 1 or call.keywords[0].arg != "pinned":
             self.error(f"{expects}, got {self.mp.source(call)}", call)
         space = self.space(call.args[0])
@@ -2004,7 +2016,10 @@ class _FunctionParser:
         if isinstance(target, ast.Subscript):
             if _has_slice(target.slice):
                 self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(target)}'"), target)
-            self.error("unsupported syntax: subscripted assignment target", target)
+            # the reference's parser desugars `arr[i] = v` / `t[i, j] = s` before ConvertToSSA
+            # (`array.update_element`, `assemble`) and rejects it under strict SSA
+            what = f"the subscript write '{self.mp.source(target)} = ...'"
+            self.error(ABOVE_TILE.format(what=what), target)
         if isinstance(target, ast.Attribute):
             self.error("unsupported syntax: attribute assignment target", target)
         assert isinstance(target, ast.Name)
