@@ -1042,10 +1042,24 @@ def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
                                 "generator does not emit", span)
             for e in t.valid_shape or ():
                 _preflight_expr(e, span)
+            if t.memref is not None and t.memref.slot_index is not None:
+                _preflight_slot_index(v, t.memref.slot_index, span)
         elif isinstance(t, ir.TupleType | ir.ArrayType | ir.OpaqueType):
             kind = type(t).__name__.removesuffix("Type").lower()
             raise PassError(f"'{v.name_hint}' has a {kind} type, which slotsat's code generator does not "
                             "emit", span)
+
+
+def _preflight_slot_index(v: ir.Var, e: ir.Expr, span: Span) -> None:
+    """A slot index is a root of the index engine: the index language only (integer literals
+    and variables, `+ - * // %` and integer casts). The scalar operations codegen lowers
+    elsewhere by hoisting them (`pl.min`, bit operations) have no slot-operand form."""
+    if any(isinstance(sub, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem) for sub in _all_subexprs(e)):
+        where = e.span if getattr(e, "span", NO_SPAN) != NO_SPAN else span
+        raise PassError(f"slotsat's code generator does not lower the slot index '{format_expr(e)}' of tile "
+                        f"'{v.name_hint}': a slot index is an integer expression of + - * // % and casts",
+                        where)
+    _preflight_expr(e, span)  # its casts; its dtypes are `_preflight_widths`'s
 
 
 def _preflight_expr(e: ir.Expr, span: Span) -> None:

@@ -214,6 +214,11 @@ def test_the_interpreter_declines_what_it_does_not_model() -> None:
     ("u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(t, pl.cast(pl.cast(i, pl.FP16), pl.BF16))",
      "slotsat's code generator does not lower the cast 'pl.cast(pl.cast(i, pl.FP16), pl.BF16)' (pl.FP16 to "
      "pl.BF16)"),
+    # a slot index is an index-engine root: the hoisted scalar operations have no slot form
+    *((f"u: pl.Tile[[64, 64], pl.FP32, pl.MemRef(\"m\", slots=2)[{index}], pl.Mem.Vec] = pl.tile.exp(t)",
+       f"slotsat's code generator does not lower the slot index '{index}' of tile 'u': a slot index is an "
+       "integer expression of + - * // % and casts")
+      for index in ("i / 2", "pl.min(i, 1)", "(i ^ 1) % 2")),
 ])
 def test_codegen_declines_in_one_located_line(use: str, message: str) -> None:
     fn = kernel(LOOP.format(use=use))
