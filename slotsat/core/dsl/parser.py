@@ -88,8 +88,10 @@ from __future__ import annotations
 
 import ast
 import gc
+import io
 import keyword
 import math
+import tokenize
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -233,6 +235,27 @@ def parse_expression(text: str, resolve: Callable[[str], ir.Var | None],
 
 # --------------------------------------------------------------------------------------
 # helpers
+
+
+def _deepest_line(text: str) -> Span:
+    """Where CPython's parser most likely ran out of depth: the start of the logical line
+    with the most operator and bracket tokens (`tokenize` reads the text without recursion).
+    A left-nested chain of 20,000 additions is that deep whatever its parentheses."""
+    best, where = -1, Span(1, 1)
+    count, start = 0, None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if start is not None and count > best:
+                    best, where = count, Span(start[0], start[1] + 1)
+                count, start = 0, None
+            elif tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                if start is None:
+                    start = tok.start
+                count += tok.type == tokenize.OP
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the lines read so far still name the deepest one among them
+    return where
 
 
 def dtype_size(node: ast.expr) -> int | None:
@@ -471,7 +494,8 @@ class _ModuleParser:
                 col = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
             self.error(f"syntax error: {msg}", Span(max(line, 1), max(col, 1)))
         except (RecursionError, MemoryError):
-            self.error("the kernel is nested too deeply to parse; split the expression or body", Span(1, 1))
+            self.error("the kernel is nested too deeply to parse; split the expression or body",
+                       _deepest_line(self.text))
 
     def _compile_checks(self, tree: ast.Module) -> None:
         """The errors CPython's compiler (not its parser, so not `ast.parse`) reports, with its
