@@ -206,6 +206,15 @@ CASES: list[tuple[str, str, str, str, int, int]] = [
         13,
     ),
     (
+        "yield-of-another-kind",
+        loop(yield_line="res = pl.yield_(t)"),
+        "",
+        "pl.yield_ value 0 has type pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec], but the loop carries 'dst' with "
+        "type pl.Tensor[[256, 64], pl.FP32]",
+        11,
+        13,
+    ),
+    (
         "yield-binds-fewer-names",
         loop(yield_line="res = pl.yield_(nxt, i)"),
         "",

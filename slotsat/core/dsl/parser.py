@@ -1513,6 +1513,8 @@ class _FunctionParser:
         if info is not None and len(info.values) != len(inits):
             self.error(f"pl.yield_ has {len(info.values)} values but the loop carries {len(inits)}",
                        info.node)
+        if info is not None:
+            self._check_yield_types(info, loop)
         values = [*(info.values if info is not None else ()), *self._close_carries(loop, before)]
         results = self._loop_results(loop, info, before, iv_node, carried_nodes)
         if values:
@@ -1575,6 +1577,19 @@ class _FunctionParser:
         for name in escaping:
             slots[name] = self.env[name] = ssa.Carry(name, self.names.hint(name), span, None)
         return _Loop(span, f"{span.line}:{span.col}", loop_var, iter_args, rebound, slots)
+
+    def _check_yield_types(self, info: _YieldInfo, loop: _Loop) -> None:
+        """Each yielded value is of the kind of the value it carries on (a tile for a tile, a
+        tensor for a tensor, a scalar for a scalar), and a tile or tensor has its shape and
+        dtype (`ssa.same_type`, the rebinding test): the next iteration reads it as that. A
+        scalar's dtype is not compared."""
+        for k, (value, it) in enumerate(zip(info.values, loop.iter_args, strict=False)):
+            got, carried = _expr_type(value), it.var.type
+            scalar = isinstance(carried, ir.ScalarType)
+            same = type(got) is type(carried) if scalar else ssa.same_type(carried, got)
+            if not same:
+                self.error(f"pl.yield_ value {k} has type {type_text(got)}, but the loop carries "
+                           f"'{it.var.name_hint}' with type {type_text(carried)}", info.node)
 
     def _close_carries(self, loop: _Loop, before: ssa.Scope) -> list[ir.Var]:
         """Append the added carried values to `loop.iter_args`; return their yield values
@@ -1854,6 +1869,7 @@ class _FunctionParser:
         if len(info.values) != len(inits):
             self.error(f"pl.yield_ has {len(info.values)} values but the loop carries {len(inits)}",
                        info.node)
+        self._check_yield_types(info, loop)
         values = [*info.values, *self._close_carries(loop, before)]
         results = self._loop_results(loop, info, before, None, names)
         body.append(ir.YieldStmt(tuple(values), span=info.span))
