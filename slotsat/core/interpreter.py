@@ -32,7 +32,8 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
 in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`, `tile.gather`
-(flat offsets), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
+(flat offsets by fully valid indices; a source element outside its valid part is poison),
+`tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
 `tile.col_max` / `tile.col_min`, `tile.concat` (of fully valid tiles) and `tensor.view` (a
 row-major reshape, read only), `tile.transpose` (of a fully valid tile). Any other op, a call
 of another function, a modelled op in a form of the reference the model does not cover
@@ -1853,11 +1854,18 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
     element offset into the row-major `src` (the reference's docstring of `pl.tile.gather`:
     "Computes dst[i, j] = src[indices[i, j]]", and its lowering of a last-dim gather to flat
     offsets `i * src_cols + index[i, j]`); `tmp` is scratch space. An offset outside `src` is
-    an `InterpreterError` (the hardware reads whatever is there)."""
+    an `InterpreterError` (the hardware reads whatever is there).
+
+    A partly valid `src` is read by its buffer, as pto-isa's TGATHER reads `src0[indices[i,
+    j]]` for every element of the destination's valid region whatever the source's valid
+    extent: an offset inside the buffer but outside the valid region reads data the program
+    never defined, so that element is the poison pattern (NaN, or a fixed integer pattern),
+    never the interpreter's own filler. The indices must be fully valid (the reference types
+    the result by them; the device reads every one)."""
     src, idx = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     it._tile(c.args[2], c.span)
-    if src.valid != src.shape or idx.valid != idx.shape:
-        raise Unmodelled("the interpreter models tile.gather of fully valid tiles only", c.span)
+    if idx.valid != idx.shape:
+        raise Unmodelled("the interpreter models tile.gather by fully valid indices only", c.span)
     if idx.dtype not in (DType.INT32, DType.INT16) or src.dtype is DType.BF16:
         raise Unmodelled(f"tile.gather of pl.{src.dtype.value} by pl.{idx.dtype.value} offsets", c.span)
     flat = _need_data(src).reshape(-1)
@@ -1865,7 +1873,12 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
     if bool(np.any((offsets < 0) | (offsets >= flat.size))):
         bad = int(offsets[(offsets < 0) | (offsets >= flat.size)][0])
         raise InterpreterError(f"tile.gather offset {bad} is outside the {list(src.shape)} source", c.span)
-    return TileVal(flat[offsets].copy(), idx.shape, src.dtype, idx.shape)
+    out = flat[offsets].copy()
+    if src.valid != src.shape:
+        rows, cols = offsets // src.shape[1], offsets % src.shape[1]
+        undefined = (rows >= src.valid[0]) | (cols >= src.valid[1])
+        out = np.where(undefined, _poison(out.shape, src.dtype), out)
+    return TileVal(out, idx.shape, src.dtype, idx.shape)
 
 _PAD_VALUES: dict[str, dict[DType, float | int]] = {
     "zero": {d: 0 for d in (DType.FP32, DType.FP16, DType.BF16, DType.INT32, DType.INT16, DType.INT8,

@@ -241,6 +241,11 @@ return r
 """)
 
 
+_GATHER_PARTLY_VALID_SOURCE = (_GATHER[0], _GATHER[1], _GATHER[2].replace(
+    "s: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [2, 8])",
+    "s: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 8])] = pl.load(x, [0, 0], [2, 8], [1, 8])"))
+
+
 def test_gather_reads_flat_offsets_into_the_source() -> None:
     x = np.arange(16, dtype=np.float32).reshape(2, 8) * 10
     ix = np.array([[7, 0, 3, 3], [8, 15, 9, 1]], dtype=np.int32)  # row 1 offsets i * 8 + column
@@ -252,6 +257,29 @@ def test_gather_outside_the_source_is_a_fault() -> None:
     ix = np.array([[0, 1, 2, 16], [0, 0, 0, 0]], dtype=np.int32)
     with pytest.raises(InterpreterError, match="offset 16 is outside the \\[2, 8\\] source"):
         _run(_fn(*_GATHER), {"x": np.zeros((2, 8), np.float32), "ix": ix, "out": np.zeros((2, 4), np.float32)})
+
+
+def test_a_gather_from_a_partly_valid_source_reads_its_buffer_and_poisons_the_undefined_part() -> None:
+    # pto-isa's TGATHER reads src0[indices[i, j]] for the destination's valid region whatever the
+    # source's valid extent: row 1 of the source below is outside its valid part, never defined
+    fn = _fn(*_GATHER_PARTLY_VALID_SOURCE)
+    x = np.arange(16, dtype=np.float32).reshape(2, 8) * 10
+    ix = np.array([[7, 0, 3, 3], [8, 15, 9, 1]], dtype=np.int32)
+    (r,) = _run(fn, {"x": x, "ix": ix, "out": np.zeros((2, 4), np.float32)})
+    assert isinstance(r, np.ndarray)
+    assert r[0].tolist() == [70, 0, 30, 30]
+    assert np.isnan(r[1, :3]).all()  # offsets 8, 15, 9: row 1, outside the valid part
+    assert r[1, 3] == 10
+
+
+def test_a_gather_by_partly_valid_indices_is_declined() -> None:
+    fn = _fn(_GATHER[0], _GATHER[1], _GATHER[2].replace(
+        "i: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.load(ix, [0, 0], [2, 4])",
+        "i: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 4])] = "
+        "pl.load(ix, [0, 0], [2, 4], [1, 4])"))
+    with pytest.raises(InterpreterError, match=r"tile\.gather by fully valid indices only"):
+        _run(fn, {"x": np.zeros((2, 8), np.float32), "ix": np.zeros((2, 4), np.int32),
+                  "out": np.zeros((2, 4), np.float32)})
 
 
 def test_random_offsets_of_a_gather_are_drawn_inside_its_source() -> None:
