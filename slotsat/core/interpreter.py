@@ -32,7 +32,7 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
 in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`, `tile.gather`
-(flat offsets by fully valid indices; a source element outside its valid part is poison),
+(flat offsets by fully valid indices; a source element outside its valid part is undefined data, `Undefined`),
 `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
 `tile.col_max` / `tile.col_min`, `tile.concat` (of fully valid tiles) and `tensor.view` (a
 row-major reshape, read only), `tile.transpose` (of a fully valid tile). Any other op, a call
@@ -174,6 +174,50 @@ def _poison(shape: tuple[int, ...], dtype: DType) -> Array:
     if dtype.is_float:
         return np.full(shape, np.nan, dtype=numpy_dtype(dtype))
     return np.full(shape, dtype.wrap(0x5A5A5A5A5A5A5A5A), dtype=numpy_dtype(dtype))
+
+
+UNDEFINED_FILLINGS = 3
+"""Fillings of undefined data a run can take (`Undefined.filling`): the poison pattern, and
+one seeded random pattern with its mirror image."""
+
+
+@dataclass
+class Undefined:
+    """Data a run reads that the program never defined (an element `tile.gather` reads outside
+    its source's valid part), and how the run fills it.
+
+    The device leaves such data implementation-defined, so no one filling is right: `slotsat
+    check` runs an original program that read some once per filling (`UNDEFINED_FILLINGS`) and
+    compares its outputs exactly (`outputs_identical`); outputs that differ mean undefined data
+    reaches them, and the verdict is `unverified`. Filling 0 is the poison pattern (NaN, or
+    0x5A... for integers: NaN survives arithmetic, `x * 0` included); filling 1 draws values
+    from `seed` (floats of magnitude 1e3 to 1e4 with random signs, integers over the dtype's
+    range), and filling 2 is filling 1 mirrored (the same draws negated, integers
+    bit-inverted), so a comparison of undefined data with a modest value comes out differently
+    in those two runs."""
+
+    filling: int = 0
+    seed: int = 0
+    reads: list[str] = field(default_factory=list)
+    """Where the run read undefined data, one line each, in order (`op at LINE:COL ...`)."""
+    _rng: np.random.Generator | None = field(default=None, init=False, repr=False)
+
+    def data(self, shape: tuple[int, ...], dtype: DType, what: str) -> Array:
+        """Values for `shape` elements of undefined data of `dtype`, read as `what` says."""
+        if not any(r == what for r in self.reads):
+            self.reads.append(what)
+        if self.filling == 0:
+            return _poison(shape, dtype)
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.seed)
+        if dtype.is_float:
+            values = self._rng.uniform(1e3, 1e4, shape) * self._rng.choice([-1.0, 1.0], shape)
+            return as_dtype(values if self.filling == 1 else -values, dtype)
+        bits = self._rng.integers(0, 1 << 64, shape, dtype=np.uint64, endpoint=False)
+        if self.filling == 2:
+            bits = ~bits
+        ints = [dtype.wrap(int(b)) for b in bits.reshape(-1)]
+        return np.array(ints, dtype=numpy_dtype(dtype)).reshape(shape)
 
 
 # --------------------------------------------------------------------------------------
@@ -458,6 +502,9 @@ class Interpreter:
     _task: int = field(default=0, init=False)
     """This half's place among its group's halves (`_Baton`)."""
     _target: ir.Var | None = field(default=None, init=False)
+    undefined: Undefined = field(default_factory=Undefined)
+    """How this run fills data the program never defined, and where it read some (shared with
+    the halves of a group)."""
     _gm: bool = field(default=False, init=False)
 
     # ---- entry
@@ -497,7 +544,7 @@ class Interpreter:
                 child = Interpreter(physical=self.physical, prefetch=self.prefetch, max_steps=self.max_steps,
                                     max_iterations=self.max_iterations, max_elements=self.max_elements,
                                     identity={**self.identity, "subblock_idx": lane},
-                                    functions=self.functions)
+                                    functions=self.functions, undefined=self.undefined)
                 child._pipes = pipes
                 child._lane = lane
                 child._task = len(tasks)
@@ -1859,9 +1906,10 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
     A partly valid `src` is read by its buffer, as pto-isa's TGATHER reads `src0[indices[i,
     j]]` for every element of the destination's valid region whatever the source's valid
     extent: an offset inside the buffer but outside the valid region reads data the program
-    never defined, so that element is the poison pattern (NaN, or a fixed integer pattern),
-    never the interpreter's own filler. The indices must be fully valid (the reference types
-    the result by them; the device reads every one)."""
+    never defined, so that element is the run's filling of undefined data (`Undefined`), never
+    the interpreter's own filler, and `slotsat check` confirms nothing such data reaches. The
+    indices must be fully valid (the reference types the result by them; the device reads
+    every one)."""
     src, idx = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     it._tile(c.args[2], c.span)
     if idx.valid != idx.shape:
@@ -1874,11 +1922,13 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
         bad = int(offsets[(offsets < 0) | (offsets >= flat.size)][0])
         raise InterpreterError(f"tile.gather offset {bad} is outside the {list(src.shape)} source", c.span)
     out = flat[offsets].copy()
-    if src.valid != src.shape:
-        rows, cols = offsets // src.shape[1], offsets % src.shape[1]
-        undefined = (rows >= src.valid[0]) | (cols >= src.valid[1])
-        out = np.where(undefined, _poison(out.shape, src.dtype), out)
+    rows, cols = offsets // src.shape[1], offsets % src.shape[1]
+    undefined = (rows >= src.valid[0]) | (cols >= src.valid[1])
+    if bool(undefined.any()):
+        what = f"tile.gather at {c.span.line}:{c.span.col} reads outside its source's valid part"
+        out = np.where(undefined, it.undefined.data(out.shape, src.dtype, what), out)
     return TileVal(out, idx.shape, src.dtype, idx.shape)
+
 
 _PAD_VALUES: dict[str, dict[DType, float | int]] = {
     "zero": {d: 0 for d in (DType.FP32, DType.FP16, DType.BF16, DType.INT32, DType.INT16, DType.INT8,
@@ -2742,6 +2792,29 @@ def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
         elif x != y and not (isinstance(x, float) and isinstance(y, float)
                              and math.isclose(x, y, rel_tol=rtol, abs_tol=atol)):
             return f"result {i}: {y!r}, expected {x!r}"
+    return None
+
+
+def outputs_identical(a: Sequence[Value], b: Sequence[Value]) -> str | None:
+    """None when two result tuples are the same value for value (floats equal as numbers, NaN
+    equal to NaN, no tolerance); otherwise a one-line description of the first difference. Two
+    runs of one program that differ only in how undefined data was filled are compared so."""
+    if len(a) != len(b):
+        return f"{len(a)} results vs {len(b)}"
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+            if x.shape != y.shape:
+                return f"result {i}: shape {x.shape} vs {y.shape}"
+            nan = np.issubdtype(x.dtype, np.floating) and np.issubdtype(y.dtype, np.floating)
+            same = (x == y) | (np.isnan(x) & np.isnan(y)) if nan else x == y
+            if not bool(np.all(same)):
+                pos = tuple(int(k) for k in np.argwhere(~same)[0])
+                return f"result {i}: element {list(pos)} is {y[pos].item()!r}, not {x[pos].item()!r}"
+        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            return f"result {i}: kinds differ"
+        elif x != y and not (isinstance(x, float) and isinstance(y, float)
+                             and math.isnan(x) and math.isnan(y)):
+            return f"result {i}: {y!r}, not {x!r}"
     return None
 
 

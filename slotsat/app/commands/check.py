@@ -12,7 +12,10 @@ For every function with tile operations:
    (`slotsat/interpreter.py`) on `--trials` seeded random inputs (`--seed`); integer
    results must agree exactly, float results within `np.allclose(rtol=1e-3, atol=1e-3)`.
    Inputs on which the original itself faults (an out-of-range load for a random runtime
-   scalar) are redrawn;
+   scalar) are redrawn. An original run that read data the program never defined (`tile.gather`
+   outside its source's valid part) runs again under the other fillings of that data
+   (`interpreter.Undefined`); if its outputs change, or a run faults, the device's result is
+   implementation-defined and the function is `unverified` with that reason;
 3. run the slot-privacy checker (`analysis/privacy.py`) on the transformed program and on
    the original (author-declared slots), with the scalar parameters of the first trial.
 
@@ -38,6 +41,8 @@ status 0 when confirmed, 1 when failed or unverified, 2 for unreadable input.
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
@@ -56,13 +61,16 @@ from slotsat.app.commands import (
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
 from slotsat.core.interpreter import (
+    UNDEFINED_FILLINGS,
     Interpreter,
     InterpreterError,
+    Undefined,
     Unmodelled,
     Value,
     ensure_interpretable,
     group_order,
     outputs_equal,
+    outputs_identical,
     random_identity,
     random_inputs,
 )
@@ -168,13 +176,46 @@ def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionChec
 
 def _run(fn: ir.Function, args: dict[str, Any], identity: dict[str, int], *, physical: bool,
          functions: dict[str, ir.Function] | None = None) -> tuple[Value, ...]:
-    it = Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
-                     max_iterations=limits.interp_max_iterations(), max_elements=limits.interp_max_elements(),
-                     identity=identity, functions=functions or {})
-    return it.run(fn, args)
+    return _interpreter(identity, physical, functions, Undefined()).run(fn, args)
+
+
+def _interpreter(identity: dict[str, int], physical: bool, functions: dict[str, ir.Function] | None,
+                 undefined: Undefined) -> Interpreter:
+    return Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
+                       max_iterations=limits.interp_max_iterations(),
+                       max_elements=limits.interp_max_elements(), identity=identity,
+                       functions=functions or {}, undefined=undefined)
+
+
+def _run_original(fn: ir.Function, args: dict[str, Any], identity: dict[str, int],
+                  functions: dict[str, ir.Function] | None, undefined: Undefined) -> tuple[Value, ...]:
+    """The original program (private tiles), filling undefined data as `undefined` says."""
+    return _interpreter(identity, False, functions, undefined).run(fn, args)
 
 
 Functions: TypeAlias = dict[str, ir.Function]
+Rerun: TypeAlias = Callable[[Undefined], tuple[Value, ...]]
+"""The original program on one trial's inputs, run with the given filling of undefined data."""
+
+
+def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Undefined,
+                       seed: int) -> str | None:
+    """Why undefined data reaches an output of the original program, or None when it read none
+    or its outputs are exactly the same under every other filling of that data (the run that
+    gave `expected` used `undefined`, filling 0; see `interpreter.Undefined`)."""
+    if not undefined.reads:
+        return None
+    what = undefined.reads[0]
+    for filling in range(1, UNDEFINED_FILLINGS):
+        try:
+            other = rerun(Undefined(filling=filling, seed=seed))
+        except InterpreterError as err:
+            return (f"undefined data reaches the program's control: {what}; with another filling of it the "
+                    f"run faults: {err.message}")
+        diff = outputs_identical(expected, other)
+        if diff is not None:
+            return f"undefined data reaches an output: {what}; with another filling of it, {diff}"
+    return None
 
 
 def _differential(fc: FunctionCheck, seed: int, trials: int,
@@ -207,8 +248,10 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
             fc.unverified = f"no random inputs: {err.message}"
             return scalars
         identity = random_identity(rng)
+        undefined = Undefined()
+        rerun = functools.partial(_run_original, fc.function, args, identity, originals)
         try:
-            expected = _run(fc.function, args, identity, physical=False, functions=originals)
+            expected = rerun(undefined)
         except Unmodelled as err:  # another input would meet the same construct
             fc.unverified = f"the interpreter cannot run the original program: {err.message}"
             return scalars
@@ -216,6 +259,11 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
             last_error = err.message
             faults += 1
             continue
+        # the device leaves undefined data implementation-defined: no verdict rests on it
+        reason = _undefined_reaches(rerun, expected, undefined, abs(seed) * 1_000_003 + attempts)
+        if reason is not None:
+            fc.unverified = reason
+            return scalars
         if not scalars:
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
         try:
