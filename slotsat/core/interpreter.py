@@ -32,14 +32,15 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
 in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`, `tile.gather`
-(flat offsets by fully valid indices; a source element outside its valid part is undefined data, `Undefined`),
-`tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
-`tile.col_max` / `tile.col_min`, `tile.concat` (of fully valid tiles) and `tensor.view` (a
-row-major reshape, read only), `tile.transpose` (of a fully valid tile). Any other op, a call
-of another function, a modelled op in a form of the reference the model does not cover
-(`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
-before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic
-dimensions take the values given under their names.
+(flat offsets by fully valid indices; a source element outside its valid part is undefined
+data, `Undefined`), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
+`tile.col_max` / `tile.col_min`, `tile.concat` (sources of one valid row count, the second
+after the first one's valid columns) and `tensor.view` (a row-major reshape, read only),
+`tile.transpose` (of a fully valid tile). Any other op, a call of another function, a
+modelled op in a form of the reference the model does not cover (`unmodelled_call`), or a
+tuple or array value is an `InterpreterError` naming it, raised before the run starts
+(`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic dimensions take the
+values given under their names.
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
@@ -1528,21 +1529,42 @@ def _op_col_extreme(it: Interpreter, c: ir.Call) -> Value:
 
 
 def _op_concat(it: Interpreter, c: ir.Call) -> Value:
-    """`tile.concat(src0, src1)`: the two tiles side by side, `[R, C0 + C1]`, valid over its
-    whole shape (the reference's `DeduceTileConcatType`). pto-isa's TCONCAT places `src1`'s
-    valid columns right after `src0`'s valid columns, not after its shape, and asserts that the
-    destination's valid width is their sum; the interpreter models fully valid sources only,
-    where the two placements agree."""
+    """`tile.concat(src0, src1)`: the two tiles side by side in a `[R, C0 + C1]` tile. pto-isa's
+    TCONCAT copies, for each of the destination's valid rows, `src0`'s valid columns and right
+    after them (not after `src0`'s shape) `src1`'s valid columns, and asserts that both sources
+    have the destination's valid row count and that its valid width is the sum of theirs. So
+    the result is valid over `(rows, vc0 + vc1)` (the whole shape for fully valid sources, the
+    reference's `DeduceTileConcatType`), and what lies outside that is the interpreter's
+    filler, as for a load. Sources of different valid row counts, or a result whose type
+    declares another valid shape (the device's assertion fails), are declined."""
     a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     if a.dtype != b.dtype or a.shape[0] != b.shape[0]:
         raise InterpreterError(f"tile.concat of a {list(a.shape)} pl.{a.dtype.value} and a {list(b.shape)} "
                                f"pl.{b.dtype.value} tile", c.span)
-    if a.valid != a.shape or b.valid != b.shape:
-        raise Unmodelled("the interpreter models tile.concat of fully valid tiles only (the device places "
-                         "the second tile after the first one's valid columns)", c.span)
-    data = np.concatenate([_need_data(a), _need_data(b)], axis=1)
     shape = (a.shape[0], a.shape[1] + b.shape[1])
-    return TileVal(data, shape, a.dtype, shape)
+    valid = (a.valid[0], a.valid[1] + b.valid[1])
+    declared = _declared_valid(it)
+    if a.valid[0] != b.valid[0] or (declared is not None and declared != valid):
+        raise Unmodelled(f"tile.concat of tiles valid over {list(a.valid)} and {list(b.valid)} into a tile "
+                         f"declared valid over {list(declared or valid)} (the device asserts that both "
+                         "sources have the destination's valid rows and that its valid width is their sum)",
+                         c.span)
+    data = np.zeros(shape, dtype=numpy_dtype(a.dtype))
+    rows, vc0 = valid[0], a.valid[1]
+    data[:rows, :vc0] = _need_data(a)[:rows, :vc0]
+    data[:rows, vc0:valid[1]] = _need_data(b)[:rows, :b.valid[1]]
+    return TileVal(data, valid, a.dtype, shape)
+
+
+def _declared_valid(it: Interpreter) -> tuple[int, int] | None:
+    """The valid extent the type of the op's result declares in this run, if it has one."""
+    t = None if it._target is None else it._target.type
+    if not isinstance(t, ir.TileType):
+        return None
+    extents = [it.scalar(x) for x in t.effective_valid_shape]
+    if not all(isinstance(x, int) for x in extents):
+        return None
+    return _rc([int(x) for x in extents if x is not None])
 
 
 def _op_transpose(it: Interpreter, c: ir.Call) -> Value:
