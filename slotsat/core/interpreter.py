@@ -2680,11 +2680,27 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
         work.extend((v, extent, lo) for v in writes.get(node.id, ()))
         d = defs.get(node.id)
         if isinstance(d, ir.Call):
-            if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS):
-                work.append((d.args[0], extent, lo))
+            carried = _carried(d, defs)
+            if carried is not None:
+                work.append((carried[0], extent, lo - carried[1]))
         elif d is not None:
             work.append((d, extent, lo))
     return out
+
+
+def _carried(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call]) -> tuple[ir.CallArg, int] | None:
+    """The argument whose elements the result of `d` holds, and the constant `d` adds to them:
+    a read, a load, a view or copy (`_OFFSET_CARRIERS`), and the row a `tile.col_expand_add`
+    broadcasts onto a `tile.full` of an integer literal (how a kernel repeats one row of
+    indices down a tile). None for anything else."""
+    if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS):
+        return d.args[0], 0
+    if d.op == "tile.col_expand_add" and len(d.args) > 1 and isinstance(d.args[0], ir.Var):
+        base = defs.get(d.args[0].id)
+        value = _named(base, 1, "value") if isinstance(base, ir.Call) and base.op == "tile.full" else None
+        if isinstance(value, ir.ConstInt):
+            return d.args[1], value.value
+    return None
 
 
 def _divisors(st: ir.Stmt) -> list[ir.Expr]:

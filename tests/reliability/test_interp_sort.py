@@ -294,6 +294,25 @@ def test_random_offsets_of_a_gather_are_drawn_inside_its_source() -> None:
         _run(fn, args)  # never a fault
 
 
+def test_offsets_broadcast_down_a_tile_of_a_constant_are_drawn_inside_the_source() -> None:
+    # the library's rotary swap: one row of offsets, col_expand_add-ed onto a tile.full of 3
+    fn = _fn("x: pl.Tensor[[1, 8], pl.FP32], ix: pl.Tensor[[1, 8], pl.INT32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]",
+             "pl.Tensor[[1, 8], pl.FP32]", """
+s: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 8])
+z: pl.Tile[[2, 8], pl.INT32, pl.Mem.Vec] = pl.tile.full([2, 8], dtype=pl.INT32, value=3)
+i: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.load(ix, [0, 0], [1, 8])
+b: pl.Tile[[2, 8], pl.INT32, pl.Mem.Vec] = pl.tile.col_expand_add(z, i)
+w: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.slice(b, [1, 8], [1, 0])
+t: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.create([1, 8], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+g: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.gather(s, w, t)
+r: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], out)
+return r
+""")
+    ix = np.stack([random_inputs(fn, np.random.default_rng(seed))["ix"] for seed in range(30)])
+    assert ix.min() >= -3
+    assert ix.max() < 5  # ix + 3 inside the 8-element source
+
+
 def test_offsets_followed_through_a_slice_and_a_tiny_source_bound_the_draw() -> None:
     fn = _fn("x: pl.Tensor[[1, 4], pl.FP32], ix: pl.Tensor[[2, 4], pl.INT32], n: pl.Tensor[[2, 4], pl.INT32], "
              "out: pl.Out[pl.Tensor[[1, 4], pl.FP32]]", "pl.Tensor[[1, 4], pl.FP32]", """
