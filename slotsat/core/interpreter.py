@@ -8,8 +8,10 @@ Values
       signed dtypes and `INDEX`, non-negative for unsigned), or floats for float scalars;
       every integer operation is exact, then wrapped to its dtype; `//` and `%` are floor
       division and floor remainder (`10-dsl.md` §7.2);
-    - tensors are numpy arrays; `tile.store` is functional: it returns an updated copy, and
-      the out-tensors a function returns are its outputs;
+    - tensors are numpy arrays (each run binds its own copy of an argument); `tile.store`
+      writes its destination tensor in place and returns it (`10-dsl.md` §5: its result
+      reuses argument 2), so a function that returns the tensor parameter it stored into, by
+      the name it had before the store as the reference prints it, returns what was stored;
     - tiles are `TileVal`s: a 2-D numpy array (a rank-1 tile `[C]` is `[1, C]`) plus the
       runtime valid extent. `BF16` is emulated in float32 rounded to bfloat16 after each op.
 
@@ -1142,7 +1144,7 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
         if e > 0 and (o < 0 or o + e > d):
             raise InterpreterError(f"store writes [{o}, {o + e}) outside a tensor dimension of size {d} "
                                    f"(offsets {offsets}, valid shape [{vr}, {vc}])", c.span)
-    out = tensor if it._gm else tensor.copy()  # a half of a group writes the shared GM tensor
+    out = tensor  # the result reuses the destination's buffer: every name of it sees the store
     window = tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))
     out[window] = _stored(c, out[window], tile.data[:vr, :vc].reshape(ext), dtype)
     return out
@@ -1162,12 +1164,10 @@ def _store_window(it: Interpreter, c: ir.Call, tile: TileVal, offsets: list[int]
     address = _window_addresses(tensor, offsets, shapes, "store writes", c.span)
     dtype = _tensor_dtype(c.args[2])
     vr, vc = tile.valid
-    flat = tensor.copy().reshape(-1)
+    flat = tensor.reshape(-1).copy()
     flat[address] = _stored(c, flat[address], tile.data[:vr, :vc].reshape(address.shape), dtype)
-    if it._gm:
-        tensor[...] = flat.reshape(tensor.shape)
-        return tensor
-    return flat.reshape(tensor.shape)
+    tensor[...] = flat.reshape(tensor.shape)  # in place, as `_op_store`
+    return tensor
 
 
 def _stored(c: ir.Call, old: Array, part: Array, dtype: DType) -> Array:
@@ -1588,8 +1588,8 @@ def _op_tensor_view(it: Interpreter, c: ir.Call) -> Value:
     `shape` (the reference's `DeduceTensorViewType`: a canonical view over the same memory; its
     code generator makes a new `pto.make_tensor_view` of `src`'s base pointer with the result's
     row-major strides). Modelled for a shape of the same element count in the ND layout, read
-    only: stores are functional here, so a store into the view or into the viewed tensor (which
-    the other would see on the device) is declined when it runs."""
+    only: a store into the view or into the viewed tensor (which the other sees on the device;
+    the model does not follow which arrays share memory) is declined when it runs."""
     src = it._tensor(c.args[0], c.span)
     if isinstance(src, TensorSym):
         raise InterpreterError("symbolic tensor in a computing run", c.span)

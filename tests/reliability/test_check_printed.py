@@ -1,7 +1,8 @@
 """`slotsat check` on the reference's printed IR: `confirmed` only when outputs were compared.
 
 Groups: the interpreter's models of the printed-form ops it gained for issue 16 (each
-against numpy, `tile.gather_row` among them); dynamic tensor shapes (drawn dimensions, bound by name); the SPMD identity
+against numpy, `tile.gather_row` among them; a store writes its tensor in place, so a tensor
+returned by its name before the store is the stored one); dynamic tensor shapes (drawn dimensions, bound by name); the SPMD identity
 (the same for both runs of a trial); the verdicts: every printed kernel of
 `tests/data/printed/` with ops the interpreter covers is confirmed, a file with no function
 with tile operations and a function using an op the interpreter does not model (on any
@@ -90,6 +91,21 @@ return r
     want[0, 15] = 9.0
     want[6:] = -1.0  # set_validshape: only 6 rows are stored
     np.testing.assert_array_equal(r, want)
+
+
+def test_a_tensor_returned_by_its_name_before_the_store_holds_what_was_stored() -> None:
+    # the reference prints `return out__ssa_v0` after `out__ssa_v1 = pl.tile.store(t, ..., out__ssa_v0)`:
+    # the store's result reuses the tensor's buffer, so the returned tensor is the stored one
+    fn = _fn(P, R, """
+t: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [8, 16])
+u: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.muls(t, 2.0)
+stored: pl.Tensor[[8, 16], pl.FP32] = pl.store(u, [0, 0], out)
+return out
+""")
+    given = np.zeros((8, 16), np.float32)
+    (r,) = _run(fn, {"a": A, "out": given})
+    np.testing.assert_array_equal(r, A * 2)
+    assert not given.any()  # the run's own copy of the argument was written
 
 
 def test_gather_row_writes_a_window_of_the_tensor_into_the_destination_in_place() -> None:
