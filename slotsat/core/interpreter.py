@@ -33,7 +33,8 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`, `tensor.write` (in place on
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
-in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`, `tile.gather`
+in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`,
+`tile.scatter_mask` (of fully valid tiles; see its facts), `tile.gather`
 (flat offsets by fully valid indices; a source element outside its valid part is undefined
 data, `Undefined`), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
 `tile.col_max` / `tile.col_min`, `tile.concat` (sources of one valid row count, the second
@@ -186,8 +187,9 @@ one seeded random pattern with its mirror image."""
 
 @dataclass
 class Undefined:
-    """Data a run reads that the program never defined (an element `tile.gather` reads outside
-    its source's valid part), and how the run fills it.
+    """Data a run reads that the program never defined or whose value the reference leaves
+    open (an element `tile.gather` reads outside its source's valid part, a column
+    `tile.scatter_mask` does not select over a non-zero destination), and how the run fills it.
 
     The device leaves such data implementation-defined, so no one filling is right: `slotsat
     check` runs an original program that read some once per filling (`UNDEFINED_FILLINGS`) and
@@ -1917,6 +1919,44 @@ def _op_gather_mask(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(data, (rows, cols // stride), dtype, (rows, cols // stride))
 
 
+def _op_scatter_mask(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.scatter_mask(dst, src, mask_pattern=P)`: `dst` with the `k`-th column the pattern
+    selects (`_MASK_PATTERNS`) of each row replaced by column `k` of `src` (the reference's
+    `DeduceTileScatterMaskType`: `dst` has `src`'s rows and `stride` times its columns).
+
+    The reference's sources disagree on the columns the pattern does not select: its op table
+    says they pass through from `dst`, its code generator's notes that the emitted
+    pto.tscatter zero-fills them. Where `dst` holds zero there (+0.0 for floats) both say the
+    same; elsewhere such an element is undefined data (`Undefined`), so `slotsat check`
+    confirms nothing that depends on which source is right. Tiles valid over less than their
+    shape are declined."""
+    dst, src = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    pattern = c.kwarg("mask_pattern")
+    if not isinstance(pattern, ir.ConstInt) or pattern.value not in _MASK_PATTERNS:
+        raise InterpreterError("tile.scatter_mask needs a literal mask_pattern in [1, 7]", c.span)
+    stride, first = _MASK_PATTERNS[pattern.value]
+    if dst.dtype != src.dtype or dst.shape != (src.shape[0], src.shape[1] * stride):
+        raise InterpreterError(f"tile.scatter_mask of a {list(src.shape)} pl.{src.dtype.value} tile into a "
+                               f"{list(dst.shape)} pl.{dst.dtype.value} tile with "
+                               f"mask_pattern={pattern.value}", c.span)
+    if dst.valid != dst.shape or src.valid != src.shape:
+        raise Unmodelled("the interpreter models tile.scatter_mask of fully valid tiles only", c.span)
+    old = _need_data(dst)
+    unselected = np.ones(dst.shape, dtype=bool)
+    unselected[:, first::stride] = False
+    agreed = old == 0
+    if dst.dtype.is_float:
+        agreed &= ~np.signbit(old)
+    data = old.copy()
+    undefined = unselected & ~agreed
+    if bool(undefined.any()):
+        what = (f"tile.scatter_mask at {c.span.line}:{c.span.col} leaves a column its pattern does not "
+                "select where the destination is not zero (passed through or zero-filled: the reference's "
+                "sources disagree)")
+        data = np.where(undefined, it.undefined.data(dst.shape, dst.dtype, what), data)
+    data[:, first::stride] = _need_data(src)
+    return TileVal(data, dst.shape, dst.dtype, dst.shape)
+
 
 def _op_gather(it: Interpreter, c: ir.Call) -> Value:
     """`tile.gather(src, indices, tmp)`: `dst[i, j] = src.flat[indices[i, j]]`, the flat
@@ -2358,6 +2398,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.mrgsort_format1": (2, 2, frozenset()),
     "tile.mrgsort_format2": (3, 5, frozenset({"exhausted"})),
     "tile.gather_mask": (1, 2, frozenset({"mask_pattern", "output_dtype"})),
+    "tile.scatter_mask": (2, 2, frozenset({"mask_pattern"})),
     "tile.gather": (3, 3, frozenset()),
     "tile.fillpad": (1, 1, frozenset({"pad_value"})),
     "tile.col_max": (1, 1, frozenset()),
@@ -2376,11 +2417,7 @@ tile holds, which is all the interpreter models, are the source's; so do `tile.c
 `transpose` (a column-major Mat layout) and `flat_layout` (an unboxed one)."""
 
 
-_UNPINNED: dict[str, str] = {
-    "tile.scatter_mask": ("tile.scatter_mask (the reference's op table says the columns its pattern does not "
-                          "select pass through; its code generator's notes say the emitted pto.tscatter "
-                          "zero-fills them)"),
-}
+_UNPINNED: dict[str, str] = {}
 """Ops the interpreter leaves out because the reference's own sources disagree on what they
 compute, with what each says."""
 
@@ -2465,6 +2502,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.mrgsort_format1": _op_mrgsort1,
     "tile.mrgsort_format2": _op_mrgsort2,
     "tile.gather_mask": _op_gather_mask,
+    "tile.scatter_mask": _op_scatter_mask,
     "tile.gather": _op_gather,
     "tile.fillpad": _op_fillpad,
     "tile.col_max": _op_col_extreme,

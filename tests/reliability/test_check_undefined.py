@@ -5,7 +5,8 @@ Groups: the fillings of undefined data (`interpreter.Undefined`: the poison patt
 random pattern and its mirror image, and where a run read some); the verdicts of check on a
 `tile.gather` from a partly valid source: undefined data that reaches an output (also through
 `x * 0`) leaves the function `unverified` with the reason, undefined data that reaches none is
-`confirmed`.
+`confirmed`; `tile.scatter_mask`, whose unselected columns the reference's sources disagree on
+(passed through or zero-filled): exact over a zero destination, undefined data elsewhere.
 """
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
@@ -18,8 +19,9 @@ import numpy as np
 import pytest
 
 from slotsat.app.cli import main
-from slotsat.core.interpreter import UNDEFINED_FILLINGS, Undefined
+from slotsat.core.interpreter import UNDEFINED_FILLINGS, Interpreter, Undefined, ensure_modelled
 from slotsat.core.ir import DType
+from tests.reliability.interp_harness import kernel
 
 # offsets 4 .. 11 into a [2, 8] source valid over [1, 8]: 8 .. 11 are row 1, never defined
 _GATHER = """import pypto.language as pl
@@ -83,3 +85,44 @@ r: pl.Tensor[[1, 4], pl.FP32] = pl.store(h, [0, 0], out)
 """)
     assert status == 0, last
     assert last.endswith(": confirmed")
+
+
+_SCATTER = ("x: pl.Tensor[[2, 4], pl.FP32], out: pl.Out[pl.Tensor[[2, 8], pl.FP32]]", "pl.Tensor[[2, 8], pl.FP32]", """
+s: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [2, 4])
+d: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec] = pl.tile.full([2, 8], dtype=pl.FP32, value={fill})
+g: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_mask(d, s, mask_pattern=2)
+r: pl.Tensor[[2, 8], pl.FP32] = pl.store(g, [0, 0], out)
+return r
+""")
+X = np.arange(1, 9, dtype=np.float32).reshape(2, 4)
+
+
+def _scatter(fill: str, filling: int = 0) -> tuple[np.ndarray, Undefined]:
+    fn = kernel(_SCATTER[0], _SCATTER[1], _SCATTER[2].format(fill=fill))
+    ensure_modelled(fn)
+    undefined = Undefined(filling=filling, seed=3)
+    (r,) = Interpreter(physical=False, prefetch=False, undefined=undefined).run(
+        fn, {"x": X, "out": np.zeros((2, 8), np.float32)})
+    assert isinstance(r, np.ndarray)
+    return r, undefined
+
+
+def test_a_mask_scatter_onto_zeros_places_the_source_in_the_selected_columns() -> None:
+    # P1010 selects columns 1, 3, 5, 7; the others hold zero, as both of the reference's readings say
+    r, undefined = _scatter("0.0")
+    expected = np.zeros((2, 8), np.float32)
+    expected[:, 1::2] = X
+    np.testing.assert_array_equal(r, expected)
+    assert undefined.reads == []
+
+
+@pytest.mark.parametrize("filling", range(UNDEFINED_FILLINGS))
+def test_the_unselected_columns_of_a_mask_scatter_onto_non_zeros_are_undefined(filling: int) -> None:
+    # passed through (2.0) by the reference's op table, zero-filled by its code generator's notes
+    r, undefined = _scatter("2.0", filling)
+    np.testing.assert_array_equal(r[:, 1::2], X)
+    assert (r[:, 0::2] != 2.0).all()
+    assert (r[:, 0::2] != 0.0).all()
+    assert undefined.reads == [
+        "tile.scatter_mask at 10:51 leaves a column its pattern does not select where the destination is "
+        "not zero (passed through or zero-filled: the reference's sources disagree)"]

@@ -12,10 +12,11 @@ For every function with tile operations:
    (`slotsat/interpreter.py`) on `--trials` seeded random inputs (`--seed`); integer
    results must agree exactly, float results within `np.allclose(rtol=1e-3, atol=1e-3)`.
    Inputs on which the original itself faults (an out-of-range load for a random runtime
-   scalar) are redrawn. An original run that read data the program never defined (`tile.gather`
-   outside its source's valid part) runs again under the other fillings of that data
-   (`interpreter.Undefined`); if its outputs change, or a run faults, the device's result is
-   implementation-defined and the function is `unverified` with that reason;
+   scalar) are redrawn. An original run that read undefined data (`tile.gather` outside its
+   source's valid part, `tile.scatter_mask`'s unselected columns over a non-zero
+   destination) runs again under the other fillings of that data (`interpreter.Undefined`);
+   if its outputs change, or a run faults, the device's result is not pinned down and the
+   function is `unverified` with that reason;
 3. run the slot-privacy checker (`analysis/privacy.py`) on the transformed program and on
    the original (author-declared slots), with the scalar parameters of the first trial.
 
