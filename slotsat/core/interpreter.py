@@ -511,6 +511,9 @@ class Interpreter:
     """How this run fills data the program never defined, and where it read some (shared with
     the halves of a group)."""
     _gm: bool = field(default=False, init=False)
+    tensors_after: dict[str, Array] = field(default_factory=dict, init=False)
+    """The run's tensor arguments as it left them, by parameter name: what a kernel wrote to
+    its tensors (GM) is an output whether it returns them or not."""
 
     # ---- entry
 
@@ -527,7 +530,12 @@ class Interpreter:
         result = self._body(fn.body)
         if not isinstance(result, _Return):
             raise InterpreterError(f"function '{fn.name}' ended without return", fn.span)
+        self._keep_tensors(fn)
         return result.values
+
+    def _keep_tensors(self, fn: ir.Function) -> None:
+        self.tensors_after = {p.name_hint: v for p in fn.params
+                              if isinstance(v := self._env.get(p.id), np.ndarray)}
 
     def _run_group(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
         """A Group function: its AIC and AIV halves (each AIV lane one) take turns, producer
@@ -561,6 +569,7 @@ class Interpreter:
             raise InterpreterError(f"group '{fn.name}': {'; '.join(left)}", fn.span)
         for s in fn.body.stmts:
             if isinstance(s, ir.ReturnStmt):
+                self._keep_tensors(fn)
                 return tuple(self._value(v) for v in s.values)
         raise InterpreterError(f"function '{fn.name}' ended without return", fn.span)
 
@@ -2840,57 +2849,61 @@ def random_identity(rng: np.random.Generator) -> dict[str, int]:
 
 
 def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
-                  atol: float = 1e-3) -> str | None:
+                  atol: float = 1e-3, labels: Sequence[str] = ()) -> str | None:
     """None when the two result tuples agree (exactly for integers, `np.allclose` for floats,
     NaN equal to NaN, and bit for bit where both floats are subnormal: the integers
-    `tile.sort32` stores in FP32 rows); otherwise a one-line description of the first difference."""
+    `tile.sort32` stores in FP32 rows); otherwise a one-line description of the first difference
+    (naming result `i` by `labels[i]` where given, else `result i`)."""
     if len(a) != len(b):
         return f"{len(a)} results vs {len(b)}"
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        name = labels[i] if i < len(labels) else f"result {i}"
         if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
             if x.shape != y.shape:
-                return f"result {i}: shape {x.shape} vs {y.shape}"
+                return f"{name}: shape {x.shape} vs {y.shape}"
             if np.issubdtype(x.dtype, np.floating):
                 xf, yf = x.astype(np.float64), y.astype(np.float64)
                 if not np.allclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True):
                     bad = np.argwhere(~np.isclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True))[0]
                     pos = tuple(int(k) for k in bad)
                     got, want = float(yf[pos]), float(xf[pos])
-                    return f"result {i}: element {list(pos)} is {got!r}, expected {want!r}"
+                    return f"{name}: element {list(pos)} is {got!r}, expected {want!r}"
                 bits = _tiny_bits_differ(x, y)
                 if bits is not None:
-                    return f"result {i}: element {bits} differs in its bits (an integer stored in a float)"
+                    return f"{name}: element {bits} differs in its bits (an integer stored in a float)"
             elif not np.array_equal(x, y):
                 pos = tuple(int(k) for k in np.argwhere(x != y)[0])
-                return f"result {i}: element {list(pos)} is {y[pos].item()!r}, expected {x[pos].item()!r}"
+                return f"{name}: element {list(pos)} is {y[pos].item()!r}, expected {x[pos].item()!r}"
         elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            return f"result {i}: kinds differ"
+            return f"{name}: kinds differ"
         elif x != y and not (isinstance(x, float) and isinstance(y, float)
                              and math.isclose(x, y, rel_tol=rtol, abs_tol=atol)):
-            return f"result {i}: {y!r}, expected {x!r}"
+            return f"{name}: {y!r}, expected {x!r}"
     return None
 
 
-def outputs_identical(a: Sequence[Value], b: Sequence[Value]) -> str | None:
+def outputs_identical(a: Sequence[Value], b: Sequence[Value], *, labels: Sequence[str] = ()) -> str | None:
     """None when two result tuples are the same value for value (floats equal as numbers, NaN
-    equal to NaN, no tolerance); otherwise a one-line description of the first difference. Two
-    runs of one program that differ only in how undefined data was filled are compared so."""
+    equal to NaN, no tolerance); otherwise a one-line description of the first difference
+    (named as by `outputs_equal`). Two runs of one program that differ only in how undefined
+    data was filled are compared so."""
     if len(a) != len(b):
         return f"{len(a)} results vs {len(b)}"
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        name = labels[i] if i < len(labels) else f"result {i}"
         if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
             if x.shape != y.shape:
-                return f"result {i}: shape {x.shape} vs {y.shape}"
+                return f"{name}: shape {x.shape} vs {y.shape}"
             nan = np.issubdtype(x.dtype, np.floating) and np.issubdtype(y.dtype, np.floating)
             same = (x == y) | (np.isnan(x) & np.isnan(y)) if nan else x == y
             if not bool(np.all(same)):
                 pos = tuple(int(k) for k in np.argwhere(~same)[0])
-                return f"result {i}: element {list(pos)} is {y[pos].item()!r}, not {x[pos].item()!r}"
+                return f"{name}: element {list(pos)} is {y[pos].item()!r}, not {x[pos].item()!r}"
         elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            return f"result {i}: kinds differ"
+            return f"{name}: kinds differ"
         elif x != y and not (isinstance(x, float) and isinstance(y, float)
                              and math.isnan(x) and math.isnan(y)):
-            return f"result {i}: {y!r}, not {x!r}"
+            return f"{name}: {y!r}, not {x!r}"
     return None
 
 

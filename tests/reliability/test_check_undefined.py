@@ -67,6 +67,21 @@ def test_undefined_data_that_reaches_an_output_leaves_the_check_unverified(
            "with another filling of it, result 0: element [0, 4] is " in last
 
 
+def test_undefined_data_in_a_tensor_the_kernel_does_not_return_reaches_an_output(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # what a kernel writes to a tensor argument is an output, returned or not: `side` is not returned
+    source = _GATHER.format(n=8, tail="").replace(
+        "out: pl.Out[pl.Tensor[[1, 8], pl.FP32]])",
+        "out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], side: pl.Out[pl.Tensor[[1, 8], pl.FP32]])").replace(
+        "\n\n        return r", "\n        stored: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], side)\n"
+        "        r: pl.Tensor[[1, 8], pl.FP32] = pl.store(s, [0, 0], out)\n        return r")
+    path = tmp_path / "k.py"
+    path.write_text(source)
+    assert main(["check", str(path), "--trials", "2"]) == 1
+    assert "undefined data reaches an output: tile.gather at 11:51 reads outside its source's valid part; " \
+           "with another filling of it, tensor 'side': element [0, 4] is " in capsys.readouterr().out.splitlines()[-1]
+
+
 def test_undefined_data_times_zero_still_reaches_the_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # NaN * 0 is NaN: the poison pattern keeps what a finite filling would lose
     status, last = _check(tmp_path, capsys, 8, """

@@ -9,8 +9,10 @@ For every function with tile operations:
    program before it (a note says so);
 2. interpret the original program with private tiles (what the author means) and the
    transformed program with the physical-buffer model and pipelined loads
-   (`slotsat/interpreter.py`) on `--trials` seeded random inputs (`--seed`); integer
-   results must agree exactly, float results within `np.allclose(rtol=1e-3, atol=1e-3)`.
+   (`slotsat/interpreter.py`) on `--trials` seeded random inputs (`--seed`); the outputs
+   are the returned values and every tensor argument as the run left it (a kernel's writes to
+   GM, returned or not); integer outputs must agree exactly, float outputs within
+   `np.allclose(rtol=1e-3, atol=1e-3)`.
    Inputs on which the original itself faults (an out-of-range load for a random runtime
    scalar) are redrawn. An original run that read undefined data (`tile.gather` outside its
    source's valid part, `tile.scatter_mask`'s unselected columns over a non-zero
@@ -177,7 +179,22 @@ def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionChec
 
 def _run(fn: ir.Function, args: dict[str, Any], identity: dict[str, int], *, physical: bool,
          functions: dict[str, ir.Function] | None = None) -> tuple[Value, ...]:
-    return _interpreter(identity, physical, functions, Undefined()).run(fn, args)
+    it = _interpreter(identity, physical, functions, Undefined())
+    return _outputs(fn, it, it.run(fn, args))
+
+
+def _outputs(fn: ir.Function, it: Interpreter, values: tuple[Value, ...]) -> tuple[Value, ...]:
+    """What a run of `fn` produced: the values it returned, then each tensor parameter as the
+    run left it, in parameter order (a kernel's writes to its tensors are outputs whether it
+    returns them or not; `_labels` names them)."""
+    tensors = [it.tensors_after.get(p.name_hint) for p in fn.params if isinstance(p.type, ir.TensorType)]
+    return (*values, *tensors)
+
+
+def _labels(fn: ir.Function, outputs: tuple[Value, ...]) -> list[str]:
+    """Names for the entries of `_outputs(fn, ...)` in a difference."""
+    tensors = [f"tensor '{p.name_hint}'" for p in fn.params if isinstance(p.type, ir.TensorType)]
+    return [f"result {i}" for i in range(len(outputs) - len(tensors))] + tensors
 
 
 def _interpreter(identity: dict[str, int], physical: bool, functions: dict[str, ir.Function] | None,
@@ -190,8 +207,10 @@ def _interpreter(identity: dict[str, int], physical: bool, functions: dict[str, 
 
 def _run_original(fn: ir.Function, args: dict[str, Any], identity: dict[str, int],
                   functions: dict[str, ir.Function] | None, undefined: Undefined) -> tuple[Value, ...]:
-    """The original program (private tiles), filling undefined data as `undefined` says."""
-    return _interpreter(identity, False, functions, undefined).run(fn, args)
+    """The original program's `_outputs` (private tiles), filling undefined data as `undefined`
+    says."""
+    it = _interpreter(identity, False, functions, undefined)
+    return _outputs(fn, it, it.run(fn, args))
 
 
 Functions: TypeAlias = dict[str, ir.Function]
@@ -199,8 +218,8 @@ Rerun: TypeAlias = Callable[[Undefined], tuple[Value, ...]]
 """The original program on one trial's inputs, run with the given filling of undefined data."""
 
 
-def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Undefined,
-                       seed: int) -> str | None:
+def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Undefined, seed: int,
+                       labels: list[str]) -> str | None:
     """Why undefined data reaches an output of the original program, or None when it read none
     or its outputs are exactly the same under every other filling of that data (the run that
     gave `expected` used `undefined`, filling 0; see `interpreter.Undefined`)."""
@@ -213,7 +232,7 @@ def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Und
         except InterpreterError as err:
             return (f"undefined data reaches the program's control: {what}; with another filling of it the "
                     f"run faults: {err.message}")
-        diff = outputs_identical(expected, other)
+        diff = outputs_identical(expected, other, labels=labels)
         if diff is not None:
             return f"undefined data reaches an output: {what}; with another filling of it, {diff}"
     return None
@@ -261,7 +280,8 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
             faults += 1
             continue
         # the device leaves undefined data implementation-defined: no verdict rests on it
-        reason = _undefined_reaches(rerun, expected, undefined, abs(seed) * 1_000_003 + attempts)
+        labels = _labels(fc.function, expected)
+        reason = _undefined_reaches(rerun, expected, undefined, abs(seed) * 1_000_003 + attempts, labels)
         if reason is not None:
             fc.unverified = reason
             return scalars
@@ -274,7 +294,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
                            f"original does not: {err.message}")
             return scalars
         fc.trials_run += 1
-        diff = outputs_equal(expected, got)
+        diff = outputs_equal(expected, got, labels=labels)
         if diff is not None:
             fc.mismatch = f"the transformed program differs on trial {attempts} (seed {seed}): {diff}"
             return scalars
