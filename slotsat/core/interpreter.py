@@ -34,7 +34,8 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
 in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`,
-`tile.scatter_mask` (of fully valid tiles; see its facts), `tile.gather`
+`tile.scatter_mask` (of fully valid tiles; see its facts), `tile.cmp` / `tile.cmps` (a
+packed predicate read by `tile.sel` only, `Predicate`) and `tile.sel`, `tile.gather`
 (flat offsets by fully valid indices; a source element outside its valid part is undefined
 data, `Undefined`), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
 `tile.col_max` / `tile.col_min`, `tile.concat` (sources of one valid row count, the second
@@ -385,9 +386,22 @@ class TileVal:
     dtype: DType
     shape: tuple[int, int]
     backing: SlotRef | None = None
+    predicate: Predicate | None = None
+    """What a `tile.cmp` / `tile.cmps` result means: the tile itself is a packed predicate in a
+    target-defined encoding, so only `tile.sel` may read it (`Interpreter._tile` declines
+    every other reader)."""
 
     def with_backing(self, ref: SlotRef | None) -> TileVal:
-        return TileVal(self.data, self.valid, self.dtype, self.shape, ref)
+        return TileVal(self.data, self.valid, self.dtype, self.shape, ref, self.predicate)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Predicate:
+    """The per-element truth of a comparison over the compared tiles' shape, defined over
+    `valid` (their valid region)."""
+
+    truth: Array
+    valid: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -672,7 +686,24 @@ class Interpreter:
         val = self._env.get(arg.id)
         if not isinstance(val, TileVal):
             raise InterpreterError(f"'{arg.name_hint}' is not a tile", span)
+        if val.predicate is not None:
+            raise Unmodelled(f"'{arg.name_hint}', the packed predicate of a comparison, read as a tile "
+                             "(its encoding is target-defined; the interpreter models it as tile.sel's mask "
+                             "only)", span)
         return self._read(val)
+
+    def _predicate(self, arg: ir.CallArg, span: Span) -> Predicate:
+        """The comparison a `tile.sel` mask holds; its buffer must not have been overwritten."""
+        if not isinstance(arg, ir.Var):
+            raise InterpreterError("expected a tile variable", span)
+        val = self._env.get(arg.id)
+        if not isinstance(val, TileVal) or val.predicate is None:
+            raise Unmodelled(f"tile.sel with the mask '{arg.name_hint}', which is not a tile.cmp / tile.cmps "
+                             "result (a mask's encoding is target-defined)", span)
+        if self._read(val) is not val:
+            raise InterpreterError(f"the mask '{arg.name_hint}' of tile.sel was overwritten in its buffer",
+                                   span)
+        return val.predicate
 
     def _read(self, val: TileVal) -> TileVal:
         """The tile as storage holds it now: overwritten slots show the overwriting data."""
@@ -1928,6 +1959,64 @@ def _op_gather_mask(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(data, (rows, cols // stride), dtype, (rows, cols // stride))
 
 
+_CMP_TYPES: dict[int, Callable[[Array, Array], Array]] = {
+    0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater, 5: np.greater_equal}
+"""`cmp_type` of `tile.cmp` / `tile.cmps`: EQ, NE, LT, LE, GT, GE (the reference's DSL docstrings)."""
+
+
+def _op_cmp(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.cmp(lhs, rhs, cmp_type=K)` / `tile.cmps(lhs, scalar, cmp_type=K)`: per element of
+    `lhs`'s valid region, `lhs K rhs` (pto-isa's TCMPS; IEEE comparisons, so a NaN is unequal
+    to everything). The result is a packed predicate tile whose encoding pto-isa leaves
+    target-defined (the reference types it as UINT8 of one bit per element); the run keeps the
+    truth values (`Predicate`) with the type's shape and valid extent, and only `tile.sel`
+    reads them. `tile.cmp` of tiles of two shapes (a broadcast) is declined."""
+    a = it._tile(c.args[0], c.span)
+    kind = c.kwarg("cmp_type")
+    mode = 0 if kind is None else kind.value if isinstance(kind, ir.ConstInt) else None
+    if mode not in _CMP_TYPES:
+        raise InterpreterError(f"{c.op} needs a literal cmp_type in [0, 5]", c.span)
+    if c.op == "tile.cmps":
+        arg = c.args[1]
+        s = it.scalar(arg) if isinstance(arg, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+        if s is None:
+            raise InterpreterError("tile.cmps needs a known scalar operand", c.span)
+        other = np.full(a.shape, a.dtype.wrap(int(s)) if a.dtype.is_int else s, dtype=_need_data(a).dtype)
+        valid = a.valid
+    else:
+        b = it._tile(c.args[1], c.span)
+        if b.shape != a.shape or b.dtype != a.dtype:
+            raise Unmodelled(f"tile.cmp of a {list(a.shape)} and a {list(b.shape)} tile", c.span)
+        other = _need_data(b)
+        valid = (min(a.valid[0], b.valid[0]), min(a.valid[1], b.valid[1]))
+    truth = _CMP_TYPES[mode](_need_data(a), other)
+    t = None if it._target is None else it._target.type
+    shape = t.rows_cols if isinstance(t, ir.TileType) else (a.shape[0], -(-a.shape[1] // 8))
+    packed = _declared_valid(it) or (valid[0], -(-valid[1] // 8))
+    return TileVal(np.zeros(shape, np.uint8), packed, DType.UINT8, shape, None, Predicate(truth, valid))
+
+
+def _op_sel(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.sel(mask, lhs, rhs, tmp)`: `lhs` where the comparison `mask` holds, else `rhs`,
+    over `lhs`'s valid region (pto-isa's TSEL selects over the destination's valid region, which
+    the reference's DeduceTileSelType takes from `lhs`); `tmp` is TSEL's scratch tile. Operands
+    of two shapes or dtypes, and a mask whose comparison does not cover that region, are
+    declined."""
+    pred = it._predicate(c.args[0], c.span)
+    lhs, rhs = it._tile(c.args[1], c.span), it._tile(c.args[2], c.span)
+    it._tile(c.args[3], c.span)
+    vr, vc = lhs.valid
+    if lhs.shape != rhs.shape or lhs.dtype != rhs.dtype or pred.truth.shape != lhs.shape:
+        raise Unmodelled(f"tile.sel of {list(lhs.shape)} and {list(rhs.shape)} tiles by a "
+                         f"{list(pred.truth.shape)} comparison", c.span)
+    if vr > pred.valid[0] or vc > pred.valid[1] or vr > rhs.valid[0] or vc > rhs.valid[1]:
+        raise Unmodelled(f"tile.sel over [{vr}, {vc}] by a comparison valid over {list(pred.valid)} of a "
+                         f"tile valid over {list(rhs.valid)}", c.span)
+    data = _need_data(lhs).copy()
+    data[:vr, :vc] = np.where(pred.truth[:vr, :vc], data[:vr, :vc], _need_data(rhs)[:vr, :vc])
+    return TileVal(data, lhs.valid, lhs.dtype, lhs.shape)
+
+
 def _op_scatter_mask(it: Interpreter, c: ir.Call) -> Value:
     """`tile.scatter_mask(dst, src, mask_pattern=P)`: `dst` with the `k`-th column the pattern
     selects (`_MASK_PATTERNS`) of each row replaced by column `k` of `src` (the reference's
@@ -2408,6 +2497,9 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.mrgsort_format2": (3, 5, frozenset({"exhausted"})),
     "tile.gather_mask": (1, 2, frozenset({"mask_pattern", "output_dtype"})),
     "tile.scatter_mask": (2, 2, frozenset({"mask_pattern"})),
+    "tile.cmp": (2, 2, frozenset({"cmp_type"})),
+    "tile.cmps": (2, 2, frozenset({"cmp_type"})),
+    "tile.sel": (4, 4, frozenset()),
     "tile.gather": (3, 3, frozenset()),
     "tile.fillpad": (1, 1, frozenset({"pad_value"})),
     "tile.col_max": (1, 1, frozenset()),
@@ -2512,6 +2604,9 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.mrgsort_format2": _op_mrgsort2,
     "tile.gather_mask": _op_gather_mask,
     "tile.scatter_mask": _op_scatter_mask,
+    "tile.cmp": _op_cmp,
+    "tile.cmps": _op_cmp,
+    "tile.sel": _op_sel,
     "tile.gather": _op_gather,
     "tile.fillpad": _op_fillpad,
     "tile.col_max": _op_col_extreme,

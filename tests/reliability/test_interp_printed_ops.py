@@ -1,6 +1,7 @@
 """The interpreter's models of more printed-form ops (issue 16): `tile.slice` with a valid
 shape request, `tile.store(..., atomic=pl.AtomicType.Add)`, `tile.row_expand`, `tile.col_sum`
-and `tensor.write`, each against a hand-computed expectation."""
+and `tensor.write`, `tile.concat` (also of partly valid tiles) and the comparisons
+`tile.cmp` / `tile.cmps` with `tile.sel`, each against a hand-computed expectation."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
 
@@ -317,3 +318,37 @@ return r
 """)
     with pytest.raises(InterpreterError, match="fully valid tile only"):
         _run(fn, {"a": np.zeros((2, 4), np.float32), "out": np.zeros((4, 2), np.float32)})
+
+
+_SEL = """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+z: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.full([4, 4], dtype=pl.FP32, value=-1.0)
+m: pl.Tile[[4, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[4, 1])] = {compare}
+tmp: pl.Tile[[1, 32], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 32], dtype=pl.UINT8, target_memory=pl.Mem.Vec)
+s: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.sel(m, t, z, tmp)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+return r
+"""
+
+
+@pytest.mark.parametrize(("compare", "holds"), [
+    ("pl.tile.cmps(t, 6.0, cmp_type=4)", A > 6),  # GT
+    ("pl.tile.cmps(t, 6.0, cmp_type=1)", A != 6),  # NE
+    ("pl.tile.cmp(t, z, cmp_type=3)", A <= -1),  # LE: never
+])
+def test_sel_picks_lhs_where_the_comparison_holds(compare: str, holds: np.ndarray) -> None:
+    fn = _fn(P, R, _SEL.format(compare=compare))
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)}, modelled=True)
+    np.testing.assert_array_equal(r, np.where(holds, A, -1.0))
+
+
+def test_a_comparison_read_as_a_tile_is_declined() -> None:
+    # the packed predicate's encoding is target-defined: only tile.sel reads it
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 32], pl.UINT8]]", "pl.Tensor[[4, 32], pl.UINT8]", """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+m: pl.Tile[[4, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[4, 1])] = pl.tile.cmps(t, 0.0, cmp_type=0)
+r: pl.Tensor[[4, 32], pl.UINT8] = pl.store(m, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="the packed predicate of a comparison, read as a tile"):
+        _run(fn, {"a": A, "out": np.zeros((4, 32), np.uint8)}, modelled=True)
