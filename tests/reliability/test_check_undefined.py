@@ -5,7 +5,8 @@ Groups: the fillings of undefined data (`interpreter.Undefined`: the poison patt
 random pattern and its mirror image, and where a run read some); the verdicts of check on a
 `tile.gather` from a partly valid source: undefined data that reaches an output (also through
 `x * 0`) leaves the function `unverified` with the reason, undefined data that reaches none is
-`confirmed`; `tile.scatter_mask`, whose unselected columns the reference's sources disagree on
+`confirmed`, and a transformed program whose outputs depend on undefined data the original's
+do not differs; `tile.scatter_mask`, whose unselected columns the reference's sources disagree on
 (passed through or zero-filled): exact over a zero destination, undefined data elsewhere.
 """
 
@@ -141,3 +142,19 @@ def test_the_unselected_columns_of_a_mask_scatter_onto_non_zeros_are_undefined(f
     assert undefined.reads == [
         "tile.scatter_mask at 10:51 leaves a column its pattern does not select where the destination is "
         "not zero (passed through or zero-filled: the reference's sources disagree)"]
+
+
+def test_a_transformed_program_that_depends_on_undefined_data_differs() -> None:
+    # the original's outputs do not depend on undefined data (checked first), so the transformed
+    # program's must not either: each filling it reads is compared with the original's outputs
+    from slotsat.app.commands.check import _transformed_differs
+
+    def run(undefined: Undefined, hidden: bool = False) -> tuple[object, ...]:
+        undefined.data((1,), DType.FP32, "tile.gather at 3:4 reads outside its source's valid part")
+        return (np.array([0.0 if hidden or undefined.filling != 1 else 5.0], np.float32),)
+
+    expected = (np.array([0.0], np.float32),)
+    assert _transformed_differs(lambda u: run(u, hidden=True), expected, ["result 0"], 1, "on trial 1") is None
+    assert _transformed_differs(run, expected, ["result 0"], 1, "on trial 1") == (
+        "the transformed program differs on trial 1 with another filling of undefined data (tile.gather at 3:4 "
+        "reads outside its source's valid part): result 0: element [0] is 5.0, expected 0.0")

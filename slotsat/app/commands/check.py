@@ -18,7 +18,8 @@ For every function with tile operations:
    source's valid part, `tile.scatter_mask`'s unselected columns over a non-zero
    destination) runs again under the other fillings of that data (`interpreter.Undefined`);
    if its outputs change, or a run faults, the device's result is not pinned down and the
-   function is `unverified` with that reason;
+   function is `unverified` with that reason. A transformed run that read some is compared
+   with the original's outputs under every filling;
 3. run the slot-privacy checker (`analysis/privacy.py`) on the transformed program and on
    the original (author-declared slots), with the scalar parameters of the first trial.
 
@@ -177,9 +178,11 @@ def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionChec
     return declines
 
 
-def _run(fn: ir.Function, args: dict[str, Any], identity: dict[str, int], *, physical: bool,
-         functions: dict[str, ir.Function] | None = None) -> tuple[Value, ...]:
-    it = _interpreter(identity, physical, functions, Undefined())
+def _run_transformed(fn: ir.Function, args: dict[str, Any], identity: dict[str, int],
+                     functions: dict[str, ir.Function] | None, undefined: Undefined) -> tuple[Value, ...]:
+    """The transformed program's `_outputs` (the physical-buffer model, pipelined loads),
+    filling undefined data as `undefined` says."""
+    it = _interpreter(identity, True, functions, undefined)
     return _outputs(fn, it, it.run(fn, args))
 
 
@@ -238,6 +241,28 @@ def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Und
     return None
 
 
+def _transformed_differs(run: Rerun, expected: tuple[Value, ...], labels: list[str], seed: int,
+                         where: str) -> str | None:
+    """How the transformed program's outputs differ from the original's `expected` (or that it
+    faults), `where` naming the trial; None when they agree under every filling of the
+    undefined data it reads: the original's outputs do not depend on that data, so the
+    transformed program's must not either."""
+    fillings = [Undefined()]
+    for undefined in fillings:  # grows by the other fillings once the first run read undefined data
+        other = f" with another filling of undefined data ({fillings[0].reads[0]})" if undefined.filling \
+            else ""
+        try:
+            got = run(undefined)
+        except InterpreterError as err:
+            return f"the transformed program faults {where}{other} where the original does not: {err.message}"
+        diff = outputs_equal(expected, got, labels=labels)
+        if diff is not None:
+            return f"the transformed program differs {where}{other}: {diff}"
+        if undefined.filling == 0 and undefined.reads:
+            fillings.extend(Undefined(filling=k, seed=seed) for k in range(1, UNDEFINED_FILLINGS))
+    return None
+
+
 def _differential(fc: FunctionCheck, seed: int, trials: int,
                   group: tuple[Functions, Functions] | None = None) -> dict[str, int]:
     """Compare original and transformed on seeded inputs; the scalars of the first good trial.
@@ -287,17 +312,12 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
             return scalars
         if not scalars:
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
-        try:
-            got = _run(fc.transformed, args, identity, physical=True, functions=transformed)
-        except InterpreterError as err:
-            fc.mismatch = (f"the transformed program faults on trial {attempts} (seed {seed}) where the "
-                           f"original does not: {err.message}")
+        run = functools.partial(_run_transformed, fc.transformed, args, identity, transformed)
+        fc.mismatch = _transformed_differs(run, expected, labels, abs(seed) * 1_000_003 + attempts,
+                                           f"on trial {attempts} (seed {seed})")
+        if fc.mismatch is not None:
             return scalars
         fc.trials_run += 1
-        diff = outputs_equal(expected, got, labels=labels)
-        if diff is not None:
-            fc.mismatch = f"the transformed program differs on trial {attempts} (seed {seed}): {diff}"
-            return scalars
     if fc.trials_run == 0:
         fc.unverified = f"the original program faults on every random input: {last_error}"
     return scalars
