@@ -8,8 +8,10 @@ Values
       signed dtypes and `INDEX`, non-negative for unsigned), or floats for float scalars;
       every integer operation is exact, then wrapped to its dtype; `//` and `%` are floor
       division and floor remainder (`10-dsl.md` §7.2);
-    - tensors are numpy arrays; `tile.store` is functional: it returns an updated copy, and
-      the out-tensors a function returns are its outputs;
+    - tensors are numpy arrays (each run binds its own copy of an argument); `tile.store`
+      writes its destination tensor in place and returns it (`10-dsl.md` §5: its result
+      reuses argument 2), so a function that returns the tensor parameter it stored into, by
+      the name it had before the store as the reference prints it, returns what was stored;
     - tiles are `TileVal`s: a 2-D numpy array (a rank-1 tile `[C]` is `[1, C]`) plus the
       runtime valid extent. `BF16` is emulated in float32 rounded to bfloat16 after each op.
 
@@ -31,14 +33,18 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 (accumulates into the tensor), `tile.row_expand`, `tile.col_sum`, `tensor.write` (in place on
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
-in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`, `tile.gather`
-(flat offsets), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
-`tile.col_max` / `tile.col_min`, `tile.concat` (of fully valid tiles) and `tensor.view` (a
-row-major reshape, read only), `tile.transpose` (of a fully valid tile). Any other op, a call
-of another function, a modelled op in a form of the reference the model does not cover
-(`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
-before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic
-dimensions take the values given under their names.
+in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`,
+`tile.scatter_mask` (of fully valid tiles; see its facts), `tile.cmp` / `tile.cmps` (a
+packed predicate read by `tile.sel` only, `Predicate`) and `tile.sel`, `tile.gather`
+(flat offsets by fully valid indices; a source element outside its valid part is undefined
+data, `Undefined`), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
+`tile.col_max` / `tile.col_min`, `tile.concat` (sources of one valid row count, the second
+after the first one's valid columns) and `tensor.view` (a row-major reshape, read only),
+`tile.transpose` (of a fully valid tile). Any other op, a call of another function, a
+modelled op in a form of the reference the model does not cover (`unmodelled_call`), or a
+tuple or array value is an `InterpreterError` naming it, raised before the run starts
+(`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic dimensions take the
+values given under their names.
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
@@ -179,6 +185,51 @@ def _poison(shape: tuple[int, ...], dtype: DType) -> Array:
     if dtype.is_float:
         return np.full(shape, np.nan, dtype=numpy_dtype(dtype))
     return np.full(shape, dtype.wrap(0x5A5A5A5A5A5A5A5A), dtype=numpy_dtype(dtype))
+
+
+UNDEFINED_FILLINGS = 3
+"""Fillings of undefined data a run can take (`Undefined.filling`): the poison pattern, and
+one seeded random pattern with its mirror image."""
+
+
+@dataclass
+class Undefined:
+    """Data a run reads that the program never defined or whose value the reference leaves
+    open (an element `tile.gather` reads outside its source's valid part, a column
+    `tile.scatter_mask` does not select over a non-zero destination), and how the run fills it.
+
+    The device leaves such data implementation-defined, so no one filling is right: `slotsat
+    check` runs an original program that read some once per filling (`UNDEFINED_FILLINGS`) and
+    compares its outputs exactly (`outputs_identical`); outputs that differ mean undefined data
+    reaches them, and the verdict is `unverified`. Filling 0 is the poison pattern (NaN, or
+    0x5A... for integers: NaN survives arithmetic, `x * 0` included); filling 1 draws values
+    from `seed` (floats of magnitude 1e3 to 1e4 with random signs, integers over the dtype's
+    range), and filling 2 is filling 1 mirrored (the same draws negated, integers
+    bit-inverted), so a comparison of undefined data with a modest value comes out differently
+    in those two runs."""
+
+    filling: int = 0
+    seed: int = 0
+    reads: list[str] = field(default_factory=list)
+    """Where the run read undefined data, one line each, in order (`op at LINE:COL ...`)."""
+    _rng: np.random.Generator | None = field(default=None, init=False, repr=False)
+
+    def data(self, shape: tuple[int, ...], dtype: DType, what: str) -> Array:
+        """Values for `shape` elements of undefined data of `dtype`, read as `what` says."""
+        if not any(r == what for r in self.reads):
+            self.reads.append(what)
+        if self.filling == 0:
+            return _poison(shape, dtype)
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.seed)
+        if dtype.is_float:
+            values = self._rng.uniform(1e3, 1e4, shape) * self._rng.choice([-1.0, 1.0], shape)
+            return as_dtype(values if self.filling == 1 else -values, dtype)
+        bits = self._rng.integers(0, 1 << 64, shape, dtype=np.uint64, endpoint=False)
+        if self.filling == 2:
+            bits = ~bits
+        ints = [dtype.wrap(int(b)) for b in bits.reshape(-1)]
+        return np.array(ints, dtype=numpy_dtype(dtype)).reshape(shape)
 
 
 # --------------------------------------------------------------------------------------
@@ -341,9 +392,22 @@ class TileVal:
     dtype: DType
     shape: tuple[int, int]
     backing: SlotRef | None = None
+    predicate: Predicate | None = None
+    """What a `tile.cmp` / `tile.cmps` result means: the tile itself is a packed predicate in a
+    target-defined encoding, so only `tile.sel` may read it (`Interpreter._tile` declines
+    every other reader)."""
 
     def with_backing(self, ref: SlotRef | None) -> TileVal:
-        return TileVal(self.data, self.valid, self.dtype, self.shape, ref)
+        return TileVal(self.data, self.valid, self.dtype, self.shape, ref, self.predicate)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Predicate:
+    """The per-element truth of a comparison over the compared tiles' shape, defined over
+    `valid` (their valid region)."""
+
+    truth: Array
+    valid: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -463,7 +527,13 @@ class Interpreter:
     _task: int = field(default=0, init=False)
     """This half's place among its group's halves (`_Baton`)."""
     _target: ir.Var | None = field(default=None, init=False)
+    undefined: Undefined = field(default_factory=Undefined)
+    """How this run fills data the program never defined, and where it read some (shared with
+    the halves of a group)."""
     _gm: bool = field(default=False, init=False)
+    tensors_after: dict[str, Array] = field(default_factory=dict, init=False)
+    """The run's tensor arguments as it left them, by parameter name: what a kernel wrote to
+    its tensors (GM) is an output whether it returns them or not."""
 
     # ---- entry
 
@@ -480,7 +550,12 @@ class Interpreter:
         result = self._body(fn.body)
         if not isinstance(result, _Return):
             raise InterpreterError(f"function '{fn.name}' ended without return", fn.span)
+        self._keep_tensors(fn)
         return result.values
+
+    def _keep_tensors(self, fn: ir.Function) -> None:
+        self.tensors_after = {p.name_hint: v for p in fn.params
+                              if isinstance(v := self._env.get(p.id), np.ndarray)}
 
     def _run_group(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
         """A Group function: its AIC and AIV halves (each AIV lane one) take turns, producer
@@ -502,7 +577,7 @@ class Interpreter:
                 child = Interpreter(physical=self.physical, prefetch=self.prefetch, max_steps=self.max_steps,
                                     max_iterations=self.max_iterations, max_elements=self.max_elements,
                                     identity={**self.identity, "subblock_idx": lane},
-                                    functions=self.functions)
+                                    functions=self.functions, undefined=self.undefined)
                 child._pipes = pipes
                 child._lane = lane
                 child._task = len(tasks)
@@ -514,6 +589,7 @@ class Interpreter:
             raise InterpreterError(f"group '{fn.name}': {'; '.join(left)}", fn.span)
         for s in fn.body.stmts:
             if isinstance(s, ir.ReturnStmt):
+                self._keep_tensors(fn)
                 return tuple(self._value(v) for v in s.values)
         raise InterpreterError(f"function '{fn.name}' ended without return", fn.span)
 
@@ -616,7 +692,24 @@ class Interpreter:
         val = self._env.get(arg.id)
         if not isinstance(val, TileVal):
             raise InterpreterError(f"'{arg.name_hint}' is not a tile", span)
+        if val.predicate is not None:
+            raise Unmodelled(f"'{arg.name_hint}', the packed predicate of a comparison, read as a tile "
+                             "(its encoding is target-defined; the interpreter models it as tile.sel's mask "
+                             "only)", span)
         return self._read(val)
+
+    def _predicate(self, arg: ir.CallArg, span: Span) -> Predicate:
+        """The comparison a `tile.sel` mask holds; its buffer must not have been overwritten."""
+        if not isinstance(arg, ir.Var):
+            raise InterpreterError("expected a tile variable", span)
+        val = self._env.get(arg.id)
+        if not isinstance(val, TileVal) or val.predicate is None:
+            raise Unmodelled(f"tile.sel with the mask '{arg.name_hint}', which is not a tile.cmp / tile.cmps "
+                             "result (a mask's encoding is target-defined)", span)
+        if self._read(val) is not val:
+            raise InterpreterError(f"the mask '{arg.name_hint}' of tile.sel was overwritten in its buffer",
+                                   span)
+        return val.predicate
 
     def _read(self, val: TileVal) -> TileVal:
         """The tile as storage holds it now: overwritten slots show the overwriting data."""
@@ -1100,7 +1193,7 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
         if e > 0 and (o < 0 or o + e > d):
             raise InterpreterError(f"store writes [{o}, {o + e}) outside a tensor dimension of size {d} "
                                    f"(offsets {offsets}, valid shape [{vr}, {vc}])", c.span)
-    out = tensor if it._gm else tensor.copy()  # a half of a group writes the shared GM tensor
+    out = tensor  # the result reuses the destination's buffer: every name of it sees the store
     window = tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))
     out[window] = _stored(c, out[window], tile.data[:vr, :vc].reshape(ext), dtype)
     return out
@@ -1120,12 +1213,10 @@ def _store_window(it: Interpreter, c: ir.Call, tile: TileVal, offsets: list[int]
     address = _window_addresses(tensor, offsets, shapes, "store writes", c.span)
     dtype = _tensor_dtype(c.args[2])
     vr, vc = tile.valid
-    flat = tensor.copy().reshape(-1)
+    flat = tensor.reshape(-1).copy()
     flat[address] = _stored(c, flat[address], tile.data[:vr, :vc].reshape(address.shape), dtype)
-    if it._gm:
-        tensor[...] = flat.reshape(tensor.shape)
-        return tensor
-    return flat.reshape(tensor.shape)
+    tensor[...] = flat.reshape(tensor.shape)  # in place, as `_op_store`
+    return tensor
 
 
 def _stored(c: ir.Call, old: Array, part: Array, dtype: DType) -> Array:
@@ -1487,21 +1578,42 @@ def _op_col_extreme(it: Interpreter, c: ir.Call) -> Value:
 
 
 def _op_concat(it: Interpreter, c: ir.Call) -> Value:
-    """`tile.concat(src0, src1)`: the two tiles side by side, `[R, C0 + C1]`, valid over its
-    whole shape (the reference's `DeduceTileConcatType`). pto-isa's TCONCAT places `src1`'s
-    valid columns right after `src0`'s valid columns, not after its shape, and asserts that the
-    destination's valid width is their sum; the interpreter models fully valid sources only,
-    where the two placements agree."""
+    """`tile.concat(src0, src1)`: the two tiles side by side in a `[R, C0 + C1]` tile. pto-isa's
+    TCONCAT copies, for each of the destination's valid rows, `src0`'s valid columns and right
+    after them (not after `src0`'s shape) `src1`'s valid columns, and asserts that both sources
+    have the destination's valid row count and that its valid width is the sum of theirs. So
+    the result is valid over `(rows, vc0 + vc1)` (the whole shape for fully valid sources, the
+    reference's `DeduceTileConcatType`), and what lies outside that is the interpreter's
+    filler, as for a load. Sources of different valid row counts, or a result whose type
+    declares another valid shape (the device's assertion fails), are declined."""
     a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     if a.dtype != b.dtype or a.shape[0] != b.shape[0]:
         raise InterpreterError(f"tile.concat of a {list(a.shape)} pl.{a.dtype.value} and a {list(b.shape)} "
                                f"pl.{b.dtype.value} tile", c.span)
-    if a.valid != a.shape or b.valid != b.shape:
-        raise Unmodelled("the interpreter models tile.concat of fully valid tiles only (the device places "
-                         "the second tile after the first one's valid columns)", c.span)
-    data = np.concatenate([_need_data(a), _need_data(b)], axis=1)
     shape = (a.shape[0], a.shape[1] + b.shape[1])
-    return TileVal(data, shape, a.dtype, shape)
+    valid = (a.valid[0], a.valid[1] + b.valid[1])
+    declared = _declared_valid(it)
+    if a.valid[0] != b.valid[0] or (declared is not None and declared != valid):
+        raise Unmodelled(f"tile.concat of tiles valid over {list(a.valid)} and {list(b.valid)} into a tile "
+                         f"declared valid over {list(declared or valid)} (the device asserts that both "
+                         "sources have the destination's valid rows and that its valid width is their sum)",
+                         c.span)
+    data = np.zeros(shape, dtype=numpy_dtype(a.dtype))
+    rows, vc0 = valid[0], a.valid[1]
+    data[:rows, :vc0] = _need_data(a)[:rows, :vc0]
+    data[:rows, vc0:valid[1]] = _need_data(b)[:rows, :b.valid[1]]
+    return TileVal(data, valid, a.dtype, shape)
+
+
+def _declared_valid(it: Interpreter) -> tuple[int, int] | None:
+    """The valid extent the type of the op's result declares in this run, if it has one."""
+    t = None if it._target is None else it._target.type
+    if not isinstance(t, ir.TileType):
+        return None
+    extents = [it.scalar(x) for x in t.effective_valid_shape]
+    if not all(isinstance(x, int) for x in extents):
+        return None
+    return _rc([int(x) for x in extents if x is not None])
 
 
 def _op_transpose(it: Interpreter, c: ir.Call) -> Value:
@@ -1525,8 +1637,8 @@ def _op_tensor_view(it: Interpreter, c: ir.Call) -> Value:
     `shape` (the reference's `DeduceTensorViewType`: a canonical view over the same memory; its
     code generator makes a new `pto.make_tensor_view` of `src`'s base pointer with the result's
     row-major strides). Modelled for a shape of the same element count in the ND layout, read
-    only: stores are functional here, so a store into the view or into the viewed tensor (which
-    the other would see on the device) is declined when it runs."""
+    only: a store into the view or into the viewed tensor (which the other sees on the device;
+    the model does not follow which arrays share memory) is declined when it runs."""
     src = it._tensor(c.args[0], c.span)
     if isinstance(src, TensorSym):
         raise InterpreterError("symbolic tensor in a computing run", c.span)
@@ -1854,17 +1966,121 @@ def _op_gather_mask(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(data, (rows, cols // stride), dtype, (rows, cols // stride))
 
 
+_CMP_TYPES: dict[int, Callable[[Array, Array], Array]] = {
+    0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater, 5: np.greater_equal}
+"""`cmp_type` of `tile.cmp` / `tile.cmps`: EQ, NE, LT, LE, GT, GE (the reference's DSL docstrings)."""
+
+
+def _op_cmp(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.cmp(lhs, rhs, cmp_type=K)` / `tile.cmps(lhs, scalar, cmp_type=K)`: per element of
+    `lhs`'s valid region, `lhs K rhs` (pto-isa's TCMPS; IEEE comparisons, so a NaN is unequal
+    to everything). The result is a packed predicate tile whose encoding pto-isa leaves
+    target-defined (the reference types it as UINT8 of one bit per element); the run keeps the
+    truth values (`Predicate`) with the type's shape and valid extent, and only `tile.sel`
+    reads them. `tile.cmp` of tiles of two shapes (a broadcast) is declined."""
+    a = it._tile(c.args[0], c.span)
+    kind = c.kwarg("cmp_type")
+    mode = 0 if kind is None else kind.value if isinstance(kind, ir.ConstInt) else None
+    if mode not in _CMP_TYPES:
+        raise InterpreterError(f"{c.op} needs a literal cmp_type in [0, 5]", c.span)
+    if c.op == "tile.cmps":
+        arg = c.args[1]
+        s = it.scalar(arg) if isinstance(arg, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+        if s is None:
+            raise InterpreterError("tile.cmps needs a known scalar operand", c.span)
+        other = np.full(a.shape, a.dtype.wrap(int(s)) if a.dtype.is_int else s, dtype=_need_data(a).dtype)
+        valid = a.valid
+    else:
+        b = it._tile(c.args[1], c.span)
+        if b.shape != a.shape or b.dtype != a.dtype:
+            raise Unmodelled(f"tile.cmp of a {list(a.shape)} and a {list(b.shape)} tile", c.span)
+        other = _need_data(b)
+        valid = (min(a.valid[0], b.valid[0]), min(a.valid[1], b.valid[1]))
+    truth = _CMP_TYPES[mode](_need_data(a), other)
+    t = None if it._target is None else it._target.type
+    shape = t.rows_cols if isinstance(t, ir.TileType) else (a.shape[0], -(-a.shape[1] // 8))
+    packed = _declared_valid(it) or (valid[0], -(-valid[1] // 8))
+    return TileVal(np.zeros(shape, np.uint8), packed, DType.UINT8, shape, None, Predicate(truth, valid))
+
+
+def _op_sel(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.sel(mask, lhs, rhs, tmp)`: `lhs` where the comparison `mask` holds, else `rhs`,
+    over `lhs`'s valid region (pto-isa's TSEL selects over the destination's valid region, which
+    the reference's DeduceTileSelType takes from `lhs`); `tmp` is TSEL's scratch tile. Operands
+    of two shapes or dtypes, and a mask whose comparison does not cover that region, are
+    declined."""
+    pred = it._predicate(c.args[0], c.span)
+    lhs, rhs = it._tile(c.args[1], c.span), it._tile(c.args[2], c.span)
+    it._tile(c.args[3], c.span)
+    vr, vc = lhs.valid
+    if lhs.shape != rhs.shape or lhs.dtype != rhs.dtype or pred.truth.shape != lhs.shape:
+        raise Unmodelled(f"tile.sel of {list(lhs.shape)} and {list(rhs.shape)} tiles by a "
+                         f"{list(pred.truth.shape)} comparison", c.span)
+    if vr > pred.valid[0] or vc > pred.valid[1] or vr > rhs.valid[0] or vc > rhs.valid[1]:
+        raise Unmodelled(f"tile.sel over [{vr}, {vc}] by a comparison valid over {list(pred.valid)} of a "
+                         f"tile valid over {list(rhs.valid)}", c.span)
+    data = _need_data(lhs).copy()
+    data[:vr, :vc] = np.where(pred.truth[:vr, :vc], data[:vr, :vc], _need_data(rhs)[:vr, :vc])
+    return TileVal(data, lhs.valid, lhs.dtype, lhs.shape)
+
+
+def _op_scatter_mask(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.scatter_mask(dst, src, mask_pattern=P)`: `dst` with the `k`-th column the pattern
+    selects (`_MASK_PATTERNS`) of each row replaced by column `k` of `src` (the reference's
+    `DeduceTileScatterMaskType`: `dst` has `src`'s rows and `stride` times its columns).
+
+    The reference's sources disagree on the columns the pattern does not select: its op table
+    says they pass through from `dst`, its code generator's notes that the emitted
+    pto.tscatter zero-fills them. Where `dst` holds zero there (+0.0 for floats) both say the
+    same; elsewhere such an element is undefined data (`Undefined`), so `slotsat check`
+    confirms nothing that depends on which source is right. Tiles valid over less than their
+    shape are declined."""
+    dst, src = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    pattern = c.kwarg("mask_pattern")
+    if not isinstance(pattern, ir.ConstInt) or pattern.value not in _MASK_PATTERNS:
+        raise InterpreterError("tile.scatter_mask needs a literal mask_pattern in [1, 7]", c.span)
+    stride, first = _MASK_PATTERNS[pattern.value]
+    if dst.dtype != src.dtype or dst.shape != (src.shape[0], src.shape[1] * stride):
+        raise InterpreterError(f"tile.scatter_mask of a {list(src.shape)} pl.{src.dtype.value} tile into a "
+                               f"{list(dst.shape)} pl.{dst.dtype.value} tile with "
+                               f"mask_pattern={pattern.value}", c.span)
+    if dst.valid != dst.shape or src.valid != src.shape:
+        raise Unmodelled("the interpreter models tile.scatter_mask of fully valid tiles only", c.span)
+    old = _need_data(dst)
+    unselected = np.ones(dst.shape, dtype=bool)
+    unselected[:, first::stride] = False
+    agreed = old == 0
+    if dst.dtype.is_float:
+        agreed &= ~np.signbit(old)
+    data = old.copy()
+    undefined = unselected & ~agreed
+    if bool(undefined.any()):
+        what = (f"tile.scatter_mask at {c.span.line}:{c.span.col} leaves a column its pattern does not "
+                "select where the destination is not zero (passed through or zero-filled: the reference's "
+                "sources disagree)")
+        data = np.where(undefined, it.undefined.data(dst.shape, dst.dtype, what), data)
+    data[:, first::stride] = _need_data(src)
+    return TileVal(data, dst.shape, dst.dtype, dst.shape)
+
 
 def _op_gather(it: Interpreter, c: ir.Call) -> Value:
     """`tile.gather(src, indices, tmp)`: `dst[i, j] = src.flat[indices[i, j]]`, the flat
     element offset into the row-major `src` (the reference's docstring of `pl.tile.gather`:
     "Computes dst[i, j] = src[indices[i, j]]", and its lowering of a last-dim gather to flat
     offsets `i * src_cols + index[i, j]`); `tmp` is scratch space. An offset outside `src` is
-    an `InterpreterError` (the hardware reads whatever is there)."""
+    an `InterpreterError` (the hardware reads whatever is there).
+
+    A partly valid `src` is read by its buffer, as pto-isa's TGATHER reads `src0[indices[i,
+    j]]` for every element of the destination's valid region whatever the source's valid
+    extent: an offset inside the buffer but outside the valid region reads data the program
+    never defined, so that element is the run's filling of undefined data (`Undefined`), never
+    the interpreter's own filler, and `slotsat check` confirms nothing such data reaches. The
+    indices must be fully valid (the reference types the result by them; the device reads
+    every one)."""
     src, idx = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     it._tile(c.args[2], c.span)
-    if src.valid != src.shape or idx.valid != idx.shape:
-        raise Unmodelled("the interpreter models tile.gather of fully valid tiles only", c.span)
+    if idx.valid != idx.shape:
+        raise Unmodelled("the interpreter models tile.gather by fully valid indices only", c.span)
     if idx.dtype not in (DType.INT32, DType.INT16) or src.dtype is DType.BF16:
         raise Unmodelled(f"tile.gather of pl.{src.dtype.value} by pl.{idx.dtype.value} offsets", c.span)
     flat = _need_data(src).reshape(-1)
@@ -1872,7 +2088,14 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
     if bool(np.any((offsets < 0) | (offsets >= flat.size))):
         bad = int(offsets[(offsets < 0) | (offsets >= flat.size)][0])
         raise InterpreterError(f"tile.gather offset {bad} is outside the {list(src.shape)} source", c.span)
-    return TileVal(flat[offsets].copy(), idx.shape, src.dtype, idx.shape)
+    out = flat[offsets].copy()
+    rows, cols = offsets // src.shape[1], offsets % src.shape[1]
+    undefined = (rows >= src.valid[0]) | (cols >= src.valid[1])
+    if bool(undefined.any()):
+        what = f"tile.gather at {c.span.line}:{c.span.col} reads outside its source's valid part"
+        out = np.where(undefined, it.undefined.data(out.shape, src.dtype, what), out)
+    return TileVal(out, idx.shape, src.dtype, idx.shape)
+
 
 _PAD_VALUES: dict[str, dict[DType, float | int]] = {
     "zero": {d: 0 for d in (DType.FP32, DType.FP16, DType.BF16, DType.INT32, DType.INT16, DType.INT8,
@@ -2280,6 +2503,10 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.mrgsort_format1": (2, 2, frozenset()),
     "tile.mrgsort_format2": (3, 5, frozenset({"exhausted"})),
     "tile.gather_mask": (1, 2, frozenset({"mask_pattern", "output_dtype"})),
+    "tile.scatter_mask": (2, 2, frozenset({"mask_pattern"})),
+    "tile.cmp": (2, 2, frozenset({"cmp_type"})),
+    "tile.cmps": (2, 2, frozenset({"cmp_type"})),
+    "tile.sel": (4, 4, frozenset()),
     "tile.gather": (3, 3, frozenset()),
     "tile.fillpad": (1, 1, frozenset({"pad_value"})),
     "tile.col_max": (1, 1, frozenset()),
@@ -2298,11 +2525,7 @@ tile holds, which is all the interpreter models, are the source's; so do `tile.c
 `transpose` (a column-major Mat layout) and `flat_layout` (an unboxed one)."""
 
 
-_UNPINNED: dict[str, str] = {
-    "tile.scatter_mask": ("tile.scatter_mask (the reference's op table says the columns its pattern does not "
-                          "select pass through; its code generator's notes say the emitted pto.tscatter "
-                          "zero-fills them)"),
-}
+_UNPINNED: dict[str, str] = {}
 """Ops the interpreter leaves out because the reference's own sources disagree on what they
 compute, with what each says."""
 
@@ -2387,6 +2610,10 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.mrgsort_format1": _op_mrgsort1,
     "tile.mrgsort_format2": _op_mrgsort2,
     "tile.gather_mask": _op_gather_mask,
+    "tile.scatter_mask": _op_scatter_mask,
+    "tile.cmp": _op_cmp,
+    "tile.cmps": _op_cmp,
+    "tile.sel": _op_sel,
     "tile.gather": _op_gather,
     "tile.fillpad": _op_fillpad,
     "tile.col_max": _op_col_extreme,
@@ -2602,11 +2829,27 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
         work.extend((v, extent, lo) for v in writes.get(node.id, ()))
         d = defs.get(node.id)
         if isinstance(d, ir.Call):
-            if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS):
-                work.append((d.args[0], extent, lo))
+            carried = _carried(d, defs)
+            if carried is not None:
+                work.append((carried[0], extent, lo - carried[1]))
         elif d is not None:
             work.append((d, extent, lo))
     return out
+
+
+def _carried(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call]) -> tuple[ir.CallArg, int] | None:
+    """The argument whose elements the result of `d` holds, and the constant `d` adds to them:
+    a read, a load, a view or copy (`_OFFSET_CARRIERS`), and the row a `tile.col_expand_add`
+    broadcasts onto a `tile.full` of an integer literal (how a kernel repeats one row of
+    indices down a tile). None for anything else."""
+    if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS):
+        return d.args[0], 0
+    if d.op == "tile.col_expand_add" and len(d.args) > 1 and isinstance(d.args[0], ir.Var):
+        base = defs.get(d.args[0].id)
+        value = _named(base, 1, "value") if isinstance(base, ir.Call) and base.op == "tile.full" else None
+        if isinstance(value, ir.ConstInt):
+            return d.args[1], value.value
+    return None
 
 
 def _divisors(st: ir.Stmt) -> list[ir.Expr]:
@@ -2708,34 +2951,61 @@ def random_identity(rng: np.random.Generator) -> dict[str, int]:
 
 
 def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
-                  atol: float = 1e-3) -> str | None:
+                  atol: float = 1e-3, labels: Sequence[str] = ()) -> str | None:
     """None when the two result tuples agree (exactly for integers, `np.allclose` for floats,
     NaN equal to NaN, and bit for bit where both floats are subnormal: the integers
-    `tile.sort32` stores in FP32 rows); otherwise a one-line description of the first difference."""
+    `tile.sort32` stores in FP32 rows); otherwise a one-line description of the first difference
+    (naming result `i` by `labels[i]` where given, else `result i`)."""
     if len(a) != len(b):
         return f"{len(a)} results vs {len(b)}"
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        name = labels[i] if i < len(labels) else f"result {i}"
         if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
             if x.shape != y.shape:
-                return f"result {i}: shape {x.shape} vs {y.shape}"
+                return f"{name}: shape {x.shape} vs {y.shape}"
             if np.issubdtype(x.dtype, np.floating):
                 xf, yf = x.astype(np.float64), y.astype(np.float64)
                 if not np.allclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True):
                     bad = np.argwhere(~np.isclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True))[0]
                     pos = tuple(int(k) for k in bad)
                     got, want = float(yf[pos]), float(xf[pos])
-                    return f"result {i}: element {list(pos)} is {got!r}, expected {want!r}"
+                    return f"{name}: element {list(pos)} is {got!r}, expected {want!r}"
                 bits = _tiny_bits_differ(x, y)
                 if bits is not None:
-                    return f"result {i}: element {bits} differs in its bits (an integer stored in a float)"
+                    return f"{name}: element {bits} differs in its bits (an integer stored in a float)"
             elif not np.array_equal(x, y):
                 pos = tuple(int(k) for k in np.argwhere(x != y)[0])
-                return f"result {i}: element {list(pos)} is {y[pos].item()!r}, expected {x[pos].item()!r}"
+                return f"{name}: element {list(pos)} is {y[pos].item()!r}, expected {x[pos].item()!r}"
         elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            return f"result {i}: kinds differ"
+            return f"{name}: kinds differ"
         elif x != y and not (isinstance(x, float) and isinstance(y, float)
                              and math.isclose(x, y, rel_tol=rtol, abs_tol=atol)):
-            return f"result {i}: {y!r}, expected {x!r}"
+            return f"{name}: {y!r}, expected {x!r}"
+    return None
+
+
+def outputs_identical(a: Sequence[Value], b: Sequence[Value], *, labels: Sequence[str] = ()) -> str | None:
+    """None when two result tuples are the same value for value (floats equal as numbers, NaN
+    equal to NaN, no tolerance); otherwise a one-line description of the first difference
+    (named as by `outputs_equal`). Two runs of one program that differ only in how undefined
+    data was filled are compared so."""
+    if len(a) != len(b):
+        return f"{len(a)} results vs {len(b)}"
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        name = labels[i] if i < len(labels) else f"result {i}"
+        if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+            if x.shape != y.shape:
+                return f"{name}: shape {x.shape} vs {y.shape}"
+            nan = np.issubdtype(x.dtype, np.floating) and np.issubdtype(y.dtype, np.floating)
+            same = (x == y) | (np.isnan(x) & np.isnan(y)) if nan else x == y
+            if not bool(np.all(same)):
+                pos = tuple(int(k) for k in np.argwhere(~same)[0])
+                return f"{name}: element {list(pos)} is {y[pos].item()!r}, not {x[pos].item()!r}"
+        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            return f"{name}: kinds differ"
+        elif x != y and not (isinstance(x, float) and isinstance(y, float)
+                             and math.isnan(x) and math.isnan(y)):
+            return f"{name}: {y!r}, not {x!r}"
     return None
 
 

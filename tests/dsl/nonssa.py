@@ -10,7 +10,8 @@ kernel it draws must parse.
 
 `run_python(source, args)` is the oracle: it rewrites the kernel into an ordinary Python
 function (`pl.range(...)` is `range(...)`, `pl.yield_` binds its targets, ops are numpy
-functions on float32 arrays, stores return an updated copy as the interpreter's do,
+functions on float32 arrays, a store writes its tensor in place as the interpreter's do
+(`10-dsl.md` §5: its result reuses the destination),
 integer arithmetic wraps at 64 bits) and runs it with Python's own rebinding semantics.
 """
 
@@ -236,7 +237,7 @@ def _wrap(v: int) -> int:
 
 
 class _Pl:
-    """The operations of the generated kernels, on numpy float32 arrays (stores copy)."""
+    """The operations of the generated kernels, on numpy float32 arrays (stores in place)."""
 
     @staticmethod
     def load(t: Any, offs: list[int], shape: list[int]) -> Any:
@@ -246,9 +247,8 @@ class _Pl:
     @staticmethod
     def store(tile: Any, offs: list[int], dst: Any) -> Any:
         (r, c) = offs
-        result = np.array(dst, dtype=np.float32)
-        result[r:r + tile.shape[0], c:c + tile.shape[1]] = tile
-        return result
+        dst[r:r + tile.shape[0], c:c + tile.shape[1]] = tile
+        return dst
 
     @staticmethod
     def add(x: Any, y: Any) -> Any:

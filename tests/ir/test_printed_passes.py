@@ -191,9 +191,9 @@ def test_the_interpreter_runs_while_loops_scopes_and_returns_in_branches() -> No
 
 
 def test_the_interpreter_declines_what_it_does_not_model() -> None:
-    fn = kernel(LOOP.format(use="u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sel(t, t, t)"))
+    fn = kernel(LOOP.format(use="u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)"))
     args = random_inputs(fn, np.random.default_rng(0))
-    with pytest.raises(InterpreterError, match=r"the interpreter does not model 'tile\.sel'"):
+    with pytest.raises(InterpreterError, match=r"the interpreter does not model 'tile\.sin'"):
         Interpreter().run(fn, args)
     dyn = kernel("return out", params="x: pl.Tensor[[N, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]")
     drawn = random_inputs(dyn, np.random.default_rng(0))  # a symbolic dimension is drawn and named

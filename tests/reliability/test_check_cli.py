@@ -199,12 +199,12 @@ def test_an_unmodelled_construct_ends_the_trials_at_the_first_input(
         drawn.append(1)
         return real(fn, rng, sized=sized)
 
-    def unmodelled(fn: ir.Function, args: dict[str, object], identity: dict[str, int], *,
-                   physical: bool, functions: dict[str, ir.Function] | None = None) -> tuple[object, ...]:
+    def unmodelled(fn: ir.Function, args: dict[str, object], identity: dict[str, int],
+                   functions: dict[str, ir.Function] | None, undefined: object) -> tuple[object, ...]:
         raise Unmodelled("the interpreter does not model 'tile.example'")
 
     monkeypatch.setattr(check, "random_inputs", counting)
-    monkeypatch.setattr(check, "_run", unmodelled)
+    monkeypatch.setattr(check, "_run_original", unmodelled)
     row_scale = ROOT / "examples" / "kernels" / "row_scale.py"  # one function
     status, out, _ = _check(capsys, str(row_scale))
     assert status == 1

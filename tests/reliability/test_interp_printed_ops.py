@@ -1,6 +1,7 @@
 """The interpreter's models of more printed-form ops (issue 16): `tile.slice` with a valid
 shape request, `tile.store(..., atomic=pl.AtomicType.Add)`, `tile.row_expand`, `tile.col_sum`
-and `tensor.write`, each against a hand-computed expectation."""
+and `tensor.write`, `tile.concat` (also of partly valid tiles) and the comparisons
+`tile.cmp` / `tile.cmps` with `tile.sel`, each against a hand-computed expectation."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
 
@@ -212,16 +213,30 @@ return r
     np.testing.assert_array_equal(r, np.concatenate([A, b], axis=1))
 
 
-def test_concat_of_a_partly_valid_tile_is_declined() -> None:
-    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]", "pl.Tensor[[4, 8], pl.FP32]", """
-x: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[4, 3])] = pl.load(a, [0, 0], [4, 4], [4, 3])
-y: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
-z: pl.Tile[[4, 8], pl.FP32, pl.Mem.Vec] = pl.tile.concat(x, y)
+def _concat(x_valid: str, y_valid: str, z_valid: str) -> tuple[object, ...]:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]", "pl.Tensor[[4, 8], pl.FP32]", f"""
+x: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape={x_valid})] = pl.load(a, [0, 0], [4, 4], {x_valid})
+y: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape={y_valid})] = pl.load(a, [0, 0], [4, 4], {y_valid})
+z: pl.Tile[[4, 8], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape={z_valid})] = pl.tile.concat(x, y)
 r: pl.Tensor[[4, 8], pl.FP32] = pl.store(z, [0, 0], out)
 return r
 """)
-    with pytest.raises(InterpreterError, match="fully valid tiles only"):
-        _run(fn, {"a": A, "out": np.zeros((4, 8), np.float32)})
+    return _run(fn, {"a": A, "out": np.full((4, 8), -1.0, np.float32)}, modelled=True)
+
+
+def test_concat_places_the_second_tile_after_the_first_one_s_valid_columns() -> None:
+    # pto-isa's TCONCAT: dst[i, vc0 + j] = src1[i, j]; the result is valid over (rows, vc0 + vc1)
+    (r,) = _concat("[2, 3]", "[2, 4]", "[2, 7]")
+    expected = np.full((4, 8), -1.0, np.float32)
+    expected[:2, :7] = np.concatenate([A[:2, :3], A[:2, :4]], axis=1)
+    np.testing.assert_array_equal(r, expected)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("x_valid", "z_valid"), [("[4, 3]", "[4, 8]"), ("[3, 4]", "[3, 8]")])
+def test_concat_whose_valid_extents_the_device_asserts_against_is_declined(x_valid: str, z_valid: str) -> None:
+    # a result declared valid over more than the sum of the valid widths; sources of two valid row counts
+    with pytest.raises(InterpreterError, match="the device asserts that both sources have the destination's valid rows"):
+        _concat(x_valid, "[4, 4]", z_valid)
 
 
 @pytest.mark.parametrize(("op", "vec", "shape"), [("col_expand_expdif", "a0", "[1, 4]"), ("row_expand_expdif", "c0", "[4, 1]")])
@@ -303,3 +318,37 @@ return r
 """)
     with pytest.raises(InterpreterError, match="fully valid tile only"):
         _run(fn, {"a": np.zeros((2, 4), np.float32), "out": np.zeros((4, 2), np.float32)})
+
+
+_SEL = """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+z: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.full([4, 4], dtype=pl.FP32, value=-1.0)
+m: pl.Tile[[4, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[4, 1])] = {compare}
+tmp: pl.Tile[[1, 32], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 32], dtype=pl.UINT8, target_memory=pl.Mem.Vec)
+s: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.sel(m, t, z, tmp)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(s, [0, 0], out)
+return r
+"""
+
+
+@pytest.mark.parametrize(("compare", "holds"), [
+    ("pl.tile.cmps(t, 6.0, cmp_type=4)", A > 6),  # GT
+    ("pl.tile.cmps(t, 6.0, cmp_type=1)", A != 6),  # NE
+    ("pl.tile.cmp(t, z, cmp_type=3)", A <= -1),  # LE: never
+])
+def test_sel_picks_lhs_where_the_comparison_holds(compare: str, holds: np.ndarray) -> None:
+    fn = _fn(P, R, _SEL.format(compare=compare))
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)}, modelled=True)
+    np.testing.assert_array_equal(r, np.where(holds, A, -1.0))
+
+
+def test_a_comparison_read_as_a_tile_is_declined() -> None:
+    # the packed predicate's encoding is target-defined: only tile.sel reads it
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 32], pl.UINT8]]", "pl.Tensor[[4, 32], pl.UINT8]", """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+m: pl.Tile[[4, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[4, 1])] = pl.tile.cmps(t, 0.0, cmp_type=0)
+r: pl.Tensor[[4, 32], pl.UINT8] = pl.store(m, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match="the packed predicate of a comparison, read as a tile"):
+        _run(fn, {"a": A, "out": np.zeros((4, 32), np.uint8)}, modelled=True)

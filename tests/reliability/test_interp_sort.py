@@ -241,6 +241,11 @@ return r
 """)
 
 
+_GATHER_PARTLY_VALID_SOURCE = (_GATHER[0], _GATHER[1], _GATHER[2].replace(
+    "s: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [2, 8])",
+    "s: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 8])] = pl.load(x, [0, 0], [2, 8], [1, 8])"))
+
+
 def test_gather_reads_flat_offsets_into_the_source() -> None:
     x = np.arange(16, dtype=np.float32).reshape(2, 8) * 10
     ix = np.array([[7, 0, 3, 3], [8, 15, 9, 1]], dtype=np.int32)  # row 1 offsets i * 8 + column
@@ -254,6 +259,29 @@ def test_gather_outside_the_source_is_a_fault() -> None:
         _run(_fn(*_GATHER), {"x": np.zeros((2, 8), np.float32), "ix": ix, "out": np.zeros((2, 4), np.float32)})
 
 
+def test_a_gather_from_a_partly_valid_source_reads_its_buffer_and_poisons_the_undefined_part() -> None:
+    # pto-isa's TGATHER reads src0[indices[i, j]] for the destination's valid region whatever the
+    # source's valid extent: row 1 of the source below is outside its valid part, never defined
+    fn = _fn(*_GATHER_PARTLY_VALID_SOURCE)
+    x = np.arange(16, dtype=np.float32).reshape(2, 8) * 10
+    ix = np.array([[7, 0, 3, 3], [8, 15, 9, 1]], dtype=np.int32)
+    (r,) = _run(fn, {"x": x, "ix": ix, "out": np.zeros((2, 4), np.float32)})
+    assert isinstance(r, np.ndarray)
+    assert r[0].tolist() == [70, 0, 30, 30]
+    assert np.isnan(r[1, :3]).all()  # offsets 8, 15, 9: row 1, outside the valid part
+    assert r[1, 3] == 10
+
+
+def test_a_gather_by_partly_valid_indices_is_declined() -> None:
+    fn = _fn(_GATHER[0], _GATHER[1], _GATHER[2].replace(
+        "i: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.load(ix, [0, 0], [2, 4])",
+        "i: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 4])] = "
+        "pl.load(ix, [0, 0], [2, 4], [1, 4])"))
+    with pytest.raises(InterpreterError, match=r"tile\.gather by fully valid indices only"):
+        _run(fn, {"x": np.zeros((2, 8), np.float32), "ix": np.zeros((2, 4), np.int32),
+                  "out": np.zeros((2, 4), np.float32)})
+
+
 def test_random_offsets_of_a_gather_are_drawn_inside_its_source() -> None:
     fn = _fn(*_GATHER)
     for seed in range(20):
@@ -264,6 +292,25 @@ def test_random_offsets_of_a_gather_are_drawn_inside_its_source() -> None:
         assert int(ix.min()) >= 0
         assert int(ix.max()) < 9  # small, and inside the 16-element source
         _run(fn, args)  # never a fault
+
+
+def test_offsets_broadcast_down_a_tile_of_a_constant_are_drawn_inside_the_source() -> None:
+    # the library's rotary swap: one row of offsets, col_expand_add-ed onto a tile.full of 3
+    fn = _fn("x: pl.Tensor[[1, 8], pl.FP32], ix: pl.Tensor[[1, 8], pl.INT32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]",
+             "pl.Tensor[[1, 8], pl.FP32]", """
+s: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [1, 8])
+z: pl.Tile[[2, 8], pl.INT32, pl.Mem.Vec] = pl.tile.full([2, 8], dtype=pl.INT32, value=3)
+i: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.load(ix, [0, 0], [1, 8])
+b: pl.Tile[[2, 8], pl.INT32, pl.Mem.Vec] = pl.tile.col_expand_add(z, i)
+w: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.slice(b, [1, 8], [1, 0])
+t: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.create([1, 8], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+g: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.gather(s, w, t)
+r: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], out)
+return r
+""")
+    ix = np.stack([random_inputs(fn, np.random.default_rng(seed))["ix"] for seed in range(30)])
+    assert ix.min() >= -3
+    assert ix.max() < 5  # ix + 3 inside the 8-element source
 
 
 def test_offsets_followed_through_a_slice_and_a_tiny_source_bound_the_draw() -> None:

@@ -260,14 +260,10 @@ def test_a_limit_reached_by_the_transformed_program_is_unverified_not_failed(mon
     from slotsat.app.commands import check
     from slotsat.core.interpreter import InterpreterLimit
 
-    run = check._run
+    def limited(*args: object) -> object:
+        raise InterpreterLimit("the interpreter's step limit (5 statements) was reached")
 
-    def limited(fn: ir.Function, *args: object, physical: bool, **kw: object) -> object:
-        if physical:
-            raise InterpreterLimit("the interpreter's step limit (5 statements) was reached")
-        return run(fn, *args, physical=physical, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(check, "_run", limited)
+    monkeypatch.setattr(check, "_run_transformed", limited)
     result = check_module(parse_file(KERNELS / "row_scale.py"))
     fc = result.functions[0]
     assert fc.unverified == "the transformed program: the interpreter's step limit (5 statements) was reached"

@@ -9,10 +9,17 @@ For every function with tile operations:
    program before it (a note says so);
 2. interpret the original program with private tiles (what the author means) and the
    transformed program with the physical-buffer model and pipelined loads
-   (`slotsat/interpreter.py`) on `--trials` seeded random inputs (`--seed`); integer
-   results must agree exactly, float results within `np.allclose(rtol=1e-3, atol=1e-3)`.
+   (`slotsat/interpreter.py`) on `--trials` seeded random inputs (`--seed`); the outputs
+   are the returned values and every tensor argument as the run left it (a kernel's writes to
+   GM, returned or not); integer outputs must agree exactly, float outputs within
+   `np.allclose(rtol=1e-3, atol=1e-3)`.
    Inputs on which the original itself faults (an out-of-range load for a random runtime
-   scalar) are redrawn;
+   scalar) are redrawn. An original run that read undefined data (`tile.gather` outside its
+   source's valid part, `tile.scatter_mask`'s unselected columns over a non-zero
+   destination) runs again under the other fillings of that data (`interpreter.Undefined`);
+   if its outputs change, or a run faults, the device's result is not pinned down and the
+   function is `unverified` with that reason. A transformed run that read some is compared
+   with the original's outputs under every filling;
 3. run the slot-privacy checker (`analysis/privacy.py`) on the transformed program and on
    the original (author-declared slots), with the scalar parameters of the first trial.
 
@@ -38,6 +45,8 @@ status 0 when confirmed, 1 when failed or unverified, 2 for unreadable input.
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
@@ -56,14 +65,17 @@ from slotsat.app.commands import (
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
 from slotsat.core.interpreter import (
+    UNDEFINED_FILLINGS,
     Interpreter,
     InterpreterError,
     InterpreterLimit,
+    Undefined,
     Unmodelled,
     Value,
     ensure_interpretable,
     group_order,
     outputs_equal,
+    outputs_identical,
     random_identity,
     random_inputs,
 )
@@ -167,15 +179,93 @@ def _transform(fn: ir.Function, backend: Backend, compat: bool, fc: FunctionChec
     return declines
 
 
-def _run(fn: ir.Function, args: dict[str, Any], identity: dict[str, int], *, physical: bool,
-         functions: dict[str, ir.Function] | None = None) -> tuple[Value, ...]:
-    it = Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
-                     max_iterations=limits.interp_max_iterations(), max_elements=limits.interp_max_elements(),
-                     identity=identity, functions=functions or {})
-    return it.run(fn, args)
+def _run_transformed(fn: ir.Function, args: dict[str, Any], identity: dict[str, int],
+                     functions: dict[str, ir.Function] | None, undefined: Undefined) -> tuple[Value, ...]:
+    """The transformed program's `_outputs` (the physical-buffer model, pipelined loads),
+    filling undefined data as `undefined` says."""
+    it = _interpreter(identity, True, functions, undefined)
+    return _outputs(fn, it, it.run(fn, args))
+
+
+def _outputs(fn: ir.Function, it: Interpreter, values: tuple[Value, ...]) -> tuple[Value, ...]:
+    """What a run of `fn` produced: the values it returned, then each tensor parameter as the
+    run left it, in parameter order (a kernel's writes to its tensors are outputs whether it
+    returns them or not; `_labels` names them)."""
+    tensors = [it.tensors_after.get(p.name_hint) for p in fn.params if isinstance(p.type, ir.TensorType)]
+    return (*values, *tensors)
+
+
+def _labels(fn: ir.Function, outputs: tuple[Value, ...]) -> list[str]:
+    """Names for the entries of `_outputs(fn, ...)` in a difference."""
+    tensors = [f"tensor '{p.name_hint}'" for p in fn.params if isinstance(p.type, ir.TensorType)]
+    return [f"result {i}" for i in range(len(outputs) - len(tensors))] + tensors
+
+
+def _interpreter(identity: dict[str, int], physical: bool, functions: dict[str, ir.Function] | None,
+                 undefined: Undefined) -> Interpreter:
+    return Interpreter(physical=physical, prefetch=physical, max_steps=limits.interp_max_steps(),
+                       max_iterations=limits.interp_max_iterations(),
+                       max_elements=limits.interp_max_elements(), identity=identity,
+                       functions=functions or {}, undefined=undefined)
+
+
+def _run_original(fn: ir.Function, args: dict[str, Any], identity: dict[str, int],
+                  functions: dict[str, ir.Function] | None, undefined: Undefined) -> tuple[Value, ...]:
+    """The original program's `_outputs` (private tiles), filling undefined data as `undefined`
+    says."""
+    it = _interpreter(identity, False, functions, undefined)
+    return _outputs(fn, it, it.run(fn, args))
 
 
 Functions: TypeAlias = dict[str, ir.Function]
+Rerun: TypeAlias = Callable[[Undefined], tuple[Value, ...]]
+"""The original program on one trial's inputs, run with the given filling of undefined data."""
+
+
+def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Undefined, seed: int,
+                       labels: list[str]) -> str | None:
+    """Why undefined data reaches an output of the original program, or None when it read none
+    or its outputs are exactly the same under every other filling of that data (the run that
+    gave `expected` used `undefined`, filling 0; see `interpreter.Undefined`)."""
+    if not undefined.reads:
+        return None
+    what = undefined.reads[0]
+    for filling in range(1, UNDEFINED_FILLINGS):
+        try:
+            other = rerun(Undefined(filling=filling, seed=seed))
+        except InterpreterLimit:
+            raise
+        except InterpreterError as err:
+            return (f"undefined data reaches the program's control: {what}; with another filling of it the "
+                    f"run faults: {err.message}")
+        diff = outputs_identical(expected, other, labels=labels)
+        if diff is not None:
+            return f"undefined data reaches an output: {what}; with another filling of it, {diff}"
+    return None
+
+
+def _transformed_differs(run: Rerun, expected: tuple[Value, ...], labels: list[str], seed: int,
+                         where: str) -> str | None:
+    """How the transformed program's outputs differ from the original's `expected` (or that it
+    faults), `where` naming the trial; None when they agree under every filling of the
+    undefined data it reads: the original's outputs do not depend on that data, so the
+    transformed program's must not either."""
+    fillings = [Undefined()]
+    for undefined in fillings:  # grows by the other fillings once the first run read undefined data
+        other = f" with another filling of undefined data ({fillings[0].reads[0]})" if undefined.filling \
+            else ""
+        try:
+            got = run(undefined)
+        except InterpreterLimit:
+            raise  # `_differential` says unverified: a limit says nothing of the transformation
+        except InterpreterError as err:
+            return f"the transformed program faults {where}{other} where the original does not: {err.message}"
+        diff = outputs_equal(expected, got, labels=labels)
+        if diff is not None:
+            return f"the transformed program differs {where}{other}: {diff}"
+        if undefined.filling == 0 and undefined.reads:
+            fillings.extend(Undefined(filling=k, seed=seed) for k in range(1, UNDEFINED_FILLINGS))
+    return None
 
 
 def _differential(fc: FunctionCheck, seed: int, trials: int,
@@ -208,8 +298,10 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
             fc.unverified = f"no random inputs: {err.message}"
             return scalars
         identity = random_identity(rng)
+        undefined = Undefined()
+        rerun = functools.partial(_run_original, fc.function, args, identity, originals)
         try:
-            expected = _run(fc.function, args, identity, physical=False, functions=originals)
+            expected = rerun(undefined)
         except Unmodelled as err:  # another input would meet the same construct
             fc.unverified = f"the interpreter cannot run the original program: {err.message}"
             return scalars
@@ -220,22 +312,28 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
             last_error = err.message
             faults += 1
             continue
+        # the device leaves undefined data implementation-defined: no verdict rests on it
+        labels = _labels(fc.function, expected)
+        try:
+            reason = _undefined_reaches(rerun, expected, undefined, abs(seed) * 1_000_003 + attempts, labels)
+        except InterpreterLimit as err:
+            fc.unverified = err.message
+            return scalars
+        if reason is not None:
+            fc.unverified = reason
+            return scalars
         if not scalars:
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
+        run = functools.partial(_run_transformed, fc.transformed, args, identity, transformed)
         try:
-            got = _run(fc.transformed, args, identity, physical=True, functions=transformed)
+            fc.mismatch = _transformed_differs(run, expected, labels, abs(seed) * 1_000_003 + attempts,
+                                               f"on trial {attempts} (seed {seed})")
         except InterpreterLimit as err:  # a limit is no fault: say nothing of the transformation
             fc.unverified = f"the transformed program: {err.message}"
             return scalars
-        except InterpreterError as err:
-            fc.mismatch = (f"the transformed program faults on trial {attempts} (seed {seed}) where the "
-                           f"original does not: {err.message}")
+        if fc.mismatch is not None:
             return scalars
         fc.trials_run += 1
-        diff = outputs_equal(expected, got)
-        if diff is not None:
-            fc.mismatch = f"the transformed program differs on trial {attempts} (seed {seed}): {diff}"
-            return scalars
     if fc.trials_run == 0:
         fc.unverified = f"the original program faults on every random input: {last_error}"
     return scalars

@@ -1,0 +1,160 @@
+"""Undefined data in `slotsat check`: no verdict rests on a value the device leaves
+implementation-defined (issue 16).
+
+Groups: the fillings of undefined data (`interpreter.Undefined`: the poison pattern, a seeded
+random pattern and its mirror image, and where a run read some); the verdicts of check on a
+`tile.gather` from a partly valid source: undefined data that reaches an output (also through
+`x * 0`) leaves the function `unverified` with the reason, undefined data that reaches none is
+`confirmed`, and a transformed program whose outputs depend on undefined data the original's
+do not differs; `tile.scatter_mask`, whose unselected columns the reference's sources disagree on
+(passed through or zero-filled): exact over a zero destination, undefined data elsewhere.
+"""
+
+# ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from slotsat.app.cli import main
+from slotsat.core.interpreter import UNDEFINED_FILLINGS, Interpreter, Undefined, ensure_modelled
+from slotsat.core.ir import DType
+from tests.reliability.interp_harness import kernel
+
+# offsets 4 .. 11 into a [2, 8] source valid over [1, 8]: 8 .. 11 are row 1, never defined
+_GATHER = """import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[2, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, {n}], pl.FP32]]) -> pl.Tensor[[1, {n}], pl.FP32]:
+        s: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 8])] = pl.load(x, [0, 0], [2, 8], [1, 8])
+        i: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.ci(4, [1, 8], dtype=pl.INT32)
+        t: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.create([1, 8], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+        g: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.gather(s, i, t)
+{tail}
+        return r
+"""
+
+
+def _check(tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, tail: str) -> tuple[int, str]:
+    path = tmp_path / "k.py"
+    path.write_text(_GATHER.format(n=n, tail="\n".join("        " + ln for ln in tail.strip().splitlines())))
+    status = main(["check", str(path), "--trials", "2"])
+    return status, capsys.readouterr().out.splitlines()[-1]
+
+
+def test_the_fillings_of_undefined_data_differ_everywhere() -> None:
+    fills = [Undefined(filling=k, seed=7) for k in range(UNDEFINED_FILLINGS)]
+    f = [u.data((3, 5), DType.FP32, "here") for u in fills]
+    assert np.isnan(f[0]).all()
+    assert (np.abs(f[1]) >= 1e3).all()
+    assert (f[2] == -f[1]).all()
+    i = [u.data((3, 5), DType.INT32, "here") for u in fills]
+    assert (i[0] == DType.INT32.wrap(0x5A5A5A5A)).all()
+    assert (i[2] == ~i[1]).all()
+    assert all(u.reads == ["here"] for u in fills)  # one line per place, however often it is read
+
+
+def test_undefined_data_that_reaches_an_output_leaves_the_check_unverified(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, last = _check(tmp_path, capsys, 8, "r: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], out)")
+    assert status == 1
+    assert "K.kernel: undefined data reaches an output: tile.gather at 11:51 reads outside its source's valid part; " \
+           "with another filling of it, result 0: element [0, 4] is " in last
+
+
+def test_undefined_data_in_a_tensor_the_kernel_does_not_return_reaches_an_output(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # what a kernel writes to a tensor argument is an output, returned or not: `side` is not returned
+    source = _GATHER.format(n=8, tail="").replace(
+        "out: pl.Out[pl.Tensor[[1, 8], pl.FP32]])",
+        "out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], side: pl.Out[pl.Tensor[[1, 8], pl.FP32]])").replace(
+        "\n\n        return r", "\n        stored: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], side)\n"
+        "        r: pl.Tensor[[1, 8], pl.FP32] = pl.store(s, [0, 0], out)\n        return r")
+    path = tmp_path / "k.py"
+    path.write_text(source)
+    assert main(["check", str(path), "--trials", "2"]) == 1
+    assert "undefined data reaches an output: tile.gather at 11:51 reads outside its source's valid part; " \
+           "with another filling of it, tensor 'side': element [0, 4] is " in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_undefined_data_times_zero_still_reaches_the_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # NaN * 0 is NaN: the poison pattern keeps what a finite filling would lose
+    status, last = _check(tmp_path, capsys, 8, """
+z: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.muls(g, 0.0)
+r: pl.Tensor[[1, 8], pl.FP32] = pl.store(z, [0, 0], out)
+""")
+    assert status == 1
+    assert "undefined data reaches an output: tile.gather at 11:51" in last
+
+
+def test_undefined_data_that_reaches_no_output_is_confirmed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # columns 0 .. 3 of the gather read offsets 4 .. 7, all in the valid row
+    status, last = _check(tmp_path, capsys, 4, """
+h: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(g, [1, 4], [0, 0])
+r: pl.Tensor[[1, 4], pl.FP32] = pl.store(h, [0, 0], out)
+""")
+    assert status == 0, last
+    assert last.endswith(": confirmed")
+
+
+_SCATTER = ("x: pl.Tensor[[2, 4], pl.FP32], out: pl.Out[pl.Tensor[[2, 8], pl.FP32]]", "pl.Tensor[[2, 8], pl.FP32]", """
+s: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [2, 4])
+d: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec] = pl.tile.full([2, 8], dtype=pl.FP32, value={fill})
+g: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_mask(d, s, mask_pattern=2)
+r: pl.Tensor[[2, 8], pl.FP32] = pl.store(g, [0, 0], out)
+return r
+""")
+X = np.arange(1, 9, dtype=np.float32).reshape(2, 4)
+
+
+def _scatter(fill: str, filling: int = 0) -> tuple[np.ndarray, Undefined]:
+    fn = kernel(_SCATTER[0], _SCATTER[1], _SCATTER[2].format(fill=fill))
+    ensure_modelled(fn)
+    undefined = Undefined(filling=filling, seed=3)
+    (r,) = Interpreter(physical=False, prefetch=False, undefined=undefined).run(
+        fn, {"x": X, "out": np.zeros((2, 8), np.float32)})
+    assert isinstance(r, np.ndarray)
+    return r, undefined
+
+
+def test_a_mask_scatter_onto_zeros_places_the_source_in_the_selected_columns() -> None:
+    # P1010 selects columns 1, 3, 5, 7; the others hold zero, as both of the reference's readings say
+    r, undefined = _scatter("0.0")
+    expected = np.zeros((2, 8), np.float32)
+    expected[:, 1::2] = X
+    np.testing.assert_array_equal(r, expected)
+    assert undefined.reads == []
+
+
+@pytest.mark.parametrize("filling", range(UNDEFINED_FILLINGS))
+def test_the_unselected_columns_of_a_mask_scatter_onto_non_zeros_are_undefined(filling: int) -> None:
+    # passed through (2.0) by the reference's op table, zero-filled by its code generator's notes
+    r, undefined = _scatter("2.0", filling)
+    np.testing.assert_array_equal(r[:, 1::2], X)
+    assert (r[:, 0::2] != 2.0).all()
+    assert (r[:, 0::2] != 0.0).all()
+    assert undefined.reads == [
+        "tile.scatter_mask at 10:51 leaves a column its pattern does not select where the destination is "
+        "not zero (passed through or zero-filled: the reference's sources disagree)"]
+
+
+def test_a_transformed_program_that_depends_on_undefined_data_differs() -> None:
+    # the original's outputs do not depend on undefined data (checked first), so the transformed
+    # program's must not either: each filling it reads is compared with the original's outputs
+    from slotsat.app.commands.check import _transformed_differs
+
+    def run(undefined: Undefined, hidden: bool = False) -> tuple[object, ...]:
+        undefined.data((1,), DType.FP32, "tile.gather at 3:4 reads outside its source's valid part")
+        return (np.array([0.0 if hidden or undefined.filling != 1 else 5.0], np.float32),)
+
+    expected = (np.array([0.0], np.float32),)
+    assert _transformed_differs(lambda u: run(u, hidden=True), expected, ["result 0"], 1, "on trial 1") is None
+    assert _transformed_differs(run, expected, ["result 0"], 1, "on trial 1") == (
+        "the transformed program differs on trial 1 with another filling of undefined data (tile.gather at 3:4 "
+        "reads outside its source's valid part): result 0: element [0] is 5.0, expected 0.0")
