@@ -23,7 +23,10 @@ an unfolded constant dimension) folds to an int. A tile's physical shape must be
 The extras of a tile annotation, in any order and each at most once: a memory space
 (`pl.Mem.X` / `pl.MemorySpace.X`), a MemRef (`slotsat.core.dsl.parser`), and
 `pl.TileView(valid_shape=[...], stride=[...], start_offset=E, blayout=pl.TileLayout.X,
-slayout=pl.TileLayout.X, fractal=N, pad=pl.PadValue.X, compact=pl.CompactMode.X)`.
+slayout=pl.TileLayout.X, fractal=N, pad=pl.PadValue.X, compact=pl.CompactMode.X)`, keywords
+only, `valid_shape` and `stride` as list literals (the reference's `_resolve_tileview`). A field
+left out is the tile's implicit one, so `pl.TileView()` is the tile without a view. A tensor
+layout (`pl.NZ`) is no tile argument.
 """
 
 from __future__ import annotations
@@ -340,6 +343,9 @@ class TypeReader:
             elif isinstance(extra, ast.Call) and dotted(extra.func) == "pl.TileView":
                 kind = "TileView"
                 valid, layout = self.tile_view(extra, shape)
+            elif _layout_marker(extra) is not None:
+                self.error(f"a tile annotation does not take a tensor layout like {self.source(extra)}; "
+                           "give the tile's layout as pl.TileView(blayout=..., slayout=...)", extra)
             else:
                 kind = "MemRef"
                 memref = self.fp.memref(extra)
@@ -364,6 +370,10 @@ class TypeReader:
             if kw.arg in seen:
                 self.error(f"pl.TileView got the keyword '{kw.arg}' twice", kw.value)
             seen.add(kw.arg)
+            if kw.arg in ("valid_shape", "stride") and not isinstance(kw.value, ast.List):
+                # The reference reads these two fields from a list literal only.
+                self.error(f"pl.TileView's {kw.arg} takes a list literal [...], got {self.source(kw.value)}",
+                           kw.value)
             if kw.arg == "valid_shape":
                 valid = self.fp.expr_list(kw.value, dims=True)
                 if len(valid) != len(shape):
