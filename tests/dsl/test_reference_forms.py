@@ -903,6 +903,39 @@ def test_an_omitted_memory_space_is_the_one_the_dsl_function_fills_in() -> None:
     ]
 
 
+def test_a_result_annotation_without_a_memory_space_takes_the_space_the_reference_infers() -> None:
+    """No tile at the hand-off point is without a memory space: InferTileMemorySpace gives an op's
+    result its fixed output space (`tile.full`, `tile.add`: Vec; `tile.matmul`: Acc), the one its
+    `target_memory=` names (`tile.create`: the Vec the DSL function fills in), or, for an op that
+    inherits (`tile.reshape`, `tile.slice`), its input's (checked against the installed reference's
+    `pl.parse_program(...).as_python()`)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, w: pl.Tensor[[8, 16], pl.FP32]):
+            m: pl.Tile[[16, 8], pl.FP32, pl.Mem.Mat] = pl.load(x, [0, 0], [16, 8], target_memory=pl.Mem.Mat)
+            f: pl.Tile[[16, 8], pl.FP32] = pl.tile.full([16, 8], dtype=pl.FP32, value=0.0)
+            c: pl.Tile[[16, 8], pl.FP32] = pl.tile.create([16, 8], dtype=pl.FP32)
+            a: pl.Tile[[16, 8], pl.FP32] = pl.tile.add(f, c)
+            p: pl.Tile[[8, 16], pl.FP32] = pl.tile.reshape(m, [8, 16])
+            s: pl.Tile[[8, 8], pl.FP32] = pl.tile.slice(m, [8, 8], [0, 0])
+            l: pl.Tile[[16, 8], pl.FP32] = pl.tile.move(m, target_memory=pl.Mem.Left)
+            n: pl.Tile[[8, 16], pl.FP32, pl.Mem.Mat] = pl.load(w, [0, 0], [8, 16], target_memory=pl.Mem.Mat)
+            r: pl.Tile[[8, 16], pl.FP32, pl.Mem.Right] = pl.tile.move(n, target_memory=pl.Mem.Right)
+            acc: pl.Tile[[16, 16], pl.FP32] = pl.tile.matmul(l, r)
+    """))
+    assert [line.split(" = ")[0] for line in body[1:]] == [
+        "f: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec]",
+        "c: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec]",
+        "a: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec]",
+        "p: pl.Tile[[8, 16], pl.FP32, pl.Mem.Mat]",
+        "s: pl.Tile[[8, 8], pl.FP32, pl.Mem.Mat]",
+        "l: pl.Tile[[16, 8], pl.FP32, pl.Mem.Left]",
+        "n: pl.Tile[[8, 16], pl.FP32, pl.Mem.Mat]",
+        "r: pl.Tile[[8, 16], pl.FP32, pl.Mem.Right]",
+        "acc: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc]",
+    ]
+
+
 def test_not_of_a_number_is_a_bool() -> None:
     """`not i` of an integer or a float is the reference's Not (any scalar, a BOOL result: its
     code generator compares the operand with 0); a task id has no such meaning."""
@@ -1145,11 +1178,11 @@ def test_a_compare_gather_is_a_pair_of_index_and_count_tiles() -> None:
     ]
 
 
-def test_a_remote_load_is_a_tile_of_its_window_without_a_memory_space() -> None:
+def test_a_remote_load_is_a_vec_tile_of_its_window() -> None:
     """`pld.tile.remote_load(target, peer, offsets, shape)` of a distributed tensor valid in full:
-    a tile of `shape` in the target's dtype with no memory space yet (InferTileMemorySpace
-    picks it), block-major as the shape implies, or row-major under an explicit ND view
-    (`DeduceRemoteLoadType`)."""
+    a tile of `shape` in the target's dtype (`DeduceRemoteLoadType`), block-major as the shape
+    implies, or row-major under an explicit ND view. The deduction gives it no memory space;
+    the op has no memory rule, so InferTileMemorySpace makes it Vec before the hand-off point."""
     source = PLD + textwrap.indent(textwrap.dedent("""
         @pl.function(type=pl.FunctionType.InCore)
         def k(self, d: pld.DistributedTensor[[16, 64], pl.FP16], v: pld.DistributedTensor[[16, 64], pl.FP16, pl.TensorView(stride=[64, 1], layout=pl.TensorLayout.ND)], peer: pl.Scalar[pl.INT32], r: pl.Scalar[pl.INDEX]):
@@ -1158,9 +1191,9 @@ def test_a_remote_load_is_a_tile_of_its_window_without_a_memory_space() -> None:
             c = pld.tile.remote_load(v, peer, [0, 0], [16, 1])
     """), "    ")
     assert printed_body(source) == [
-        "a: pl.Tile[[8, 16], pl.FP16] = pld.tile.remote_load(d, peer, [r, 0], [8, 16])",
-        "b: pl.Tile[[16, 1], pl.FP16] = pld.tile.remote_load(d, peer, [0, 0], [16, 1])",
-        "c: pl.Tile[[16, 1], pl.FP16, pl.TileView(blayout=pl.TileLayout.row_major)] = pld.tile.remote_load(v, peer, [0, 0], [16, 1])",
+        "a: pl.Tile[[8, 16], pl.FP16, pl.Mem.Vec] = pld.tile.remote_load(d, peer, [r, 0], [8, 16])",
+        "b: pl.Tile[[16, 1], pl.FP16, pl.Mem.Vec] = pld.tile.remote_load(d, peer, [0, 0], [16, 1])",
+        "c: pl.Tile[[16, 1], pl.FP16, pl.Mem.Vec, pl.TileView(blayout=pl.TileLayout.row_major)] = pld.tile.remote_load(v, peer, [0, 0], [16, 1])",
     ]
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+from dataclasses import replace
 from typing import NoReturn, TypeVar, cast
 
 from slotsat.core import ir, ops
@@ -443,9 +444,9 @@ class CallReader:
             if inferred is not None and type(inferred) is not type(annot):
                 self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}",
                            node)
-            return annot
+            return _with_space(annot, call, inferred)
         if inferred is not None:
-            return inferred
+            return _with_space(inferred, call, inferred)
         if statement:
             return ir.TupleType(())
         self.error(f"annotate the result of {what}: slotsat cannot infer its type (write NAME: TYPE = "
@@ -615,6 +616,39 @@ def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
     for n in ast.walk(expr):
         ast.copy_location(n, at)
     return expr
+
+
+def _with_space(typ: ir.Type, call: ir.Call, inferred: ir.Type | None) -> ir.Type:
+    """`typ` with the memory space the reference gives the call's tile result where `typ` (an
+    annotation without `pl.Mem.X`, or a deduced type) leaves it out: the deduced type's, else
+    `hand_off_space`. No tile at the hand-off point is without a space."""
+    if not isinstance(typ, ir.TileType) or typ.memory_space is not None:
+        return typ
+    space = inferred.memory_space if isinstance(inferred, ir.TileType) else None
+    return replace(typ, memory_space=space if space is not None else hand_off_space(call))
+
+
+def hand_off_space(call: ir.Call) -> ir.MemorySpace:
+    """The memory space the reference's InferTileMemorySpace (`InferFromOp`) gives a tile result
+    whose type has none: the op's fixed output space (`tile.full`, `tile.add`: Vec; products:
+    Acc), else the space its memory keyword names (`target_memory=`), else, for an op with a
+    memory rule (`tile.fillpad`, `tile.slice`, ...), the space of its first tile argument that
+    has one, else Vec, as for an op without a memory rule (`pld.tile.remote_load`). (The pass
+    first asks a consumer's demand for a load whose `target_memory` is absent; the DSL function
+    fills that keyword in, so no such load reaches it.)"""
+    ref = ops.reference(call.op)
+    if ref is not None and ref.fixed_output_memory is not None:
+        return ir.MemorySpace(ref.fixed_output_memory)
+    if ref is not None and ref.output_memory_kwarg is not None:
+        given = next((v for k, v in call.kwargs if k == ref.output_memory_kwarg), None)
+        if isinstance(given, ir.SpaceArg):
+            return given.space
+    if ref is not None and ref.memory_output is not None:
+        tiles = [a.type for a in call.args if isinstance(a, ir.Var) and isinstance(a.type, ir.TileType)]
+        first = next((t.memory_space for t in tiles if t.memory_space is not None), None)
+        if first is not None:
+            return first
+    return ir.MemorySpace.Vec
 
 
 def _local_type(typ: ir.TensorType | ir.TileType) -> ir.Type:
