@@ -1178,6 +1178,42 @@ def test_a_compare_gather_is_a_pair_of_index_and_count_tiles() -> None:
     ]
 
 
+def test_a_compare_mode_is_the_integer_the_reference_stores_with_its_offset() -> None:
+    """The reference's builder stores `cmp_mode` as its index in eq, ne, lt, le, gt, ge (an
+    integer 0-5 as it is; the tile DSL function's default is "eq") and `offset` (0 when
+    omitted), in the order cmp_mode, offset, out_cols, count_dtype (as
+    `pl.parse_program(...).as_python()` of the installed reference prints them)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self, x: pl.Tensor[[16, 64], pl.FP32], kv: pl.Scalar[pl.FP32]):
+            s: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+            t: pl.Tile[[1, 256], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 256], dtype=pl.UINT8)
+            a, b = pl.tile.gather_compare(s, kv, t, cmp_mode="eq", out_cols=8)
+            c, d = pl.tile.gather_compare(s, kv, t, out_cols=8, count_dtype=pl.UINT32, cmp_mode="ge", offset=4)
+            e, f = pl.tile.gather_compare(s, kv, t, out_cols=8)
+            g, h = pl.tile.gather_compare(s, kv, t, cmp_mode=3, out_cols=8)
+    """))
+    assert [line.split(" = ")[1] for line in body if "gather_compare" in line] == [
+        "pl.tile.gather_compare(s, kv, t, cmp_mode=0, offset=0, out_cols=8)",
+        "pl.tile.gather_compare(s, kv, t, cmp_mode=5, offset=4, out_cols=8, count_dtype=pl.UINT32)",
+        "pl.tile.gather_compare(s, kv, t, cmp_mode=0, offset=0, out_cols=8)",
+        "pl.tile.gather_compare(s, kv, t, cmp_mode=3, offset=0, out_cols=8)",
+    ]
+
+
+@pytest.mark.parametrize("mode", ['"equal"', "6", "-1", "True", "m"])
+def test_a_compare_mode_outside_the_six_is_a_located_error(mode: str) -> None:
+    message, line, col = error_of(program(f"""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self, x: pl.Tensor[[16, 64], pl.FP32], kv: pl.Scalar[pl.FP32], m: pl.Scalar[pl.INT32]):
+            s: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+            t: pl.Tile[[1, 256], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 256], dtype=pl.UINT8)
+            a, b = pl.tile.gather_compare(s, kv, t, cmp_mode={mode}, out_cols=8)
+    """))
+    assert (message, line, col) == (f"pl.tile.gather_compare cmp_mode must be one of 'eq', 'ne', 'lt', 'le', "
+                                    f"'gt', 'ge' or an integer 0-5, got {mode}", 9, 58)
+
+
 def test_a_remote_load_is_a_vec_tile_of_its_window() -> None:
     """`pld.tile.remote_load(target, peer, offsets, shape)` of a distributed tensor valid in full:
     a tile of `shape` in the target's dtype (`DeduceRemoteLoadType`), block-major as the shape

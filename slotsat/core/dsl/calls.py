@@ -255,6 +255,8 @@ class CallReader:
         node = self._merge_sort(node)
         op = self.resolve(node)
         node = self.positional(node, op)
+        if op in ops.COMPARE_GATHER_OPS:
+            node = self._compare_gather(node, op)
         spec = ops.lookup(op)
         if spec is not None:
             return self.fp.typed_call(node, spec, annot)
@@ -294,6 +296,29 @@ class CallReader:
                        f"{self.source(node)}", node)
         args = [*sources, *([tmp] if tmp is not None else [])]
         return _call_of(forms[1], args, [ast.copy_location(ast.keyword("exhausted", exhausted), node)], node)
+
+    def _compare_gather(self, node: ast.Call, op: str) -> ast.Call:
+        """A compare-form gather with the keywords the reference's builder stores
+        (`ops.COMPARE_GATHER_MODES`): `cmp_mode="lt"` is `cmp_mode=2`, an omitted `offset` 0."""
+        given = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+        mode = given.get("cmp_mode")
+        if mode is None and op.startswith("tile."):
+            mode = ast.copy_location(ast.Constant("eq"), node)
+        if mode is None:
+            return node
+        value = mode.value if isinstance(mode, ast.Constant) else None
+        if isinstance(value, str) and value in ops.COMPARE_GATHER_MODES:
+            value = ops.COMPARE_GATHER_MODES.index(value)
+        if type(value) is not int or not 0 <= value < len(ops.COMPARE_GATHER_MODES):
+            modes = ", ".join(repr(m) for m in ops.COMPARE_GATHER_MODES)
+            self.error(f"{spelled(op)} cmp_mode must be one of {modes} or an integer 0-5, got "
+                       f"{self.source(mode)}", mode)
+        given["cmp_mode"] = ast.copy_location(ast.Constant(value), mode)
+        given.setdefault("offset", ast.copy_location(ast.Constant(0), node))
+        order = ("cmp_mode", "offset", "out_cols", "count_dtype")
+        stored = [_keyword_node(name, given[name]) for name in order if name in given]
+        rest = [kw for kw in node.keywords if kw.arg not in order]
+        return ast.copy_location(ast.Call(func=node.func, args=node.args, keywords=stored + rest), node)
 
     def positional(self, node: ast.Call, op: str) -> ast.Call:
         """`node` with the keywords that name positional arguments of `op` moved to their
@@ -608,6 +633,11 @@ def _call_of(op: str, args: list[ast.expr], keywords: list[ast.keyword], at: ast
     for n in ast.walk(func):
         ast.copy_location(n, at)
     return ast.copy_location(ast.Call(func=func, args=args, keywords=keywords), at)
+
+
+def _keyword_node(name: str, value: ast.expr) -> ast.keyword:
+    """`name=value` as source, located at `value`."""
+    return ast.copy_location(ast.keyword(name, value), value)
 
 
 def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
