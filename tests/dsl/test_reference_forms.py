@@ -1307,3 +1307,29 @@ def test_an_empty_tile_view_is_the_implicit_view_of_the_tile() -> None:
 ])
 def test_a_tile_view_argument_the_reference_rejects_is_a_located_error(extra: str, message: str, col: int) -> None:
     assert error_of(tile_view_kernel(extra)) == (message, 7, col)
+
+
+# --------------------------------------------------------------------------------------
+# parameter directions
+
+
+@pytest.mark.parametrize(("param", "message"), [
+    ("pl.Out[pl.Scalar[pl.INDEX]]", "slotsat does not support scalar output parameters yet "
+     "(pl.Out[pl.Scalar[pl.INDEX]]); return the value or write it to a pl.Out tensor"),
+    ("pl.InOut[pl.Scalar[pl.INT32]]", "Scalar parameters cannot have InOut direction"),
+    ("pl.Out[pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec]]", "slotsat does not support pl.Out on a parameter that is "
+     "not a tensor yet (pl.Out[pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec]]); it keeps a direction on pl.Tensor "
+     "parameters only"),
+])
+def test_a_direction_slotsat_does_not_keep_is_a_located_error_that_says_so(param: str, message: str) -> None:
+    """The reference takes `pl.Out` / `pl.InOut` on any parameter but `pl.InOut` on a scalar
+    (`resolve_param_type`: that one is its own error, and slotsat's too). slotsat keeps a
+    direction on tensors only; a scalar output would carry nothing back in any case, as the
+    reference's kernel code generator passes every scalar by value."""
+    message_got, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}, s: {param}, out: pl.Out[{T}]) -> {T}:
+            out = pl.store(pl.load(x, [0, 0], [16, 8]), [0, 0], out)
+            return out
+    """))
+    assert (message_got, line, col) == (message, 6, 52)

@@ -261,10 +261,20 @@ class TypeReader:
         self.error(f"expected a type annotation such as pl.Tile[...], got {self.source(node)}", node)
 
     def direction(self, node: ast.Subscript, head: str) -> ir.TensorType:
-        """`pl.Out[T]` / `pl.InOut[T]` of a tensor type T."""
+        """`pl.Out[T]` / `pl.InOut[T]` of a tensor type T. The reference also takes a direction
+        on other parameters, except `pl.InOut` on a scalar (`resolve_param_type`); slotsat
+        keeps a direction on tensors only, so it says so for the others. (Its kernel code
+        generator passes a scalar by value whatever the direction, so nothing would be written
+        back through `pl.Out[pl.Scalar[...]]`.)"""
         inner = self.type(node.slice)
+        if isinstance(inner, ir.ScalarType) and head == "pl.InOut":
+            self.error("Scalar parameters cannot have InOut direction", node)
+        if isinstance(inner, ir.ScalarType):
+            self.error(f"slotsat does not support scalar output parameters yet ({self.source(node)}); "
+                       "return the value or write it to a pl.Out tensor", node)
         if not isinstance(inner, ir.TensorType):
-            self.error(f"{head} takes a tensor type: {head}[pl.Tensor[...]]", node)
+            self.error(f"slotsat does not support {head} on a parameter that is not a tensor yet "
+                       f"({self.source(node)}); it keeps a direction on pl.Tensor parameters only", node)
         return ir.TensorType(inner.shape, inner.dtype, head == "pl.Out", inner.view, head == "pl.InOut",
                              inner.distributed)
 
