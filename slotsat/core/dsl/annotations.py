@@ -116,6 +116,8 @@ def type_text(t: ir.Type) -> str:
         if t.memory_space is not None:
             parts.append(f"pl.Mem.{t.memory_space.value}")
         return f"pl.Tile[{', '.join(parts)}]"
+    if isinstance(t, ir.TupleType):
+        return f"pl.Tuple[{', '.join(type_text(e) for e in t.types)}]"
     return "pl.Ptr" if isinstance(t, ir.PtrType) else type(t).__name__
 
 
