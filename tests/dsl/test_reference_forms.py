@@ -936,6 +936,21 @@ def test_a_result_annotation_without_a_memory_space_takes_the_space_the_referenc
     ]
 
 
+def test_a_tuple_result_annotation_without_memory_spaces_takes_the_spaces_of_its_tiles() -> None:
+    """A `pl.Tuple[...]` annotation of tiles without `pl.Mem.X` is the call's tuple with the
+    spaces filled in tile by tile (the reference keeps the deduced tuple type, two Vec tiles for
+    a compare-form gather)."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self, x: pl.Tensor[[16, 64], pl.FP32], kv: pl.Scalar[pl.FP32]):
+            s: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 64])
+            t: pl.Tile[[1, 256], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 256], dtype=pl.UINT8)
+            r: pl.Tuple[pl.Tile[[16, 8], pl.INT32], pl.Tile[[1, 16], pl.INT32]] = pl.tile.gather_compare(s, kv, t, out_cols=8)
+    """))
+    assert body[2].split(" = ")[0] == (
+        "r: pl.Tuple[pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec], pl.Tile[[1, 16], pl.INT32, pl.Mem.Vec]]")
+
+
 def test_not_of_a_number_is_a_bool() -> None:
     """`not i` of an integer or a float is the reference's Not (any scalar, a BOOL result: its
     code generator compares the operand with 0); a task id has no such meaning."""

@@ -651,7 +651,12 @@ def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
 def _with_space(typ: ir.Type, call: ir.Call, inferred: ir.Type | None) -> ir.Type:
     """`typ` with the memory space the reference gives the call's tile result where `typ` (an
     annotation without `pl.Mem.X`, or a deduced type) leaves it out: the deduced type's, else
-    `hand_off_space`. No tile at the hand-off point is without a space."""
+    `hand_off_space`; each tile of a tuple result likewise. No tile at the hand-off point is
+    without a space."""
+    if isinstance(typ, ir.TupleType):
+        deduced = inferred.types if isinstance(inferred, ir.TupleType) else ()
+        return ir.TupleType(tuple(_with_space(t, call, deduced[k] if k < len(deduced) else None)
+                                  for k, t in enumerate(typ.types)))
     if not isinstance(typ, ir.TileType) or typ.memory_space is not None:
         return typ
     space = inferred.memory_space if isinstance(inferred, ir.TileType) else None

@@ -2221,6 +2221,11 @@ class _FunctionParser:
                 valid = None  # the reference printed the whole view; an absent valid shape is the full one
             return ir.TileType(annot.shape, annot.dtype, annot.memory_space or got.memory_space, annot.memref,
                                valid, annot.layout)
+        if (isinstance(annot, ir.TupleType) and isinstance(got, ir.TupleType)
+                and len(annot.types) == len(got.types)):
+            # element by element, so a tile element without a memory space takes the value's
+            return ir.TupleType(tuple(self.agree(a, g, what, node) for a, g in zip(annot.types, got.types,
+                                                                                    strict=True)))
         if not _same_kind_shape_dtype(annot, got):
             self.error(mismatch(), node)
         return annot
