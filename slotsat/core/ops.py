@@ -324,6 +324,13 @@ an integer 0-5 itself). The IR holds the keywords in the builder's order `cmp_mo
 
 COMPARE_GATHER_OPS = frozenset({"tile.gather_compare", "tensor.gather_compare"})
 
+CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
+"""The rounding modes of `tile.cast` / `tensor.cast`, by the integer the reference's IR holds
+(`resolve_cast_mode`: a name is its index, an integer 0-6 itself); its printer writes the name
+(`mode='round'`), which is how slotsat holds the mode."""
+
+CAST_OPS = frozenset({"tile.cast", "tensor.cast"})
+
 COMPARE_GATHERED_RESULTS = frozenset({"tile.gather_compare"})
 """Ops whose result is the pair (indices, counts) of a compare-form gather of a 2-D argument 0
 of R rows (`DeduceTileGatherCompareType`): an `[R, out_cols]` INT32 tile with argument 0's

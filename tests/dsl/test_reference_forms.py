@@ -1389,3 +1389,38 @@ def test_a_tuple_built_from_values_and_returned_is_the_return_of_the_values(tail
 def test_a_tuple_built_from_values_used_otherwise_is_a_located_error(tail: str, message: str, line: int,
                                                                        col: int) -> None:
     assert error_of(returning(tail)) == (message, line, col)
+
+
+# --------------------------------------------------------------------------------------
+# a cast's rounding mode
+
+
+def test_a_cast_mode_given_as_its_integer_or_by_position_is_the_name_the_reference_prints() -> None:
+    """The reference holds a cast's mode as its index in none, rint, round, floor, ceil, trunc,
+    odd (`resolve_cast_mode`) and prints the name; `mode=2` is `mode='round'`, and the DSL's
+    third positional argument is the mode."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 8])
+            a: pl.Tile[[16, 8], pl.BF16, pl.Mem.Vec] = pl.tile.cast(t, target_type=pl.BF16, mode=2)
+            b: pl.Tile[[16, 8], pl.BF16, pl.Mem.Vec] = pl.cast(t, pl.BF16, 1)
+            c: pl.Tile[[16, 8], pl.BF16, pl.Mem.Vec] = pl.tile.cast(t, target_type=pl.BF16, mode="floor")
+    """))
+    assert [line.split(" = ")[1] for line in body[1:]] == [
+        "pl.tile.cast(t, target_type=pl.BF16, mode='round')",
+        "pl.tile.cast(t, pl.BF16, mode='rint')",
+        "pl.tile.cast(t, target_type=pl.BF16, mode='floor')",
+    ]
+
+
+@pytest.mark.parametrize("mode", ["7", '"banker"', "-1", "m"])
+def test_a_cast_mode_outside_the_seven_is_a_located_error(mode: str) -> None:
+    message, line, col = error_of(program(f"""
+        {INCORE}
+        def k(self, x: {T}, m: pl.Scalar[pl.INT32]):
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 8])
+            a: pl.Tile[[16, 8], pl.BF16, pl.Mem.Vec] = pl.tile.cast(t, target_type=pl.BF16, mode={mode})
+    """))
+    assert (message, line, col) == ("pl.tile.cast mode must be one of 'none', 'rint', 'round', 'floor', 'ceil', "
+                                    f"'trunc', 'odd' or an integer 0-6, got {mode}", 8, 94)

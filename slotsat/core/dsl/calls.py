@@ -257,6 +257,8 @@ class CallReader:
         node = self.positional(node, op)
         if op in ops.COMPARE_GATHER_OPS:
             node = self._compare_gather(node, op)
+        if op in ops.CAST_OPS:
+            node = self._cast_mode(node, op)
         spec = ops.lookup(op)
         if spec is not None:
             return self.fp.typed_call(node, spec, annot)
@@ -319,6 +321,28 @@ class CallReader:
         stored = [_keyword_node(name, given[name]) for name in order if name in given]
         rest = [kw for kw in node.keywords if kw.arg not in order]
         return ast.copy_location(ast.Call(func=node.func, args=node.args, keywords=stored + rest), node)
+
+    def _cast_mode(self, node: ast.Call, op: str) -> ast.Call:
+        """A cast's `mode=` as the name the reference prints (`ops.CAST_MODES`): `mode=2` is
+        `mode='round'`; a mode outside the seven is an error. A third positional argument is the
+        mode, as the DSL's `cast(input, target_type, mode)` binds it."""
+        if len(node.args) == 3:
+            mode_arg = _keyword_node("mode", node.args[2])
+            node = ast.copy_location(ast.Call(func=node.func, args=node.args[:2],
+                                              keywords=[*node.keywords, mode_arg]), node)
+        mode = next((kw for kw in node.keywords if kw.arg == "mode"), None)
+        if mode is None:
+            return node
+        value = mode.value.value if isinstance(mode.value, ast.Constant) else None
+        if type(value) is int and 0 <= value < len(ops.CAST_MODES):
+            value = ops.CAST_MODES[value]
+        if not isinstance(value, str) or value not in ops.CAST_MODES:
+            modes = ", ".join(repr(m) for m in ops.CAST_MODES)
+            self.error(f"{spelled(op)} mode must be one of {modes} or an integer 0-6, got "
+                       f"{self.source(mode.value)}", mode.value)
+        named = _keyword_node("mode", ast.copy_location(ast.Constant(value), mode.value))
+        keywords = [named if kw is mode else kw for kw in node.keywords]
+        return ast.copy_location(ast.Call(func=node.func, args=node.args, keywords=keywords), node)
 
     def positional(self, node: ast.Call, op: str) -> ast.Call:
         """`node` with the keywords that name positional arguments of `op` moved to their
