@@ -672,6 +672,9 @@ def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
     return expr
 
 
+_SPACE_NAMES = frozenset(s.value for s in ir.MemorySpace)
+
+
 def _with_space(typ: ir.Type, call: ir.Call, inferred: ir.Type | None) -> ir.Type:
     """`typ` with the memory space the reference gives the call's tile result where `typ` (an
     annotation without `pl.Mem.X`, or a deduced type) leaves it out: the deduced type's, else
@@ -690,8 +693,9 @@ def _with_space(typ: ir.Type, call: ir.Call, inferred: ir.Type | None) -> ir.Typ
 def hand_off_space(call: ir.Call) -> ir.MemorySpace:
     """The memory space the reference's InferTileMemorySpace (`InferFromOp`) gives a tile result
     whose type has none: the op's fixed output space (`tile.full`, `tile.add`: Vec; products:
-    Acc), else the space its memory keyword names (`target_memory=`), else, for an op with a
-    memory rule (`tile.fillpad`, `tile.slice`, ...), the space of its first tile argument that
+    Acc), else the space its memory keyword names (`target_memory=`, or the keyword's default:
+    Vec for `tile.move`, `tile.extract`, `tile.mgather`), else, for an op with a
+    memory rule (`tile.reshape`, `tile.slice`, ...), the space of its first tile argument that
     has one, else Vec, as for an op without a memory rule (`pld.tile.remote_load`). (The pass
     first asks a consumer's demand for a load whose `target_memory` is absent; the DSL function
     fills that keyword in, so no such load reaches it.)"""
@@ -702,6 +706,8 @@ def hand_off_space(call: ir.Call) -> ir.MemorySpace:
         given = next((v for k, v in call.kwargs if k == ref.output_memory_kwarg), None)
         if isinstance(given, ir.SpaceArg):
             return given.space
+        if ref.memory_output in _SPACE_NAMES:  # the keyword's default (`tile.move`: Vec)
+            return ir.MemorySpace(ref.memory_output)
     if ref is not None and ref.memory_output is not None:
         tiles = [a.type for a in call.args if isinstance(a, ir.Var) and isinstance(a.type, ir.TileType)]
         first = next((t.memory_space for t in tiles if t.memory_space is not None), None)
