@@ -11,6 +11,7 @@ import pytest
 
 from slotsat.core import ir
 from slotsat.core.dsl import parse_source, print_module
+from slotsat.core.dsl.calls import hand_off_space
 from slotsat.core.errors import SlotsatError
 
 T = "pl.Tensor[[16, 8], pl.FP32]"
@@ -934,6 +935,22 @@ def test_a_result_annotation_without_a_memory_space_takes_the_space_the_referenc
         "r: pl.Tile[[8, 16], pl.FP32, pl.Mem.Right]",
         "acc: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc]",
     ]
+
+
+@pytest.mark.parametrize(("op", "kwargs", "space"), [
+    ("tile.move", (), ir.MemorySpace.Vec),  # the keyword's default, not the Mat input's
+    ("tile.move", (("target_memory", ir.SpaceArg(ir.MemorySpace.Left)),), ir.MemorySpace.Left),
+    ("tile.reshape", (), ir.MemorySpace.Mat),  # a view inherits its input's
+    ("tile.exp", (), ir.MemorySpace.Vec),  # fixed
+    ("pld.tile.remote_load", (), ir.MemorySpace.Vec),  # no memory rule
+])
+def test_the_hand_off_space_follows_the_reference_memory_rule(op: str, kwargs: tuple[tuple[str, ir.CallArg], ...],
+                                                              space: ir.MemorySpace) -> None:
+    """`hand_off_space` is InferTileMemorySpace's `InferFromOp` on an IR call whose result has
+    no space (the DSL functions of move and extract require `target_memory`, so only IR reaches
+    the keyword's default)."""
+    mat = ir.Var("m", ir.TileType((16, 8), ir.DType.FP32, ir.MemorySpace.Mat))
+    assert hand_off_space(ir.Call(op, (mat,), kwargs)) is space
 
 
 def test_a_tuple_result_annotation_without_memory_spaces_takes_the_spaces_of_its_tiles() -> None:
