@@ -315,6 +315,22 @@ the last two dimensions and valid extents swapped, block and scatter layouts eac
 between row- and column-major (`none_box` stays), fractal, pad and compact mode kept, in
 argument 0's memory space and dtype."""
 
+COMPARE_GATHER_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
+"""The compare modes of a compare-form gather (`tile.gather_compare`, `tensor.gather_compare`), by
+the integer the reference's IR holds (`resolve_gather_compare_cmp_mode`: a name is its index,
+an integer 0-5 itself). The IR holds the keywords in the builder's order `cmp_mode`, `offset`
+(0 when omitted), `out_cols`, then `count_dtype` where given; the tile DSL function's
+`cmp_mode` defaults to `"eq"`."""
+
+COMPARE_GATHER_OPS = frozenset({"tile.gather_compare", "tensor.gather_compare"})
+
+CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
+"""The rounding modes of `tile.cast` / `tensor.cast`, by the integer the reference's IR holds
+(`resolve_cast_mode`: a name is its index, an integer 0-6 itself); its printer writes the name
+(`mode='round'`), which is how slotsat holds the mode."""
+
+CAST_OPS = frozenset({"tile.cast", "tensor.cast"})
+
 COMPARE_GATHERED_RESULTS = frozenset({"tile.gather_compare"})
 """Ops whose result is the pair (indices, counts) of a compare-form gather of a 2-D argument 0
 of R rows (`DeduceTileGatherCompareType`): an `[R, out_cols]` INT32 tile with argument 0's
@@ -324,10 +340,10 @@ block / scatter layouts, pad and compact mode, and a `[1, R]` row-major tile of 
 REMOTE_LOADED_RESULTS = frozenset({"pld.tile.remote_load"})
 """Ops whose result is a window of a peer's distributed tensor argument 0 read into a tile
 (`DeduceRemoteLoadType`): the `shape` argument (argument 3) of argument 0's dtype, without a
-memory space (InferTileMemorySpace picks it later, as for a `tile.load` without
-`target_memory=`), block layout the shape's implicit one, or row-major for a tensor with an
-explicit ND view. Deduced for a source valid in full read without a `valid_shape` argument (the
-window is then valid in full) or the tail-padding flag."""
+memory space (the parser then gives it InferTileMemorySpace's Vec), block layout the shape's
+implicit one, or row-major for a tensor with an explicit ND view. Deduced for a source valid in
+full read without a `valid_shape` argument (the window is then valid in full) or the
+tail-padding flag."""
 
 MERGE_SORTED_RESULTS: dict[str, int] = {"tile.mrgsort_format1": 0, "tile.mrgsort_format2": -1}
 """Ops whose result is a Vec tile of one argument's shape (by index: the one-list merge's source,

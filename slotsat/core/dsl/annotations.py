@@ -23,7 +23,10 @@ an unfolded constant dimension) folds to an int. A tile's physical shape must be
 The extras of a tile annotation, in any order and each at most once: a memory space
 (`pl.Mem.X` / `pl.MemorySpace.X`), a MemRef (`slotsat.core.dsl.parser`), and
 `pl.TileView(valid_shape=[...], stride=[...], start_offset=E, blayout=pl.TileLayout.X,
-slayout=pl.TileLayout.X, fractal=N, pad=pl.PadValue.X, compact=pl.CompactMode.X)`.
+slayout=pl.TileLayout.X, fractal=N, pad=pl.PadValue.X, compact=pl.CompactMode.X)`, keywords
+only, `valid_shape` and `stride` as list literals (the reference's `_resolve_tileview`). A field
+left out is the tile's implicit one, so `pl.TileView()` is the tile without a view. A tensor
+layout (`pl.NZ`) is no tile argument.
 """
 
 from __future__ import annotations
@@ -113,6 +116,8 @@ def type_text(t: ir.Type) -> str:
         if t.memory_space is not None:
             parts.append(f"pl.Mem.{t.memory_space.value}")
         return f"pl.Tile[{', '.join(parts)}]"
+    if isinstance(t, ir.TupleType):
+        return f"pl.Tuple[{', '.join(type_text(e) for e in t.types)}]"
     return "pl.Ptr" if isinstance(t, ir.PtrType) else type(t).__name__
 
 
@@ -258,10 +263,20 @@ class TypeReader:
         self.error(f"expected a type annotation such as pl.Tile[...], got {self.source(node)}", node)
 
     def direction(self, node: ast.Subscript, head: str) -> ir.TensorType:
-        """`pl.Out[T]` / `pl.InOut[T]` of a tensor type T."""
+        """`pl.Out[T]` / `pl.InOut[T]` of a tensor type T. The reference also takes a direction
+        on other parameters, except `pl.InOut` on a scalar (`resolve_param_type`); slotsat
+        keeps a direction on tensors only, so it says so for the others. (Its kernel code
+        generator passes a scalar by value whatever the direction, so nothing would be written
+        back through `pl.Out[pl.Scalar[...]]`.)"""
         inner = self.type(node.slice)
+        if isinstance(inner, ir.ScalarType) and head == "pl.InOut":
+            self.error("Scalar parameters cannot have InOut direction", node)
+        if isinstance(inner, ir.ScalarType):
+            self.error(f"slotsat does not support scalar output parameters yet ({self.source(node)}); "
+                       "return the value or write it to a pl.Out tensor", node)
         if not isinstance(inner, ir.TensorType):
-            self.error(f"{head} takes a tensor type: {head}[pl.Tensor[...]]", node)
+            self.error(f"slotsat does not support {head} on a parameter that is not a tensor yet "
+                       f"({self.source(node)}); it keeps a direction on pl.Tensor parameters only", node)
         return ir.TensorType(inner.shape, inner.dtype, head == "pl.Out", inner.view, head == "pl.InOut",
                              inner.distributed)
 
@@ -340,6 +355,9 @@ class TypeReader:
             elif isinstance(extra, ast.Call) and dotted(extra.func) == "pl.TileView":
                 kind = "TileView"
                 valid, layout = self.tile_view(extra, shape)
+            elif _layout_marker(extra) is not None:
+                self.error(f"a tile annotation does not take a tensor layout like {self.source(extra)}; "
+                           "give the tile's layout as pl.TileView(blayout=..., slayout=...)", extra)
             else:
                 kind = "MemRef"
                 memref = self.fp.memref(extra)
@@ -364,6 +382,10 @@ class TypeReader:
             if kw.arg in seen:
                 self.error(f"pl.TileView got the keyword '{kw.arg}' twice", kw.value)
             seen.add(kw.arg)
+            if kw.arg in ("valid_shape", "stride") and not isinstance(kw.value, ast.List):
+                # The reference reads these two fields from a list literal only.
+                self.error(f"pl.TileView's {kw.arg} takes a list literal [...], got {self.source(kw.value)}",
+                           kw.value)
             if kw.arg == "valid_shape":
                 valid = self.fp.expr_list(kw.value, dims=True)
                 if len(valid) != len(shape):

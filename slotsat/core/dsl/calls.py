@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+from dataclasses import replace
 from typing import NoReturn, TypeVar, cast
 
 from slotsat.core import ir, ops
@@ -254,6 +255,10 @@ class CallReader:
         node = self._merge_sort(node)
         op = self.resolve(node)
         node = self.positional(node, op)
+        if op in ops.COMPARE_GATHER_OPS:
+            node = self._compare_gather(node, op)
+        if op in ops.CAST_OPS:
+            node = self._cast_mode(node, op)
         spec = ops.lookup(op)
         if spec is not None:
             return self.fp.typed_call(node, spec, annot)
@@ -293,6 +298,51 @@ class CallReader:
                        f"{self.source(node)}", node)
         args = [*sources, *([tmp] if tmp is not None else [])]
         return _call_of(forms[1], args, [ast.copy_location(ast.keyword("exhausted", exhausted), node)], node)
+
+    def _compare_gather(self, node: ast.Call, op: str) -> ast.Call:
+        """A compare-form gather with the keywords the reference's builder stores
+        (`ops.COMPARE_GATHER_MODES`): `cmp_mode="lt"` is `cmp_mode=2`, an omitted `offset` 0."""
+        given = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+        mode = given.get("cmp_mode")
+        if mode is None and op.startswith("tile."):
+            mode = ast.copy_location(ast.Constant("eq"), node)
+        if mode is None:
+            return node
+        value = mode.value if isinstance(mode, ast.Constant) else None
+        if isinstance(value, str) and value in ops.COMPARE_GATHER_MODES:
+            value = ops.COMPARE_GATHER_MODES.index(value)
+        if type(value) is not int or not 0 <= value < len(ops.COMPARE_GATHER_MODES):
+            modes = ", ".join(repr(m) for m in ops.COMPARE_GATHER_MODES)
+            self.error(f"{spelled(op)} cmp_mode must be one of {modes} or an integer 0-5, got "
+                       f"{self.source(mode)}", mode)
+        given["cmp_mode"] = ast.copy_location(ast.Constant(value), mode)
+        given.setdefault("offset", ast.copy_location(ast.Constant(0), node))
+        order = ("cmp_mode", "offset", "out_cols", "count_dtype")
+        stored = [_keyword_node(name, given[name]) for name in order if name in given]
+        rest = [kw for kw in node.keywords if kw.arg not in order]
+        return ast.copy_location(ast.Call(func=node.func, args=node.args, keywords=stored + rest), node)
+
+    def _cast_mode(self, node: ast.Call, op: str) -> ast.Call:
+        """A cast's `mode=` as the name the reference prints (`ops.CAST_MODES`): `mode=2` is
+        `mode='round'`; a mode outside the seven is an error. A third positional argument is the
+        mode, as the DSL's `cast(input, target_type, mode)` binds it."""
+        if len(node.args) == 3:
+            mode_arg = _keyword_node("mode", node.args[2])
+            node = ast.copy_location(ast.Call(func=node.func, args=node.args[:2],
+                                              keywords=[*node.keywords, mode_arg]), node)
+        mode = next((kw for kw in node.keywords if kw.arg == "mode"), None)
+        if mode is None:
+            return node
+        value = mode.value.value if isinstance(mode.value, ast.Constant) else None
+        if type(value) is int and 0 <= value < len(ops.CAST_MODES):
+            value = ops.CAST_MODES[value]
+        if not isinstance(value, str) or value not in ops.CAST_MODES:
+            modes = ", ".join(repr(m) for m in ops.CAST_MODES)
+            self.error(f"{spelled(op)} mode must be one of {modes} or an integer 0-6, got "
+                       f"{self.source(mode.value)}", mode.value)
+        named = _keyword_node("mode", ast.copy_location(ast.Constant(value), mode.value))
+        keywords = [named if kw is mode else kw for kw in node.keywords]
+        return ast.copy_location(ast.Call(func=node.func, args=node.args, keywords=keywords), node)
 
     def positional(self, node: ast.Call, op: str) -> ast.Call:
         """`node` with the keywords that name positional arguments of `op` moved to their
@@ -443,9 +493,9 @@ class CallReader:
             if inferred is not None and type(inferred) is not type(annot):
                 self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}",
                            node)
-            return annot
+            return _with_space(annot, call, inferred)
         if inferred is not None:
-            return inferred
+            return _with_space(inferred, call, inferred)
         if statement:
             return ir.TupleType(())
         self.error(f"annotate the result of {what}: slotsat cannot infer its type (write NAME: TYPE = "
@@ -609,12 +659,61 @@ def _call_of(op: str, args: list[ast.expr], keywords: list[ast.keyword], at: ast
     return ast.copy_location(ast.Call(func=func, args=args, keywords=keywords), at)
 
 
+def _keyword_node(name: str, value: ast.expr) -> ast.keyword:
+    """`name=value` as source, located at `value`."""
+    return ast.copy_location(ast.keyword(name, value), value)
+
+
 def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
     """`pl.const(VALUE, pl.DTYPE)` as source, located at `at` (a builder's default argument)."""
     expr = ast.parse(f"pl.const({value}, pl.{dtype})", mode="eval").body
     for n in ast.walk(expr):
         ast.copy_location(n, at)
     return expr
+
+
+_SPACE_NAMES = frozenset(s.value for s in ir.MemorySpace)
+
+
+def _with_space(typ: ir.Type, call: ir.Call, inferred: ir.Type | None) -> ir.Type:
+    """`typ` with the memory space the reference gives the call's tile result where `typ` (an
+    annotation without `pl.Mem.X`, or a deduced type) leaves it out: the deduced type's, else
+    `hand_off_space`; each tile of a tuple result likewise. No tile at the hand-off point is
+    without a space."""
+    if isinstance(typ, ir.TupleType):
+        deduced = inferred.types if isinstance(inferred, ir.TupleType) else ()
+        return ir.TupleType(tuple(_with_space(t, call, deduced[k] if k < len(deduced) else None)
+                                  for k, t in enumerate(typ.types)))
+    if not isinstance(typ, ir.TileType) or typ.memory_space is not None:
+        return typ
+    space = inferred.memory_space if isinstance(inferred, ir.TileType) else None
+    return replace(typ, memory_space=space if space is not None else hand_off_space(call))
+
+
+def hand_off_space(call: ir.Call) -> ir.MemorySpace:
+    """The memory space the reference's InferTileMemorySpace (`InferFromOp`) gives a tile result
+    whose type has none: the op's fixed output space (`tile.full`, `tile.add`: Vec; products:
+    Acc), else the space its memory keyword names (`target_memory=`, or the keyword's default:
+    Vec for `tile.move`, `tile.extract`, `tile.mgather`), else, for an op with a
+    memory rule (`tile.reshape`, `tile.slice`, ...), the space of its first tile argument that
+    has one, else Vec, as for an op without a memory rule (`pld.tile.remote_load`). (The pass
+    first asks a consumer's demand for a load whose `target_memory` is absent; the DSL function
+    fills that keyword in, so no such load reaches it.)"""
+    ref = ops.reference(call.op)
+    if ref is not None and ref.fixed_output_memory is not None:
+        return ir.MemorySpace(ref.fixed_output_memory)
+    if ref is not None and ref.output_memory_kwarg is not None:
+        given = next((v for k, v in call.kwargs if k == ref.output_memory_kwarg), None)
+        if isinstance(given, ir.SpaceArg):
+            return given.space
+        if ref.memory_output in _SPACE_NAMES:  # the keyword's default (`tile.move`: Vec)
+            return ir.MemorySpace(ref.memory_output)
+    if ref is not None and ref.memory_output is not None:
+        tiles = [a.type for a in call.args if isinstance(a, ir.Var) and isinstance(a.type, ir.TileType)]
+        first = next((t.memory_space for t in tiles if t.memory_space is not None), None)
+        if first is not None:
+            return first
+    return ir.MemorySpace.Vec
 
 
 def _local_type(typ: ir.TensorType | ir.TileType) -> ir.Type:

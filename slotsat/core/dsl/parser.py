@@ -349,6 +349,15 @@ class _Loop:
     slots: dict[str, ir.Var | ssa.Carry]
 
 
+def _is_built_tuple(value: ast.expr, annotation: ast.expr | None) -> bool:
+    """`(a, b)`, or `[a, b]` under a tuple annotation (the reference prints its MakeTuple so):
+    a tuple built from values."""
+    if isinstance(value, ast.Tuple):
+        return True
+    head = annotation.value if isinstance(annotation, ast.Subscript) else None
+    return isinstance(value, ast.List) and head is not None and dotted(head) in ("pl.Tuple", "tuple")
+
+
 def _ends_with_return(body: Sequence[ir.Stmt] | None) -> bool:
     return body is not None and len(body) > 0 and isinstance(body[-1], ir.ReturnStmt)
 
@@ -874,6 +883,8 @@ class _FunctionParser:
         self.returns: tuple[ir.Type, ...] = ()
         self._header: tuple[ir.FunctionType, dict[str, object]] | None = None
         self._yield_types: dict[int, ir.Type] = {}
+        self._built_tuples: dict[int, tuple[ast.expr | None, ast.stmt]] = {}
+        """The returns `_fold_returned_tuple` made, by id, with the assignment they replace."""
         self._function_tail = False
         """The function body has no final return, so an if ending it may end its branches with
         returns (the reference's printed form)."""
@@ -1011,6 +1022,7 @@ class _FunctionParser:
         if len(stmts) == 1 and _is_ellipsis(stmts[0]):
             return ir.Function(node.name, ftype, params, returns, ir.SeqStmts(()), span=self.span(node),
                                abstract=True, **fields)  # type: ignore[arg-type]
+        stmts = self._fold_returned_tuple(stmts)
         has_return = bool(stmts) and isinstance(stmts[-1], ast.Return)
         if any(isinstance(s, ast.Return) for s in stmts[:-1]):
             self.error("a function body must end with return", stmts[-1])
@@ -1145,6 +1157,9 @@ class _FunctionParser:
                 node.value.elts, (*returns, *([None] * len(node.value.elts))), strict=False))
         else:
             values = (self._return_value(node.value, returns[0] if len(returns) == 1 else None),)
+        built = self._built_tuples.get(id(node))
+        if built is not None:
+            self._check_built_tuple(built, values)
         if self.node.returns is None:
             return ir.ReturnStmt(values, span=self.span(node))  # the reference prints such returns
         whole = _expr_type(values[0]) if len(values) == 1 and len(returns) > 1 else None
@@ -1163,6 +1178,45 @@ class _FunctionParser:
                 self.error(f"return value has type {type_text(got)} but the function returns "
                            f"{type_text(want)}", node)
         return ir.ReturnStmt(values, span=self.span(node))
+
+    def _fold_returned_tuple(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        """`NAME = (a, b)` (or the reference's printed `NAME: pl.Tuple[...] = [a, b]`) right
+        before `return NAME` is `return a, b`, the form slotsat reads: a tuple built from
+        values (the reference's MakeTuple) that is only returned. The assignment's annotation
+        is checked against the values (`_check_built_tuple`); any other tuple built from values
+        is an error (`assign`), as slotsat's IR has no tuple construction."""
+        ret = stmts[-1] if stmts else None
+        if len(stmts) < 2 or not isinstance(ret, ast.Return) or not isinstance(ret.value, ast.Name):
+            return stmts
+        bound = stmts[-2]
+        target: ast.expr
+        annotation: ast.expr | None = None
+        if isinstance(bound, ast.AnnAssign):
+            target, annotation = bound.target, bound.annotation
+        elif isinstance(bound, ast.Assign) and len(bound.targets) == 1:
+            target = bound.targets[0]
+        else:
+            return stmts
+        value = bound.value
+        if (not isinstance(target, ast.Name) or target.id != ret.value.id or value is None
+                or not _is_built_tuple(value, annotation)):
+            return stmts
+        assert isinstance(value, ast.Tuple | ast.List)
+        values = ast.copy_location(ast.Tuple(value.elts, ast.Load()), value)
+        folded = ast.copy_location(ast.Return(values), bound)
+        self._built_tuples[id(folded)] = (annotation, bound)
+        return [*stmts[:-2], folded]
+
+    def _check_built_tuple(self, built: tuple[ast.expr | None, ast.stmt], values: tuple[ir.Expr, ...]
+                           ) -> None:
+        annotation, bound = built
+        if annotation is None:
+            return
+        annot = self.type(annotation)
+        held = ir.TupleType(tuple(_expr_type(v) for v in values))
+        if not isinstance(annot, ir.TupleType) or len(annot.types) != len(values) or not all(
+                _same_kind_shape_dtype(got, want) for got, want in zip(held.types, annot.types, strict=True)):
+            self.error(f"annotation says {type_text(annot)} but the tuple holds {type_text(held)}", bound)
 
     def _return_value(self, node: ast.expr, want: ir.Type | None) -> ir.Expr:
         """A returned value; `return pl.op(...)` hoists the call into a temporary typed by the
@@ -1323,7 +1377,7 @@ class _FunctionParser:
         accepted only as the last statement of a loop body or branch. `after` are the names
         read after the list (the escaping rule of `slotsat.core.dsl.ssa`). Calls hoisted out of
         a statement (`self.pending`) come just before it."""
-        items = [s for s in stmts if not isinstance(s, ast.Pass)]
+        items = self._fold_returned_tuple([s for s in stmts if not isinstance(s, ast.Pass)])
         needs = ssa.Needs(self.analysis, items, after)
         out: list[ir.Stmt] = []
         outer, self.pending = self.pending, []  # a header's hoisted calls belong before the header
@@ -2065,6 +2119,10 @@ class _FunctionParser:
         assert isinstance(target, ast.Name)
         value_node = node.value
         assert value_node is not None
+        if _is_built_tuple(value_node, annotation):
+            self.error(f"a tuple built from values is read only right before the return of it (NAME = "
+                       f"{self.mp.source(value_node)} then return NAME): slotsat's IR has no tuple "
+                       "construction; use the values themselves", value_node)
         annot = None if annotation is None else self.type(annotation)
         value, inferred, what = self.value(value_node, annot)
         if isinstance(value, ir.TupleGetItem) and annot is not None and type(annot) is type(inferred):
@@ -2203,6 +2261,11 @@ class _FunctionParser:
                 valid = None  # the reference printed the whole view; an absent valid shape is the full one
             return ir.TileType(annot.shape, annot.dtype, annot.memory_space or got.memory_space, annot.memref,
                                valid, annot.layout)
+        if (isinstance(annot, ir.TupleType) and isinstance(got, ir.TupleType)
+                and len(annot.types) == len(got.types)):
+            # element by element, so a tile element without a memory space takes the value's
+            return ir.TupleType(tuple(self.agree(a, g, what, node) for a, g in zip(annot.types, got.types,
+                                                                                    strict=True)))
         if not _same_kind_shape_dtype(annot, got):
             self.error(mismatch(), node)
         return annot
