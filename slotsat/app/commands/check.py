@@ -14,8 +14,10 @@ For every function with tile operations:
    GM, returned or not); integer outputs must agree exactly, float outputs within
    `np.allclose(rtol=1e-3, atol=1e-3)`.
    Inputs on which the original itself faults (an out-of-range load for a random runtime
-   scalar) are redrawn. An original run that read undefined data (`tile.gather` outside its
-   source's valid part, `tile.scatter_mask`'s unselected columns over a non-zero
+   scalar) are redrawn; a run that reaches one of the interpreter's limits (statements, loop
+   iterations, elements: `interpreter.InterpreterLimit`) ends the function's check as
+   `unverified`, whichever program reached it. An original run that read undefined data
+   (`tile.gather` outside its source's valid part, `tile.scatter_mask`'s unselected columns over a non-zero
    destination) runs again under the other fillings of that data (`interpreter.Undefined`);
    if its outputs change, or a run faults, the device's result is not pinned down and the
    function is `unverified` with that reason. A transformed run that read some is compared
@@ -30,7 +32,8 @@ The summary says `confirmed` only when every function's outputs were compared on
 one input and nothing failed; `FAILED` on a mismatch, a privacy violation or a pass
 rejection; otherwise `unverified: REASON`: a function uses an op (on any path) or a form of
 an op the interpreter does not model, has no random inputs (a dynamic or too large shape),
-or faulted on every random input, or the file has no function with tile operations. The
+reached an interpreter limit, or faulted on every random input, or the file has no
+function with tile operations. The
 SPMD identity a kernel reads (`tile.get_block_idx` and kin) is drawn with each trial's
 inputs and is the same for both runs. The AIC and AIV halves of a mixed kernel (joined by
 cross-core pipes) get the passes and the privacy check one by one, but their outputs are
