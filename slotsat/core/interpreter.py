@@ -2956,32 +2956,29 @@ def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
     NaN equal to NaN, and bit for bit where both floats are subnormal: the integers
     `tile.sort32` stores in FP32 rows); otherwise a one-line description of the first difference
     (naming result `i` by `labels[i]` where given, else `result i`)."""
-    if len(a) != len(b):
-        return f"{len(a)} results vs {len(b)}"
-    for i, (x, y) in enumerate(zip(a, b, strict=True)):
-        name = labels[i] if i < len(labels) else f"result {i}"
-        if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
-            if x.shape != y.shape:
-                return f"{name}: shape {x.shape} vs {y.shape}"
-            if np.issubdtype(x.dtype, np.floating):
-                xf, yf = x.astype(np.float64), y.astype(np.float64)
-                if not np.allclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True):
-                    bad = np.argwhere(~np.isclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True))[0]
-                    pos = tuple(int(k) for k in bad)
-                    got, want = float(yf[pos]), float(xf[pos])
-                    return f"{name}: element {list(pos)} is {got!r}, expected {want!r}"
-                bits = _tiny_bits_differ(x, y)
-                if bits is not None:
-                    return f"{name}: element {bits} differs in its bits (an integer stored in a float)"
-            elif not np.array_equal(x, y):
-                pos = tuple(int(k) for k in np.argwhere(x != y)[0])
-                return f"{name}: element {list(pos)} is {y[pos].item()!r}, expected {x[pos].item()!r}"
-        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            return f"{name}: kinds differ"
-        elif x != y and not (isinstance(x, float) and isinstance(y, float)
-                             and math.isclose(x, y, rel_tol=rtol, abs_tol=atol)):
-            return f"{name}: {y!r}, expected {x!r}"
-    return None
+
+    def arrays(x: Array, y: Array) -> str | None:
+        if np.issubdtype(x.dtype, np.floating):
+            xf, yf = x.astype(np.float64), y.astype(np.float64)
+            if not np.allclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True):
+                bad = np.argwhere(~np.isclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True))[0]
+                pos = tuple(int(k) for k in bad)
+                return f"element {list(pos)} is {float(yf[pos])!r}, expected {float(xf[pos])!r}"
+            bits = _tiny_bits_differ(x, y)
+            if bits is not None:
+                return f"element {bits} differs in its bits (an integer stored in a float)"
+        elif not np.array_equal(x, y):
+            pos = tuple(int(k) for k in np.argwhere(x != y)[0])
+            return f"element {list(pos)} is {y[pos].item()!r}, expected {x[pos].item()!r}"
+        return None
+
+    def scalars(x: Value, y: Value) -> str | None:
+        if x != y and not (isinstance(x, float) and isinstance(y, float)
+                           and math.isclose(x, y, rel_tol=rtol, abs_tol=atol)):
+            return f"{y!r}, expected {x!r}"
+        return None
+
+    return _first_difference(a, b, labels, arrays, scalars)
 
 
 def outputs_identical(a: Sequence[Value], b: Sequence[Value], *, labels: Sequence[str] = ()) -> str | None:
@@ -2989,23 +2986,40 @@ def outputs_identical(a: Sequence[Value], b: Sequence[Value], *, labels: Sequenc
     equal to NaN, no tolerance); otherwise a one-line description of the first difference
     (named as by `outputs_equal`). Two runs of one program that differ only in how undefined
     data was filled are compared so."""
+
+    def arrays(x: Array, y: Array) -> str | None:
+        nan = np.issubdtype(x.dtype, np.floating) and np.issubdtype(y.dtype, np.floating)
+        same = (x == y) | (np.isnan(x) & np.isnan(y)) if nan else x == y
+        if bool(np.all(same)):
+            return None
+        pos = tuple(int(k) for k in np.argwhere(~same)[0])
+        return f"element {list(pos)} is {y[pos].item()!r}, not {x[pos].item()!r}"
+
+    def scalars(x: Value, y: Value) -> str | None:
+        if x != y and not (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y)):
+            return f"{y!r}, not {x!r}"
+        return None
+
+    return _first_difference(a, b, labels, arrays, scalars)
+
+
+def _first_difference(a: Sequence[Value], b: Sequence[Value], labels: Sequence[str],
+                      arrays: Callable[[Array, Array], str | None],
+                      scalars: Callable[[Value, Value], str | None]) -> str | None:
+    """The first difference of two result tuples, named (see `outputs_equal`): their lengths,
+    an array's shape, an array against a scalar, or what `arrays` / `scalars` say of a pair."""
     if len(a) != len(b):
         return f"{len(a)} results vs {len(b)}"
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
         name = labels[i] if i < len(labels) else f"result {i}"
         if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
-            if x.shape != y.shape:
-                return f"{name}: shape {x.shape} vs {y.shape}"
-            nan = np.issubdtype(x.dtype, np.floating) and np.issubdtype(y.dtype, np.floating)
-            same = (x == y) | (np.isnan(x) & np.isnan(y)) if nan else x == y
-            if not bool(np.all(same)):
-                pos = tuple(int(k) for k in np.argwhere(~same)[0])
-                return f"{name}: element {list(pos)} is {y[pos].item()!r}, not {x[pos].item()!r}"
+            diff = f"shape {x.shape} vs {y.shape}" if x.shape != y.shape else arrays(x, y)
         elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            return f"{name}: kinds differ"
-        elif x != y and not (isinstance(x, float) and isinstance(y, float)
-                             and math.isnan(x) and math.isnan(y)):
-            return f"{name}: {y!r}, not {x!r}"
+            diff = "kinds differ"
+        else:
+            diff = scalars(x, y)
+        if diff is not None:
+            return f"{name}: {diff}"
     return None
 
 
