@@ -1441,3 +1441,13 @@ def test_a_cast_mode_outside_the_seven_is_a_located_error(mode: str) -> None:
     """))
     assert (message, line, col) == ("pl.tile.cast mode must be one of 'none', 'rint', 'round', 'floor', 'ceil', "
                                     f"'trunc', 'odd' or an integer 0-6, got {mode}", 8, 94)
+
+
+def test_no_op_has_two_result_deductions() -> None:
+    from slotsat.core import ops
+    from slotsat.core.dsl.calls import _DEDUCED_FROM_CALL
+
+    tables = [ops.MATMUL_RESULTS, ops.GEMV_RESULTS, ops.SHAPE_OF_DTYPE_OF, ops.MERGE_SORTED_RESULTS,
+              *(table for table, _ in _DEDUCED_FROM_CALL)]
+    names = [op for table in tables for op in table]
+    assert len(names) == len(set(names))
