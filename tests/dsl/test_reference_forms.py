@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from slotsat.core import ir
+from slotsat.core import ir, ops
 from slotsat.core.dsl import parse_source, print_module
-from slotsat.core.dsl.calls import hand_off_space
+from slotsat.core.dsl.calls import _DEDUCED_FROM_CALL, hand_off_space
 from slotsat.core.errors import SlotsatError
 
 T = "pl.Tensor[[16, 8], pl.FP32]"
@@ -1444,9 +1444,6 @@ def test_a_cast_mode_outside_the_seven_is_a_located_error(mode: str) -> None:
 
 
 def test_no_op_has_two_result_deductions() -> None:
-    from slotsat.core import ops
-    from slotsat.core.dsl.calls import _DEDUCED_FROM_CALL
-
     tables = [ops.MATMUL_RESULTS, ops.GEMV_RESULTS, ops.SHAPE_OF_DTYPE_OF, ops.MERGE_SORTED_RESULTS,
               *(table for table, _ in _DEDUCED_FROM_CALL)]
     names = [op for table in tables for op in table]
