@@ -62,7 +62,11 @@ def test_every_seeded_wrong_slot_is_caught(capsys: pytest.CaptureFixture[str], p
     assert out[-1].endswith("FAILED (1 failing)")
     assert any("outputs DIFFER" in ln and "privacy VIOLATED (2)" in ln for ln in out), out
     errors = [ln for ln in out if ": error: " in ln]
-    assert any("the transformed program differs" in ln for ln in errors)
+    # the wrong slot is the author's own: the difference is the program's, not the slots pass's
+    assert any("the program as written, on its own slot declarations, differs" in ln
+               and ln.endswith("; the transformed program does the same (not caused by the slots pass)")
+               for ln in errors), errors
+    assert not any("the transformed program differs" in ln for ln in errors)
     assert any("privacy as written: loop 'i'" in ln and "while still live" in ln for ln in errors)
     assert any("privacy after the slots pass: loop 'i'" in ln for ln in errors)
 
@@ -92,6 +96,33 @@ def test_a_slots_pass_that_synthesizes_a_wrong_slot_is_caught(
                for ln in out), out
     assert any("privacy after the slots pass: loop 'r'" in ln for ln in out)
     assert not any("privacy as written" in ln for ln in out)
+
+
+_AUTHOR_ZERO_SLOTS = """import pypto.language as pl
+
+
+@pl.program
+class AuthorZero:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[512, 64], pl.FP32], out: pl.Out[pl.Tensor[[512, 64], pl.FP32]]) -> pl.Tensor[[512, 64], pl.FP32]:
+        for i, (dst,) in pl.range(8, init_values=(out,)):
+            at: pl.Tile[[64, 64], pl.FP32, pl.MemRef("ping", slots=2)[i % 0], pl.Mem.Vec] = pl.load(a, [i * 64, 0], [64, 64])
+            e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(at)
+            nxt: pl.Tensor[[512, 64], pl.FP32] = pl.store(e, [i * 64, 0], dst)
+            res = pl.yield_(nxt)
+        return res
+"""
+
+
+def test_a_fault_of_the_authors_own_slot_index_is_not_blamed_on_the_slots_pass(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "author_zero.py"
+    path.write_text(_AUTHOR_ZERO_SLOTS)
+    status, out, _ = _check(capsys, str(path))
+    assert status == 1
+    assert (f"{path}:7:5: error: AuthorZero.kernel: the program as written, on its own slot declarations, faults "
+            "on trial 1 (seed 0) where the original does not: division by zero in '%'; the transformed program "
+            "does the same (not caused by the slots pass)") in out
 
 
 _BELOW_START = """import pypto.language as pl

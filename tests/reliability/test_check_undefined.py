@@ -147,14 +147,14 @@ def test_the_unselected_columns_of_a_mask_scatter_onto_non_zeros_are_undefined(f
 def test_a_transformed_program_that_depends_on_undefined_data_differs() -> None:
     # the original's outputs do not depend on undefined data (checked first), so the transformed
     # program's must not either: each filling it reads is compared with the original's outputs
-    from slotsat.app.commands.check import _transformed_differs
+    from slotsat.app.commands.check import _transformed_differs, _Trial
 
     def run(undefined: Undefined, hidden: bool = False) -> tuple[object, ...]:
         undefined.data((1,), DType.FP32, "tile.gather at 3:4 reads outside its source's valid part")
         return (np.array([0.0 if hidden or undefined.filling != 1 else 5.0], np.float32),)
 
-    expected = (np.array([0.0], np.float32),)
-    assert _transformed_differs(lambda u: run(u, hidden=True), expected, ["result 0"], 1, "on trial 1") is None
-    assert _transformed_differs(run, expected, ["result 0"], 1, "on trial 1") == (
+    trial = _Trial((np.array([0.0], np.float32),), ["result 0"], "on trial 1", 1)
+    assert _transformed_differs(lambda u: run(u, hidden=True), trial) is None
+    assert _transformed_differs(run, trial) == (
         "the transformed program differs on trial 1 with another filling of undefined data (tile.gather at 3:4 "
         "reads outside its source's valid part): result 0: element [0] is 5.0, expected 0.0")

@@ -21,7 +21,11 @@ For every function with tile operations:
    destination) runs again under the other fillings of that data (`interpreter.Undefined`);
    if its outputs change, or a run faults, the device's result is not pinned down and the
    function is `unverified` with that reason. A transformed run that read some is compared
-   with the original's outputs under every filling;
+   with the original's outputs under every filling. When the transformed run differs or
+   faults and the author bound tiles to slots of declarations of their own, the original is
+   also run on those declarations (as the device runs it); if that run already departs from
+   the private-tile meaning and the transformed run does the same, the mismatch is reported
+   as the program's own (`... not caused by the slots pass`), still a failure;
 3. run the slot-privacy checker (`analysis/privacy.py`) on the transformed program and on
    the original (author-declared slots), with the scalar parameters of the first trial.
 
@@ -247,12 +251,23 @@ def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Und
     return None
 
 
-def _transformed_differs(run: Rerun, expected: tuple[Value, ...], labels: list[str], seed: int,
-                         where: str) -> str | None:
-    """How the transformed program's outputs differ from the original's `expected` (or that it
-    faults), `where` naming the trial; None when they agree under every filling of the
-    undefined data it reads: the original's outputs do not depend on that data, so the
-    transformed program's must not either."""
+@dataclass(frozen=True)
+class _Trial:
+    """One trial's reference point: the original's outputs (private tiles), their labels, the
+    trial's name in messages and the seed of its other fillings of undefined data."""
+
+    expected: tuple[Value, ...]
+    labels: list[str]
+    where: str
+    seed: int
+
+
+def _transformed_differs(run: Rerun, trial: _Trial, subject: str = "the transformed program") -> str | None:
+    """How `subject`'s outputs (the transformed program's, by default) differ from the
+    original's `trial.expected` (or that it faults); None when they agree under every filling
+    of the undefined data it reads: the original's outputs do not depend on that data, so
+    the transformed program's must not either."""
+    where = trial.where
     fillings = [Undefined()]
     for undefined in fillings:  # grows by the other fillings once the first run read undefined data
         other = f" with another filling of undefined data ({fillings[0].reads[0]})" if undefined.filling \
@@ -262,13 +277,68 @@ def _transformed_differs(run: Rerun, expected: tuple[Value, ...], labels: list[s
         except InterpreterLimit:
             raise  # `_differential` says unverified: a limit says nothing of the transformation
         except InterpreterError as err:
-            return f"the transformed program faults {where}{other} where the original does not: {err.message}"
-        diff = outputs_equal(expected, got, labels=labels)
+            return f"{subject} faults {where}{other} where the original does not: {err.message}"
+        diff = outputs_equal(trial.expected, got, labels=trial.labels)
         if diff is not None:
-            return f"the transformed program differs {where}{other}: {diff}"
+            return f"{subject} differs {where}{other}: {diff}"
         if undefined.filling == 0 and undefined.reads:
-            fillings.extend(Undefined(filling=k, seed=seed) for k in range(1, UNDEFINED_FILLINGS))
+            fillings.extend(Undefined(filling=k, seed=trial.seed) for k in range(1, UNDEFINED_FILLINGS))
     return None
+
+
+def _authors_own(written: Rerun, transformed: Rerun, trial: _Trial) -> str | None:
+    """The transformed program's mismatch restated as the program's own, when the program as
+    written, run on the slot declarations its author wrote (`written`, as the device runs it),
+    already departs from its private-tile meaning and the transformed program does exactly
+    what it does: then the slots pass did not cause the difference. None otherwise (the
+    program as written agrees, or the transformed program does something else again)."""
+    own = _transformed_differs(written, trial,
+                               subject="the program as written, on its own slot declarations,")
+    if own is None:
+        return None
+    outcomes: list[tuple[Value, ...] | str] = []
+    for run in (written, transformed):
+        try:
+            outcomes.append(run(Undefined()))
+        except InterpreterLimit:
+            raise
+        except InterpreterError as err:
+            outcomes.append(err.message)
+    a, b = outcomes
+    if isinstance(a, str) or isinstance(b, str):
+        same = a == b
+    else:
+        same = outputs_identical(a, b, labels=trial.labels) is None
+    return f"{own}; the transformed program does the same (not caused by the slots pass)" if same else None
+
+
+def _compare_transformed(fc: FunctionCheck, run: Rerun, written: Rerun | None, trial: _Trial) -> None:
+    """Set `fc.mismatch` when the transformed program departs from the original on `trial`
+    (as the program's own mismatch where `_authors_own` says so; `written`: the program as
+    written on its author's slot declarations, None without any), or `fc.unverified` when a
+    run reached an interpreter limit (a limit is no fault: it says nothing of either)."""
+    try:
+        fc.mismatch = _transformed_differs(run, trial)
+    except InterpreterLimit as err:
+        fc.unverified = f"the transformed program: {err.message}"
+        return
+    if fc.mismatch is None or written is None:
+        return
+    try:
+        fc.mismatch = _authors_own(written, run, trial) or fc.mismatch
+    except InterpreterLimit as err:
+        fc.mismatch = None
+        fc.unverified = f"the program as written: {err.message}"
+
+
+def _declares_slots(fn: ir.Function) -> bool:
+    """Whether a tile of `fn` is bound to a slot of a declaration the author wrote."""
+    for s in ir.walk_stmts(fn.body):
+        if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
+            m = s.var.type.memref
+            if m is not None and m.slot_index is not None:
+                return True
+    return False
 
 
 def _differential(fc: FunctionCheck, seed: int, trials: int,
@@ -328,13 +398,12 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
         if not scalars:
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
         run = functools.partial(_run_transformed, fc.transformed, args, identity, transformed)
-        try:
-            fc.mismatch = _transformed_differs(run, expected, labels, abs(seed) * 1_000_003 + attempts,
-                                               f"on trial {attempts} (seed {seed})")
-        except InterpreterLimit as err:  # a limit is no fault: say nothing of the transformation
-            fc.unverified = f"the transformed program: {err.message}"
-            return scalars
-        if fc.mismatch is not None:
+        trial = _Trial(expected, labels, f"on trial {attempts} (seed {seed})",
+                       abs(seed) * 1_000_003 + attempts)
+        written = functools.partial(_run_transformed, fc.function, args, identity, originals) \
+            if _declares_slots(fc.function) else None
+        _compare_transformed(fc, run, written, trial)
+        if fc.mismatch is not None or fc.unverified is not None:
             return scalars
         fc.trials_run += 1
     if fc.trials_run == 0:
