@@ -403,6 +403,28 @@ def test_a_symbolic_dimension_declared_twice_alike_is_one_dimension() -> None:
     assert info.value.message == "'N' is already defined at module level"
 
 
+def test_an_index_parameter_shadowing_a_symbolic_dimension_keeps_its_name() -> None:
+    """The reference makes an unbindable valid-shape symbol a parameter and keeps its
+    `pl.dynamic()` declaration; its parser binds the symbol to the parameter. The print keeps
+    the parameter's name, or the annotations naming it would not resolve in the reference
+    (`B_1` is not defined)."""
+    shadowing = program("""
+        @pl.function(type=pl.FunctionType.AIV)
+        def k(self, B: pl.Scalar[pl.INDEX], x: pl.Tensor[[B], pl.FP32]) -> pl.Scalar[pl.INDEX]:
+            return B * 2
+
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, x: pl.Tensor[[B], pl.FP32]):
+            pass
+    """, 'B = pl.dynamic("B")\n')
+    module = parse_source(shadowing)
+    text = print_module(module)
+    assert "def k(self, B: pl.Scalar[pl.INDEX], x: pl.Tensor[[B], pl.FP32]) -> pl.Scalar[pl.INDEX]:" in text
+    assert "return B * 2" in text
+    assert "B_1" not in text
+    ir.assert_structural_equal(parse_source(text), module)
+
+
 def test_module_constants_are_substituted() -> None:
     src = program("""
         @pl.function(type=pl.FunctionType.InCore)

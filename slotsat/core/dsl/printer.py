@@ -16,8 +16,10 @@ pl.INT32)`) always prints as `pl.const`, and loop bounds print as written.
 Names (§9.4): binders print their hints (the parser gives later bindings of a name hints
 `NAME_<n>` that are unique in the function, so they print unchanged); a later binder whose
 hint is already printed in the function gets `<hint>_<n>`, the smallest `n >= 1` not yet
-printed. `pl` and `self` are reserved. A loop variable hinted `_` prints as `_`.
-Allocation names of pinned MemRefs are disambiguated the same way in their own namespace.
+printed. `pl`, `self` and the program's symbolic dimensions are reserved, except that a
+`pl.Scalar[pl.INDEX]` parameter keeps the name of a dimension its function never reads
+(the reference's parameter standing for that symbol). A loop variable hinted `_` prints as
+`_`. Allocation names of pinned MemRefs are disambiguated the same way in their own namespace.
 """
 
 from __future__ import annotations
@@ -78,10 +80,23 @@ def print_program(p: ir.Program, declared: set[str] | None = None) -> str:
     for i, fn in enumerate(p.functions):
         if i:
             lines.append("")
-        lines.extend(_INDENT + line for line in FunctionPrinter(dyn).function(fn))
+        lines.extend(_INDENT + line for line in _function_lines(fn, dyn))
     if not p.functions:
         lines.append(_INDENT + "pass")
     return "\n".join(lines) + "\n"
+
+
+def _function_lines(fn: ir.Function, dyn: dict[int, str]) -> list[str]:
+    """`fn`'s lines. A `pl.Scalar[pl.INDEX]` parameter named like a symbolic dimension that
+    the function never reads otherwise keeps that name: that is how the reference prints a
+    dimension it made a parameter (its parser binds the symbol to the parameter), and a
+    suffixed name would not resolve in the annotations naming it."""
+    printer = FunctionPrinter(dyn)
+    lines = printer.function(fn)
+    shadow = printer.collided - {dyn[k] for k in printer.dynamic_read}
+    if not shadow:
+        return lines
+    return FunctionPrinter(dyn, shadow=frozenset(shadow)).function(fn)
 
 
 def dynamic_names(p: ir.Program) -> dict[int, str]:
@@ -181,18 +196,33 @@ class FunctionPrinter:
     so `name`, `type`, `memref` and `expr` print fragments consistently with the text
     (`slotsat parse --json` uses this)."""
 
-    def __init__(self, dynamic: dict[int, str] | None = None) -> None:
+    def __init__(self, dynamic: dict[int, str] | None = None, *,
+                 shadow: frozenset[str] = frozenset()) -> None:
+        """`dynamic`: the printed names of the program's symbolic dimensions, reserved in the
+        function except those in `shadow` (dimensions it does not read, whose names its own
+        binders may take)."""
         self.names: dict[int, str] = dict(dynamic or {})
-        self.vars = _Namer(("pl", "pld", "self", *(dynamic or {}).values()))
+        self.dynamic = dict(dynamic or {})
+        self.vars = _Namer(("pl", "pld", "self", *(n for n in self.dynamic.values() if n not in shadow)))
         self.allocs = _Namer()
         self.alloc_names: dict[int, str] = {}
+        self.dynamic_read: set[int] = set()
+        """The symbolic dimensions the printed text names."""
+        self.collided: set[str] = set()
+        """Names of symbolic dimensions a `pl.Scalar[pl.INDEX]` parameter's hint asked for (it
+        gets the name only when shadowing them is allowed)."""
 
     # -- names
 
-    def bind(self, v: ir.Var) -> str:
+    def bind(self, v: ir.Var, *, param: bool = False) -> str:
         name = self.names.get(v.id)
         if name is None:
-            name = self.names[v.id] = self.vars.fresh(_sanitize(v.name_hint))
+            hint = _sanitize(v.name_hint)
+            if param and hint in self.dynamic.values() and v.type == ir.ScalarType(ir.DType.INDEX):
+                self.collided.add(hint)
+            name = self.names[v.id] = self.vars.fresh(hint)
+        elif v.id in self.dynamic:
+            self.dynamic_read.add(v.id)
         return name
 
     def bind_loop_var(self, v: ir.Var) -> str:
@@ -403,7 +433,7 @@ class FunctionPrinter:
             keywords.append(f"external_source={_string(f.external_source)}")
         deco = f"@pl.function({', '.join(keywords)})" if keywords else "@pl.function"
         params = [] if f.role == "SubWorker" else ["self"]
-        params += [f"{self.bind(p)}: {self.type(p.type)}" for p in f.params]
+        params += [f"{self.bind(p, param=True)}: {self.type(p.type)}" for p in f.params]
         if not f.return_types:
             ret = ""
         elif len(f.return_types) == 1:
