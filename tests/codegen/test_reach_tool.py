@@ -3,28 +3,17 @@ directory of kernels (used on the reference's printed IR of its kernel library).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.tool_module import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _reach() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("reach_tool", ROOT / "tools" / "reach.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["reach_tool"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_error_classes_blank_names_and_numbers_but_keep_words() -> None:
-    reach = _reach()
+    reach = load_tool("reach")
     assert reach.error_class("parameter 'x__ssa_v0' has a dynamic shape, which slotsat's code generator "
                              "does not emit") == ("parameter '_' has a dynamic shape, which slotsat's code "
                                                   "generator does not emit")
@@ -32,7 +21,7 @@ def test_error_classes_blank_names_and_numbers_but_keep_words() -> None:
 
 
 def test_the_printed_kernels_all_reach_codegen(capsys: pytest.CaptureFixture[str]) -> None:
-    reach = _reach()
+    reach = load_tool("reach")
     assert reach.main([str(ROOT / "tests" / "data" / "printed"), "--list"]) == 0
     out = capsys.readouterr().out.splitlines()
     names = sorted(p.name for p in (ROOT / "tests" / "data" / "printed").glob("*.pre.py"))
@@ -42,7 +31,7 @@ def test_the_printed_kernels_all_reach_codegen(capsys: pytest.CaptureFixture[str
 
 
 def test_failures_are_counted_by_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    reach = _reach()
+    reach = load_tool("reach")
     kernel = ("import pypto.language as pl\n\n@pl.program\nclass P:\n"
               "    @pl.function(type=pl.FunctionType.InCore)\n"
               "    def kernel(self, a: pl.Tensor[[64, 64], pl.FP32], "
@@ -61,7 +50,7 @@ def test_failures_are_counted_by_class(tmp_path: Path, capsys: pytest.CaptureFix
     assert "check: 0/3 succeeded" in out
     assert "     2  unverified: the interpreter does not model '_'" in out
 def test_the_printed_kernels_all_round_trip(capsys: pytest.CaptureFixture[str]) -> None:
-    reach = _reach()
+    reach = load_tool("reach")
     assert reach.main([str(ROOT / "tests" / "data" / "printed"), "--roundtrip"]) == 0
     out = capsys.readouterr().out.splitlines()
     total = len(list((ROOT / "tests" / "data" / "printed").glob("*.pre.py")))
@@ -69,6 +58,6 @@ def test_the_printed_kernels_all_round_trip(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_a_file_that_does_not_parse_is_a_roundtrip_failure_of_its_class(tmp_path: Path) -> None:
-    reach = _reach()
+    reach = load_tool("reach")
     bad = "import pypto.language as pl\n\n@pl.program\nclass P:\n    x = pl.frobnicate()\n"
     assert reach.roundtrip_outcome(bad, str(tmp_path / "bad.py")).startswith("parse: ")

@@ -3,31 +3,20 @@ source files the project never saw (the kernel library, on the project's machine
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from tests.tool_module import load_tool
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("oracle_corpus_tool", ROOT / "tools" / "oracle_corpus.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["oracle_corpus_tool"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_jobs_file_names_files_with_the_options_import_takes(tmp_path: Path) -> None:
     jobs = tmp_path / "jobs.txt"
     jobs.write_text("# the library\nmodels/a.py\n\nmodels/b.py --kernel build --specialize n=64 "
                     "--specialize 'x=pl.Tensor[[8, 8], pl.FP32]'\n")
-    assert _tool().jobs(jobs) == [
+    assert load_tool("oracle_corpus").jobs(jobs) == [
         ("models/a.py", None, []),
         ("models/b.py", "build", ["n=64", "x=pl.Tensor[[8, 8], pl.FP32]"]),
     ]
@@ -37,7 +26,8 @@ def test_a_jobs_file_names_files_with_the_options_import_takes(tmp_path: Path) -
 def test_the_battery_passes_on_a_bundled_kernel(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     jobs = tmp_path / "jobs.txt"
     jobs.write_text("row_scale.py\n")
-    status = _tool().main([str(jobs), "--root", str(ROOT / "examples" / "kernels"), "--list"])
+    tool = load_tool("oracle_corpus")
+    status = tool.main([str(jobs), "--root", str(ROOT / "examples" / "kernels"), "--list"])
     out = capsys.readouterr().out.splitlines()
     assert status == 0, out
     assert out[0] == "row_scale.py:RowScale: ok"
