@@ -8,7 +8,9 @@ Values
       signed dtypes and `INDEX`, non-negative for unsigned), or floats for float scalars;
       every integer operation is exact, then wrapped to its dtype; `//` and `%` are floor
       division and floor remainder (`10-dsl.md` §7.2);
-    - tensors are numpy arrays (each run binds its own copy of an argument); `tile.store`
+    - tensors are numpy arrays, or `paged.PagedTensor`s for arguments too large to hold
+      whole (drawn page by page as the run touches them); each run binds its own copy of an
+      argument; `tile.store`
       writes its destination tensor in place and returns it (`10-dsl.md` §5: its result
       reuses argument 2), so a function that returns the tensor parameter it stored into, by
       the name it had before the store as the reference prints it, returns what was stored;
@@ -74,9 +76,11 @@ Limits: `max_steps` statements per run and `max_iterations` iterations per loop 
 (see `slotsat/limits.py`). Past them a run raises `InterpreterLimit`, or, with
 `truncate_loops=True` (symbolic mode), stops the loop early and reports it to the tracer. A
 `for` loop whose trip count is over the limit raises on entry, before any iteration runs.
-`max_elements` bounds the data a computing run holds: the tensor parameters together, and
-any one tile, may have at most that many elements (`ensure_interpretable`); a larger
-function is "too large to interpret" before any array is made.
+`max_elements` bounds the data a computing run holds: the tensor parameters held whole
+together, and any one tile, may have at most that many elements (`ensure_interpretable`); a
+larger function is "too large to interpret" before any array is made. A parameter over
+`paged.PAGED_ABOVE` elements is drawn in pages instead (`random_inputs`), and the pages the
+runs on one input touch are bounded by the same number (`paged.PageBudget`).
 """
 
 from __future__ import annotations
@@ -93,8 +97,17 @@ import numpy as np
 import numpy.typing as npt
 
 from slotsat.core import ir
-from slotsat.core.errors import EXIT_REJECTED, NO_SPAN, SlotsatError, Span
+from slotsat.core.errors import Span
+from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, Unmodelled
 from slotsat.core.ir import DType
+from slotsat.core.paged import (
+    PAGED_ABOVE,
+    PageBudget,
+    PagedTensor,
+    PageSource,
+    differing_pages,
+    element_index,
+)
 from slotsat.core.semantics import COMPARE
 
 Array: TypeAlias = npt.NDArray[Any]
@@ -105,23 +118,6 @@ DEFAULT_MAX_STEPS = 5_000_000
 DEFAULT_MAX_ITERATIONS = 1_000_000
 DEFAULT_MAX_ELEMENTS = 1 << 26
 """Elements of tensor data one run may hold (64 Mi: 256 MiB of FP32 per copy)."""
-
-
-class InterpreterError(SlotsatError):
-    """A run-time fault of the interpreted kernel (or an op the interpreter does not model)."""
-
-    def __init__(self, message: str, span: Span = NO_SPAN) -> None:
-        super().__init__(message, span, exit_status=EXIT_REJECTED)
-
-
-class Unmodelled(InterpreterError):
-    """The program uses something the interpreter does not model: a property of the program
-    (and the path taken), not of the input values, so another random input rarely helps."""
-
-
-class InterpreterLimit(InterpreterError):
-    """A run reached one of the interpreter's limits (statements, loop iterations, elements):
-    the program is too large to interpret, which says nothing about its correctness."""
 
 
 # --------------------------------------------------------------------------------------
@@ -424,7 +420,7 @@ class TensorSym:
     shape: tuple[int, ...]
 
 
-Value: TypeAlias = int | float | Array | TileVal | PtrVal | TensorSym | None
+Value: TypeAlias = int | float | Array | PagedTensor | TileVal | PtrVal | TensorSym | None
 
 
 class Tracer(Protocol):
@@ -517,7 +513,7 @@ class Interpreter:
     _gens: Any = field(default_factory=lambda: itertools.count(1), init=False)
     _steps: int = field(default=0, init=False)
     _prefetched: dict[tuple[int, int], TileVal] = field(default_factory=dict, init=False)
-    _viewed: list[Array] = field(default_factory=list, init=False)
+    _viewed: list[Array | PagedTensor] = field(default_factory=list, init=False)
     """The tensors `tensor.view` reinterpreted in this run and the views it made (held, so
     identity tests on them stay valid); a store into any of them is not modelled."""
     functions: Mapping[str, ir.Function] = field(default_factory=dict)
@@ -531,7 +527,7 @@ class Interpreter:
     """How this run fills data the program never defined, and where it read some (shared with
     the halves of a group)."""
     _gm: bool = field(default=False, init=False)
-    tensors_after: dict[str, Array] = field(default_factory=dict, init=False)
+    tensors_after: dict[str, Array | PagedTensor] = field(default_factory=dict, init=False)
     """The run's tensor arguments as it left them, by parameter name: what a kernel wrote to
     its tensors (GM) is an output whether it returns them or not."""
 
@@ -555,7 +551,7 @@ class Interpreter:
 
     def _keep_tensors(self, fn: ir.Function) -> None:
         self.tensors_after = {p.name_hint: v for p in fn.params
-                              if isinstance(v := self._env.get(p.id), np.ndarray)}
+                              if isinstance(v := self._env.get(p.id), np.ndarray | PagedTensor)}
 
     def _run_group(self, fn: ir.Function, args: Mapping[str, Any] | Sequence[Any]) -> tuple[Value, ...]:
         """A Group function: its AIC and AIV halves (each AIV lane one) take turns, producer
@@ -622,8 +618,8 @@ class Interpreter:
         for p, v in sorted(pairs, key=lambda pv: isinstance(pv[0].type, ir.TensorType)):
             self._env[p.id] = self._param_value(p, v)
         if self.compute:
-            shapes = [np.shape(self._env[p.id]) for p in fn.params  # type: ignore[arg-type]
-                      if isinstance(p.type, ir.TensorType)]
+            # a paged tensor holds what the runs touch (`paged.PageBudget`)
+            shapes = [np.shape(t) for t in self._env.values() if isinstance(t, np.ndarray)]
             total = sum(_elements(sh) for sh in shapes)
             if total > self.max_elements:
                 raise InterpreterLimit(f"too large to interpret: the tensor parameters hold {total:,} "
@@ -639,6 +635,11 @@ class Interpreter:
             if any(d is None for d in shape):
                 raise InterpreterError(f"parameter '{p.name_hint}' has a dynamic shape and the run has no "
                                        "value for its dimensions", p.span)
+            if isinstance(v, PagedTensor):
+                if v.shape != tuple(shape) or v.dtype != numpy_dtype(t.dtype):
+                    raise InterpreterError(f"parameter '{p.name_hint}' expects shape {list(t.shape)} of "
+                                           f"pl.{t.dtype.value}, got {list(v.shape)} of {v.dtype}", p.span)
+                return v.fresh()
             arr = np.asarray(v)
             if tuple(arr.shape) != tuple(shape):
                 raise InterpreterError(f"parameter '{p.name_hint}' expects shape {list(t.shape)}, "
@@ -724,11 +725,11 @@ class Interpreter:
         data = None if val.data is None else _poison(val.shape, val.dtype)
         return TileVal(data, val.valid, val.dtype, val.shape, ref)
 
-    def _tensor(self, arg: ir.CallArg, span: Span) -> Array | TensorSym:
+    def _tensor(self, arg: ir.CallArg, span: Span) -> Array | PagedTensor | TensorSym:
         if not isinstance(arg, ir.Var):
             raise InterpreterError("expected a tensor variable", span)
         val = self._env.get(arg.id)
-        if isinstance(val, np.ndarray | TensorSym):
+        if isinstance(val, np.ndarray | PagedTensor | TensorSym):
             return val
         raise InterpreterError(f"'{arg.name_hint}' is not a tensor", span)
 
@@ -1143,7 +1144,7 @@ def _merged(shape: Sequence[int]) -> tuple[int, int]:
     return math.prod(shape[:-1]), shape[-1]
 
 
-def _window_addresses(tensor: Array, offsets: Sequence[int], extents: Sequence[int], what: str,
+def _window_addresses(tensor: Array | PagedTensor, offsets: Sequence[int], extents: Sequence[int], what: str,
                       span: Span) -> Array:
     """The flat element addresses of the rank-N window of `tensor` at `offsets` with
     `extents`, as `pto.partition_view` addresses it: through the tensor's row-major strides, so
@@ -1162,7 +1163,8 @@ def _window_addresses(tensor: Array, offsets: Sequence[int], extents: Sequence[i
     return address
 
 
-def _window(tensor: Array, offsets: Sequence[int], extents: Sequence[int], what: str, span: Span) -> Array:
+def _window(tensor: Array | PagedTensor, offsets: Sequence[int], extents: Sequence[int], what: str,
+            span: Span) -> Array:
     """The elements of a rank-N window (`_window_addresses`), shaped as the window."""
     return np.asarray(tensor.reshape(-1)[_window_addresses(tensor, offsets, extents, what, span)])
 
@@ -1199,7 +1201,8 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
     return out
 
 
-def _store_window(it: Interpreter, c: ir.Call, tile: TileVal, offsets: list[int], tensor: Array) -> Value:
+def _store_window(it: Interpreter, c: ir.Call, tile: TileVal, offsets: list[int],
+                  tensor: Array | PagedTensor) -> Value:
     """`tile.store` with the reference's rank-N window (its 4th argument, `shapes`): the
     window (`_window_addresses`) receives the tile's valid region, which must be exactly the
     window merged to 2-D; a tile whose valid region differs is not modelled."""
@@ -1213,6 +1216,10 @@ def _store_window(it: Interpreter, c: ir.Call, tile: TileVal, offsets: list[int]
     address = _window_addresses(tensor, offsets, shapes, "store writes", c.span)
     dtype = _tensor_dtype(c.args[2])
     vr, vc = tile.valid
+    if isinstance(tensor, PagedTensor):  # its flat view shares its pages: written in place
+        view = tensor.reshape(-1)
+        view[address] = _stored(c, view[address], tile.data[:vr, :vc].reshape(address.shape), dtype)
+        return tensor
     flat = tensor.reshape(-1).copy()
     flat[address] = _stored(c, flat[address], tile.data[:vr, :vc].reshape(address.shape), dtype)
     tensor[...] = flat.reshape(tensor.shape)  # in place, as `_op_store`
@@ -1655,7 +1662,7 @@ def _op_tensor_view(it: Interpreter, c: ir.Call) -> Value:
     return view
 
 
-def _no_viewed_store(it: Interpreter, tensor: Array | TensorSym, c: ir.Call) -> None:
+def _no_viewed_store(it: Interpreter, tensor: Array | PagedTensor | TensorSym, c: ir.Call) -> None:
     if any(tensor is v for v in it._viewed):
         raise Unmodelled(f"{c.op} into a tensor that tensor.view reinterprets (the interpreter models "
                          "views read only)", c.span)
@@ -2671,15 +2678,17 @@ def ensure_modelled(fn: ir.Function, *, cross_core: bool = False) -> None:
 
 
 def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
-    """The tensor-parameter half of `ensure_interpretable`: every shape static, and all of them
-    together at most `max_elements` elements (checked before any array is made)."""
+    """The tensor-parameter half of `ensure_interpretable`: the static shapes held whole (at
+    most `PAGED_ABOVE` elements each; larger ones are drawn in pages, bounded as a run touches
+    them) together at most `max_elements` elements (checked before any array is made)."""
     shapes: list[tuple[ir.Var, tuple[int, ...]]] = []
     for p in fn.params:
         if isinstance(p.type, ir.TensorType):
             shape = p.type.static_shape
             if shape is None:
                 continue  # known per run (`random_inputs` draws the dimensions; checked when bound)
-            shapes.append((p, shape))
+            if _elements(shape) <= PAGED_ABOVE:
+                shapes.append((p, shape))
     if not shapes:
         return
     total = sum(_elements(shape) for _, shape in shapes)
@@ -2703,6 +2712,10 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an `InterpreterError` before any
     array is made.
 
+    A tensor parameter of more than `PAGED_ABOVE` elements is a `PagedTensor`: drawn page by
+    page as runs touch it, the same distribution; the pages the runs on one draw touch
+    together count against `SLOTSAT_INTERP_MAX_ELEMENTS` instead.
+
     `sized` draws as kernels written for padded sizes expect (`check` alternates to it after a
     trial whose original program faulted): dimensions from `SIZED_DIMENSION` in whole
     multiples of 16, and each other integer scalar either in `scalar_range` or equal to one of
@@ -2722,6 +2735,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     extents = sorted({d for p in fn.params if isinstance(p.type, ir.TensorType)
                       for d in p.type.shape if isinstance(d, int)} | set(dims.values()))
     total = 0
+    budget: PageBudget | None = None
     indices = _index_parameters(fn)
     for p in fn.params:
         t = p.type
@@ -2729,23 +2743,20 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
             continue
         if isinstance(t, ir.TensorType):
             shape = tuple(_dimension(d, dims, p) for d in t.shape)
-            total += _elements(shape)
+            n = _elements(shape)
+            draw = functools.partial(_draw_elements, t.dtype, indices.get(p.id))
+            if n > PAGED_ABOVE:
+                budget = budget or PageBudget(interp_max_elements())
+                source = PageSource(p.name_hint, shape, np.dtype(numpy_dtype(t.dtype)), draw,
+                                    int(rng.integers(0, 1 << 62)), budget)
+                out[p.name_hint] = PagedTensor(shape, source)
+                continue
+            total += n
             if total > interp_max_elements():
                 raise InterpreterLimit(f"too large to interpret: the tensor parameters hold more than "
                                        f"{interp_max_elements():,} elements with the drawn dimensions "
                                        "(SLOTSAT_INTERP_MAX_ELEMENTS)", p.span)
-            numpy_dtype(t.dtype)  # an unmodelled dtype is an InterpreterError
-            if t.dtype.is_float:
-                out[p.name_hint] = as_dtype(rng.uniform(0.25, 2.0, size=shape), t.dtype)
-            elif t.dtype is DType.BOOL:
-                out[p.name_hint] = rng.integers(0, 2, size=shape).astype(np.bool_)
-            elif p.id in indices:  # indices: inside what they index
-                lo, hi = indices[p.id]
-                drawn = rng.integers(lo, lo + max(1, min(hi - lo, _SMALL_INDEX)), size=shape)
-                out[p.name_hint] = drawn.astype(numpy_dtype(t.dtype))
-            else:
-                lo = 0 if t.dtype.is_unsigned else -8
-                out[p.name_hint] = rng.integers(lo, 9, size=shape).astype(numpy_dtype(t.dtype))
+            out[p.name_hint] = draw(rng, n).reshape(shape)
         elif isinstance(t, ir.ScalarType):
             if t.dtype.is_float:
                 out[p.name_hint] = float(rng.uniform(0.25, 2.0))
@@ -2756,6 +2767,21 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         else:
             out[p.name_hint] = None
     return out
+
+
+def _draw_elements(dtype: DType, index_range: tuple[int, int] | None, rng: np.random.Generator,
+                   n: int) -> Array:
+    """`n` random elements of a tensor parameter of `dtype` (`random_inputs` says which);
+    `index_range`: the `[lo, hi)` of a tensor whose elements index (`_index_parameters`)."""
+    if dtype.is_float:
+        return as_dtype(rng.uniform(0.25, 2.0, size=n), dtype)
+    if dtype is DType.BOOL:
+        return rng.integers(0, 2, size=n).astype(np.bool_)
+    if index_range is not None:  # indices: inside what they index
+        lo, hi = index_range
+        return rng.integers(lo, lo + max(1, min(hi - lo, _SMALL_INDEX)), size=n).astype(numpy_dtype(dtype))
+    lo = 0 if dtype.is_unsigned else -8
+    return rng.integers(lo, 9, size=n).astype(numpy_dtype(dtype))
 
 
 SIZED_DIMENSION = (64, 256)
@@ -2957,19 +2983,19 @@ def outputs_equal(a: Sequence[Value], b: Sequence[Value], *, rtol: float = 1e-3,
     `tile.sort32` stores in FP32 rows); otherwise a one-line description of the first difference
     (naming result `i` by `labels[i]` where given, else `result i`)."""
 
-    def arrays(x: Array, y: Array) -> str | None:
+    def arrays(x: Array, y: Array) -> tuple[list[int], str] | None:
         if np.issubdtype(x.dtype, np.floating):
             xf, yf = x.astype(np.float64), y.astype(np.float64)
             if not np.allclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True):
                 bad = np.argwhere(~np.isclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True))[0]
                 pos = tuple(int(k) for k in bad)
-                return f"element {list(pos)} is {float(yf[pos])!r}, expected {float(xf[pos])!r}"
+                return list(pos), f"is {float(yf[pos])!r}, expected {float(xf[pos])!r}"
             bits = _tiny_bits_differ(x, y)
             if bits is not None:
-                return f"element {bits} differs in its bits (an integer stored in a float)"
+                return bits, "differs in its bits (an integer stored in a float)"
         elif not np.array_equal(x, y):
             pos = tuple(int(k) for k in np.argwhere(x != y)[0])
-            return f"element {list(pos)} is {y[pos].item()!r}, expected {x[pos].item()!r}"
+            return list(pos), f"is {y[pos].item()!r}, expected {x[pos].item()!r}"
         return None
 
     def scalars(x: Value, y: Value) -> str | None:
@@ -2987,13 +3013,13 @@ def outputs_identical(a: Sequence[Value], b: Sequence[Value], *, labels: Sequenc
     (named as by `outputs_equal`). Two runs of one program that differ only in how undefined
     data was filled are compared so."""
 
-    def arrays(x: Array, y: Array) -> str | None:
+    def arrays(x: Array, y: Array) -> tuple[list[int], str] | None:
         nan = np.issubdtype(x.dtype, np.floating) and np.issubdtype(y.dtype, np.floating)
         same = (x == y) | (np.isnan(x) & np.isnan(y)) if nan else x == y
         if bool(np.all(same)):
             return None
         pos = tuple(int(k) for k in np.argwhere(~same)[0])
-        return f"element {list(pos)} is {y[pos].item()!r}, not {x[pos].item()!r}"
+        return list(pos), f"is {y[pos].item()!r}, not {x[pos].item()!r}"
 
     def scalars(x: Value, y: Value) -> str | None:
         if x != y and not (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y)):
@@ -3003,24 +3029,43 @@ def outputs_identical(a: Sequence[Value], b: Sequence[Value], *, labels: Sequenc
     return _first_difference(a, b, labels, arrays, scalars)
 
 
+ArrayDifference: TypeAlias = Callable[[Array, Array], "tuple[list[int], str] | None"]
+"""Where two arrays of one shape first differ (an index) and how (the rest of the message)."""
+
+
 def _first_difference(a: Sequence[Value], b: Sequence[Value], labels: Sequence[str],
-                      arrays: Callable[[Array, Array], str | None],
-                      scalars: Callable[[Value, Value], str | None]) -> str | None:
+                      arrays: ArrayDifference, scalars: Callable[[Value, Value], str | None]) -> str | None:
     """The first difference of two result tuples, named (see `outputs_equal`): their lengths,
-    an array's shape, an array against a scalar, or what `arrays` / `scalars` say of a pair."""
+    an array's shape, an array against a scalar, or what `arrays` / `scalars` say of a pair
+    (two paged tensors are compared page by page, on the pages either run wrote)."""
     if len(a) != len(b):
         return f"{len(a)} results vs {len(b)}"
+    tensors = np.ndarray | PagedTensor
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
         name = labels[i] if i < len(labels) else f"result {i}"
-        if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
-            diff = f"shape {x.shape} vs {y.shape}" if x.shape != y.shape else arrays(x, y)
-        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        diff: str | None = None
+        if isinstance(x, tensors) and isinstance(y, tensors):
+            diff = f"shape {x.shape} vs {y.shape}" if x.shape != y.shape else _tensor_difference(x, y, arrays)
+        elif isinstance(x, tensors) or isinstance(y, tensors):
             diff = "kinds differ"
         else:
             diff = scalars(x, y)
         if diff is not None:
             return f"{name}: {diff}"
     return None
+
+
+def _tensor_difference(x: Array | PagedTensor, y: Array | PagedTensor, arrays: ArrayDifference) -> str | None:
+    if isinstance(x, PagedTensor) and isinstance(y, PagedTensor):
+        for k, xp, yp in differing_pages(x, y):
+            found = arrays(xp, yp)
+            if found is not None:
+                return f"element {element_index(x.shape, k, found[0][0])} {found[1]}"
+        return None
+    xs = x.materialize() if isinstance(x, PagedTensor) else x
+    ys = y.materialize() if isinstance(y, PagedTensor) else y
+    found = arrays(xs, ys)
+    return None if found is None else f"element {found[0]} {found[1]}"
 
 
 def _tiny_bits_differ(x: Array, y: Array) -> list[int] | None:

@@ -157,8 +157,9 @@ def interp_max_iterations() -> int:
 
 
 def interp_max_elements() -> int:
-    """Elements of tensor data a computing run holds: the tensor parameters together (also the
-    random inputs `check` draws), and any one tile."""
+    """Elements of tensor data a computing run holds: the tensor parameters held whole together
+    (also the random inputs `check` draws), any one tile, and the pages of the parameters
+    drawn in pages (`paged.PagedTensor`) that the runs on one input touch."""
     return env_int("SLOTSAT_INTERP_MAX_ELEMENTS", DEFAULT_INTERP_MAX_ELEMENTS)
 
 

@@ -22,7 +22,9 @@ from slotsat.core import ir
 from slotsat.core.dsl import parse_file, parse_source, print_module
 from slotsat.core.dsl.printer import print_expr
 from slotsat.core.errors import PassError
-from slotsat.core.interpreter import Interpreter, InterpreterError, random_inputs
+from slotsat.core.interp_errors import InterpreterError
+from slotsat.core.interpreter import Interpreter, random_inputs
+from slotsat.core.paged import PagedTensor
 from slotsat.lowering.common import Rewriter
 from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
 from slotsat.lowering.lower_pipeline_to_slots import Decision, LowerPipelineToSlots
@@ -190,7 +192,7 @@ def test_the_interpreter_runs_while_loops_scopes_and_returns_in_branches() -> No
         assert got == want
 
 
-def test_the_interpreter_declines_what_it_does_not_model() -> None:
+def test_the_interpreter_declines_what_it_does_not_model(monkeypatch: pytest.MonkeyPatch) -> None:
     fn = kernel(LOOP.format(use="u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)"))
     args = random_inputs(fn, np.random.default_rng(0))
     with pytest.raises(InterpreterError, match=r"the interpreter does not model 'tile\.sin'"):
@@ -199,9 +201,12 @@ def test_the_interpreter_declines_what_it_does_not_model() -> None:
     drawn = random_inputs(dyn, np.random.default_rng(0))  # a symbolic dimension is drawn and named
     assert drawn["x"].shape == (drawn["N"], 64)
     big = kernel("return out", params="x: pl.Tensor[[8192, 8192], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]")
-    with pytest.raises(InterpreterError, match=r"^too large to interpret: the tensor parameters hold 67,125,248 "
-                       r"elements \('x' is \[8192, 8192\]\); the interpreter's limit is 67,108,864"):
-        random_inputs(big, np.random.default_rng(0))
+    assert isinstance(random_inputs(big, np.random.default_rng(0))["x"], PagedTensor)  # drawn as touched
+    held = kernel("return out", params="x: pl.Tensor[[512, 256], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]")
+    monkeypatch.setenv("SLOTSAT_INTERP_MAX_ELEMENTS", "100000")
+    with pytest.raises(InterpreterError, match=r"^too large to interpret: the tensor parameters hold 147,456 "
+                       r"elements \('x' is \[512, 256\]\); the interpreter's limit is 100,000"):
+        random_inputs(held, np.random.default_rng(0))
 
 
 @pytest.mark.parametrize(("use", "message"), [

@@ -221,7 +221,7 @@ def test_an_unmodelled_construct_ends_the_trials_at_the_first_input(
     """What the interpreter does not model is a property of the program: `check` says so after
     one input instead of drawing (large) random inputs for every retry."""
     from slotsat.app.commands import check
-    from slotsat.core.interpreter import Unmodelled
+    from slotsat.core.interp_errors import Unmodelled
 
     drawn: list[int] = []
     real = check.random_inputs

@@ -22,10 +22,10 @@ from slotsat.app.cli import main
 from slotsat.app.commands.check import check_module
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
+from slotsat.core.interp_errors import InterpreterError
 from slotsat.core.interpreter import (
     DYNAMIC_DIMENSION,
     Interpreter,
-    InterpreterError,
     ensure_modelled,
     random_identity,
     random_inputs,

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from slotsat.core import ir
-from slotsat.core.interpreter import InterpreterError, Unmodelled, ensure_modelled
+from slotsat.core.interp_errors import InterpreterError, Unmodelled
+from slotsat.core.interpreter import ensure_modelled
 from tests.reliability.interp_harness import kernel, run
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from slotsat.core.interpreter import InterpreterError, ensure_modelled
+from slotsat.core.interp_errors import InterpreterError
+from slotsat.core.interpreter import ensure_modelled
 from tests.reliability.interp_harness import kernel, run
 
 _fn = kernel

@@ -14,7 +14,7 @@ import pytest
 from slotsat.core import ir
 from slotsat.core.dsl.printer import print_expr
 from slotsat.core.errors import SlotsatError
-from slotsat.core.interpreter import InterpreterError
+from slotsat.core.interp_errors import InterpreterError
 from tests.reliability.interp_harness import kernel, run
 
 _fn = kernel

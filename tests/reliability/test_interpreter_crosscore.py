@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from slotsat.core.dsl.parser import parse_source
-from slotsat.core.interpreter import Interpreter, InterpreterError, Unmodelled
+from slotsat.core.interp_errors import InterpreterError, Unmodelled
+from slotsat.core.interpreter import Interpreter
 
 HEAD = '''import pypto.language as pl
 

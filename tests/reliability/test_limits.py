@@ -258,7 +258,7 @@ def test_a_loop_over_the_iteration_limit_stops_before_its_first_iteration(monkey
 
 def test_a_limit_reached_by_the_transformed_program_is_unverified_not_failed(monkeypatch: pytest.MonkeyPatch) -> None:
     from slotsat.app.commands import check
-    from slotsat.core.interpreter import InterpreterLimit
+    from slotsat.core.interp_errors import InterpreterLimit
 
     def limited(*args: object) -> object:
         raise InterpreterLimit("the interpreter's step limit (5 statements) was reached")
@@ -286,7 +286,8 @@ _HUGE = (KERNELS / "row_scale.py").read_text().replace("[[512, 128], pl.FP32]", 
 
 
 def test_a_tensor_too_large_to_interpret_is_a_clean_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # [2048, 2147483647] FP32 is 32 TiB: numpy's MemoryError, before the element limit.
+    # [2048, 2147483647] FP32 is 32 TiB, drawn in pages as the runs touch it; each row of a
+    # [64, 128] window lies in a page of its own, so the loads exhaust the element limit.
     path = tmp_path / "huge.py"
     path.write_text(_HUGE)
     start = time.perf_counter()
@@ -294,8 +295,8 @@ def test_a_tensor_too_large_to_interpret_is_a_clean_verdict(tmp_path: Path, caps
     assert time.perf_counter() - start < 60
     last = capsys.readouterr().out.splitlines()[-1]
     assert last == (f"check: {path}: 1 function(s), 1 loop(s): unverified: RowScale.kernel: too large to interpret: "
-                    "the tensor parameters hold 13,194,139,527,168 elements ('x' is [2048, 2147483647]); the "
-                    "interpreter's limit is 67,108,864 (SLOTSAT_INTERP_MAX_ELEMENTS)")
+                    "the runs on one input touched more than 67,108,864 elements of the tensor parameters, drawn in "
+                    "pages of 65,536 ('x' is [2048, 2147483647]; SLOTSAT_INTERP_MAX_ELEMENTS)")
 
 
 def test_the_element_limit_can_be_lowered(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -313,7 +314,8 @@ def test_the_element_limit_can_be_lowered(monkeypatch: pytest.MonkeyPatch) -> No
 def test_one_tile_above_the_limit_is_too_large_to_interpret() -> None:
     from dataclasses import replace
 
-    from slotsat.core.interpreter import InterpreterError, ensure_interpretable
+    from slotsat.core.interp_errors import InterpreterError
+    from slotsat.core.interpreter import ensure_interpretable
 
     fn = parse_file(KERNELS / "row_scale.py").programs[0].functions[0]
     tiles_only = replace(fn, params=tuple(p for p in fn.params if not isinstance(p.type, ir.TensorType)))

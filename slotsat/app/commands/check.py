@@ -71,13 +71,11 @@ from slotsat.app.commands import (
 )
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
+from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, Unmodelled
 from slotsat.core.interpreter import (
     UNDEFINED_FILLINGS,
     Interpreter,
-    InterpreterError,
-    InterpreterLimit,
     Undefined,
-    Unmodelled,
     Value,
     ensure_interpretable,
     group_order,

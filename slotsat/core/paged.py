@@ -1,0 +1,231 @@
+"""Tensor arguments too large to hold whole, drawn page by page as a run touches them.
+
+A real kernel's tensor parameters are the model's: a vocabulary projection's weight alone is
+[152064, 5120], 778 million elements, while one run of the kernel reads a few blocks of it.
+`slotsat check` draws such a parameter as a `PagedTensor`: its row-major element sequence cut
+into pages of `PAGE_ELEMENTS`, page `k` drawn on first touch from the seed `(seed, k)`, so
+every run of one trial sees the same contents wherever it reads. A run's writes go to its own
+copies of the pages it writes (`PagedTensor.fresh`), never into the drawn ones; two runs'
+results differ only on the pages either wrote (`differing_pages`). The pages one trial draws
+and copies together are bounded by a `PageBudget`; past it the trial is too large to
+interpret (`InterpreterLimit`).
+
+A `PagedTensor` answers the part of numpy's array interface the interpreter uses on tensors:
+`shape`, `ndim`, `size`, `dtype`, indexing by a tuple of integers and unit-step slices (a
+rectangular window, or one element), indexing the flat view `reshape(-1)` by an array of
+addresses, assignment through both, and `reshape` (a view sharing the pages).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+from slotsat.core.interp_errors import InterpreterLimit
+
+Array: TypeAlias = npt.NDArray[Any]
+
+PAGE_BITS = 16
+PAGE_ELEMENTS = 1 << PAGE_BITS
+_MASK = PAGE_ELEMENTS - 1
+
+PAGED_ABOVE = 1 << 20
+"""Tensor parameters with more elements than this are drawn as `PagedTensor`s."""
+
+Draw: TypeAlias = Callable[[np.random.Generator, int], Array]
+"""Draws `n` elements (a 1-D array of the tensor's storage dtype) from a generator."""
+
+
+@dataclass
+class PageBudget:
+    """The elements the pages of one trial's arguments may hold together (drawn pages and
+    the runs' written copies)."""
+
+    limit: int
+    used: int = 0
+
+    def take(self, n: int, source: PageSource) -> None:
+        self.used += n
+        if self.used > self.limit:
+            raise InterpreterLimit(
+                f"too large to interpret: the runs on one input touched more than {self.limit:,} elements "
+                f"of the tensor parameters, drawn in pages of {PAGE_ELEMENTS:,} ('{source.name}' is "
+                f"{list(source.shape)}; SLOTSAT_INTERP_MAX_ELEMENTS)")
+
+
+@dataclass(eq=False)
+class PageSource:
+    """The drawn contents of one paged argument: page `k` is `draw` on a generator seeded
+    `(seed, k)`, made on first touch and then kept, read only."""
+
+    name: str
+    """The parameter's name (in messages)."""
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    draw: Draw
+    seed: int
+    budget: PageBudget
+    pages: dict[int, Array] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def page(self, k: int) -> Array:
+        got = self.pages.get(k)
+        if got is None:
+            n = min(PAGE_ELEMENTS, self.size - k * PAGE_ELEMENTS)
+            self.budget.take(n, self)
+            got = np.asarray(self.draw(np.random.default_rng((self.seed, k)), n), dtype=self.dtype)
+            got.flags.writeable = False
+            self.pages[k] = got
+        return got
+
+
+class PagedTensor:
+    """A tensor whose elements live in pages (see the module docstring): `source`'s drawn
+    pages, and those this tensor and its views wrote."""
+
+    __slots__ = ("own", "shape", "source")
+
+    def __init__(self, shape: tuple[int, ...], source: PageSource,
+                 own: dict[int, Array] | None = None) -> None:
+        if math.prod(shape) != source.size:
+            raise ValueError(f"shape {list(shape)} does not hold {source.size} elements")
+        self.shape = shape
+        self.source = source
+        self.own: dict[int, Array] = {} if own is None else own
+        """The pages this tensor (and its views) wrote, by index."""
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.source.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return self.source.size
+
+    def fresh(self) -> PagedTensor:
+        """A run's own copy of the argument: the drawn contents, nothing written."""
+        return PagedTensor(self.shape, self.source)
+
+    def reshape(self, *shape: Any) -> PagedTensor:
+        """The same elements in row-major order as `shape` (one `-1` allowed): a view that
+        shares this tensor's pages, as numpy's reshape of a contiguous array does."""
+        dims = list(shape[0]) if len(shape) == 1 and isinstance(shape[0], tuple | list) else list(shape)
+        if dims.count(-1) == 1:
+            known = math.prod(d for d in dims if d != -1)
+            dims[dims.index(-1)] = self.size // known if known else 0
+        return PagedTensor(tuple(int(d) for d in dims), self.source, self.own)
+
+    def page(self, k: int) -> Array:
+        got = self.own.get(k)
+        return got if got is not None else self.source.page(k)
+
+    def _writable(self, k: int) -> Array:
+        got = self.own.get(k)
+        if got is None:
+            drawn = self.source.page(k)
+            self.source.budget.take(drawn.size, self.source)
+            got = self.own[k] = drawn.copy()
+        return got
+
+    def gather(self, addresses: Array) -> Array:
+        """The elements at flat `addresses`, shaped as `addresses`."""
+        flat = np.asarray(addresses, dtype=np.int64).reshape(-1)
+        out = np.empty(flat.size, dtype=self.dtype)
+        for k, where in _by_page(flat):
+            out[where] = self.page(k)[flat[where] & _MASK]
+        return out.reshape(np.shape(addresses))
+
+    def scatter(self, addresses: Array, values: Any) -> None:
+        """Write `values` (broadcast to the shape of `addresses`) at flat `addresses`."""
+        flat = np.asarray(addresses, dtype=np.int64).reshape(-1)
+        data = np.broadcast_to(np.asarray(values, dtype=self.dtype), np.shape(addresses)).reshape(-1)
+        for k, where in _by_page(flat):
+            self._writable(k)[flat[where] & _MASK] = data[where]
+
+    def addresses(self, key: Any) -> Array:
+        """The flat addresses `key` selects: an array of flat addresses as it is (on the flat
+        view), or a tuple of integers and unit-step slices, missing trailing entries whole."""
+        if isinstance(key, np.ndarray):
+            if self.ndim != 1:
+                raise IndexError("an address array indexes the flat view (reshape(-1)) only")
+            return key.astype(np.int64)
+        items = key if isinstance(key, tuple) else (key,)
+        if len(items) > self.ndim:
+            raise IndexError(f"{len(items)} indices for a tensor of rank {self.ndim}")
+        items = (*items, *(slice(None),) * (self.ndim - len(items)))
+        strides = [math.prod(self.shape[k + 1:]) for k in range(self.ndim)]
+        base = 0
+        ranges: list[Array] = []
+        for item, dim, stride in zip(items, self.shape, strides, strict=True):
+            if isinstance(item, slice):
+                start, stop, step = item.indices(dim)
+                if step != 1:
+                    raise IndexError("a paged tensor is indexed by unit-step slices")
+                ranges.append(np.arange(start, stop, dtype=np.int64) * stride)
+            else:
+                i = int(item)
+                if not -dim <= i < dim:
+                    raise IndexError(f"index {i} is out of bounds for a dimension of size {dim}")
+                base += (i % dim) * stride
+        if not ranges:
+            return np.asarray(base, dtype=np.int64)
+        grid: Array = np.asarray(base, dtype=np.int64)
+        for axis in np.ix_(*ranges):
+            grid = grid + axis
+        return grid
+
+    def __getitem__(self, key: Any) -> Any:
+        got = self.gather(self.addresses(key))
+        return got[()] if got.ndim == 0 else got
+
+    def __setitem__(self, key: Any, values: Any) -> None:
+        self.scatter(self.addresses(key), values)
+
+    def materialize(self) -> Array:
+        """The whole tensor as a numpy array (for tests and small tensors)."""
+        pages = [self.page(k) for k in range((self.size + _MASK) >> PAGE_BITS)]
+        flat = np.concatenate(pages) if pages else np.empty(0, dtype=self.dtype)
+        return flat.reshape(self.shape)
+
+
+def _by_page(flat: Array) -> Iterator[tuple[int, Array]]:
+    """The positions of `flat` grouped by the page each address falls in, page by page."""
+    if flat.size == 0:
+        return
+    pages = flat >> PAGE_BITS
+    first = int(pages[0])
+    if bool(np.all(pages == first)):
+        yield first, np.arange(flat.size)
+        return
+    order = np.argsort(pages, kind="stable")
+    cuts = np.flatnonzero(np.diff(pages[order])) + 1
+    for where in np.split(order, cuts):
+        yield int(pages[where[0]]), where
+
+
+def differing_pages(x: PagedTensor, y: PagedTensor) -> Iterator[tuple[int, Array, Array]]:
+    """The pages two paged tensors of one shape may differ in, with their contents: those
+    either wrote when both share their drawn contents, every page otherwise."""
+    if x.source is y.source:
+        keys: Any = sorted(x.own.keys() | y.own.keys())
+    else:
+        keys = range((x.size + _MASK) >> PAGE_BITS)
+    for k in keys:
+        yield k, x.page(k), y.page(k)
+
+
+def element_index(shape: tuple[int, ...], page: int, offset: int) -> list[int]:
+    """The index in a tensor of `shape` of element `offset` of page `page`."""
+    return [int(i) for i in np.unravel_index(page * PAGE_ELEMENTS + offset, shape)]
