@@ -5,6 +5,8 @@ interpreter."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from slotsat.core.errors import EXIT_REJECTED, NO_SPAN, SlotsatError, Span
 
 
@@ -23,3 +25,25 @@ class Unmodelled(InterpreterError):
 class InterpreterLimit(InterpreterError):
     """A run reached one of the interpreter's limits (statements, loop iterations, elements):
     the program is too large to interpret, which says nothing about its correctness."""
+
+
+@dataclass(frozen=True)
+class Overrun:
+    """Where an access ran past the end of a tensor dimension: the op's tensor argument, the
+    axis, the end the access reached (exclusive), the dimension's size there, and the index
+    expression on that axis (None when the op computes it)."""
+
+    tensor: object
+    axis: int
+    end: int
+    size: int
+    index: object = None
+
+
+class OutOfBounds(InterpreterError):
+    """An access past the end of a tensor dimension (`overrun` says where). `check` learns its
+    next inputs from it (`interpreter.learn_bounds`)."""
+
+    def __init__(self, message: str, span: Span, overrun: Overrun) -> None:
+        super().__init__(message, span)
+        self.overrun = overrun

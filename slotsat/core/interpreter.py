@@ -98,7 +98,7 @@ import numpy.typing as npt
 
 from slotsat.core import ir
 from slotsat.core.errors import Span
-from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, Unmodelled
+from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, OutOfBounds, Overrun, Unmodelled
 from slotsat.core.ir import DType
 from slotsat.core.paged import (
     PAGED_ABOVE,
@@ -106,7 +106,6 @@ from slotsat.core.paged import (
     PagedTensor,
     PageSource,
     differing_pages,
-    element_index,
 )
 from slotsat.core.semantics import COMPARE
 
@@ -1125,13 +1124,13 @@ def _op_load(it: Interpreter, c: ir.Call) -> Value:
         # A rank-N window (the reference's FlattenTileNdTo2D form): a 2-D tile of the merged
         # shape, its rows the window's leading dimensions in order.
         (rows, cols), (vr, vc) = _merged(shape), _merged(valid)
-        region = _window(tensor, offsets, valid, "load reads", c.span)
+        region = _window(tensor, offsets, valid, "load reads", c)
     else:
         ext = _region(valid, rank, c.span)
-        for o, e, d in zip(offsets, ext, tensor.shape, strict=True):
+        for k, (o, e, d) in enumerate(zip(offsets, ext, tensor.shape, strict=True)):
             if e > 0 and (o < 0 or o + e > d):
-                raise InterpreterError(f"load reads rows/columns [{o}, {o + e}) outside a tensor dimension "
-                                       f"of size {d} (offsets {offsets}, valid shape {valid})", c.span)
+                raise _outside(c, k, o + e, d, f"load reads rows/columns [{o}, {o + e}) outside a tensor "
+                               f"dimension of size {d} (offsets {offsets}, valid shape {valid})")
         region = tensor[tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))]
         (rows, cols), (vr, vc) = _rc(shape), _rc(valid)
     data = np.zeros((rows, cols), dtype=tensor.dtype)
@@ -1145,7 +1144,7 @@ def _merged(shape: Sequence[int]) -> tuple[int, int]:
 
 
 def _window_addresses(tensor: Array | PagedTensor, offsets: Sequence[int], extents: Sequence[int], what: str,
-                      span: Span) -> Array:
+                      c: ir.Call) -> Array:
     """The flat element addresses of the rank-N window of `tensor` at `offsets` with
     `extents`, as `pto.partition_view` addresses it: through the tensor's row-major strides, so
     a window entry may run past its own dimension into the next (the collapsed-dims window
@@ -1158,15 +1157,43 @@ def _window_addresses(tensor: Array | PagedTensor, offsets: Sequence[int], exten
         axis[k] = e
         address = address + ((o + np.arange(e, dtype=np.int64)) * strides[k]).reshape(axis)
     if bool(np.any((address < 0) | (address >= tensor.size))):
-        raise InterpreterError(f"{what} outside the tensor (offsets {list(offsets)}, window {list(extents)} "
-                               f"of a tensor of shape {list(tensor.shape)})", span)
+        message = (f"{what} outside the tensor (offsets {list(offsets)}, window {list(extents)} "
+                   f"of a tensor of shape {list(tensor.shape)})")
+        past = [k for k, (o, e, d) in enumerate(zip(offsets, extents, tensor.shape, strict=True))
+                if o + e > d]
+        if past:  # the outermost axis the window runs past
+            k = past[0]
+            raise _outside(c, k, offsets[k] + extents[k], tensor.shape[k], message)
+        raise InterpreterError(message, c.span)
     return address
 
 
 def _window(tensor: Array | PagedTensor, offsets: Sequence[int], extents: Sequence[int], what: str,
-            span: Span) -> Array:
-    """The elements of a rank-N window (`_window_addresses`), shaped as the window."""
-    return np.asarray(tensor.reshape(-1)[_window_addresses(tensor, offsets, extents, what, span)])
+            c: ir.Call) -> Array:
+    """The elements of a rank-N window (`_window_addresses`) `c` reads, shaped as the window."""
+    return np.asarray(tensor.reshape(-1)[_window_addresses(tensor, offsets, extents, what, c)])
+
+
+def _outside(c: ir.Call, axis: int, end: int, size: int, message: str) -> InterpreterError:
+    """The fault of `c` reaching `end` past `axis` of its tensor argument (of `size` there): an
+    `OutOfBounds` naming the tensor argument and the index expression on that axis, for an op
+    that addresses a tensor by an index list (`_INDEXED`)."""
+    where = _INDEXED.get(c.op)
+    if where is None or end <= size:
+        return InterpreterError(message, c.span)
+    indices = c.args[where[1]] if where[1] < len(c.args) else None
+    index = indices.items[axis] if isinstance(indices, ir.ExprList) and axis < len(indices.items) else None
+    return OutOfBounds(message, c.span, Overrun(c.args[where[0]], axis, end, size, index))
+
+
+def _check_index(c: ir.Call, idx: Sequence[int], shape: Sequence[int], message: str) -> None:
+    """Fault unless `idx` is one element of a tensor of `shape` (`_outside` for the first axis
+    it passes the end of)."""
+    if len(idx) != len(shape):
+        raise InterpreterError(message, c.span)
+    for k, (i, d) in enumerate(zip(idx, shape, strict=True)):
+        if not 0 <= i < d:
+            raise _outside(c, k, i + 1, d, message)
 
 
 def _tensor_dtype(arg: ir.CallArg) -> DType:
@@ -1191,10 +1218,10 @@ def _op_store(it: Interpreter, c: ir.Call) -> Value:
         return _store_window(it, c, tile, offsets, tensor)
     dtype = _tensor_dtype(c.args[2])
     ext = _region([vr, vc], rank, c.span)
-    for o, e, d in zip(offsets, ext, tensor.shape, strict=True):
+    for k, (o, e, d) in enumerate(zip(offsets, ext, tensor.shape, strict=True)):
         if e > 0 and (o < 0 or o + e > d):
-            raise InterpreterError(f"store writes [{o}, {o + e}) outside a tensor dimension of size {d} "
-                                   f"(offsets {offsets}, valid shape [{vr}, {vc}])", c.span)
+            raise _outside(c, k, o + e, d, f"store writes [{o}, {o + e}) outside a tensor dimension of size "
+                           f"{d} (offsets {offsets}, valid shape [{vr}, {vc}])")
     out = tensor  # the result reuses the destination's buffer: every name of it sees the store
     window = tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))
     out[window] = _stored(c, out[window], tile.data[:vr, :vc].reshape(ext), dtype)
@@ -1213,7 +1240,7 @@ def _store_window(it: Interpreter, c: ir.Call, tile: TileVal, offsets: list[int]
     if _merged(shapes) != tile.valid:
         raise InterpreterError(f"store window {shapes} does not match the tile's valid shape "
                                f"{list(tile.valid)}: not modelled", c.span)
-    address = _window_addresses(tensor, offsets, shapes, "store writes", c.span)
+    address = _window_addresses(tensor, offsets, shapes, "store writes", c)
     dtype = _tensor_dtype(c.args[2])
     vr, vc = tile.valid
     if isinstance(tensor, PagedTensor):  # its flat view shares its pages: written in place
@@ -1679,8 +1706,7 @@ def _op_tensor_write(it: Interpreter, c: ir.Call) -> Value:
     idx = it._list(c.args[1], "write indices", c.span)
     if isinstance(tensor, TensorSym):
         raise InterpreterError("symbolic tensor in a computing run", c.span)
-    if len(idx) != tensor.ndim or any(not 0 <= i < d for i, d in zip(idx, tensor.shape, strict=True)):
-        raise InterpreterError(f"write index {idx} is outside the {list(tensor.shape)} tensor", c.span)
+    _check_index(c, idx, tensor.shape, f"write index {idx} is outside the {list(tensor.shape)} tensor")
     value_arg = c.args[2]
     value = it.scalar(value_arg) if isinstance(value_arg, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
     if value is None:
@@ -1695,8 +1721,7 @@ def _op_tensor_read(it: Interpreter, c: ir.Call) -> Value:
     idx = it._list(c.args[1], "read indices", c.span)
     if isinstance(tensor, TensorSym):
         raise InterpreterError("symbolic tensor in a computing run", c.span)
-    if len(idx) != tensor.ndim or any(not 0 <= i < d for i, d in zip(idx, tensor.shape, strict=True)):
-        raise InterpreterError(f"read index {idx} is outside the {list(tensor.shape)} tensor", c.span)
+    _check_index(c, idx, tensor.shape, f"read index {idx} is outside the {list(tensor.shape)} tensor")
     v = tensor[tuple(idx)]
     dtype = _tensor_dtype(c.args[0])
     return float(v) if dtype.is_float else dtype.wrap(int(v))
@@ -1787,10 +1812,10 @@ def _op_gather_row(it: Interpreter, c: ir.Call) -> Value:
         raise InterpreterError(f"gather_row valid shape {valid} does not fit the window {shape}", c.span)
     if tensor.ndim != 2 or len(offsets) != 2:
         raise InterpreterError("gather_row reads a window of a rank-2 tensor", c.span)
-    for o, e, d in zip(offsets, valid, tensor.shape, strict=True):
+    for k, (o, e, d) in enumerate(zip(offsets, valid, tensor.shape, strict=True)):
         if e > 0 and (o < 0 or o + e > d):
-            raise InterpreterError(f"gather_row reads rows/columns [{o}, {o + e}) outside a tensor dimension "
-                                   f"of size {d} (offsets {offsets}, valid shape {valid})", c.span)
+            raise _outside(c, k, o + e, d, f"gather_row reads rows/columns [{o}, {o + e}) outside a tensor "
+                           f"dimension of size {d} (offsets {offsets}, valid shape {valid})")
     window = tensor[offsets[0]:offsets[0] + valid[0], offsets[1]:offsets[1] + valid[1]]
     if transpose:
         window = window.T
@@ -2701,7 +2726,7 @@ def _ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:
 
 
 def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8), *,
-                  sized: bool = False) -> dict[str, Any]:
+                  sized: bool = False, bounds: Bounds | None = None) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
     small integers for integer tensors (non-negative ones inside what they index for a tensor
     whose elements the function uses as indices, `_index_parameters`), and integers in
@@ -2719,19 +2744,23 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     `sized` draws as kernels written for padded sizes expect (`check` alternates to it after a
     trial whose original program faulted): dimensions from `SIZED_DIMENSION` in whole
     multiples of 16, and each other integer scalar either in `scalar_range` or equal to one of
-    the drawn dimensions (a row count or bound that is a tensor's extent)."""
+    the drawn dimensions (a row count or bound that is a tensor's extent).
+
+    `bounds` (what `learn_bounds` learned from earlier faulting draws) raises a drawn
+    dimension to its floor and lowers an integer scalar to its cap."""
     from slotsat.core.limits import interp_max_elements
 
     _ensure_tensor_parameters(fn, interp_max_elements())
     out: dict[str, Any] = {}
     dims: dict[int, int] = {}
     names = {p.name_hint for p in fn.params}
+    floors, caps = (bounds.floors, bounds.caps) if bounds is not None else ({}, {})
     for v in ir.dynamic_dimensions(fn):
         if v.name_hint in names:
             raise InterpreterError(f"the symbolic dimension '{v.name_hint}' has a parameter's name", v.span)
-        dims[v.id] = out[v.name_hint] = _draw_dimension(rng, sized)
+        dims[v.id] = out[v.name_hint] = max(_draw_dimension(rng, sized), floors.get(v.name_hint, 0))
     for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
-        dims[v.id] = out[v.name_hint] = _draw_dimension(rng, sized)
+        dims[v.id] = out[v.name_hint] = max(_draw_dimension(rng, sized), floors.get(v.name_hint, 0))
     extents = sorted({d for p in fn.params if isinstance(p.type, ir.TensorType)
                       for d in p.type.shape if isinstance(d, int)} | set(dims.values()))
     total = 0
@@ -2760,10 +2789,12 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         elif isinstance(t, ir.ScalarType):
             if t.dtype.is_float:
                 out[p.name_hint] = float(rng.uniform(0.25, 2.0))
-            elif sized and extents and rng.integers(0, 2):
-                out[p.name_hint] = int(rng.choice(extents))
             else:
-                out[p.name_hint] = int(rng.integers(scalar_range[0], scalar_range[1] + 1))
+                if sized and extents and rng.integers(0, 2):
+                    value = int(rng.choice(extents))
+                else:
+                    value = int(rng.integers(scalar_range[0], scalar_range[1] + 1))
+                out[p.name_hint] = min(value, caps.get(p.name_hint, value))
         else:
             out[p.name_hint] = None
     return out
@@ -2782,6 +2813,73 @@ def _draw_elements(dtype: DType, index_range: tuple[int, int] | None, rng: np.ra
         return rng.integers(lo, lo + max(1, min(hi - lo, _SMALL_INDEX)), size=n).astype(numpy_dtype(dtype))
     lo = 0 if dtype.is_unsigned else -8
     return rng.integers(lo, 9, size=n).astype(numpy_dtype(dtype))
+
+
+@dataclass
+class Bounds:
+    """What `check` learned from draws on which the original program ran past the end of a
+    tensor dimension, for its later draws (`random_inputs`, `learn_bounds`): a kernel's
+    contract keeps its accesses inside its tensors, so inputs that break it say nothing."""
+
+    floors: dict[str, int] = field(default_factory=dict)
+    """The least value to draw for a symbolic dimension or a dimension parameter, by name."""
+    caps: dict[str, int] = field(default_factory=dict)
+    """The largest value to draw for an integer scalar parameter, by name."""
+
+
+def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any], bounds: Bounds) -> bool:
+    """Learn from `err`, a fault of `fn` on `args`, how to draw inputs the kernel accepts; True
+    when a later draw changes. Only an access past the end of a dimension of a tensor
+    parameter teaches (`OutOfBounds`): a dimension drawn by name (a symbolic one or a
+    dimension parameter) is raised to hold the access, at least doubled, in multiples of 16;
+    at a static dimension, the integer scalar parameters the index on that axis is computed
+    from (through scalar assignments; loop variables and values read from data are not
+    followed) are capped below the values they had by the overrun, at least halved."""
+    if not isinstance(err, OutOfBounds):
+        return False
+    over = err.overrun
+    tensor = over.tensor
+    if not isinstance(tensor, ir.Var) or not isinstance(tensor.type, ir.TensorType) \
+            or all(p.id != tensor.id for p in fn.params) or over.axis >= len(tensor.type.shape):
+        return False
+    dim = tensor.type.shape[over.axis]
+    if isinstance(dim, ir.Var):
+        want = -(-max(over.end, 2 * over.size) // 16) * 16
+        if bounds.floors.get(dim.name_hint, 0) >= want:
+            return False
+        bounds.floors[dim.name_hint] = want
+        return True
+    if not isinstance(dim, int) or not isinstance(over.index, ir.SCALAR_EXPRS):
+        return False
+    changed = False
+    for p in _scalar_sources(fn, over.index):  # type: ignore[arg-type]
+        value = args.get(p.name_hint)
+        if isinstance(value, int) and value > 0:
+            cap = max(0, min(value - (over.end - over.size), value // 2))
+            if cap < bounds.caps.get(p.name_hint, value + 1):
+                bounds.caps[p.name_hint] = cap
+                changed = True
+    return changed
+
+
+def _scalar_sources(fn: ir.Function, e: ir.Expr) -> list[ir.Var]:
+    """The integer scalar parameters of `fn` (not dimension parameters) `e` is computed from,
+    through the scalar assignments of `fn`, in parameter order."""
+    defs = {s.var.id: s.value for s in ir.walk_stmts(fn.body)
+            if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.SCALAR_EXPRS)}
+    dimensions = {v.id for v in _dimension_parameters(fn)}
+    seen: set[int] = set()
+    work = list(ir.expr_vars(e))
+    while work:
+        v = work.pop()
+        if v.id in seen:
+            continue
+        seen.add(v.id)
+        d = defs.get(v.id)
+        if d is not None:
+            work.extend(ir.expr_vars(d))  # type: ignore[arg-type]
+    return [p for p in fn.params if p.id in seen and p.id not in dimensions
+            and isinstance(p.type, ir.ScalarType) and not p.type.dtype.is_float]
 
 
 SIZED_DIMENSION = (64, 256)
@@ -3056,11 +3154,11 @@ def _first_difference(a: Sequence[Value], b: Sequence[Value], labels: Sequence[s
 
 
 def _tensor_difference(x: Array | PagedTensor, y: Array | PagedTensor, arrays: ArrayDifference) -> str | None:
-    if isinstance(x, PagedTensor) and isinstance(y, PagedTensor):
+    if isinstance(x, PagedTensor) and isinstance(y, PagedTensor) and x.source is y.source:
         for k, xp, yp in differing_pages(x, y):
             found = arrays(xp, yp)
             if found is not None:
-                return f"element {element_index(x.shape, k, found[0][0])} {found[1]}"
+                return f"element {x.source.index_of(k, found[0][0])} {found[1]}"
         return None
     xs = x.materialize() if isinstance(x, PagedTensor) else x
     ys = y.materialize() if isinstance(y, PagedTensor) else y

@@ -2,9 +2,11 @@
 
 A real kernel's tensor parameters are the model's: a vocabulary projection's weight alone is
 [152064, 5120], 778 million elements, while one run of the kernel reads a few blocks of it.
-`slotsat check` draws such a parameter as a `PagedTensor`: its row-major element sequence cut
-into pages of `PAGE_ELEMENTS`, page `k` drawn on first touch from the seed `(seed, k)`, so
-every run of one trial sees the same contents wherever it reads. A run's writes go to its own
+`slotsat check` draws such a parameter as a `PagedTensor`: the tensor seen as a matrix (its
+last dimension the columns, the others merged into rows) cut into blocks of
+`PAGE_ELEMENTS` elements, `PAGE_COLUMNS` columns wide (a block of 256 x 256: a tile's window
+touches a few), each drawn on first touch from the seed `(seed, block)`, so every run of one
+trial sees the same contents wherever it reads. A run's writes go to its own
 copies of the pages it writes (`PagedTensor.fresh`), never into the drawn ones; two runs'
 results differ only on the pages either wrote (`differing_pages`). The pages one trial draws
 and copies together are bounded by a `PageBudget`; past it the trial is too large to
@@ -30,9 +32,9 @@ from slotsat.core.interp_errors import InterpreterLimit
 
 Array: TypeAlias = npt.NDArray[Any]
 
-PAGE_BITS = 16
-PAGE_ELEMENTS = 1 << PAGE_BITS
-_MASK = PAGE_ELEMENTS - 1
+PAGE_ELEMENTS = 1 << 16
+PAGE_COLUMNS = 256
+"""A page's width where the tensor has more than one row (and at least that many columns)."""
 
 PAGED_ABOVE = 1 << 20
 """Tensor parameters with more elements than this are drawn as `PagedTensor`s."""
@@ -71,15 +73,40 @@ class PageSource:
     seed: int
     budget: PageBudget
     pages: dict[int, Array] = field(default_factory=dict)
+    size: int = field(init=False)
+    _cols: int = field(init=False)
+    _page_rows: int = field(init=False)
+    _page_cols: int = field(init=False)
+    _blocks_per_row: int = field(init=False)
 
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
+    def __post_init__(self) -> None:
+        self.size = math.prod(self.shape)
+        self._cols = max(self.shape[-1], 1) if self.shape else 1
+        rows = self.size // self._cols
+        self._page_cols = min(self._cols, PAGE_COLUMNS if rows > 1 else PAGE_ELEMENTS)
+        self._page_rows = PAGE_ELEMENTS // self._page_cols
+        self._blocks_per_row = -(-self._cols // self._page_cols)
+
+    def locate(self, flat: Array) -> tuple[Array, Array]:
+        """The page of each flat (row-major) address and the element's place in it."""
+        row, col = np.divmod(flat, self._cols)
+        row_block, r = np.divmod(row, self._page_rows)
+        col_block, c = np.divmod(col, self._page_cols)
+        return row_block * self._blocks_per_row + col_block, r * self._page_cols + c
+
+    def index_of(self, page: int, offset: int) -> list[int]:
+        """The index in the tensor of element `offset` of page `page`."""
+        row_block, col_block = divmod(page, self._blocks_per_row)
+        r, c = divmod(offset, self._page_cols)
+        flat = (row_block * self._page_rows + r) * self._cols + col_block * self._page_cols + c
+        return [int(i) for i in np.unravel_index(flat, self.shape)]
 
     def page(self, k: int) -> Array:
+        """Page `k`: `_page_rows` x `_page_cols` elements in row-major order (a page at the
+        tensor's edge holds elements past it too, which no address reaches)."""
         got = self.pages.get(k)
         if got is None:
-            n = min(PAGE_ELEMENTS, self.size - k * PAGE_ELEMENTS)
+            n = self._page_rows * self._page_cols
             self.budget.take(n, self)
             got = np.asarray(self.draw(np.random.default_rng((self.seed, k)), n), dtype=self.dtype)
             got.flags.writeable = False
@@ -141,27 +168,28 @@ class PagedTensor:
 
     def gather(self, addresses: Array) -> Array:
         """The elements at flat `addresses`, shaped as `addresses`."""
-        flat = np.asarray(addresses, dtype=np.int64).reshape(-1)
-        out = np.empty(flat.size, dtype=self.dtype)
-        for k, where in _by_page(flat):
-            out[where] = self.page(k)[flat[where] & _MASK]
+        pages, offsets = self.source.locate(np.asarray(addresses, dtype=np.int64).reshape(-1))
+        out = np.empty(pages.size, dtype=self.dtype)
+        for k, where in _by_page(pages):
+            out[where] = self.page(k)[offsets[where]]
         return out.reshape(np.shape(addresses))
 
     def scatter(self, addresses: Array, values: Any) -> None:
         """Write `values` (broadcast to the shape of `addresses`) at flat `addresses`."""
-        flat = np.asarray(addresses, dtype=np.int64).reshape(-1)
+        pages, offsets = self.source.locate(np.asarray(addresses, dtype=np.int64).reshape(-1))
         data = np.broadcast_to(np.asarray(values, dtype=self.dtype), np.shape(addresses)).reshape(-1)
-        for k, where in _by_page(flat):
-            self._writable(k)[flat[where] & _MASK] = data[where]
+        for k, where in _by_page(pages):
+            self._writable(k)[offsets[where]] = data[where]
 
     def addresses(self, key: Any) -> Array:
         """The flat addresses `key` selects: an array of flat addresses as it is (on the flat
-        view), or a tuple of integers and unit-step slices, missing trailing entries whole."""
+        view), `...` (every element), or a tuple of integers and unit-step slices, missing
+        trailing entries whole."""
         if isinstance(key, np.ndarray):
             if self.ndim != 1:
                 raise IndexError("an address array indexes the flat view (reshape(-1)) only")
             return key.astype(np.int64)
-        items = key if isinstance(key, tuple) else (key,)
+        items = () if key is Ellipsis else key if isinstance(key, tuple) else (key,)
         if len(items) > self.ndim:
             raise IndexError(f"{len(items)} indices for a tensor of rank {self.ndim}")
         items = (*items, *(slice(None),) * (self.ndim - len(items)))
@@ -195,19 +223,16 @@ class PagedTensor:
 
     def materialize(self) -> Array:
         """The whole tensor as a numpy array (for tests and small tensors)."""
-        pages = [self.page(k) for k in range((self.size + _MASK) >> PAGE_BITS)]
-        flat = np.concatenate(pages) if pages else np.empty(0, dtype=self.dtype)
-        return flat.reshape(self.shape)
+        return self.gather(np.arange(self.size, dtype=np.int64)).reshape(self.shape)
 
 
-def _by_page(flat: Array) -> Iterator[tuple[int, Array]]:
-    """The positions of `flat` grouped by the page each address falls in, page by page."""
-    if flat.size == 0:
+def _by_page(pages: Array) -> Iterator[tuple[int, Array]]:
+    """The positions of `pages` grouped by page, page by page."""
+    if pages.size == 0:
         return
-    pages = flat >> PAGE_BITS
     first = int(pages[0])
     if bool(np.all(pages == first)):
-        yield first, np.arange(flat.size)
+        yield first, np.arange(pages.size)
         return
     order = np.argsort(pages, kind="stable")
     cuts = np.flatnonzero(np.diff(pages[order])) + 1
@@ -216,16 +241,9 @@ def _by_page(flat: Array) -> Iterator[tuple[int, Array]]:
 
 
 def differing_pages(x: PagedTensor, y: PagedTensor) -> Iterator[tuple[int, Array, Array]]:
-    """The pages two paged tensors of one shape may differ in, with their contents: those
-    either wrote when both share their drawn contents, every page otherwise."""
-    if x.source is y.source:
-        keys: Any = sorted(x.own.keys() | y.own.keys())
-    else:
-        keys = range((x.size + _MASK) >> PAGE_BITS)
-    for k in keys:
+    """The pages two runs' copies of one argument (one `source`) may differ in, with their
+    contents: those either wrote."""
+    if x.source is not y.source:
+        raise ValueError("paged tensors of different draws are compared whole (materialize)")
+    for k in sorted(x.own.keys() | y.own.keys()):
         yield k, x.page(k), y.page(k)
-
-
-def element_index(shape: tuple[int, ...], page: int, offset: int) -> list[int]:
-    """The index in a tensor of `shape` of element `offset` of page `page`."""
-    return [int(i) for i in np.unravel_index(page * PAGE_ELEMENTS + offset, shape)]

@@ -226,9 +226,9 @@ def test_an_unmodelled_construct_ends_the_trials_at_the_first_input(
     drawn: list[int] = []
     real = check.random_inputs
 
-    def counting(fn: ir.Function, rng: np.random.Generator, *, sized: bool = False) -> dict[str, object]:
+    def counting(fn: ir.Function, rng: np.random.Generator, **options: object) -> dict[str, object]:
         drawn.append(1)
-        return real(fn, rng, sized=sized)
+        return real(fn, rng, **options)  # type: ignore[arg-type]
 
     def unmodelled(fn: ir.Function, args: dict[str, object], identity: dict[str, int],
                    functions: dict[str, ir.Function] | None, undefined: object) -> tuple[object, ...]:

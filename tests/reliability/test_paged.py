@@ -43,13 +43,13 @@ def _drawn(shape: tuple[int, ...], limit: int = 1 << 26) -> PagedTensor:
 
 
 def _paged_copy(name: str, arr: np.ndarray) -> PagedTensor:
-    """A paged tensor holding exactly `arr`'s elements (its pages cut from them)."""
-    flat = np.ascontiguousarray(arr).reshape(-1)
-    pages = {k: flat[k * PAGE_ELEMENTS:(k + 1) * PAGE_ELEMENTS].copy()
-             for k in range(math.ceil(flat.size / PAGE_ELEMENTS))}
-    for p in pages.values():
-        p.flags.writeable = False
-    source = PageSource(name, tuple(arr.shape), arr.dtype, _uniform, 0, PageBudget(1 << 26), pages)
+    """A paged tensor whose drawn pages hold exactly `arr`'s elements."""
+    source = PageSource(name, tuple(arr.shape), arr.dtype, _uniform, 0, PageBudget(1 << 26))
+    writer = PagedTensor(tuple(arr.shape), source)
+    writer[...] = arr
+    for k, page in writer.own.items():
+        page.flags.writeable = False
+        source.pages[k] = page
     return PagedTensor(tuple(arr.shape), source)
 
 
@@ -118,11 +118,25 @@ def test_a_difference_past_the_first_page_is_named_by_its_index_in_the_tensor() 
 
 
 def test_touching_more_pages_than_the_budget_is_a_limit_naming_the_tensor() -> None:
-    arg = _drawn((4096, 4096), limit=3 * PAGE_ELEMENTS)
-    arg[0:32, :]  # pages 0 and 1
+    arg = _drawn((4096, 4096), limit=3 * PAGE_ELEMENTS)  # pages of 256 x 256
+    arg[0:32, 0:512]  # pages (0, 0) and (0, 1)
+    arg[100:200, 600]  # page (0, 2)
+    arg[255, 0:512]  # no new page
     with pytest.raises(InterpreterLimit, match=r"^too large to interpret: the runs on one input touched more than "
                        r"196,608 elements of the tensor parameters, drawn in pages of 65,536 \('t' is \[4096, 4096\]"):
-        arg[100:200, 0]
+        arg[256, 0]
+
+
+def test_a_page_is_a_block_of_rows_and_columns() -> None:
+    wide = _drawn((3, 1 << 22))  # one row per page would make a [3, 256] window touch three
+    wide[0:3, 0:256]
+    assert len(wide.source.pages) == 1
+    flat = _drawn((1 << 21,))  # a single row: pages of 65,536 consecutive elements
+    flat[0:65536]
+    assert len(flat.source.pages) == 1
+    narrow = _drawn((1 << 20, 3))  # three columns: pages of 21,845 rows
+    narrow[0:21845, :]
+    assert len(narrow.source.pages) == 1
 
 
 @pytest.mark.parametrize("path", sorted(KERNELS.glob("*.py")), ids=lambda p: p.name)

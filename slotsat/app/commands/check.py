@@ -74,11 +74,13 @@ from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
 from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, Unmodelled
 from slotsat.core.interpreter import (
     UNDEFINED_FILLINGS,
+    Bounds,
     Interpreter,
     Undefined,
     Value,
     ensure_interpretable,
     group_order,
+    learn_bounds,
     outputs_equal,
     outputs_identical,
     random_identity,
@@ -356,6 +358,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
         fc.unverified = err.message
         return {}
     rng = np.random.default_rng(seed)
+    bounds = Bounds()  # learned from draws the original ran past a tensor's end on
     scalars: dict[str, int] = {}
     attempts = 0
     last_error = ""
@@ -364,7 +367,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
         attempts += 1
         try:
             # after a faulted trial, every other draw is sized as padded kernels expect
-            args = random_inputs(fc.function, rng, sized=faults % 2 == 1)
+            args = random_inputs(fc.function, rng, sized=faults % 2 == 1, bounds=bounds)
         except InterpreterError as err:  # no inputs can be drawn (dynamic or too large shapes)
             fc.unverified = f"no random inputs: {err.message}"
             return scalars
@@ -382,6 +385,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
         except InterpreterError as err:
             last_error = err.message
             faults += 1
+            learn_bounds(fc.function, err, args, bounds)
             continue
         # the device leaves undefined data implementation-defined: no verdict rests on it
         labels = _labels(fc.function, expected)

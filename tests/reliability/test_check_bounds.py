@@ -1,0 +1,129 @@
+"""`check` learns inputs a kernel accepts from draws it ran past a tensor's end on
+(`interpreter.learn_bounds`): a kernel's contract keeps its accesses inside its tensors.
+
+Groups: a symbolic dimension too small for the kernel's loads grows; a scalar offset that
+must stay small is capped; what is not a tensor parameter's dimension or a scalar
+parameter teaches nothing; `check` confirms kernels whose every first draw faults.
+"""
+
+# ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from slotsat.app.cli import main
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.interp_errors import InterpreterError, OutOfBounds
+from slotsat.core.interpreter import Bounds, Interpreter, learn_bounds, random_inputs
+
+# `t0` is a row offset into an 8-row tensor read 8 rows at a time: only 0 is inside.
+_OFFSET = """import pypto.language as pl
+
+
+@pl.program
+class Offset:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[8, 1024], pl.FP32], t0: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[8, 1024], pl.FP32]]) -> pl.Tensor[[8, 1024], pl.FP32]:
+        row: pl.Scalar[pl.INDEX] = t0 + 0
+        for k, (dst,) in pl.pipeline(4, stage=2, init_values=(out,)):
+            xt: pl.Tile[[8, 256], pl.FP32, pl.Mem.Vec] = pl.load(x, [row, k * 256], [8, 256])
+            y: pl.Tile[[8, 256], pl.FP32, pl.Mem.Vec] = pl.exp(xt)
+            nxt: pl.Tensor[[8, 1024], pl.FP32] = pl.store(y, [0, k * 256], dst)
+            res = pl.yield_(nxt)
+        return res
+"""
+
+# The loads read 512 rows of `x`, whose row count `N` is drawn from [16, 64] (or [64, 256]).
+_DYNAMIC = """import pypto.language as pl
+
+N = pl.dynamic("N")
+
+
+@pl.program
+class Rows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[N, 128], pl.FP32], out: pl.Out[pl.Tensor[[512, 128], pl.FP32]]) -> pl.Tensor[[512, 128], pl.FP32]:
+        for i, (dst,) in pl.pipeline(8, stage=2, init_values=(out,)):
+            xt: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.load(x, [i * 64, 0], [64, 128])
+            y: pl.Tile[[64, 128], pl.FP32, pl.Mem.Vec] = pl.exp(xt)
+            nxt: pl.Tensor[[512, 128], pl.FP32] = pl.store(y, [i * 64, 0], dst)
+            res = pl.yield_(nxt)
+        return res
+"""
+
+# The same with the row count passed as a scalar parameter (as the reference prints a
+# dynamic extent passed in).
+_PARAMETER = _DYNAMIC.replace('N = pl.dynamic("N")\n', "").replace(
+    "x: pl.Tensor[[N, 128], pl.FP32], ", "n: pl.Scalar[pl.INDEX], x: pl.Tensor[[n, 128], pl.FP32], ")
+
+
+def _kernel(text: str) -> ir.Function:
+    return parse_source(text, "k.py").programs[0].functions[0]
+
+
+def _fault(fn: ir.Function, args: dict[str, object]) -> InterpreterError:
+    with pytest.raises(InterpreterError) as info:
+        Interpreter(physical=False, prefetch=False).run(fn, args)
+    return info.value
+
+
+def test_a_symbolic_dimension_too_small_for_a_load_grows_at_least_double() -> None:
+    fn = _kernel(_DYNAMIC)
+    args = random_inputs(fn, np.random.default_rng(0))
+    args["N"], args["x"] = 40, np.ones((40, 128), np.float32)
+    err = _fault(fn, args)
+    assert isinstance(err, OutOfBounds)
+    assert err.message.startswith("load reads rows/columns [0, 64) outside a tensor dimension of size 40")
+    bounds = Bounds()
+    assert learn_bounds(fn, err, args, bounds)
+    assert bounds.floors == {"N": 80}
+    assert not bounds.caps
+    assert not learn_bounds(fn, err, args, bounds)  # nothing new
+    assert random_inputs(fn, np.random.default_rng(0), bounds=bounds)["N"] >= 80
+
+
+def test_a_dimension_parameter_too_small_grows() -> None:
+    fn = _kernel(_PARAMETER)
+    args = {"n": 48, "x": np.ones((48, 128), np.float32), "out": np.zeros((512, 128), np.float32)}
+    bounds = Bounds()
+    assert learn_bounds(fn, _fault(fn, args), args, bounds)
+    assert bounds.floors == {"n": 96}
+    drawn = random_inputs(fn, np.random.default_rng(3), bounds=bounds)
+    assert drawn["n"] >= 96
+    assert drawn["x"].shape == (drawn["n"], 128)
+
+
+def test_a_scalar_offset_past_a_static_dimension_is_capped_by_the_overrun() -> None:
+    fn = _kernel(_OFFSET)
+    args = {"x": np.ones((8, 1024), np.float32), "t0": 5, "out": np.zeros((8, 1024), np.float32)}
+    err = _fault(fn, args)  # rows [5, 13) of 8: through `row = t0 + 0` back to `t0`
+    bounds = Bounds()
+    assert learn_bounds(fn, err, args, bounds)
+    assert bounds.caps == {"t0": 0}
+    assert not bounds.floors
+    assert all(random_inputs(fn, np.random.default_rng(s), bounds=bounds)["t0"] == 0 for s in range(5))
+
+
+def test_a_fault_of_anything_but_a_parameters_dimension_teaches_nothing() -> None:
+    fn = _kernel(_OFFSET)
+    args = {"x": np.ones((8, 1024), np.float32), "t0": 5, "out": np.zeros((8, 1024), np.float32)}
+    bounds = Bounds()
+    assert not learn_bounds(fn, InterpreterError("integer division by zero"), args, bounds)
+    zero = {**args, "t0": 0}
+    assert not learn_bounds(fn, _fault(fn, {**zero, "x": np.ones((4, 1024), np.float32)}), zero, bounds)
+    assert bounds == Bounds()  # the offset was already 0: a cap cannot help
+
+
+@pytest.mark.parametrize("text", [_OFFSET, _DYNAMIC, _PARAMETER], ids=["offset", "dynamic", "parameter"])
+@pytest.mark.parametrize("seed", range(4))
+def test_check_confirms_kernels_whose_first_draws_fault(text: str, seed: int, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(text)
+    assert main(["check", str(path), "--seed", str(seed)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("1 function(s), 1 loop(s): confirmed")
