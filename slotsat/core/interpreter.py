@@ -40,7 +40,9 @@ in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`
 packed predicate read by `tile.sel` only, `Predicate`) and `tile.sel`, `tile.gather`
 (flat offsets by fully valid indices; a source element outside its valid part is undefined
 data, `Undefined`), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
-`tile.col_max` / `tile.col_min`, `tile.concat` (sources of one valid row count, the second
+`tile.col_max` / `tile.col_min`, the arg reductions `tile.row_argmax` / `row_argmin` /
+`col_argmax` / `col_argmin` (the first of equal extremes; a row holding NaN gives undefined
+data), `tile.concat` (sources of one valid row count, the second
 after the first one's valid columns) and `tensor.view` (a row-major reshape, read only),
 `tile.transpose` (of a fully valid tile). Any other op, a call of another function, a
 modelled op in a form of the reference the model does not cover (`unmodelled_call`), or a
@@ -1611,6 +1613,42 @@ def _op_col_extreme(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(as_dtype(out, t.dtype), (1, vc), t.dtype, (1, t.shape[1]))
 
 
+def _op_arg_extreme(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.row_argmax(tile, tmp)` and kin (`row_argmin`, `col_argmax`, `col_argmin`): per
+    row, the column index of its largest / smallest valid element (per column, the row
+    index), an INT32 `[R, 1]` (`[1, C]`) tile with the source's valid rows (columns), as the
+    reference's reduction.cpp deduces it (TROWARGMAX and kin); `tmp` is scratch space. Of
+    equal extremes the first wins, as pto-isa's CPU model compares (strictly greater / less,
+    scanning up). Which index the device gives for a row holding NaN is not pinned down: its
+    index is undefined data (`Undefined`), so a verdict never rests on it. A source with no
+    valid element to reduce is declined."""
+    t = it._tile(c.args[0], c.span)
+    vr, vc = t.valid
+    by_row = c.op.startswith("tile.row_")
+    if (vc == 0 and vr > 0) if by_row else (vr == 0 and vc > 0):
+        raise Unmodelled(f"{c.op} of a tile with no valid element to reduce", c.span)
+    part = _need_data(t)[:vr, :vc]
+    lines = part if by_row else part.T
+    index = np.zeros(len(lines), dtype=np.int32)
+    if lines.size:
+        extreme = lines.max(axis=1) if c.op.endswith("argmax") else lines.min(axis=1)
+        hits = lines == extreme[:, None]
+        index = np.argmax(hits, axis=1).astype(np.int32)  # the first of equal extremes
+        nan = np.isnan(lines.astype(np.float64)).any(axis=1)
+        if bool(nan.any()):
+            line = "row" if by_row else "column"
+            what = (f"{c.op} at {c.span.line}:{c.span.col} of a {line} holding NaN (which index the device "
+                    "gives is not pinned down)")
+            index = np.where(nan, it.undefined.data(index.shape, DType.INT32, what), index)
+    if by_row:
+        out = np.zeros((t.shape[0], 1), dtype=np.int32)
+        out[:vr, 0] = index
+        return TileVal(out, (vr, 1), DType.INT32, (t.shape[0], 1))
+    out = np.zeros((1, t.shape[1]), dtype=np.int32)
+    out[0, :vc] = index
+    return TileVal(out, (1, vc), DType.INT32, (1, t.shape[1]))
+
+
 def _op_concat(it: Interpreter, c: ir.Call) -> Value:
     """`tile.concat(src0, src1)`: the two tiles side by side in a `[R, C0 + C1]` tile. pto-isa's
     TCONCAT copies, for each of the destination's valid rows, `src0`'s valid columns and right
@@ -2543,6 +2581,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.fillpad": (1, 1, frozenset({"pad_value"})),
     "tile.col_max": (1, 1, frozenset()),
     "tile.col_min": (1, 1, frozenset()),
+    **{f"tile.{k}": (2, 2, frozenset()) for k in ("row_argmax", "row_argmin", "col_argmax", "col_argmin")},
     "tile.concat": (2, 2, frozenset()),
     "tensor.view": (2, 2, frozenset({"layout"})),
     "tile.transpose": (3, 4, frozenset()),
@@ -2650,6 +2689,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.fillpad": _op_fillpad,
     "tile.col_max": _op_col_extreme,
     "tile.col_min": _op_col_extreme,
+    **{f"tile.{k}": _op_arg_extreme for k in ("row_argmax", "row_argmin", "col_argmax", "col_argmin")},
     "tile.concat": _op_concat,
     "tensor.view": _op_tensor_view,
     "tile.transpose": _op_transpose,

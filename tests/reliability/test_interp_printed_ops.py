@@ -1,6 +1,7 @@
 """The interpreter's models of more printed-form ops (issue 16): `tile.slice` with a valid
 shape request, `tile.store(..., atomic=pl.AtomicType.Add)`, `tile.row_expand`, `tile.col_sum`
-and `tensor.write`, `tile.concat` (also of partly valid tiles) and the comparisons
+and `tensor.write`, `tile.concat` (also of partly valid tiles), the arg reductions
+`tile.row_argmax` and kin, and the comparisons
 `tile.cmp` / `tile.cmps` with `tile.sel`, each against a hand-computed expectation."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
@@ -198,6 +199,60 @@ return r
 """)
     with pytest.raises(InterpreterError, match="no valid row"):
         _run(fn, {"a": A, "n": 0, "out": np.zeros((4, 4), np.float32)})
+
+
+_ARG = "a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 4], pl.INT32]]"
+
+
+@pytest.mark.parametrize(("op", "want"), [("row_argmax", [3, 0, 2, 1]), ("row_argmin", [0, 1, 0, 0])])
+def test_row_argmax_and_argmin_give_the_first_column_of_each_rows_extreme(op: str, want: list[int]) -> None:
+    fn = _fn(_ARG, "pl.Tensor[[4, 4], pl.INT32]", f"""
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+tmp: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.create([4, 4], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+i: pl.Tile[[4, 1], pl.INT32, pl.Mem.Vec] = pl.tile.{op}(t, tmp)
+r: pl.Tensor[[4, 4], pl.INT32] = pl.store(i, [0, 0], out)
+return r
+""")
+    a = np.array([[1, 2, 3, 9], [7, 0, 7, 5], [0, 4, 8, 8], [2, 6, 6, 5]], dtype=np.float32)  # ties: the first
+    (r,) = _run(fn, {"a": a, "out": np.full((4, 4), -1, np.int32)}, modelled=True)
+    assert r[:, 0].tolist() == want
+    assert r[:, 1].tolist() == [-1] * 4  # a [4, 1] result
+
+
+def test_col_argmax_gives_the_first_row_of_each_valid_columns_maximum() -> None:
+    fn = _fn(_ARG, "pl.Tensor[[4, 4], pl.INT32]", """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[3, 3])] = pl.load(a, [0, 0], [4, 4], [3, 3])
+tmp: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.create([4, 4], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+i: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 3])] = pl.tile.col_argmax(t, tmp)
+r: pl.Tensor[[4, 4], pl.INT32] = pl.store(i, [0, 0], out)
+return r
+""")
+    a = np.array([[1, 9, 3, 0], [5, 9, 2, 0], [4, 0, 3, 0], [99, 99, 99, 99]], dtype=np.float32)  # row 3 not valid
+    (r,) = _run(fn, {"a": a, "out": np.full((4, 4), -1, np.int32)}, modelled=True)
+    assert r[0].tolist() == [1, 0, 0, -1]
+
+
+def test_the_argmax_of_a_row_holding_nan_is_undefined_data() -> None:
+    from slotsat.core.interpreter import Interpreter, Undefined
+
+    fn = _fn(_ARG, "pl.Tensor[[4, 4], pl.INT32]", """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+tmp: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.create([4, 4], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+i: pl.Tile[[4, 1], pl.INT32, pl.Mem.Vec] = pl.tile.row_argmax(t, tmp)
+r: pl.Tensor[[4, 4], pl.INT32] = pl.store(i, [0, 0], out)
+return r
+""")
+    a = A.copy()
+    a[2, 1] = np.nan
+    runs = []
+    for filling in (0, 1):
+        undefined = Undefined(filling=filling, seed=5)
+        (r,) = Interpreter(physical=False, prefetch=False, undefined=undefined).run(fn, {"a": a, "out": np.zeros((4, 4), np.int32)})
+        assert undefined.reads == ["tile.row_argmax at 10:52 of a row holding NaN (which index the device gives is not "
+                                   "pinned down)"]
+        runs.append(r[:, 0].tolist())
+    assert runs[0][:2] == runs[1][:2] == [3, 3]
+    assert runs[0][2] != runs[1][2]  # the NaN row's index is whatever the filling says
 
 
 def test_concat_places_the_tiles_side_by_side() -> None:
