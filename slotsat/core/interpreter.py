@@ -2247,7 +2247,13 @@ def _op_fillpad(it: Interpreter, c: ir.Call) -> Value:
 # own; a push to the AIC is queued per lane and the cube's pop takes one of each, the slot
 # holding the lane that moved data (lane 1's zero-valid replay moves none); two lanes that
 # both move different data leave the cube an unspecified one (a fault here).
-# `split != 0` (the tile halved between the lanes) is not modelled.
+# With a split code (pto-isa's TileSplitAxis: 1 up/down, 2 left/right; 3 / 4 the same axes
+# over an odd valid extent, lane 0 one cell longer) the AIV body runs on two lanes and a push
+# to the AIV halves the tile along the split axis: each lane gets a box of half the pushed
+# box (lane 0 the first half, lane 1 the second), its valid extent the part of the pushed
+# valid extent inside its half; a push to the AIC is queued per lane and the cube's pop
+# joins the two lanes' tiles along the axis (valid extents added). The odd codes have no
+# vector-to-cube transport; a `lane_stride` (a rebalanced ragged boundary) is not modelled.
 
 
 @dataclass
@@ -2378,9 +2384,13 @@ _POP = {"tile.tpop_from_aic": "C2V", "tile.tpop_from_aiv": "V2C"}
 
 def _cross_core_form(c: ir.Call) -> str | None:
     split = c.kwarg("split")
-    if split is not None and not (isinstance(split, ir.ConstInt) and split.value == 0):
-        return (f"{c.op} with split={format_arg(split)} (the tile split between the two vector "
-                "lanes is not modelled)")
+    codes = (0, 1, 2) if c.op in ("tile.tpush_to_aic", "tile.tpop_from_aiv") else (0, 1, 2, 3, 4)
+    if split is not None and not (isinstance(split, ir.ConstInt) and split.value in codes):
+        modelled = ", ".join(map(str, codes))
+        return f"{c.op} with split={format_arg(split)} (split codes {modelled} are modelled)"
+    stride = c.kwarg("lane_stride")
+    if stride is not None and not (isinstance(stride, ir.ConstInt) and stride.value == 0):
+        return f"{c.op} with a lane_stride (a rebalanced split boundary is not modelled)"
     if c.kwarg("id") is not None:
         return f"{c.op} with a pipe id (more than one pipe per direction is not modelled)"
     return None
@@ -2422,17 +2432,62 @@ def _ready(pipes: _Pipes, direction: str, side: str, c: ir.Call) -> None:
         raise InterpreterError(f"{c.op} on the {side} before its {direction} pipe was initialized", c.span)
 
 
+def _split_code(c: ir.Call) -> int:
+    """The call's `split=` code (0 when absent); `_cross_core_form` admitted it."""
+    split = c.kwarg("split")
+    return split.value if isinstance(split, ir.ConstInt) else 0
+
+
 def _op_tpush(it: Interpreter, c: ir.Call) -> Value:
     pipes = _pipes_of(it, c)
     direction = _PUSH[c.op]
     _ready(pipes, direction, "AIC" if direction == "C2V" else "AIV", c)
     tile = it._tile(c.args[0], c.span)
-    if direction == "C2V":
+    split = _split_code(c)
+    if direction == "C2V" and split:
+        for lane, part in enumerate(_split_tile(tile, split, c)):
+            pipes.queues[direction][lane].append(part)
+    elif direction == "C2V":
         for lane in range(2 if pipes.dual else 1):
             pipes.queues[direction][lane].append(tile)
     else:
         pipes.queues[direction][it._lane].append(tile)
     return None
+
+
+def _split_tile(t: TileVal, split: int, c: ir.Call) -> tuple[TileVal, TileVal]:
+    """The two lanes' halves of a tile pushed to the AIV with a split code (see the facts
+    above): boxes of half the pushed box along the split axis, valid extents cut there."""
+    axis = 0 if split in (1, 3) else 1
+    size = t.shape[axis]
+    if size % 2:
+        raise Unmodelled(f"{c.op} with split={split} of a tile {size} wide along the split axis "
+                         "(an odd box is not modelled)", c.span)
+    half = size // 2
+    valid = t.valid[axis]
+    lanes = (min(valid, half), min(max(valid - half, 0), half))
+    if split in (3, 4) and lanes[0] != lanes[1] + 1:
+        raise InterpreterError(f"{c.op} with split={split} needs lanes one cell apart, but a valid extent of "
+                               f"{valid} over a half of {half} gives {lanes[0]} and {lanes[1]}", c.span)
+    data = _need_data(t)
+    parts = []
+    for lane, extent in enumerate(lanes):
+        window = (slice(lane * half, (lane + 1) * half), slice(None)) if axis == 0 else \
+            (slice(None), slice(lane * half, (lane + 1) * half))
+        shape = (half, t.shape[1]) if axis == 0 else (t.shape[0], half)
+        part_valid = (extent, t.valid[1]) if axis == 0 else (t.valid[0], extent)
+        parts.append(TileVal(data[window].copy(), part_valid, t.dtype, shape))
+    return parts[0], parts[1]
+
+
+def _join_tiles(lane0: TileVal, lane1: TileVal, split: int) -> TileVal:
+    """The tile the cube pops from two lanes' pushes with a split code: joined along the
+    split axis, their valid extents added there."""
+    axis = 0 if split == 1 else 1
+    data = np.concatenate([_need_data(lane0), _need_data(lane1)], axis=axis)
+    valid = list(lane0.valid)
+    valid[axis] = lane0.valid[axis] + lane1.valid[axis]
+    return TileVal(data, (valid[0], valid[1]), lane0.dtype, (data.shape[0], data.shape[1]))
 
 
 def _empty(t: TileVal) -> bool:
@@ -2459,8 +2514,12 @@ def _op_tpop(it: Interpreter, c: ir.Call) -> Value:
         if any(not lanes[k] for k in wanted) and not _wait(pipes, it, lambda: all(lanes[k] for k in wanted)):
             raise InterpreterError(f"{c.op} from an empty pipe (nothing was pushed to the AIC)", c.span)
         pair = [lanes[k].pop(0) for k in wanted]
-        moved = [t for t in pair if not _empty(t)]
-        got = moved[0] if moved else pair[0]
+        split = _split_code(c)
+        if split:
+            got = _join_tiles(pair[0], pair[1], split)
+        moved = [] if split else [t for t in pair if not _empty(t)]
+        if not split:
+            got = moved[0] if moved else pair[0]
         if len(moved) == 2 and not (moved[0].valid == moved[1].valid
                                     and np.array_equal(_need_data(moved[0]), _need_data(moved[1]))):
             raise InterpreterError(f"{c.op}: both AIV lanes pushed different data into the one slot; the "
@@ -2519,8 +2578,14 @@ def group_order(fn: ir.Function, functions: Mapping[str, ir.Function]
         if half is None or half.type not in (ir.FunctionType.AIC, ir.FunctionType.AIV):
             raise Unmodelled(f"group '{fn.name}': {call.op} is not an AIC or AIV function of the program",
                              call.span)
-        dual = any(k == "dual_aiv_dispatch" and bool(v) for k, v in half.attrs)
-        calls.append((call, half, 2 if half.type is ir.FunctionType.AIV and dual else 1))
+        calls.append((call, half, 1))
+    # the AIV half runs on two lanes when stamped `dual_aiv_dispatch` or when a transfer of
+    # either half splits its tiles between the lanes
+    split = any(_split_code(c) for _, h, _ in calls for c in _calls_of(h) if c.op in _CROSS_CORE)
+    for k, (call, half, _) in enumerate(calls):
+        dual = any(key == "dual_aiv_dispatch" and bool(v) for key, v in half.attrs)
+        if half.type is ir.FunctionType.AIV and (dual or split):
+            calls[k] = (call, half, 2)
     ops = [{c.op for c in _calls_of(h)} for _, h, _ in calls]
     pushes = [{_PUSH[o] for o in s if o in _PUSH} for s in ops]
     pops = [{_POP[o] for o in s if o in _POP} for s in ops]

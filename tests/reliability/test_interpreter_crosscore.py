@@ -82,9 +82,53 @@ def test_a_push_never_popped_faults() -> None:
         _run([PUSH.format(t="x", split=0), PUSH.format(t="x", split=0)], [POP.format(v="y", view="")])
 
 
-def test_a_split_push_is_declined() -> None:
-    with pytest.raises(Unmodelled, match="split=1"):
-        _run([PUSH.format(t="x", split=1)], [POP.format(v="y", view="")])
+_LANE = "        lane: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()"
+
+
+def test_an_up_down_split_push_gives_each_lane_its_half_of_the_rows() -> None:
+    # each lane pops a [8, 64] half and stores it at its own rows: together, the whole tile
+    pop = "        y: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)"
+    store = "        o0: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(y, [lane * 8, 0], out)"
+    assert np.array_equal(_run([PUSH.format(t="x", split=1)], [_LANE, pop, store]), A)
+
+
+def test_a_left_right_split_push_gives_each_lane_its_half_of_the_columns() -> None:
+    pop = "        y: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=2)"
+    store = "        o0: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(y, [0, lane * 32], out)"
+    assert np.array_equal(_run([PUSH.format(t="x", split=2)], [_LANE, pop, store]), A)
+
+
+def test_a_split_pop_on_the_cube_joins_the_lanes_halves() -> None:
+    # each lane pushes its [8, 64] rows plus its lane number; the cube joins them and sends the
+    # whole tile back, split again; each lane stores its half
+    aic = ["        b: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aiv(split=1)",
+           PUSH.format(t="b", split=1)]
+    aiv = [_LANE,
+           "        h: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [lane * 8, 0], [8, 64], [8, 64], target_memory=pl.Mem.Vec)",
+           "        h1: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(h, 1.0)",
+           "        pl.tile.tpush_to_aic(h1, split=1)",
+           "        y: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)",
+           "        o0: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(y, [lane * 8, 0], out)"]
+    text = _both_ways(HEAD.replace("{aic}", "\n".join(aic)).replace("{aiv}", "\n".join(aiv)))
+    program = parse_source(text, "t.py").programs[0]
+    functions = {f.name: f for f in program.functions}
+    (got,) = Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})
+    assert np.array_equal(got, A + 1)
+
+
+def test_an_odd_split_needs_lane_zero_one_cell_longer() -> None:
+    pop = "        y: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=3)"
+    with pytest.raises(InterpreterError, match=r"split=3 needs lanes one cell apart, but a valid extent of 16 over a "
+                                               r"half of 8 gives 8 and 8"):
+        _run([PUSH.format(t="x", split=3)], [_LANE, pop])
+
+
+def test_an_odd_split_to_the_cube_and_a_lane_stride_are_declined() -> None:
+    with pytest.raises(Unmodelled, match=r"tpush_to_aic with split=3 \(split codes 0, 1, 2 are modelled\)"):
+        _run([], ["        v: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)",
+                  "        pl.tile.tpush_to_aic(v, split=3)"])
+    with pytest.raises(Unmodelled, match="lane_stride"):
+        _run(["        pl.tile.tpush_to_aiv(x, split=1, lane_stride=7)"], [])
 
 
 def _both_ways(text: str) -> str:
