@@ -2932,10 +2932,13 @@ class Bounds:
     """The largest value to draw for an integer scalar parameter, by name."""
 
 
-def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any], bounds: Bounds) -> bool:
+def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any], bounds: Bounds,
+                 functions: Mapping[str, ir.Function] | None = None) -> bool:
     """Learn from `err`, a fault of `fn` on `args`, how to draw inputs the kernel accepts; True
     when a later draw changes. Only an access past the end of a dimension of a tensor
-    parameter teaches (`OutOfBounds`): a dimension drawn by name (a symbolic one or a
+    parameter teaches (`OutOfBounds`; the tensor followed back through loop carries, copies
+    and in-place results, and for a Group function, `functions` given, from a half's
+    parameter to the group's argument): a dimension drawn by name (a symbolic one or a
     dimension parameter) is raised to hold the access, at least doubled, in multiples of 16;
     at a static dimension, the integer scalar parameters the index on that axis is computed
     from (through scalar assignments; loop variables and values read from data are not
@@ -2943,9 +2946,12 @@ def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any]
     if not isinstance(err, OutOfBounds):
         return False
     over = err.overrun
-    tensor = over.tensor
-    if not isinstance(tensor, ir.Var) or not isinstance(tensor.type, ir.TensorType) \
-            or all(p.id != tensor.id for p in fn.params) or over.axis >= len(tensor.type.shape):
+    callers = _caller_arguments(fn, functions or {})
+    found = _in_scope(fn, over.tensor, callers, functions or {}) if isinstance(over.tensor, ir.Var) else None
+    if found is None:
+        return False
+    scope, tensor = found
+    if not isinstance(tensor.type, ir.TensorType) or over.axis >= len(tensor.type.shape):
         return False
     dim = tensor.type.shape[over.axis]
     if isinstance(dim, ir.Var):
@@ -2957,14 +2963,76 @@ def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any]
     if not isinstance(dim, int) or not isinstance(over.index, ir.SCALAR_EXPRS):
         return False
     changed = False
-    for p in _scalar_sources(fn, over.index):  # type: ignore[arg-type]
-        value = args.get(p.name_hint)
-        if isinstance(value, int) and value > 0:
+    params = {p.id for p in fn.params}
+    for q in _scalar_sources(scope, over.index):  # type: ignore[arg-type]
+        p = q if scope is fn else callers.get(q.id)
+        value = args.get(p.name_hint) if isinstance(p, ir.Var) and p.id in params else None
+        if isinstance(p, ir.Var) and isinstance(value, int) and value > 0:
             cap = max(0, min(value - (over.end - over.size), value // 2))
             if cap < bounds.caps.get(p.name_hint, value + 1):
                 bounds.caps[p.name_hint] = cap
                 changed = True
     return changed
+
+
+def _in_scope(fn: ir.Function, v: ir.Var, callers: Mapping[int, ir.CallArg],
+              functions: Mapping[str, ir.Function]) -> tuple[ir.Function, ir.Var] | None:
+    """The function whose body the tensor `v` belongs to (`fn`, or a half a Group function
+    `fn` calls) and the parameter of `fn` it is (followed through `_parameter_of`, and from a
+    half's parameter to the group's argument, `callers`); None when it is none."""
+    p = _parameter_of(fn, v)
+    if p is not None:
+        return fn, p
+    for name in dict.fromkeys(_half_names(fn)):
+        half = functions.get(name)
+        q = _parameter_of(half, v) if half is not None else None
+        arg = callers.get(q.id) if q is not None else None
+        if half is not None and isinstance(arg, ir.Var):
+            outer = _parameter_of(fn, arg)
+            if outer is not None:
+                return half, outer
+    return None
+
+
+def _parameter_of(fn: ir.Function, v: ir.Var) -> ir.Var | None:
+    """The parameter of `fn` the tensor `v` is, followed back through loop carries (to the
+    initial value), copies (`x = y`) and in-place results (`tile.store`'s destination,
+    `tensor.write`'s tensor); None when it is not one."""
+    params = {p.id: p for p in fn.params}
+    back: dict[int, ir.Expr | ir.CallArg] = {}
+    for st in ir.walk_stmts(fn.body):
+        if isinstance(st, ir.ForStmt):
+            back.update((a.var.id, a.init) for a in st.iter_args)
+        elif isinstance(st, ir.AssignStmt):
+            value = st.value
+            if isinstance(value, ir.Var):
+                back[st.var.id] = value
+            elif isinstance(value, ir.Call) and value.op in ("tile.store", "tensor.write"):
+                back[st.var.id] = value.args[2 if value.op == "tile.store" else 0]
+    seen: set[int] = set()
+    node: object = v
+    while isinstance(node, ir.Var) and node.id not in params and node.id not in seen:
+        seen.add(node.id)
+        node = back.get(node.id)
+    return params.get(node.id) if isinstance(node, ir.Var) else None
+
+
+def _half_names(fn: ir.Function) -> list[str]:
+    """The functions a Group function `fn` calls, by name (none for another function)."""
+    if fn.type is not ir.FunctionType.GROUP:
+        return []
+    return [c.op[len("self."):] for c in _calls_of(fn) if c.op.startswith("self.")]
+
+
+def _caller_arguments(fn: ir.Function, functions: Mapping[str, ir.Function]) -> dict[int, ir.CallArg]:
+    """For a Group function `fn`: each parameter of a half it calls (by id) -> the argument
+    the call passes it."""
+    out: dict[int, ir.CallArg] = {}
+    for c in _calls_of(fn) if fn.type is ir.FunctionType.GROUP else []:
+        half = functions.get(c.op[len("self."):]) if c.op.startswith("self.") else None
+        if half is not None:
+            out.update((p.id, a) for p, a in zip(half.params, c.args, strict=False))
+    return out
 
 
 def _scalar_sources(fn: ir.Function, e: ir.Expr) -> list[ir.Var]:

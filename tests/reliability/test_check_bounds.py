@@ -127,3 +127,61 @@ def test_check_confirms_kernels_whose_first_draws_fault(text: str, seed: int, tm
     path.write_text(text)
     assert main(["check", str(path), "--seed", str(seed)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].endswith("1 function(s), 1 loop(s): confirmed")
+
+
+# The offset reaches the store into the loop-carried tensor, not the parameter itself.
+_CARRIED = _OFFSET.replace("[row, k * 256], [8, 256])", "[0, k * 256], [8, 256])").replace(
+    "pl.store(y, [0, k * 256], dst)", "pl.store(y, [row, k * 256], dst)")
+
+# The AIV half of a Group function loads at an offset the group passes in.
+_GROUP = """import pypto.language as pl
+
+
+@pl.program
+class G:
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def g_aiv(x: pl.Tensor[[8, 1024], pl.FP32], t0: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[8, 1024], pl.FP32]]) -> pl.Tensor[[8, 1024], pl.FP32]:
+        for k, (dst,) in pl.pipeline(4, stage=2, init_values=(out,)):
+            xt: pl.Tile[[8, 256], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [t0, k * 256], [8, 256], [8, 256], target_memory=pl.Mem.Vec)
+            y: pl.Tile[[8, 256], pl.FP32, pl.Mem.Vec] = pl.tile.exp(xt)
+            nxt: pl.Tensor[[8, 1024], pl.FP32] = pl.tile.store(y, [0, k * 256], dst)
+            res: pl.Tensor[[8, 1024], pl.FP32] = pl.yield_(nxt)
+        return res
+    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def g(x: pl.Tensor[[8, 1024], pl.FP32], t0: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[8, 1024], pl.FP32]]) -> pl.Tensor[[8, 1024], pl.FP32]:
+        self.g_aiv(x, t0, out)
+        return out
+"""
+
+
+def test_an_overrun_into_a_loop_carried_tensor_teaches_through_the_carry() -> None:
+    fn = _kernel(_CARRIED)
+    args = {"x": np.ones((8, 1024), np.float32), "t0": 3, "out": np.zeros((8, 1024), np.float32)}
+    err = _fault(fn, args)
+    assert isinstance(err, OutOfBounds)
+    assert err.message.startswith("store writes [3, 11) outside a tensor dimension of size 8")
+    bounds = Bounds()
+    assert learn_bounds(fn, err, args, bounds)
+    assert bounds.caps == {"t0": 0}
+
+
+def test_an_overrun_in_a_half_teaches_the_group_s_parameters() -> None:
+    program = parse_source(_GROUP, "g.py").programs[0]
+    functions = {f.name: f for f in program.functions}
+    group = functions["g"]
+    args = {"x": np.ones((8, 1024), np.float32), "t0": 6, "out": np.zeros((8, 1024), np.float32)}
+    with pytest.raises(InterpreterError) as info:
+        Interpreter(physical=False, prefetch=False, functions=functions).run(group, args)
+    bounds = Bounds()
+    assert not learn_bounds(group, info.value, args, bounds)  # the half's parameter, not the group's
+    assert learn_bounds(group, info.value, args, bounds, functions)
+    assert bounds.caps == {"t0": 0}
+
+
+@pytest.mark.parametrize("text", [_CARRIED, _GROUP], ids=["carried", "group"])
+def test_check_confirms_kernels_whose_overrun_is_learned_through_carries_and_groups(
+        text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(text)
+    assert main(["check", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(": confirmed")

@@ -385,7 +385,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
         except InterpreterError as err:
             last_error = err.message
             faults += 1
-            learn_bounds(fc.function, err, args, bounds)
+            learn_bounds(fc.function, err, args, bounds, originals)
             continue
         # the device leaves undefined data implementation-defined: no verdict rests on it
         labels = _labels(fc.function, expected)
