@@ -2581,7 +2581,13 @@ def group_order(fn: ir.Function, functions: Mapping[str, ir.Function]
         calls.append((call, half, 1))
     # the AIV half runs on two lanes when stamped `dual_aiv_dispatch` or when a transfer of
     # either half splits its tiles between the lanes
-    split = any(_split_code(c) for _, h, _ in calls for c in _calls_of(h) if c.op in _CROSS_CORE)
+    codes = {_split_code(c) for _, h, _ in calls for c in _calls_of(h) if c.op in _PUSH or c.op in _POP}
+    split = bool(codes - {0})
+    if split and 0 in codes:
+        # the reference's runtime then moves the unsplit tiles through one queue both lanes
+        # take from, first come first served
+        raise Unmodelled(f"group '{fn.name}' moves tiles both split between the vector lanes and unsplit",
+                         fn.span)
     for k, (call, half, _) in enumerate(calls):
         dual = any(key == "dual_aiv_dispatch" and bool(v) for key, v in half.attrs)
         if half.type is ir.FunctionType.AIV and (dual or split):

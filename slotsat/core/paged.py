@@ -72,7 +72,7 @@ class PageSource:
     draw: Draw
     seed: int
     budget: PageBudget
-    pages: dict[int, Array] = field(default_factory=dict)
+    pages: dict[int, Array] = field(default_factory=dict, repr=False)
     size: int = field(init=False)
     _cols: int = field(init=False)
     _page_rows: int = field(init=False)

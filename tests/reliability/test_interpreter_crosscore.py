@@ -191,3 +191,9 @@ def test_a_half_whose_bound_result_is_read_is_declined() -> None:
     functions = {f.name: f for f in parse_source(text, "t.py").programs[0].functions}
     with pytest.raises(Unmodelled, match="a statement other than a call of a half"):
         Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})
+
+
+def test_a_group_moving_tiles_both_split_and_unsplit_is_declined() -> None:
+    pop = "        y: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)"
+    with pytest.raises(Unmodelled, match="moves tiles both split between the vector lanes and unsplit"):
+        _run([PUSH.format(t="x", split=1), PUSH.format(t="x", split=0)], [pop, POP.format(v="z", view="")])
