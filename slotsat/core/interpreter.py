@@ -2938,6 +2938,11 @@ class Bounds:
     """The largest value to draw for an integer scalar parameter, by name."""
 
 
+LEARNED_DIMENSION_LIMIT = 1 << 20
+"""`learn_bounds` raises a drawn dimension at most to this (a kernel whose accesses outrun any
+dimension it is given faults on every draw, its message naming a size a person can read)."""
+
+
 def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any], bounds: Bounds,
                  functions: Mapping[str, ir.Function] | None = None) -> bool:
     """Learn from `err`, a fault of `fn` on `args`, how to draw inputs the kernel accepts; True
@@ -2945,7 +2950,8 @@ def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any]
     parameter teaches (`OutOfBounds`; the tensor followed back through loop carries, copies
     and in-place results, and for a Group function, `functions` given, from a half's
     parameter to the group's argument): a dimension drawn by name (a symbolic one or a
-    dimension parameter) is raised to hold the access, at least doubled, in multiples of 16;
+    dimension parameter) is raised to hold the access, at least doubled, in multiples of 16
+    (at most to `LEARNED_DIMENSION_LIMIT`);
     at a static dimension, the integer scalar parameters the index on that axis is computed
     from (through scalar assignments; loop variables and values read from data are not
     followed) are capped below the values they had by the overrun, at least halved."""
@@ -2961,7 +2967,7 @@ def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any]
         return False
     dim = tensor.type.shape[over.axis]
     if isinstance(dim, ir.Var):
-        want = -(-max(over.end, 2 * over.size) // 16) * 16
+        want = min(-(-max(over.end, 2 * over.size) // 16) * 16, LEARNED_DIMENSION_LIMIT)
         if bounds.floors.get(dim.name_hint, 0) >= want:
             return False
         bounds.floors[dim.name_hint] = want

@@ -185,3 +185,15 @@ def test_check_confirms_kernels_whose_overrun_is_learned_through_carries_and_gro
     path.write_text(text)
     assert main(["check", str(path)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].endswith(": confirmed")
+
+
+def test_a_kernel_outrunning_every_dimension_it_is_given_stays_unverified(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the load starts at the dimension itself: no row count holds it, and the learned floor
+    # stops at LEARNED_DIMENSION_LIMIT
+    path = tmp_path / "k.py"
+    path.write_text(_DYNAMIC.replace("pl.load(x, [i * 64, 0], [64, 128])", "pl.load(x, [N + i, 0], [64, 128])"))
+    assert main(["check", str(path)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].endswith(
+        "the original program faults on every random input: load reads rows/columns [1048576, 1048640) outside a "
+        "tensor dimension of size 1048576 (offsets [1048576, 0], valid shape [64, 128])")
