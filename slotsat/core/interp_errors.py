@@ -42,7 +42,7 @@ class Overrun:
 
 class OutOfBounds(InterpreterError):
     """An access past the end of a tensor dimension (`overrun` says where). `check` learns its
-    next inputs from it (`interpreter.learn_bounds`)."""
+    next inputs from it (`inputs.learn_bounds`)."""
 
     def __init__(self, message: str, span: Span, overrun: Overrun) -> None:
         super().__init__(message, span)

@@ -22,8 +22,9 @@ from slotsat.core import ir
 from slotsat.core.dsl import parse_file, parse_source, print_module
 from slotsat.core.dsl.printer import print_expr
 from slotsat.core.errors import PassError
+from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterError
-from slotsat.core.interpreter import Interpreter, random_inputs
+from slotsat.core.interpreter import Interpreter
 from slotsat.core.paged import PagedTensor
 from slotsat.lowering.common import Rewriter
 from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops

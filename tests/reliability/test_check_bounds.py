@@ -1,5 +1,5 @@
 """`check` learns inputs a kernel accepts from draws it ran past a tensor's end on
-(`interpreter.learn_bounds`): a kernel's contract keeps its accesses inside its tensors.
+(`inputs.learn_bounds`): a kernel's contract keeps its accesses inside its tensors.
 
 Groups: a symbolic dimension too small for the kernel's loads grows; a scalar offset that
 must stay small is capped; what is not a tensor parameter's dimension or a scalar
@@ -18,8 +18,9 @@ import pytest
 from slotsat.app.cli import main
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
+from slotsat.core.inputs import Bounds, learn_bounds, random_inputs
 from slotsat.core.interp_errors import InterpreterError, OutOfBounds
-from slotsat.core.interpreter import Bounds, Interpreter, learn_bounds, random_inputs
+from slotsat.core.interpreter import Interpreter
 
 # `t0` is a row offset into an 8-row tensor read 8 rows at a time: only 0 is inside.
 _OFFSET = """import pypto.language as pl

@@ -22,14 +22,9 @@ from slotsat.app.cli import main
 from slotsat.app.commands.check import check_module
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
+from slotsat.core.inputs import DYNAMIC_DIMENSION, random_identity, random_inputs
 from slotsat.core.interp_errors import InterpreterError
-from slotsat.core.interpreter import (
-    DYNAMIC_DIMENSION,
-    Interpreter,
-    ensure_modelled,
-    random_identity,
-    random_inputs,
-)
+from slotsat.core.interpreter import Interpreter, ensure_modelled
 
 ROOT = Path(__file__).resolve().parents[2]
 PRINTED = ROOT / "tests" / "data" / "printed"

@@ -151,7 +151,7 @@ return r
 
 
 def test_a_scalar_parameter_that_is_a_dimension_is_drawn_as_one() -> None:
-    from slotsat.core.interpreter import DYNAMIC_DIMENSION, random_inputs
+    from slotsat.core.inputs import DYNAMIC_DIMENSION, random_inputs
 
     fn = _fn("x: pl.Tensor[[n, 8], pl.FP32], n: pl.Scalar[pl.INDEX], k: pl.Scalar[pl.INDEX], "
              "out: pl.Out[pl.Tensor[[n, 8], pl.FP32]]", "pl.Tensor[[n, 8], pl.FP32]", """

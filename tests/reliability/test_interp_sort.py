@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from slotsat.core import ir
+from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterError
-from slotsat.core.interpreter import ensure_modelled, outputs_equal, random_inputs
+from slotsat.core.interpreter import ensure_modelled, outputs_equal
 from tests.reliability.interp_harness import kernel, run
 
 _fn = kernel

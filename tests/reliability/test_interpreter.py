@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_file, parse_source
+from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterError
-from slotsat.core.interpreter import eval_scalar, outputs_equal, random_inputs, round_bf16, run_function
+from slotsat.core.interpreter import eval_scalar, outputs_equal, round_bf16, run_function
 from slotsat.core.ir import DType
 from slotsat.core.semantics import EvalError, eval_expr
 

@@ -25,8 +25,9 @@ from slotsat.app.cli import main
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_file, parse_source
 from slotsat.core.dsl.printer import print_module
+from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterLimit
-from slotsat.core.interpreter import Interpreter, outputs_equal, outputs_identical, random_inputs
+from slotsat.core.interpreter import Interpreter, outputs_equal, outputs_identical
 from slotsat.core.paged import PAGE_ELEMENTS, PAGED_ABOVE, PageBudget, PagedTensor, PageSource
 from slotsat.lowering.common import PassResult
 from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots

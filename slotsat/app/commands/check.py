@@ -71,20 +71,17 @@ from slotsat.app.commands import (
 )
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
+from slotsat.core.inputs import Bounds, learn_bounds, random_identity, random_inputs
 from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, Unmodelled
 from slotsat.core.interpreter import (
     UNDEFINED_FILLINGS,
-    Bounds,
     Interpreter,
     Undefined,
     Value,
     ensure_interpretable,
     group_order,
-    learn_bounds,
     outputs_equal,
     outputs_identical,
-    random_identity,
-    random_inputs,
 )
 from slotsat.core.options import Planner
 from slotsat.lowering.common import Decline, format_expr

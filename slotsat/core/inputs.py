@@ -1,0 +1,454 @@
+"""Random inputs for `slotsat check`: what it feeds the interpreter (`slotsat.core.interpreter`)
+to compare a program with its transformed form, and what it learns from the draws a kernel
+faults on.
+
+`random_inputs` draws one function's arguments: floats in [0.25, 2), small integers, index
+tensors inside what they index (`_index_parameters`), symbolic dimensions and the scalar
+parameters a shape names (`DYNAMIC_DIMENSION`, or `SIZED_DIMENSION` for kernels written for
+padded sizes), and tensors over `paged.PAGED_ABOVE` elements page by page. `learn_bounds` turns
+a fault past the end of a tensor dimension into floors and caps for the later draws of one
+check (`Bounds`), as a kernel's contract keeps its accesses inside its tensors.
+`random_identity` draws the SPMD identity a run sees.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from slotsat.core import ir
+from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, OutOfBounds
+from slotsat.core.interpreter import (
+    INDEXED,
+    Array,
+    as_dtype,
+    calls_of,
+    element_count,
+    ensure_tensor_parameters,
+    eval_scalar,
+    named_arg,
+    numpy_dtype,
+)
+from slotsat.core.ir import DType
+from slotsat.core.paged import PAGED_ABOVE, PageBudget, PagedTensor, PageSource
+
+
+def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8), *,
+                  sized: bool = False, bounds: Bounds | None = None) -> dict[str, Any]:
+    """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
+    small integers for integer tensors (non-negative ones inside what they index for a tensor
+    whose elements the function uses as indices, `_index_parameters`), and integers in
+    `scalar_range` for scalars. Each
+    symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
+    given under its name (the interpreter binds it from there); so is a scalar parameter that
+    a tensor parameter's shape names (drawn before the others). Tensor parameters held whole
+    holding more than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an
+    `InterpreterError` before any array is made.
+
+    A tensor parameter of more than `PAGED_ABOVE` elements is a `PagedTensor`: drawn page by
+    page as runs touch it, the same distribution; the pages the runs on one draw touch
+    together count against `SLOTSAT_INTERP_MAX_ELEMENTS` instead.
+
+    `sized` draws as kernels written for padded sizes expect (`check` alternates to it after a
+    trial whose original program faulted): dimensions from `SIZED_DIMENSION` in whole
+    multiples of 16, and each other integer scalar either in `scalar_range` or equal to one of
+    the drawn dimensions (a row count or bound that is a tensor's extent).
+
+    `bounds` (what `learn_bounds` learned from earlier faulting draws) raises a drawn
+    dimension to its floor and lowers an integer scalar to its cap."""
+    from slotsat.core.limits import interp_max_elements
+
+    ensure_tensor_parameters(fn, interp_max_elements())
+    out: dict[str, Any] = {}
+    dims: dict[int, int] = {}
+    names = {p.name_hint for p in fn.params}
+    floors, caps = (bounds.floors, bounds.caps) if bounds is not None else ({}, {})
+    for v in ir.dynamic_dimensions(fn):
+        if v.name_hint in names:
+            raise InterpreterError(f"the symbolic dimension '{v.name_hint}' has a parameter's name", v.span)
+        dims[v.id] = out[v.name_hint] = max(_draw_dimension(rng, sized), floors.get(v.name_hint, 0))
+    for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
+        dims[v.id] = out[v.name_hint] = max(_draw_dimension(rng, sized), floors.get(v.name_hint, 0))
+    extents = sorted({d for p in fn.params if isinstance(p.type, ir.TensorType)
+                      for d in p.type.shape if isinstance(d, int)} | set(dims.values()))
+    total = 0
+    budget: PageBudget | None = None
+    indices = _index_parameters(fn)
+    for p in fn.params:
+        t = p.type
+        if p.id in dims:
+            continue
+        if isinstance(t, ir.TensorType):
+            shape = tuple(_dimension(d, dims, p) for d in t.shape)
+            n = element_count(shape)
+            draw = functools.partial(_draw_elements, t.dtype, indices.get(p.id))
+            if n > PAGED_ABOVE:
+                budget = budget or PageBudget(interp_max_elements())
+                source = PageSource(p.name_hint, shape, np.dtype(numpy_dtype(t.dtype)), draw,
+                                    int(rng.integers(0, 1 << 62)), budget)
+                out[p.name_hint] = PagedTensor(shape, source)
+                continue
+            total += n
+            if total > interp_max_elements():
+                raise InterpreterLimit(f"too large to interpret: the tensor parameters hold more than "
+                                       f"{interp_max_elements():,} elements with the drawn dimensions "
+                                       "(SLOTSAT_INTERP_MAX_ELEMENTS)", p.span)
+            out[p.name_hint] = draw(rng, n).reshape(shape)
+        elif isinstance(t, ir.ScalarType):
+            if t.dtype.is_float:
+                out[p.name_hint] = float(rng.uniform(0.25, 2.0))
+            else:
+                if sized and extents and rng.integers(0, 2):
+                    value = int(rng.choice(extents))
+                else:
+                    value = int(rng.integers(scalar_range[0], scalar_range[1] + 1))
+                out[p.name_hint] = min(value, caps.get(p.name_hint, value))
+        else:
+            out[p.name_hint] = None
+    return out
+
+
+def _draw_elements(dtype: DType, index_range: tuple[int, int] | None, rng: np.random.Generator,
+                   n: int) -> Array:
+    """`n` random elements of a tensor parameter of `dtype` (`random_inputs` says which);
+    `index_range`: the `[lo, hi)` of a tensor whose elements index (`_index_parameters`)."""
+    if dtype.is_float:
+        return as_dtype(rng.uniform(0.25, 2.0, size=n), dtype)
+    if dtype is DType.BOOL:
+        return rng.integers(0, 2, size=n).astype(np.bool_)
+    if index_range is not None:  # indices: inside what they index
+        lo, hi = index_range
+        return rng.integers(lo, lo + max(1, min(hi - lo, _SMALL_INDEX)), size=n).astype(numpy_dtype(dtype))
+    lo = 0 if dtype.is_unsigned else -8
+    return rng.integers(lo, 9, size=n).astype(numpy_dtype(dtype))
+
+
+@dataclass
+class Bounds:
+    """What `check` learned from draws on which the original program ran past the end of a
+    tensor dimension, for its later draws (`random_inputs`, `learn_bounds`): a kernel's
+    contract keeps its accesses inside its tensors, so inputs that break it say nothing."""
+
+    floors: dict[str, int] = field(default_factory=dict)
+    """The least value to draw for a symbolic dimension or a dimension parameter, by name."""
+    caps: dict[str, int] = field(default_factory=dict)
+    """The largest value to draw for an integer scalar parameter, by name."""
+
+
+LEARNED_DIMENSION_LIMIT = 1 << 20
+"""`learn_bounds` raises a drawn dimension at most to this (a kernel whose accesses outrun any
+dimension it is given faults on every draw, its message naming a size a person can read)."""
+
+
+def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any], bounds: Bounds,
+                 functions: Mapping[str, ir.Function] | None = None) -> bool:
+    """Learn from `err`, a fault of `fn` on `args`, how to draw inputs the kernel accepts; True
+    when a later draw changes. Only an access past the end of a dimension of a tensor
+    parameter teaches (`OutOfBounds`; the tensor followed back through loop carries, copies
+    and in-place results, and for a Group function, `functions` given, from a half's
+    parameter to the group's argument): a dimension drawn by name (a symbolic one or a
+    dimension parameter) is raised to hold the access, at least doubled, in multiples of 16
+    (at most to `LEARNED_DIMENSION_LIMIT`);
+    at a static dimension, the integer scalar parameters the index on that axis is computed
+    from (through scalar assignments; loop variables and values read from data are not
+    followed) are capped below the values they had by the overrun, at least halved."""
+    if not isinstance(err, OutOfBounds):
+        return False
+    over = err.overrun
+    callers = _caller_arguments(fn, functions or {})
+    found = _in_scope(fn, over.tensor, callers, functions or {}) if isinstance(over.tensor, ir.Var) else None
+    if found is None:
+        return False
+    scope, tensor = found
+    if not isinstance(tensor.type, ir.TensorType) or over.axis >= len(tensor.type.shape):
+        return False
+    dim = tensor.type.shape[over.axis]
+    if isinstance(dim, ir.Var):
+        want = min(-(-max(over.end, 2 * over.size) // 16) * 16, LEARNED_DIMENSION_LIMIT)
+        if bounds.floors.get(dim.name_hint, 0) >= want:
+            return False
+        bounds.floors[dim.name_hint] = want
+        return True
+    if not isinstance(dim, int) or not isinstance(over.index, ir.SCALAR_EXPRS):
+        return False
+    changed = False
+    params = {p.id for p in fn.params}
+    for q in _scalar_sources(scope, over.index):  # type: ignore[arg-type]
+        p = q if scope is fn else callers.get(q.id)
+        value = args.get(p.name_hint) if isinstance(p, ir.Var) and p.id in params else None
+        if isinstance(p, ir.Var) and isinstance(value, int) and value > 0:
+            cap = max(0, min(value - (over.end - over.size), value // 2))
+            if cap < bounds.caps.get(p.name_hint, value + 1):
+                bounds.caps[p.name_hint] = cap
+                changed = True
+    return changed
+
+
+def _in_scope(fn: ir.Function, v: ir.Var, callers: Mapping[int, ir.CallArg],
+              functions: Mapping[str, ir.Function]) -> tuple[ir.Function, ir.Var] | None:
+    """The function whose body the tensor `v` belongs to (`fn`, or a half a Group function
+    `fn` calls) and the parameter of `fn` it is (followed through `_parameter_of`, and from a
+    half's parameter to the group's argument, `callers`); None when it is none."""
+    p = _parameter_of(fn, v)
+    if p is not None:
+        return fn, p
+    for name in dict.fromkeys(_half_names(fn)):
+        half = functions.get(name)
+        q = _parameter_of(half, v) if half is not None else None
+        arg = callers.get(q.id) if q is not None else None
+        if half is not None and isinstance(arg, ir.Var):
+            outer = _parameter_of(fn, arg)
+            if outer is not None:
+                return half, outer
+    return None
+
+
+def _parameter_of(fn: ir.Function, v: ir.Var) -> ir.Var | None:
+    """The parameter of `fn` the tensor `v` is, followed back through loop carries (to the
+    initial value), copies (`x = y`) and in-place results (`tile.store`'s destination,
+    `tensor.write`'s tensor); None when it is not one."""
+    params = {p.id: p for p in fn.params}
+    back: dict[int, ir.Expr | ir.CallArg] = {}
+    for st in ir.walk_stmts(fn.body):
+        if isinstance(st, ir.ForStmt):
+            back.update((a.var.id, a.init) for a in st.iter_args)
+        elif isinstance(st, ir.AssignStmt):
+            value = st.value
+            if isinstance(value, ir.Var):
+                back[st.var.id] = value
+            elif isinstance(value, ir.Call) and value.op in ("tile.store", "tensor.write"):
+                back[st.var.id] = value.args[2 if value.op == "tile.store" else 0]
+    seen: set[int] = set()
+    node: object = v
+    while isinstance(node, ir.Var) and node.id not in params and node.id not in seen:
+        seen.add(node.id)
+        node = back.get(node.id)
+    return params.get(node.id) if isinstance(node, ir.Var) else None
+
+
+def _half_names(fn: ir.Function) -> list[str]:
+    """The functions a Group function `fn` calls, by name (none for another function)."""
+    if fn.type is not ir.FunctionType.GROUP:
+        return []
+    return [c.op[len("self."):] for c in calls_of(fn) if c.op.startswith("self.")]
+
+
+def _caller_arguments(fn: ir.Function, functions: Mapping[str, ir.Function]) -> dict[int, ir.CallArg]:
+    """For a Group function `fn`: each parameter of a half it calls (by id) -> the argument
+    the call passes it."""
+    out: dict[int, ir.CallArg] = {}
+    for c in calls_of(fn) if fn.type is ir.FunctionType.GROUP else []:
+        half = functions.get(c.op[len("self."):]) if c.op.startswith("self.") else None
+        if half is not None:
+            out.update((p.id, a) for p, a in zip(half.params, c.args, strict=False))
+    return out
+
+
+def _scalar_sources(fn: ir.Function, e: ir.Expr) -> list[ir.Var]:
+    """The integer scalar parameters of `fn` (not dimension parameters) `e` is computed from,
+    through the scalar assignments of `fn`, in parameter order."""
+    defs = {s.var.id: s.value for s in ir.walk_stmts(fn.body)
+            if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.SCALAR_EXPRS)}
+    dimensions = {v.id for v in _dimension_parameters(fn)}
+    seen: set[int] = set()
+    work = list(ir.expr_vars(e))
+    while work:
+        v = work.pop()
+        if v.id in seen:
+            continue
+        seen.add(v.id)
+        d = defs.get(v.id)
+        if d is not None:
+            work.extend(ir.expr_vars(d))  # type: ignore[arg-type]
+    return [p for p in fn.params if p.id in seen and p.id not in dimensions
+            and isinstance(p.type, ir.ScalarType) and not p.type.dtype.is_float]
+
+
+SIZED_DIMENSION = (64, 256)
+"""The range `random_inputs(sized=True)` draws a symbolic dimension from, in multiples of 16."""
+
+
+def _draw_dimension(rng: np.random.Generator, sized: bool) -> int:
+    if sized:
+        return 16 * int(rng.integers(SIZED_DIMENSION[0] // 16, SIZED_DIMENSION[1] // 16 + 1))
+    return int(rng.integers(DYNAMIC_DIMENSION[0], DYNAMIC_DIMENSION[1] + 1))
+
+
+_OFFSET_CARRIERS = frozenset({"tile.slice", "tile.reshape", "tile.move", "tensor.view"})
+"""Ops whose result holds the elements of their first argument (views and copies), followed
+back from an index to the tensor its elements were read from."""
+
+_SMALL_INDEX = 9
+"""`random_inputs` draws index values below this (and below the extent they index)."""
+
+
+def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
+    """The integer tensor parameters whose elements `fn` uses as indices, each with the range
+    `[lo, hi)` its values are drawn from: elements read (`tensor.read`, `tile.read`, a load,
+    through views, casts and the addition of a constant) into the index list of an op that
+    addresses a tensor or a tile, or into the offsets tile of a `tile.gather` (loaded, or filled
+    with `tile.write`). A kernel's contract is that its indices stay inside what they index (the
+    hardware reads whatever lies outside), so `random_inputs` draws such tensors there instead
+    of making every trial fault. `lo` undoes a constant added on the way (`pos - 3` indexes, so
+    `pos` is at least 3); `hi - lo` is the indexed extent where the element is the index itself
+    (`_SMALL_INDEX` where it enters an index through other arithmetic). Elements read into the
+    divisor of an integer `//`, `%` or `/` (a count a position is wrapped by) are drawn from
+    `[1, _SMALL_INDEX]`: a kernel divides by them, as by a block count, only when positive."""
+    defs: dict[int, ir.Expr | ir.Call] = {}
+    writes: dict[int, list[ir.CallArg]] = {}  # tile -> the values tile.write puts into it
+    work: list[tuple[ir.CallArg, int, int]] = []
+    for st in ir.walk_stmts(fn.body):
+        call = st.value if isinstance(st, ir.AssignStmt) else st.call if isinstance(st, ir.EvalStmt) else None
+        if isinstance(st, ir.AssignStmt):
+            defs[st.var.id] = st.value
+        if isinstance(call, ir.Call):
+            if call.op == "tile.write" and len(call.args) > 2 and isinstance(call.args[0], ir.Var):
+                writes.setdefault(call.args[0].id, []).append(call.args[2])
+            work.extend((e, extent, 0) for e, extent in _index_uses(call))
+        work.extend((d, _SMALL_INDEX, 1) for d in _divisors(st))  # a divisor is drawn positive
+    params = {p.id for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.dtype.is_int}
+    out: dict[int, tuple[int, int]] = {}
+    seen: set[tuple[int, int, int]] = set()
+    while work:
+        node, extent, lo = work.pop()
+        inner, shift = _shifted(node)
+        if inner is not node:
+            work.append((inner, extent, lo - shift))
+            continue
+        if not isinstance(node, ir.Var):
+            work.extend((v, _SMALL_INDEX, 0) for v in ir.expr_vars(node))
+            continue
+        if (node.id, extent, lo) in seen:
+            continue
+        seen.add((node.id, extent, lo))
+        if node.id in params:
+            old_lo, old_hi = out.get(node.id, (lo, lo + extent))
+            new_lo = max(old_lo, lo)
+            out[node.id] = (new_lo, max(new_lo + 1, min(old_hi, lo + extent)))
+            continue
+        work.extend((v, extent, lo) for v in writes.get(node.id, ()))
+        d = defs.get(node.id)
+        if isinstance(d, ir.Call):
+            carried = _carried(d, defs)
+            if carried is not None:
+                work.append((carried[0], extent, lo - carried[1]))
+        elif d is not None:
+            work.append((d, extent, lo))
+    return out
+
+
+def _carried(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call]) -> tuple[ir.CallArg, int] | None:
+    """The argument whose elements the result of `d` holds, and the constant `d` adds to them:
+    a read, a load, a view or copy (`_OFFSET_CARRIERS`), and the row a `tile.col_expand_add`
+    broadcasts onto a `tile.full` of an integer literal (how a kernel repeats one row of
+    indices down a tile). None for anything else."""
+    if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS):
+        return d.args[0], 0
+    if d.op == "tile.col_expand_add" and len(d.args) > 1 and isinstance(d.args[0], ir.Var):
+        base = defs.get(d.args[0].id)
+        value = named_arg(base, 1, "value") if isinstance(base, ir.Call) and base.op == "tile.full" else None
+        if isinstance(value, ir.ConstInt):
+            return d.args[1], value.value
+    return None
+
+
+def _divisors(st: ir.Stmt) -> list[ir.Expr]:
+    """The divisors of the integer `//`, `%` and `/` a statement evaluates (its value, call
+    arguments, condition or loop bounds)."""
+    roots: list[ir.Expr] = []
+    if isinstance(st, ir.AssignStmt | ir.EvalStmt):
+        value = st.value if isinstance(st, ir.AssignStmt) else st.call
+        items = [*value.args, *(v for _, v in value.kwargs)] if isinstance(value, ir.Call) else [value]
+        for item in items:
+            roots.extend(item.items if isinstance(item, ir.ExprList) else
+                         [item] if isinstance(item, ir.SCALAR_EXPRS) else [])  # type: ignore[list-item]
+    elif isinstance(st, ir.IfStmt):
+        roots.append(st.cond)
+    elif isinstance(st, ir.ForStmt):
+        roots.extend((st.start, st.stop, st.step))
+    out: list[ir.Expr] = []
+    work = list(roots)
+    while work:
+        e = work.pop()
+        if isinstance(e, ir.FloorDiv | ir.FloorMod) and ir.expr_dtype(e).is_int:
+            out.append(e.b)
+        elif isinstance(e, ir.ScalarBinary) and e.op == "truediv" and e.dtype.is_int:
+            out.append(e.b)
+        work.extend(ir.expr_children(e))
+    return out
+
+
+def _shifted(e: ir.CallArg) -> tuple[ir.CallArg, int]:
+    """`e` as `inner + shift` through casts and the addition or subtraction of an integer
+    literal (`(e, 0)` for anything else)."""
+    if isinstance(e, ir.Cast):
+        return _shifted(e.a)
+    if isinstance(e, ir.Add | ir.Sub) and isinstance(e.b, ir.ConstInt):
+        inner, shift = _shifted(e.a)
+        return inner, shift + (e.b.value if isinstance(e, ir.Add) else -e.b.value)
+    if isinstance(e, ir.Add) and isinstance(e.a, ir.ConstInt):
+        inner, shift = _shifted(e.b)
+        return inner, shift + e.a.value
+    return e, 0
+
+
+def _index_uses(call: ir.Call) -> list[tuple[ir.CallArg, int]]:
+    """What `call` uses as an index, each with the extent it indexes: the offsets tile of a
+    `tile.gather` (the source's element count) and the entries of an op's index list
+    (`INDEXED`), each with the size of the dimension it indexes."""
+    if call.op == "tile.gather" and len(call.args) > 1:
+        src = call.args[0]
+        if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType):
+            return [(call.args[1], element_count(src.type.shape))]
+        return []
+    where = INDEXED.get(call.op)
+    if where is None or len(call.args) <= max(where):
+        return []
+    target, index = call.args[where[0]], call.args[where[1]]
+    typ = target.type if isinstance(target, ir.Var) else None
+    shape = typ.shape if isinstance(typ, ir.TensorType | ir.TileType) else ()
+    uses: list[tuple[ir.CallArg, int]] = []
+    for k, e in enumerate(index.items if isinstance(index, ir.ExprList) else ()):
+        dim = shape[k] if k < len(shape) else None
+        uses.append((e, dim if isinstance(dim, int) else _SMALL_INDEX))
+    return uses
+
+
+
+DYNAMIC_DIMENSION = (16, 64)
+"""The range a symbolic tensor dimension is drawn from by `random_inputs`."""
+
+
+def _dimension_parameters(fn: ir.Function) -> list[ir.Var]:
+    """The integer scalar parameters a tensor parameter's shape names, as a whole dimension
+    (`x: pl.Tensor[[n, 128], ...], n: pl.Scalar[pl.INDEX]`, as the reference prints a dynamic
+    extent passed in) or inside one (`[n * 32, 128]`, a block count times the block size), in
+    parameter order."""
+    named = {v.id for p in fn.params if isinstance(p.type, ir.TensorType)
+             for d in p.type.shape if not isinstance(d, int) for v in ir.expr_vars(d)}
+    return [p for p in fn.params if p.id in named and isinstance(p.type, ir.ScalarType)
+            and not p.type.dtype.is_float]
+
+
+def _dimension(d: int | ir.Expr, dims: dict[int, int], p: ir.Var) -> int:
+    if isinstance(d, int):
+        return d
+    try:
+        value = eval_scalar(d, lambda v: dims.get(v.id))  # type: ignore[arg-type,return-value]
+    except InterpreterError:
+        value = None
+    if not isinstance(value, int) or value < 0:
+        raise InterpreterError(f"parameter '{p.name_hint}' has a dimension random inputs cannot draw "
+                               "(it names a scalar parameter)", p.span)
+    return value
+
+
+def random_identity(rng: np.random.Generator) -> dict[str, int]:
+    """A seeded SPMD identity for one run: a block count in [1, 4], a block index below it and
+    a sub-block index in {0, 1}."""
+    num = int(rng.integers(1, 5))
+    return {"block_num": num, "block_idx": int(rng.integers(0, num)), "subblock_idx": int(rng.integers(0, 2))}
