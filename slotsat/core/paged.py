@@ -4,12 +4,12 @@ A real kernel's tensor parameters are the model's: a vocabulary projection's wei
 [152064, 5120], 778 million elements, while one run of the kernel reads a few blocks of it.
 `slotsat check` draws such a parameter as a `PagedTensor`: the tensor seen as a matrix (its
 last dimension the columns, the others merged into rows) cut into blocks of
-`PAGE_ELEMENTS` elements, `PAGE_COLUMNS` columns wide (a block of 256 x 256: a tile's window
-touches a few), each drawn on first touch from the seed `(seed, block)`, so every run of one
-trial sees the same contents wherever it reads. A run's writes go to its own
-copies of the pages it writes (`PagedTensor.fresh`), never into the drawn ones; two runs'
-results differ only on the pages either wrote (`differing_pages`). The pages one trial draws
-and copies together are bounded by a `PageBudget`; past it the trial is too large to
+`PAGE_ELEMENTS` elements, `PAGE_COLUMNS` columns wide (64 x 64: a tile's window touches a few
+and wastes little past its edges), each drawn on first touch from the seed `(seed, block)`,
+so every run of one trial sees the same contents wherever it reads. A run's writes go to its
+own copies of the pages it writes (`PagedTensor.fresh`), never into the drawn ones; two
+runs' results differ only on the pages either wrote (`differing_pages`). The pages one trial
+draws and copies together are bounded by a `PageBudget`; past it the trial is too large to
 interpret (`InterpreterLimit`).
 
 A `PagedTensor` answers the part of numpy's array interface the interpreter uses on tensors:
@@ -32,8 +32,8 @@ from slotsat.core.interp_errors import InterpreterLimit
 
 Array: TypeAlias = npt.NDArray[Any]
 
-PAGE_ELEMENTS = 1 << 16
-PAGE_COLUMNS = 256
+PAGE_ELEMENTS = 1 << 12
+PAGE_COLUMNS = 64
 """A page's width where the tensor has more than one row (and at least that many columns)."""
 
 PAGED_ABOVE = 1 << 20

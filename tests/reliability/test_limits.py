@@ -287,7 +287,7 @@ _HUGE = (KERNELS / "row_scale.py").read_text().replace("[[512, 128], pl.FP32]", 
 
 def test_a_32_tib_tensor_is_checked_in_the_memory_its_runs_touch(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    # [2048, 2147483647] FP32 is 32 TiB, drawn in pages of 256 x 256 as the runs touch them:
+    # [2048, 2147483647] FP32 is 32 TiB, drawn in pages of 64 x 64 as the runs touch them:
     # the kernel's loads read 512 rows of 128 columns.
     path = tmp_path / "huge.py"
     path.write_text(_HUGE)
@@ -306,7 +306,7 @@ def test_touching_more_than_the_element_limit_is_a_clean_verdict(
     last = capsys.readouterr().out.splitlines()[-1]
     assert last == (f"check: {path}: 1 function(s), 1 loop(s): unverified: RowScale.kernel: too large to interpret: "
                     "the runs on one input touched more than 200,000 elements of the tensor parameters, drawn in "
-                    "pages of 65,536 ('out' is [2048, 2147483647]; SLOTSAT_INTERP_MAX_ELEMENTS)")
+                    "pages of 4,096 ('x' is [2048, 2147483647]; SLOTSAT_INTERP_MAX_ELEMENTS)")
 
 
 def test_the_element_limit_can_be_lowered(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,7 @@ from slotsat.core.dsl.printer import print_module
 from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterLimit
 from slotsat.core.interpreter import Interpreter, outputs_equal, outputs_identical
-from slotsat.core.paged import PAGE_ELEMENTS, PAGED_ABOVE, PageBudget, PagedTensor, PageSource
+from slotsat.core.paged import PAGE_COLUMNS, PAGE_ELEMENTS, PAGED_ABOVE, PageBudget, PagedTensor, PageSource
 from slotsat.lowering.common import PassResult
 from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
 
@@ -119,25 +119,27 @@ def test_a_difference_past_the_first_page_is_named_by_its_index_in_the_tensor() 
 
 
 def test_touching_more_pages_than_the_budget_is_a_limit_naming_the_tensor() -> None:
-    arg = _drawn((4096, 4096), limit=3 * PAGE_ELEMENTS)  # pages of 256 x 256
-    arg[0:32, 0:512]  # pages (0, 0) and (0, 1)
-    arg[100:200, 600]  # page (0, 2)
-    arg[255, 0:512]  # no new page
+    arg = _drawn((4096, 4096), limit=3 * PAGE_ELEMENTS)  # pages of 64 x 64
+    arg[0:32, 0:128]  # pages (0, 0) and (0, 1)
+    arg[10:60, 130]  # page (0, 2)
+    arg[63, 0:192]  # no new page
     with pytest.raises(InterpreterLimit, match=r"^too large to interpret: the runs on one input touched more than "
-                       r"196,608 elements of the tensor parameters, drawn in pages of 65,536 \('t' is \[4096, 4096\]"):
-        arg[256, 0]
+                       r"12,288 elements of the tensor parameters, drawn in pages of 4,096 \('t' is \[4096, 4096\]"):
+        arg[64, 0]
 
 
 def test_a_page_is_a_block_of_rows_and_columns() -> None:
-    wide = _drawn((3, 1 << 22))  # one row per page would make a [3, 256] window touch three
-    wide[0:3, 0:256]
+    wide = _drawn((3, 1 << 22))  # one row per page would make a [3, 64] window touch three
+    wide[0:3, 0:PAGE_COLUMNS]
     assert len(wide.source.pages) == 1
-    flat = _drawn((1 << 21,))  # a single row: pages of 65,536 consecutive elements
-    flat[0:65536]
+    flat = _drawn((1 << 21,))  # a single row: pages of PAGE_ELEMENTS consecutive elements
+    flat[0:PAGE_ELEMENTS]
     assert len(flat.source.pages) == 1
-    narrow = _drawn((1 << 20, 3))  # three columns: pages of 21,845 rows
-    narrow[0:21845, :]
+    narrow = _drawn((1 << 20, 3))  # three columns: pages of PAGE_ELEMENTS // 3 rows
+    narrow[0:PAGE_ELEMENTS // 3, :]
     assert len(narrow.source.pages) == 1
+    narrow[PAGE_ELEMENTS // 3, 0]
+    assert len(narrow.source.pages) == 2
 
 
 @pytest.mark.parametrize("path", sorted(KERNELS.glob("*.py")), ids=lambda p: p.name)
