@@ -21,7 +21,8 @@ Operations: `tile.load` (offsets, shape, valid shape; the part outside the valid
 zero; a read outside the tensor is an `InterpreterError`), `tile.store` (writes the valid
 part), unary / binary / tile-with-scalar elementwise ops, row reductions and row
 broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the valid `K`,
-`tile.move`, `tile.cast` (float to int truncates toward zero), `tile.reshape`, `tile.slice`
+`tile.move`, `tile.cast` (float to int truncates toward zero), `tile.reshape` (valid over the
+extent its result's type declares, else over all of it), `tile.slice`
 (both snapshot their source), `tile.read`; `pl.yield_`, loop-carried values, `if`.
 `tile.alloc` statements (after init-memref) are no-ops; `while` loops (bounded by
 `max_iterations`), runtime scopes (transparent) and returns at the end of `if` branches run as
@@ -1455,8 +1456,16 @@ def _op_reshape(it: Interpreter, c: ir.Call) -> Value:
     rc = _rc(shape)
     if rc[0] * rc[1] != t.shape[0] * t.shape[1]:
         raise InterpreterError(f"cannot reshape a {list(t.shape)} tile to {shape}", c.span)
-    # The valid extent of a reshaped partial tile is not defined by the DSL; take it all.
-    return TileVal(_need_data(t).reshape(rc).copy(), rc, t.dtype, rc, t.backing)
+    # The valid extent is the one the result's type declares (the reference deduces it; the
+    # lane-1 replay of a dual-dispatch vector half reshapes `[0, 0]` tiles); without one, the
+    # reshaped tile is valid over all of it (the DSL does not define a partial tile's).
+    target = it._target.type if it._target is not None else None
+    declared = isinstance(target, ir.TileType) and target.valid_shape is not None
+    valid = _declared_valid(it) if declared else None
+    if valid is not None and any(v < 0 or v > d for v, d in zip(valid, rc, strict=True)):
+        raise InterpreterError(f"tile.reshape valid shape {list(valid)} does not fit the tile {list(rc)}",
+                               c.span)
+    return TileVal(_need_data(t).reshape(rc).copy(), valid or rc, t.dtype, rc, t.backing)
 
 
 def _op_slice(it: Interpreter, c: ir.Call) -> Value:
@@ -2270,6 +2279,8 @@ class _Pipes:
     """(direction, side) pairs whose `*_initialize_pipe` ran."""
     buffers: set[str] = field(default_factory=set)
     baton: _Baton | None = None
+    barriers: dict[int, int] = field(default_factory=dict)
+    """How many `system.syncall` barriers each half (by task) has reached."""
 
     def pending(self) -> list[tuple[str, int]]:
         out = []
@@ -2298,6 +2309,8 @@ class _Baton:
 
     def __init__(self, count: int) -> None:
         self._cond = threading.Condition()
+        self.count = count
+        """The halves taking turns."""
         self._count = count
         self._turn = 0
         self._waiting: dict[int, Callable[[], bool]] = {}
@@ -2380,13 +2393,18 @@ class _Baton:
 _CROSS_CORE = frozenset({
     "system.reserve_buffer", "system.import_peer_buffer", "system.aic_initialize_pipe",
     "system.aiv_initialize_pipe", "tile.tpush_to_aiv", "tile.tpush_to_aic", "tile.tpop_from_aic",
-    "tile.tpop_from_aiv", "system.tfree_to_aic", "system.tfree_to_aiv",
+    "tile.tpop_from_aiv", "system.tfree_to_aic", "system.tfree_to_aiv", "system.syncall",
 })
 _PUSH = {"tile.tpush_to_aiv": "C2V", "tile.tpush_to_aic": "V2C"}
 _POP = {"tile.tpop_from_aic": "C2V", "tile.tpop_from_aiv": "V2C"}
 
 
 def _cross_core_form(c: ir.Call) -> str | None:
+    if c.op == "system.syncall":
+        core_type = c.kwarg("core_type")
+        if not (isinstance(core_type, ir.StrArg) and core_type.value == "mix"):
+            return "system.syncall other than core_type='mix' (a barrier of some of the group's cores)"
+        return None
     split = c.kwarg("split")
     codes = (0, 1, 2) if c.op in ("tile.tpush_to_aic", "tile.tpop_from_aiv") else (0, 1, 2, 3, 4)
     if split is not None and not (isinstance(split, ir.ConstInt) and split.value in codes):
@@ -2544,6 +2562,25 @@ def _op_tpop(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(_need_data(got).copy(), valid, got.dtype, shape)
 
 
+def _op_syncall(it: Interpreter, c: ir.Call) -> Value:
+    """`system.syncall(core_type='mix')`: a barrier of every core of the group; a half goes on
+    once every half of the run has reached as many barriers as it has. The run holds one
+    block's halves, so the barrier orders them; what other blocks write before it is not
+    modelled, as everywhere in a run."""
+    pipes = _pipes_of(it, c)
+    assert pipes.baton is not None
+    reached = pipes.barriers[it._task] = pipes.barriers.get(it._task, 0) + 1
+    tasks = range(pipes.baton.count)
+
+    def all_reached() -> bool:
+        return all(pipes.barriers.get(t, 0) >= reached for t in tasks)
+
+    if not all_reached() and not _wait(pipes, it, all_reached):
+        raise InterpreterError(f"{c.op}: a half of the group ends or waits without reaching barrier "
+                               f"{reached}", c.span)
+    return None
+
+
 def _op_tfree(it: Interpreter, c: ir.Call) -> Value:
     _pipes_of(it, c)
     return None
@@ -2615,6 +2652,7 @@ _CROSS_HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     **{k: _op_tpop for k in _POP},
     "system.tfree_to_aic": _op_tfree,
     "system.tfree_to_aiv": _op_tfree,
+    "system.syncall": _op_syncall,
 }
 
 

@@ -408,3 +408,32 @@ return r
 """)
     with pytest.raises(InterpreterError, match="the packed predicate of a comparison, read as a tile"):
         _run(fn, {"a": A, "out": np.zeros((4, 32), np.uint8)}, modelled=True)
+
+
+def test_a_reshape_result_has_the_valid_shape_its_type_declares() -> None:
+    # the lane-1 replay of a dual-dispatch vector half reshapes [0, 0] tiles and concatenates
+    # them into a tile declared [0, 0]; a partial declaration keeps only the declared part
+    fn = _fn(P, R, """
+z: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[0, 0])] = pl.tile.create([4, 4], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+zr: pl.Tile[[1, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[0, 0])] = pl.tile.reshape(z, [1, 16])
+zz: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[0, 0])] = pl.tile.concat(zr, zr)
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+h: pl.Tile[[1, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 3])] = pl.tile.reshape(t, [1, 16])
+r0: pl.Tensor[[4, 4], pl.FP32] = pl.store(zz, [0, 0], out)
+r1: pl.Tensor[[4, 4], pl.FP32] = pl.store(h, [1, 0], r0)
+return r1
+""")
+    (r,) = _run(fn, {"a": A, "out": np.full((4, 4), -1, np.float32)}, modelled=True)
+    assert r[0].tolist() == [-1] * 4  # nothing valid to store
+    assert r[1].tolist() == [1, 2, 3, -1]  # the 3 declared valid elements only
+
+
+def test_a_reshape_declaring_more_than_its_shape_is_an_error() -> None:
+    fn = _fn(P, R, """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+h: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[2, 9])] = pl.tile.reshape(t, [2, 8])
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(h, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match=r"tile.reshape valid shape \[2, 9\] does not fit the tile \[2, 8\]"):
+        _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})

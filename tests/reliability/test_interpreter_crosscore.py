@@ -197,3 +197,51 @@ def test_a_group_moving_tiles_both_split_and_unsplit_is_declined() -> None:
     pop = "        y: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=1)"
     with pytest.raises(Unmodelled, match="moves tiles both split between the vector lanes and unsplit"):
         _run([PUSH.format(t="x", split=1), PUSH.format(t="x", split=0)], [pop, POP.format(v="z", view="")])
+
+
+_BARRIER = '''import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
+    def g_aic(a: pl.Tensor[[16, 64], pl.FP32], mid: pl.InOut[pl.Tensor[[16, 64], pl.FP32]], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+        x: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        m1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(x, [0, 0], mid)
+{aic}
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def g_aiv(a: pl.Tensor[[16, 64], pl.FP32], mid: pl.InOut[pl.Tensor[[16, 64], pl.FP32]], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+{aiv}
+        y: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(mid, [0, 0], [16, 64], [16, 64], target_memory=pl.Mem.Vec)
+        o: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(y, [0, 0], out)
+        return out
+    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def g(a: pl.Tensor[[16, 64], pl.FP32], mid: pl.InOut[pl.Tensor[[16, 64], pl.FP32]], out: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        self.g_aiv(a, mid, out)
+        self.g_aic(a, mid, out)
+        return out
+'''
+_SYNC = "        pl.system.syncall(core_type='{t}')"
+
+
+def _barrier_run(aic: str, aiv: str) -> np.ndarray:
+    text = _BARRIER.replace("{aic}", aic).replace("{aiv}", aiv)
+    functions = {f.name: f for f in parse_source(text, "b.py").programs[0].functions}
+    args = {"a": A, "mid": np.zeros((16, 64), np.float32), "out": np.zeros((16, 64), np.float32)}
+    (got,) = Interpreter(functions=functions).run(functions["g"], args)
+    assert isinstance(got, np.ndarray)
+    return got
+
+
+def test_a_syncall_holds_each_half_until_every_half_reaches_it() -> None:
+    # the vector half runs first and reads what the cube writes before the barrier
+    assert np.array_equal(_barrier_run(_SYNC.format(t="mix"), _SYNC.format(t="mix")), A)
+
+
+def test_a_half_that_never_reaches_the_barrier_faults() -> None:
+    with pytest.raises(InterpreterError, match="a half of the group ends or waits without reaching barrier 1"):
+        _barrier_run("", _SYNC.format(t="mix"))
+
+
+def test_a_syncall_of_some_of_the_cores_is_declined() -> None:
+    with pytest.raises(Unmodelled, match=r"system\.syncall other than core_type='mix'"):
+        _barrier_run(_SYNC.format(t="vec"), _SYNC.format(t="vec"))
