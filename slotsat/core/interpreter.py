@@ -2311,7 +2311,6 @@ class _Baton:
         self._cond = threading.Condition()
         self.count = count
         """The halves taking turns."""
-        self._count = count
         self._turn = 0
         self._waiting: dict[int, Callable[[], bool]] = {}
         self._done: set[int] = set()
@@ -2350,8 +2349,8 @@ class _Baton:
             raise errors[0]
 
     def _next(self, k: int) -> int | None:
-        for step in range(1, self._count + 1):
-            j = (k + step) % self._count
+        for step in range(1, self.count + 1):
+            j = (k + step) % self.count
             ready = self._waiting.get(j)
             if j not in self._done and (ready is None or ready()):
                 return j
@@ -2364,9 +2363,9 @@ class _Baton:
                 self._aborted = True
             else:
                 j = self._next(k)
-                if j is None and len(self._done) < self._count:
+                if j is None and len(self._done) < self.count:
                     # every other half waits on a pipe nothing will fill: the first reports it
-                    j = next(i for i in range(self._count) if i not in self._done)
+                    j = next(i for i in range(self.count) if i not in self._done)
                     self._stuck = True
                 if j is not None:
                     self._turn = j
