@@ -114,7 +114,7 @@ def test_a_runs_copy_writes_its_own_pages_and_never_the_drawn_ones() -> None:
 def test_a_difference_past_the_first_page_is_named_by_its_index_in_the_tensor() -> None:
     arg = _drawn((500, 1000))
     a, b = arg.fresh(), arg.fresh()
-    b[321, 654] = 1e6  # page 4 (element 321,654 of a row-major [500, 1000])
+    b[321, 654] = 1e6  # far past the first page
     assert outputs_equal((a,), (b,), labels=["tensor 't'"]).startswith("tensor 't': element [321, 654] is 1000000.0")
 
 
