@@ -11,7 +11,6 @@ arguments and unreadable input exit 2.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -21,10 +20,8 @@ from slotsat.app.cli import main
 from slotsat.app.commands.check import check_function
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
-from slotsat.core.dsl.printer import print_module
 from slotsat.core.interpreter import outputs_equal, run_function
-from slotsat.lowering.common import PassResult
-from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
+from tests.reliability.wrong_slots import break_slots_pass
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
@@ -81,15 +78,7 @@ def test_the_div_two_example_names_loop_tile_and_iterations(capsys: pytest.Captu
 
 def test_a_slots_pass_that_synthesizes_a_wrong_slot_is_caught(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    real_run = LowerPipelineToSlots.run
-
-    def broken_run(self: LowerPipelineToSlots, fn: ir.Function) -> PassResult:
-        result = real_run(self, fn)
-        text = print_module(ir.Module((ir.Program("P", (result.function,)),)))
-        bad = parse_source(text.replace("[r % 2]", "[r // 2 % 2]"), "broken.py").programs[0].functions[0]
-        return dataclasses.replace(result, function=bad)
-
-    monkeypatch.setattr(LowerPipelineToSlots, "run", broken_run)
+    break_slots_pass(monkeypatch)
     status, out, _ = _check(capsys, str(KERNELS / "row_scale.py"))
     assert status == 1
     assert any("rotated: xt[r // 2 % 2], gt[r // 2 % 2]; outputs DIFFER; privacy VIOLATED (2)" in ln

@@ -12,7 +12,6 @@ a tensor too large to hold whole and still catches a wrong slot in it.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from pathlib import Path
 
@@ -24,13 +23,11 @@ from hypothesis import strategies as st
 from slotsat.app.cli import main
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_file, parse_source
-from slotsat.core.dsl.printer import print_module
 from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterLimit
 from slotsat.core.interpreter import Interpreter, outputs_equal, outputs_identical
 from slotsat.core.paged import PAGE_COLUMNS, PAGE_ELEMENTS, PAGED_ABOVE, PageBudget, PagedTensor, PageSource
-from slotsat.lowering.common import PassResult
-from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
+from tests.reliability.wrong_slots import break_slots_pass
 
 KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 
@@ -183,15 +180,7 @@ def test_check_confirms_a_kernel_whose_tensor_is_too_large_to_hold_whole(
 
 def test_check_still_catches_a_wrong_slot_in_a_kernel_with_a_paged_tensor(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    real_run = LowerPipelineToSlots.run
-
-    def broken_run(self: LowerPipelineToSlots, fn: ir.Function) -> PassResult:
-        result = real_run(self, fn)
-        text = print_module(ir.Module((ir.Program("P", (result.function,)),)))
-        bad = parse_source(text.replace("[r % 2]", "[r // 2 % 2]"), "broken.py").programs[0].functions[0]
-        return dataclasses.replace(result, function=bad)
-
-    monkeypatch.setattr(LowerPipelineToSlots, "run", broken_run)
+    break_slots_pass(monkeypatch)
     path = tmp_path / "big.py"
     path.write_text(_BIG)
     assert main(["check", str(path)]) == 1
