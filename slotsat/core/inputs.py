@@ -7,21 +7,22 @@ tensors inside what they index (`_index_parameters`), symbolic dimensions and th
 parameters a shape names (`DYNAMIC_DIMENSION`, or `SIZED_DIMENSION` for kernels written for
 padded sizes), and tensors over `paged.PAGED_ABOVE` elements page by page. `learn_bounds` turns
 a fault past the end of a tensor dimension into floors and caps for the later draws of one
-check (`Bounds`), as a kernel's contract keeps its accesses inside its tensors.
+check (`Bounds`), as a kernel's contract keeps its accesses inside its tensors, and a valid
+extent past its tile into a `Fit` of the parameters it is computed from.
 `random_identity` draws the SPMD identity a run sees.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from slotsat.core import ir
-from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, OutOfBounds
+from slotsat.core.interp_errors import ExtentOutOfRange, InterpreterError, InterpreterLimit, OutOfBounds
 from slotsat.core.interpreter import (
     INDEXED,
     Array,
@@ -59,7 +60,8 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     the drawn dimensions (a row count or bound that is a tensor's extent).
 
     `bounds` (what `learn_bounds` learned from earlier faulting draws) raises a drawn
-    dimension to its floor and lowers an integer scalar to its cap."""
+    dimension to its floor and lowers an integer scalar to its cap; then each of its fits
+    redraws its parameter (`_fit`)."""
     from slotsat.core.limits import interp_max_elements
 
     ensure_tensor_parameters(fn, interp_max_elements())
@@ -109,6 +111,8 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
                 out[p.name_hint] = min(value, caps.get(p.name_hint, value))
         else:
             out[p.name_hint] = None
+    for fit in bounds.fits if bounds is not None else ():
+        _fit(fit, out, rng, caps.get(fit.parameter))
     return out
 
 
@@ -137,6 +141,23 @@ class Bounds:
     """The least value to draw for a symbolic dimension or a dimension parameter, by name."""
     caps: dict[str, int] = field(default_factory=dict)
     """The largest value to draw for an integer scalar parameter, by name."""
+    fits: list[Fit] = field(default_factory=list)
+    """Extents to draw inside their range, each by choosing one integer scalar parameter."""
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A valid extent the kernel computes from its scalar parameters, learned from a draw that
+    put it outside its tile (`ExtentOutOfRange`): later draws choose `parameter` so that the
+    extent lies in `[lo, hi]` (`random_inputs`, after the other draws). A kernel handing a tail
+    to a function as `rows - full_rows` has this contract between two of its parameters."""
+
+    parameter: str
+    extent: ir.Expr
+    value: Callable[[Mapping[str, Any]], int | None]
+    """The extent's value on a function's arguments (None where it cannot be computed)."""
+    lo: int
+    hi: int
 
 
 LEARNED_DIMENSION_LIMIT = 1 << 20
@@ -155,7 +176,14 @@ def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any]
     (at most to `LEARNED_DIMENSION_LIMIT`);
     at a static dimension, the integer scalar parameters the index on that axis is computed
     from (through scalar assignments; loop variables and values read from data are not
-    followed) are capped below the values they had by the overrun, at least halved."""
+    followed) are capped below the values they had by the overrun, at least halved.
+
+    A valid extent outside its tile (`ExtentOutOfRange`: a load's, slice's or gather_row's
+    valid shape, a set_validshape) computed from integer scalar parameters teaches a `Fit`:
+    later draws choose one of those parameters so that the extent is at least 1 (0 where the
+    tile's extent is) and at most the tile's extent."""
+    if isinstance(err, ExtentOutOfRange):
+        return _learn_fit(fn, err, args, bounds, functions or {})
     if not isinstance(err, OutOfBounds):
         return False
     over = err.overrun
@@ -186,6 +214,85 @@ def learn_bounds(fn: ir.Function, err: InterpreterError, args: Mapping[str, Any]
                 bounds.caps[p.name_hint] = cap
                 changed = True
     return changed
+
+
+def _learn_fit(fn: ir.Function, err: ExtentOutOfRange, args: Mapping[str, Any], bounds: Bounds,
+               functions: Mapping[str, ir.Function]) -> bool:
+    """`learn_bounds` for a valid extent outside its tile: a `Fit` of the extent by the first
+    integer scalar parameter it is computed from (not a dimension parameter; in a Group
+    function, through the half that computed it) whose value moves it."""
+    misfit = err.misfit
+    extent = misfit.extent
+    callers = _caller_arguments(fn, functions)
+    if not isinstance(extent, ir.SCALAR_EXPRS):
+        return False
+    params = {p.id: p for p in fn.params}
+    scopes = [fn, *(functions[n] for n in dict.fromkeys(_half_names(fn)) if n in functions)]
+    for scope in scopes:
+        value = functools.partial(_extent_value, fn, scope, extent, callers)  # type: ignore[arg-type]
+        for q in _scalar_sources(scope, extent):  # type: ignore[arg-type]
+            p = q if scope is fn else callers.get(q.id)
+            if not isinstance(p, ir.Var) or p.id not in params or not isinstance(args.get(p.name_hint), int):
+                continue
+            here = args[p.name_hint]
+            if value({**args, p.name_hint: here + 1}) == value(args):
+                continue
+            if any(f.parameter == p.name_hint and f.extent is extent for f in bounds.fits):
+                return False
+            bounds.fits.append(Fit(p.name_hint, extent, value, min(1, misfit.hi), misfit.hi))  # type: ignore[arg-type]
+            return True
+    return False
+
+
+def _extent_value(fn: ir.Function, scope: ir.Function, e: ir.Expr, callers: Mapping[int, ir.CallArg],
+                  args: Mapping[str, Any]) -> int | None:
+    """The value of the scalar expression `e` of `scope` (`fn`, or a half a Group function `fn`
+    calls) on `fn`'s arguments `args`, through the scalar assignments of both; None when it
+    depends on anything else (a loop variable, data, the SPMD identity)."""
+    own = {p.id for p in fn.params}
+
+    def lookup_in(f: ir.Function) -> Callable[[ir.Var], Any]:
+        defs = {s.var.id: s.value for s in ir.walk_stmts(f.body)
+                if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.SCALAR_EXPRS)}
+
+        def look(v: ir.Var) -> Any:
+            if v.id in defs:
+                return eval_scalar(defs[v.id], look)  # type: ignore[arg-type]
+            if f is fn:
+                value = args.get(v.name_hint) if v.id in own else None
+                return value if isinstance(value, int) else None
+            outer = callers.get(v.id)
+            return eval_scalar(outer, lookup_in(fn)) if isinstance(outer, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+        return look
+
+    try:
+        value = eval_scalar(e, lookup_in(scope))
+    except InterpreterError:
+        return None
+    return value if isinstance(value, int) else None
+
+
+def _fit(fit: Fit, out: dict[str, Any], rng: np.random.Generator, cap: int | None) -> None:
+    """Redraw `fit.parameter` in `out` so that its extent lies in `[fit.lo, fit.hi]`: uniformly
+    among the non-negative values (at most `cap`) the extent's slope puts there, the slope
+    measured at 0 and 1 and the result checked (left as drawn when none qualifies)."""
+    name = fit.parameter
+    if not isinstance(out.get(name), int):
+        return
+    e0, e1 = fit.value({**out, name: 0}), fit.value({**out, name: 1})
+    if e0 is None or e1 is None or e0 == e1:
+        return
+    slope = e1 - e0
+    low, high = (fit.lo - e0, fit.hi - e0) if slope > 0 else (fit.hi - e0, fit.lo - e0)
+    first, last = max(0, -(-low // slope)), high // slope
+    if cap is not None:
+        last = min(last, cap)
+    if first > last:
+        return
+    choice = int(rng.integers(first, last + 1))
+    value = fit.value({**out, name: choice})
+    if value is not None and fit.lo <= value <= fit.hi:
+        out[name] = choice
 
 
 def _in_scope(fn: ir.Function, v: ir.Var, callers: Mapping[int, ir.CallArg],

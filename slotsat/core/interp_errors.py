@@ -47,3 +47,23 @@ class OutOfBounds(InterpreterError):
     def __init__(self, message: str, span: Span, overrun: Overrun) -> None:
         super().__init__(message, span)
         self.overrun = overrun
+
+
+@dataclass(frozen=True)
+class Misfit:
+    """An extent a kernel computed outside the range its op allows (a valid shape past its
+    tile's shape, or negative): the expression that gave it, its value, and the range."""
+
+    extent: object
+    value: int
+    lo: int
+    hi: int
+
+
+class ExtentOutOfRange(InterpreterError):
+    """A valid extent outside its tile (`misfit` says which). `check` learns its next inputs
+    from it (`inputs.learn_bounds`)."""
+
+    def __init__(self, message: str, span: Span, misfit: Misfit) -> None:
+        super().__init__(message, span)
+        self.misfit = misfit

@@ -101,7 +101,15 @@ import numpy.typing as npt
 
 from slotsat.core import ir
 from slotsat.core.errors import Span
-from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, OutOfBounds, Overrun, Unmodelled
+from slotsat.core.interp_errors import (
+    ExtentOutOfRange,
+    InterpreterError,
+    InterpreterLimit,
+    Misfit,
+    OutOfBounds,
+    Overrun,
+    Unmodelled,
+)
 from slotsat.core.ir import DType
 from slotsat.core.paged import (
     PAGED_ABOVE,
@@ -1116,7 +1124,8 @@ def _op_load(it: Interpreter, c: ir.Call) -> Value:
     if isinstance(tensor, TensorSym):
         raise InterpreterError("symbolic tensor in a computing run", c.span)
     if len(valid) != len(shape) or any(v < 0 or v > d for v, d in zip(valid, shape, strict=True)):
-        raise InterpreterError(f"load valid shape {valid} does not fit the tile shape {shape}", c.span)
+        raise _misfit(c, _spelled(vs_arg), valid, shape,
+                      f"load valid shape {valid} does not fit the tile shape {shape}")
     rank = tensor.ndim
     if len(offsets) != rank:
         raise InterpreterError(f"load has {len(offsets)} offsets for a tensor of rank {rank}", c.span)
@@ -1191,6 +1200,22 @@ def _outside(c: ir.Call, axis: int, end: int, size: int, message: str) -> Interp
     indices = c.args[where[1]] if where[1] < len(c.args) else None
     index = indices.items[axis] if isinstance(indices, ir.ExprList) and axis < len(indices.items) else None
     return OutOfBounds(message, c.span, Overrun(c.args[where[0]], axis, end, size, index))
+
+
+def _misfit(c: ir.Call, extents: Sequence[object], values: Sequence[int], limits: Sequence[int],
+            message: str) -> InterpreterError:
+    """The fault of `c` computing a valid extent outside `[0, limit]`: an `ExtentOutOfRange`
+    naming the first such extent's expression (`extents`, as `c` spells them), a plain
+    `InterpreterError` when it spells none."""
+    for e, v, hi in zip(extents, values, limits, strict=False):
+        if not 0 <= v <= hi and isinstance(e, ir.SCALAR_EXPRS):
+            return ExtentOutOfRange(message, c.span, Misfit(e, v, 0, hi))
+    return InterpreterError(message, c.span)
+
+
+def _spelled(arg: object) -> list[object]:
+    """The entries of an op's list argument (none for anything else)."""
+    return list(arg.items) if isinstance(arg, ir.ExprList) else []
 
 
 def _check_index(c: ir.Call, idx: Sequence[int], shape: Sequence[int], message: str) -> None:
@@ -1490,8 +1515,8 @@ def _op_slice(it: Interpreter, c: ir.Call) -> Value:
     if request:
         req = _rc(request)
         if not (0 <= req[0] <= shape[0] and 0 <= req[1] <= shape[1]):
-            raise InterpreterError(f"slice valid shape {request} does not fit the slice shape {list(shape)}",
-                                   c.span)
+            raise _misfit(c, _spelled(c.args[3]), req, shape,
+                          f"slice valid shape {request} does not fit the slice shape {list(shape)}")
         valid = (min(valid[0], req[0]), min(valid[1], req[1]))
     return TileVal(data, valid, t.dtype, shape, t.backing)
 
@@ -1792,8 +1817,10 @@ def _op_set_validshape(it: Interpreter, c: ir.Call) -> Value:
     rows, cols = (it.scalar(a) if isinstance(a, ir.SCALAR_EXPRS) else None for a in c.args[1:3])  # type: ignore[arg-type]
     if not isinstance(rows, int) or not isinstance(cols, int) or not (0 <= rows <= t.shape[0]
                                                                       and 0 <= cols <= t.shape[1]):
-        raise InterpreterError(f"set_validshape [{rows}, {cols}] does not fit the {list(t.shape)} tile",
-                               c.span)
+        message = f"set_validshape [{rows}, {cols}] does not fit the {list(t.shape)} tile"
+        if not isinstance(rows, int) or not isinstance(cols, int):
+            raise InterpreterError(message, c.span)
+        raise _misfit(c, c.args[1:3], (rows, cols), t.shape, message)
     return TileVal(t.data, (rows, cols), t.dtype, t.shape, t.backing)
 
 
@@ -1860,7 +1887,8 @@ def _op_gather_row(it: Interpreter, c: ir.Call) -> Value:
     if isinstance(tensor, TensorSym):
         raise InterpreterError("symbolic tensor in a computing run", c.span)
     if len(shape) != 2 or len(valid) != 2 or any(v < 0 or v > d for v, d in zip(valid, shape, strict=True)):
-        raise InterpreterError(f"gather_row valid shape {valid} does not fit the window {shape}", c.span)
+        raise _misfit(c, _spelled(vs_arg), valid, shape,
+                      f"gather_row valid shape {valid} does not fit the window {shape}")
     if tensor.ndim != 2 or len(offsets) != 2:
         raise InterpreterError("gather_row reads a window of a rank-2 tensor", c.span)
     for k, (o, e, d) in enumerate(zip(offsets, valid, tensor.shape, strict=True)):

@@ -2,8 +2,9 @@
 (`inputs.learn_bounds`): a kernel's contract keeps its accesses inside its tensors.
 
 Groups: a symbolic dimension too small for the kernel's loads grows; a scalar offset that
-must stay small is capped; what is not a tensor parameter's dimension or a scalar
-parameter teaches nothing; `check` confirms kernels whose every first draw faults.
+must stay small is capped; a valid extent computed from two parameters is fitted into its
+tile; what is not a tensor parameter's dimension or a scalar parameter teaches nothing;
+`check` confirms kernels whose every first draw faults.
 """
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
@@ -18,8 +19,8 @@ import pytest
 from slotsat.app.cli import main
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
-from slotsat.core.inputs import Bounds, learn_bounds, random_inputs
-from slotsat.core.interp_errors import InterpreterError, OutOfBounds
+from slotsat.core.inputs import Bounds, Fit, learn_bounds, random_inputs
+from slotsat.core.interp_errors import ExtentOutOfRange, InterpreterError, OutOfBounds
 from slotsat.core.interpreter import Interpreter
 
 # `t0` is a row offset into an 8-row tensor read 8 rows at a time: only 0 is inside.
@@ -198,3 +199,104 @@ def test_a_kernel_outrunning_every_dimension_it_is_given_stays_unverified(
     assert capsys.readouterr().out.splitlines()[-1].endswith(
         "the original program faults on every random input: load reads rows/columns [1048576, 1048640) outside a "
         "tensor dimension of size 1048576 (offsets [1048576, 0], valid shape [64, 128])")
+
+
+# A tail handed over as two parameters: `rows - full` rows remain, and the tile holds 16.
+# Only a `full` within 16 rows below `rows` (and not past it) keeps the valid shape in the tile.
+_TAIL = """import pypto.language as pl
+
+
+@pl.program
+class Tail:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, rows: pl.Scalar[pl.INDEX], full: pl.Scalar[pl.INDEX], x: pl.Tensor[[rows, 256], pl.FP32], out: pl.Out[pl.Tensor[[16, 256], pl.FP32]]) -> pl.Tensor[[16, 256], pl.FP32]:
+        tail: pl.Scalar[pl.INDEX] = rows - full
+        for k, (dst,) in pl.pipeline(4, stage=2, init_values=(out,)):
+            xt: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[tail, 64])] = pl.tile.load(x, [full, k * 64], [16, 64], [tail, 64], target_memory=pl.Mem.Vec)
+            y: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[tail, 64])] = pl.tile.exp(xt)
+            nxt: pl.Tensor[[16, 256], pl.FP32] = pl.tile.store(y, [0, k * 64], dst)
+            res: pl.Tensor[[16, 256], pl.FP32] = pl.yield_(nxt)
+        return res
+"""
+
+
+def test_a_valid_extent_past_its_tile_fits_the_parameter_it_is_computed_from() -> None:
+    fn = _kernel(_TAIL)
+    args = {"rows": 40, "full": 3, "x": np.ones((40, 256), np.float32), "out": np.zeros((16, 256), np.float32)}
+    err = _fault(fn, args)
+    assert isinstance(err, ExtentOutOfRange)
+    assert err.message == "load valid shape [37, 64] does not fit the tile shape [16, 64]"
+    assert isinstance(err.misfit.extent, ir.Var)
+    assert err.misfit.extent.name_hint == "tail"
+    bounds = Bounds()
+    assert learn_bounds(fn, err, args, bounds)
+    assert [(f.parameter, f.lo, f.hi) for f in bounds.fits] == [("full", 1, 16)]  # `rows` is a dimension
+    assert not learn_bounds(fn, err, args, bounds)  # nothing new
+    for seed in range(20):
+        drawn = random_inputs(fn, np.random.default_rng(seed), bounds=bounds)
+        assert 1 <= drawn["rows"] - drawn["full"] <= 16
+
+
+def test_an_extent_no_parameter_moves_teaches_nothing() -> None:
+    # the valid rows are the loop variable's: no draw of a parameter changes them
+    fn = _kernel(_TAIL.replace("[tail, 64]", "[k * 8, 64]"))
+    args = {"rows": 40, "full": 3, "x": np.ones((40, 256), np.float32), "out": np.zeros((16, 256), np.float32)}
+    err = _fault(fn, args)
+    assert isinstance(err, ExtentOutOfRange)
+    bounds = Bounds()
+    assert not learn_bounds(fn, err, args, bounds)
+    assert bounds == Bounds()
+
+
+@pytest.mark.parametrize(("slope", "base"), [(-3, 100), (-1, 100), (1, -4), (2, -4)])
+def test_a_fit_draws_inside_its_range_whatever_the_slope_sign(slope: int, base: int) -> None:
+    fn = _kernel(_TAIL)
+    extent = ir.Var("e", ir.ScalarType(ir.DType.INDEX))
+    fit = Fit("full", extent, lambda a: base + slope * a["full"], 5, 11)
+    for seed in range(10):
+        drawn = random_inputs(fn, np.random.default_rng(seed), bounds=Bounds(fits=[fit]))
+        assert 5 <= base + slope * drawn["full"] <= 11
+
+
+def test_a_fit_no_value_meets_leaves_the_draw_as_it_was() -> None:
+    fn = _kernel(_TAIL)
+    odd = Fit("full", ir.Var("e", ir.ScalarType(ir.DType.INDEX)), lambda a: 2 * a["full"], 5, 5)
+    for seed in range(5):
+        plain = random_inputs(fn, np.random.default_rng(seed))
+        assert random_inputs(fn, np.random.default_rng(seed), bounds=Bounds(fits=[odd]))["full"] == plain["full"]
+
+
+# The same tail computed in the AIV half of a Group function from the group's parameters.
+_TAIL_GROUP = _TAIL.replace(
+    "@pl.function(type=pl.FunctionType.InCore)\n    def kernel(self, ",
+    "@pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)\n    def kernel_aiv(",
+) + """    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def kernel(rows: pl.Scalar[pl.INDEX], full: pl.Scalar[pl.INDEX], x: pl.Tensor[[rows, 256], pl.FP32], out: pl.Out[pl.Tensor[[16, 256], pl.FP32]]) -> pl.Tensor[[16, 256], pl.FP32]:
+        self.kernel_aiv(rows, full, x, out)
+        return out
+"""
+
+
+def test_a_valid_extent_a_half_computes_fits_the_group_s_parameter() -> None:
+    program = parse_source(_TAIL_GROUP, "g.py").programs[0]
+    functions = {f.name: f for f in program.functions}
+    group = functions["kernel"]
+    args = {"rows": 40, "full": 3, "x": np.ones((40, 256), np.float32), "out": np.zeros((16, 256), np.float32)}
+    with pytest.raises(ExtentOutOfRange) as info:
+        Interpreter(physical=False, prefetch=False, functions=functions).run(group, args)
+    bounds = Bounds()
+    assert learn_bounds(group, info.value, args, bounds, functions)
+    assert [(f.parameter, f.lo, f.hi) for f in bounds.fits] == [("full", 1, 16)]
+    for seed in range(10):
+        drawn = random_inputs(group, np.random.default_rng(seed), bounds=bounds)
+        assert 1 <= drawn["rows"] - drawn["full"] <= 16
+
+
+@pytest.mark.parametrize("text", [_TAIL, _TAIL_GROUP], ids=["function", "group"])
+@pytest.mark.parametrize("seed", range(4))
+def test_check_confirms_a_kernel_handed_a_tail_as_two_parameters(text: str, seed: int, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(text)
+    assert main(["check", str(path), "--seed", str(seed)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("1 loop(s): confirmed")

@@ -355,7 +355,7 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
         fc.unverified = err.message
         return {}
     rng = np.random.default_rng(seed)
-    bounds = Bounds()  # learned from draws the original ran past a tensor's end on
+    bounds = Bounds()  # learned from draws the original faulted on (a tensor's end, a tile's extent)
     scalars: dict[str, int] = {}
     attempts = 0
     last_error = ""
