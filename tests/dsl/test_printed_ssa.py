@@ -269,12 +269,67 @@ def test_returns_ending_the_branches_of_a_final_if_discard_their_rebindings() ->
     """)
 
 
+def test_an_early_return_makes_the_statements_after_its_if_the_other_branch() -> None:
+    # the reference prints an early return as written: `if c: ...; return x`, then the rest
+    src = program("""
+        @pl.function
+        def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+            k = n
+            if n > 0:
+                k = k + 1
+                return k
+            if n < -5:
+                return k
+            k = k * 3
+            return k
+    """)
+    assert canonical(src) == expected("""
+        @pl.function
+        def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+            k: pl.Scalar[pl.INDEX] = n
+            if n > 0:
+                k_1: pl.Scalar[pl.INDEX] = k + 1
+                return k_1
+            else:
+                if n < -5:
+                    return k
+                else:
+                    k_2: pl.Scalar[pl.INDEX] = k * 3
+                    return k_2
+    """)
+
+
+def test_an_early_return_in_the_else_branch_makes_the_rest_the_then_branch() -> None:
+    src = program("""
+        @pl.function
+        def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+            k = n
+            if n > 0:
+                k = k + 1
+            else:
+                return k
+            return k * 2
+    """)
+    assert canonical(src) == expected("""
+        @pl.function
+        def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+            k: pl.Scalar[pl.INDEX] = n
+            if n > 0:
+                k_1: pl.Scalar[pl.INDEX] = k + 1
+                return k_1 * 2
+            else:
+                return k
+    """)
+
+
 ERRORS: list[tuple[str, str, str, int, int]] = [
-    ("return-in-a-branch-of-a-non-final-if", """
+    ("both-branches-return-before-more-statements", """
         @pl.function
         def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
             if n > 0:
                 return n
+            else:
+                return n + 1
             return n
      """, "a return may end an if branch only when the if is the last statement of the function", 8, 13),
     ("a-rebinding-the-returning-branch-cannot-yield", """
@@ -366,3 +421,30 @@ def test_the_while_conversion_computes_what_python_computes() -> None:
     for n, m in ((0, 0), (0, 7), (2, 9), (5, 3)):
         assert run_function(fn, {"n": n, "m": m}, physical=False) == (python(n, m),)
     assert np.array_equal(run_function(fn, [1, 4], physical=False), [python(1, 4)])
+
+
+def test_the_early_return_fold_computes_what_python_computes() -> None:
+    src = program("""
+        @pl.function
+        def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+            k = n
+            if n > 0:
+                k = k + 1
+                return k
+            if n < -5:
+                return k
+            k = k * 3
+            return k
+    """)
+    fn = parse_source(src).programs[0].functions[0]
+
+    def python(n: int) -> int:
+        k = n
+        if n > 0:
+            return k + 1
+        if n < -5:
+            return k
+        return k * 3
+
+    for n in (-9, -5, 0, 4):
+        assert run_function(fn, {"n": n}, physical=False) == (python(n),)

@@ -797,6 +797,42 @@ class _ModuleParser:
         return var
 
 
+def _fold_early_returns(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """A function body with an early return, as the reference prints one (`if c: ...; return
+    x` and more statements after the if), as the if ... else that ends the function: the
+    statements after an if one of whose branches ends in a return become the end of its other
+    branch (Python's meaning). Folded again inside the branches of the if that now ends the
+    body; an if both of whose branches return, followed by more, is left for the parser's
+    error."""
+    for k, node in enumerate(stmts):
+        if not isinstance(node, ast.If):
+            continue
+        rest = stmts[k + 1:]
+        then_returns, else_returns = _returns(node.body), bool(node.orelse) and _returns(node.orelse)
+        if rest and then_returns == else_returns:
+            continue
+        body, orelse = node.body, node.orelse
+        if rest and then_returns:
+            orelse = [*orelse, *rest]
+        elif rest:
+            body = [*body, *rest]
+        folded = ast.If(test=node.test, body=_fold_early_returns(body),
+                        orelse=_fold_early_returns(orelse) if orelse else [])
+        if not rest and folded.body == node.body and folded.orelse == node.orelse:
+            return stmts
+        return [*stmts[:k], ast.copy_location(folded, node)]
+    return stmts
+
+
+def _returns(body: list[ast.stmt]) -> bool:
+    """Whether a statement list ends in a return on every path (a return, or an if whose
+    branches both do)."""
+    last = body[-1] if body else None
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and bool(last.orelse) and _returns(last.body) and _returns(last.orelse)
+
+
 def _is_bool_literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, bool)
 
@@ -1022,7 +1058,7 @@ class _FunctionParser:
         if len(stmts) == 1 and _is_ellipsis(stmts[0]):
             return ir.Function(node.name, ftype, params, returns, ir.SeqStmts(()), span=self.span(node),
                                abstract=True, **fields)  # type: ignore[arg-type]
-        stmts = self._fold_returned_tuple(stmts)
+        stmts = self._fold_returned_tuple(_fold_early_returns(stmts))
         has_return = bool(stmts) and isinstance(stmts[-1], ast.Return)
         if any(isinstance(s, ast.Return) for s in stmts[:-1]):
             self.error("a function body must end with return", stmts[-1])
