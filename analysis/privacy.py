@@ -17,9 +17,11 @@ The model
       executed symbolically (tile data is not computed; scalars, loop bounds and carried
       scalars are), so a use in a later iteration or after the loop counts.
     - The schedule is pipelined per loop instance: a top-level `tile.load` of loop `L`'s
-      body in iteration `J`, bound to an allocation with `F > 1` slots, may issue as soon as
-      iteration `J - F + 1` starts (while iterations `J - F + 1 .. J - 1` still compute),
-      which is what ptoas's per-slot synchronization allows for an `F`-slot region. Loads
+      body in iteration `J`, bound to an allocation with `F > 1` slots that the body loads
+      into once per iteration, may issue as soon as iteration `J - F + 1` starts (while
+      iterations `J - F + 1 .. J - 1` still compute), which is what ptoas's per-slot
+      synchronization allows for an `F`-slot region (`interpreter.run_ahead_loads`; an
+      allocation loaded twice per iteration is no region and its loads issue in order). Loads
       inside an `if` or a nested loop issue in program order within their own loop; a
       definition that is not a load (a computed tile bound to a slot) is written in order.
       Within one iteration program order holds. A loop instance drains before the code
@@ -53,7 +55,7 @@ from typing import Any
 
 from slotsat.core import ir
 from slotsat.core.errors import Span
-from slotsat.core.interpreter import Interpreter, SlotRef
+from slotsat.core.interpreter import Interpreter, SlotRef, run_ahead_loads
 
 DEFAULT_MAX_ITERATIONS = 4096
 DEFAULT_MAX_STEPS = 2_000_000
@@ -149,7 +151,7 @@ class _Tracer:
         key = id(loop)
         top = self._top_level_cache.get(key)
         if top is None:
-            top = frozenset(s.var.id for s in loop.body.stmts if isinstance(s, ir.AssignStmt))
+            top = run_ahead_loads(loop)
             self._top_level_cache[key] = top
         self._frame_ids += 1
         self.frames.append(_Frame(loop, self._frame_ids, top))

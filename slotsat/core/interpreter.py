@@ -62,8 +62,9 @@ The physical-buffer model (`physical=True`, the default)
 
     With `prefetch=True` (default) loops also run in a pipelined order: before iteration `n`
     of a loop, each top-level slotted `tile.load` of iterations `n .. n + F - 1` (`F` the
-    slot count of its allocation) that has not run yet is issued, as the copy engine does
-    when loads run ahead of compute. Only loads whose operands, slot index and valid shape
+    slot count of its allocation, which the body loads into once per iteration:
+    `run_ahead_loads`) that has not run yet is issued, as the copy engine does when loads
+    run ahead of compute. Only loads whose operands, slot index and valid shape
     depend on nothing but the induction variable, values defined before the loop, and
     top-level scalar assignments of the same kind are issued early; the rest run in place.
     So a slot index that makes two in-flight iterations share a slot (`(i // 2) % 2` with
@@ -966,6 +967,7 @@ class Interpreter:
     # ---- prefetch (see the module docstring)
 
     def _plan(self, s: ir.ForStmt) -> _PrefetchPlan:
+        ring = run_ahead_loads(s)
         ok: set[int] = {s.loop_var.id}
         body_defined = {st.var.id for st in ir.walk_stmts(s.body) if isinstance(st, ir.AssignStmt)}
         body_defined |= {ia.var.id for ia in s.iter_args}
@@ -992,7 +994,7 @@ class Interpreter:
                 continue
             if not (isinstance(t, ir.TileType) and t.memref is not None and t.memref.slot_count > 1):
                 continue
-            if not (isinstance(st.value, ir.Call) and st.value.op == "tile.load"):
+            if st.var.id not in ring:
                 continue
             if all(free(d) for d in _load_deps(st)):
                 plan.loads.append((idx, st, t.memref.slot_count))
@@ -1200,6 +1202,30 @@ def _outside(c: ir.Call, axis: int, end: int, size: int, message: str) -> Interp
     indices = c.args[where[1]] if where[1] < len(c.args) else None
     index = indices.items[axis] if isinstance(indices, ir.ExprList) and axis < len(indices.items) else None
     return OutOfBounds(message, c.span, Overrun(c.args[where[0]], axis, end, size, index))
+
+
+def run_ahead_loads(loop: ir.ForStmt) -> frozenset[int]:
+    """The top-level `tile.load`s of `loop`'s body (by the binder they define) that may run up to
+    `F - 1` iterations ahead: each binds an allocation of `F > 1` slots that the body loads into
+    once per iteration, a multi-buffer ring (the form the slots pass makes and ptoas's region
+    pipelines). An allocation the body loads into twice per iteration is no ring: slotsat's code
+    generator refuses it as a region when both are live at once, and the reference gives each
+    tile its own computed address, whose accesses ptoas keeps in program order. Shared by the
+    prefetch order and the privacy checker (`analysis/privacy.py`)."""
+    loads: dict[int, int] = {}
+    for st in ir.walk_stmts(loop.body):
+        t = st.var.type if isinstance(st, ir.AssignStmt) else None
+        if (isinstance(t, ir.TileType) and t.memref is not None and isinstance(st.value, ir.Call)  # type: ignore[union-attr]
+                and st.value.op == "tile.load"):  # type: ignore[union-attr]
+            loads[t.memref.base.id] = loads.get(t.memref.base.id, 0) + 1
+    out: set[int] = set()
+    for st in loop.body.stmts:
+        t = st.var.type if isinstance(st, ir.AssignStmt) else None
+        if (isinstance(t, ir.TileType) and t.memref is not None and t.memref.slot_count > 1
+                and isinstance(st.value, ir.Call) and st.value.op == "tile.load"  # type: ignore[union-attr]
+                and loads.get(t.memref.base.id) == 1):
+            out.add(st.var.id)  # type: ignore[union-attr]
+    return frozenset(out)
 
 
 def _misfit(c: ir.Call, extents: Sequence[object], values: Sequence[int], limits: Sequence[int],

@@ -2,7 +2,8 @@
 
 Groups: wrong author subscripts are caught (`(i // 2) % 2`, `i % 2` on a stepped loop, `i % 2`
 with four slots in flight, two tiles in one slot); correct rotations are accepted, in every
-slot-index form of `20-lower-pipeline-to-slots.md` §4.2 and on the slots pass's own output;
+slot-index form of `20-lower-pipeline-to-slots.md` §4.2 and on the slots pass's own output,
+and two slots of one allocation loaded once each per iteration run in program order;
 a wrong synthesized slot is caught; liveness follows carried values; the schedule drains at
 a loop's exit; undeterminable slot indices and runtime bounds give notes, not verdicts.
 """
@@ -17,9 +18,11 @@ import pytest
 
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.privacy import check_privacy
+from slotsat.app.cli import main
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_file, parse_source
 from slotsat.core.dsl.printer import print_module
+from slotsat.core.interpreter import run_ahead_loads
 from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
 
 DATA = Path(__file__).parent / "data"
@@ -77,6 +80,38 @@ def test_two_slot_rotation_under_four_in_flight_iterations_is_caught() -> None:
 
 
 # ---- correct rotations are accepted
+
+
+_SWAPPED = (DATA / "wrong_two_live.py").read_text().replace(
+    "PP[i % 2], pl.Mem.Vec] = pl.load(y", "PP[(i + 1) % 2], pl.Mem.Vec] = pl.load(y")
+"""PyPTO's own runtime test of slotted allocations, in this project's words: both slots are
+live together in every iteration and swap roles the next."""
+
+
+def test_two_slots_loaded_once_each_per_iteration_rotate_in_program_order() -> None:
+    # An allocation loaded twice per iteration is no ring, so its loads do not run ahead
+    # (`interpreter.run_ahead_loads`) and nothing conflicts.
+    fn = _fn(_SWAPPED)
+    report = check_privacy(fn)
+    assert report.ok, [v.message() for v in report.violations]
+    assert report.definitions == 8
+    loop = fn.body.stmts[0]
+    assert isinstance(loop, ir.ForStmt)
+    assert run_ahead_loads(loop) == frozenset()
+
+
+def test_check_confirms_two_slots_loaded_once_each_per_iteration(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(_SWAPPED)
+    assert main(["check", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("1 function(s), 1 loop(s): confirmed")
+
+
+def test_a_ring_loaded_once_per_iteration_runs_ahead() -> None:
+    loop = _fn(_loop_kernel("pl.range(16, init_values=(out,))", "i % 2", 2)).body.stmts[0]
+    assert isinstance(loop, ir.ForStmt)
+    assert run_ahead_loads(loop) == frozenset({loop.body.stmts[0].var.id})  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
