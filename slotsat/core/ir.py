@@ -877,6 +877,22 @@ class Function:
     abstract: bool = False
 
 
+LAUNCH_SYMBOLS: dict[str, str] = {"pld.system.world_size": "pld.system.world_size()"}
+"""Nullary ops whose value is fixed for a whole launch (the reference's `pld.system.world_size()`,
+INT64), read in a type's dimension (as the reference prints
+`pld.DistributedTensor[[pld.system.world_size(), 1], ...]`, where no call can be hoisted) as a
+symbol of the program, like a symbolic dimension: the op's name -> the symbol's name, which is
+also how it prints. The symbol is an INT64 `Var` among the program's `dynamic_vars`."""
+
+
+def is_launch_symbol(v: Var) -> bool:
+    """Whether `v` is a program's `LAUNCH_SYMBOLS` symbol (a symbolic dimension is INDEX)."""
+    return v.name_hint in _LAUNCH_NAMES and v.type == ScalarType(DType.INT64)
+
+
+_LAUNCH_NAMES = frozenset(LAUNCH_SYMBOLS.values())
+
+
 @dataclass(frozen=True, slots=True)
 class Program:
     """A `@pl.program` class. `dynamic_vars` are the symbolic dimensions its types use

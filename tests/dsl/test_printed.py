@@ -635,7 +635,7 @@ def test_index_and_int64_mix_as_the_reference_prints_them() -> None:
     """))
     assert "off: pl.Scalar[pl.INDEX] = i * pl.cast(n, pl.INDEX)" in got
     assert "wide: pl.Scalar[pl.INT64] = n + pl.cast(i, pl.INT64)" in got
-    assert "buf: pl.Tensor[[16, pl.cast(n, pl.INDEX)], pl.FP32]" in got
+    assert "buf: pl.Tensor[[16, n], pl.FP32]" in got  # a dimension prints bare, read back cast
     with pytest.raises(SlotsatError, match=r"operands of '\*' have dtypes pl.INDEX and pl.FP32; insert pl.cast"):
         parse_source(program(f"""
             @pl.function(type=pl.FunctionType.Orchestration)

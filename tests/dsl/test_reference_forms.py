@@ -521,8 +521,30 @@ def test_a_window_of_an_int64_extent_has_that_extent_as_an_index_dimension() -> 
             signal = pld.window(buf, [pld.world_size(), 1], dtype=pl.INT32)
             return 0
     """), "    "))
-    assert body[2] == ("signal: pld.DistributedTensor[[pl.cast(t__tmp_v0, pl.INDEX), 1], pl.INT32] = "
+    assert body[2] == ("signal: pld.DistributedTensor[[t__tmp_v0, 1], pl.INT32] = "
                        "pld.tensor.window(buf, [t__tmp_v0, 1], dtype=pl.INT32)")
+
+
+def test_a_launch_constant_in_a_type_is_a_symbol_of_the_program() -> None:
+    """The reference prints `pld.system.world_size()` inside a window's type, where no call can
+    be hoisted: it is the program's symbol (`ir.LAUNCH_SYMBOLS`), printed as the call, never
+    declared with `pl.dynamic`, and it round-trips."""
+    source = PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+        def host_orch(self):
+            buf: pl.Ptr = pld.tensor.alloc_window_buffer(64)
+            n: pl.Scalar[pl.INT64] = pld.system.world_size()
+            signal: pld.DistributedTensor[[pld.system.world_size(), 1], pl.INT32] = pld.tensor.window(buf, [n, 1], dtype=pl.INT32)
+            return 0
+    """), "    ")
+    program = parse_source(source, "k.py").programs[0]
+    symbol = program.dynamic_vars[0]
+    assert ir.is_launch_symbol(symbol)
+    assert symbol.type == ir.ScalarType(ir.DType.INT64)
+    text = print_module(parse_source(source, "k.py"))
+    assert "pl.dynamic" not in text
+    assert "signal: pld.DistributedTensor[[pld.system.world_size(), 1], pl.INT32]" in text
+    assert print_module(parse_source(text, "k.py")) == text
 
 
 def test_the_dispatching_short_form_takes_the_level_of_its_source() -> None:

@@ -397,6 +397,7 @@ class _ModuleParser:
         self.function_params: dict[str, tuple[ir.Type, ...]] = {}
         self.function_returns: dict[str, tuple[ir.Type, ...]] = {}
         self.dyn_vars: dict[str, ir.Var] = {}
+        self.launch_vars: dict[tuple[str, str], ir.Var] = {}
         """The current program's symbolic dimensions, by hint."""
         self.bound_names: dict[int, set[str]] = {}
         self.last_read: dict[int, dict[str, int]] = {}
@@ -773,6 +774,7 @@ class _ModuleParser:
         self.function_params = {}
         self.function_returns = {}
         self.dyn_vars = {}
+        self.launch_vars = {}
         for item in items:  # signatures first: a call may name a function defined later
             assert isinstance(item, ast.FunctionDef)
             fp = _FunctionParser(self, item)
@@ -785,8 +787,18 @@ class _ModuleParser:
         functions = tuple(fp.parse() for fp in parsers)
         for fp in parsers:
             fp.release()
-        dyn = tuple(sorted(self.dyn_vars.values(), key=lambda v: v.name_hint))
+        dyn = tuple(sorted([*self.dyn_vars.values(), *self.launch_vars.values()], key=lambda v: v.name_hint))
         return ir.Program(node.name, functions, span=self.span(node), dynamic_vars=dyn)
+
+    def launch_symbol(self, op: str, node: ast.AST) -> ir.Var:
+        """The program's symbol for the nullary launch-constant op `op` (`ir.LAUNCH_SYMBOLS`),
+        kept with its symbolic dimensions under a name no `pl.dynamic` declaration reaches."""
+        key = ("launch", op)
+        var = self.launch_vars.get(key)
+        if var is None:
+            var = self.launch_vars[key] = ir.Var(ir.LAUNCH_SYMBOLS[op], ir.ScalarType(ir.DType.INT64),
+                                                 span=self.span(node))
+        return var
 
     def dynamic(self, name: str, node: ast.AST) -> ir.Var:
         """The program's symbolic dimension `name` (declared by `pl.dynamic` or not)."""
@@ -2571,6 +2583,8 @@ class _FunctionParser:
             return self._cast(node)
         if name in ("pl.min", "pl.max", "abs"):
             return self._minmax(node, name)
+        if self._dims and name in ir.LAUNCH_SYMBOLS and not node.args and not node.keywords:
+            return self.mp.launch_symbol(name, node)  # elsewhere the call is hoisted, as FlattenCallExpr does
         if self.calls.is_call(node) and not self._dims:
             var = self.calls.hoist(node)
             if not isinstance(var.type, ir.ScalarType):

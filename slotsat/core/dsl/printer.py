@@ -69,7 +69,8 @@ def print_program(p: ir.Program, declared: set[str] | None = None) -> str:
     file: `declared` collects the names already printed by earlier programs)."""
     lines = [f"# pypto.program: {p.name}", "import pypto.language as pl", ""]
     dyn = dynamic_names(p)
-    fresh = [name for name in dyn.values() if declared is None or name not in declared]
+    fresh = [dyn[v.id] for v in p.dynamic_vars if not ir.is_launch_symbol(v)
+             and (declared is None or dyn[v.id] not in declared)]
     for name in sorted(fresh):
         lines.append(f"{name} = pl.dynamic({_string(name)})")
     if fresh:
@@ -102,7 +103,8 @@ def _function_lines(fn: ir.Function, dyn: dict[int, str]) -> list[str]:
 def dynamic_names(p: ir.Program) -> dict[int, str]:
     """Printed names of a program's symbolic dimensions (unique, first come first served)."""
     namer = _Namer(("pl", "pld", "self"))
-    return {v.id: namer.fresh(_sanitize(v.name_hint)) for v in p.dynamic_vars}
+    return {v.id: v.name_hint if ir.is_launch_symbol(v) else namer.fresh(_sanitize(v.name_hint))
+            for v in p.dynamic_vars}
 
 
 def print_function(f: ir.Function) -> str:
@@ -378,6 +380,10 @@ class FunctionPrinter:
         return f"pl.Tile[{', '.join(parts)}]"
 
     def dim(self, d: int | ir.Expr) -> str:
+        """A type's dimension. An INT64 value cast to INDEX prints bare, as the reference prints
+        it (`[pld.system.world_size(), 1]`); the reader casts it back (`TypeReader.dim`)."""
+        if isinstance(d, ir.Cast) and d.dtype is ir.DType.INDEX and ir.expr_dtype(d.a) is ir.DType.INT64:
+            return self.expr(d.a)
         return str(d) if isinstance(d, int) else self.expr(d)
 
     def layout_fields(self, v: ir.TileLayoutView) -> list[str]:
