@@ -276,9 +276,9 @@ class Rewriter:
 def emitted_as_kernel(fn: ir.Function) -> bool:
     """Whether pto-codegen compiles `fn` into a `func.func`: a kernel with a statement beyond
     its allocations, or a plain `@pl.function` that calls tile ops; orchestration, group,
-    spmd, ... code and abstract functions pass through."""
+    spmd, ... code, abstract functions and HOST SubWorkers (Python) pass through."""
     kinds = fn.type.is_kernel or fn.type is ir.FunctionType.OPAQUE
-    if fn.abstract or fn.role == "Orchestrator" or not kinds:
+    if fn.abstract or fn.inline_body is not None or fn.role == "Orchestrator" or not kinds:
         return False
     body = False
     tile_ops = False

@@ -13,6 +13,7 @@ from slotsat.core import ir, ops
 from slotsat.core.dsl import parse_source, print_module
 from slotsat.core.dsl.calls import _DEDUCED_FROM_CALL, hand_off_space
 from slotsat.core.errors import SlotsatError
+from slotsat.lowering.common import emitted_as_kernel
 
 T = "pl.Tensor[[16, 8], pl.FP32]"
 INCORE = "@pl.function(type=pl.FunctionType.InCore)"
@@ -1470,3 +1471,32 @@ def test_no_op_has_two_result_deductions() -> None:
               *(table for table, _ in _DEDUCED_FROM_CALL)]
     names = [op for table in tables for op in table]
     assert len(names) == len(set(names))
+
+
+def test_a_host_subworker_body_is_python_kept_verbatim() -> None:
+    """A HOST SubWorker is a host callback: its body is Python (the reference's `InlineStmt`),
+    not DSL, so it is kept as written, printed back the same way and passed through; an
+    abstract one (`...`) stays abstract."""
+    source = PLD + textwrap.indent(textwrap.dedent("""
+        @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+        def reduce_sum(a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], f: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+            result = torch.add(a, b)
+            if result.sum() > 0:
+                f[:] = result  # in place
+            return f
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+        def sample(x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+            ...
+    """), "    ")
+    module = parse_source(source, "k.py")
+    host, abstract = module.programs[0].functions
+    assert host.inline_body == ("result = torch.add(a, b)\nif result.sum() > 0:\n"
+                                "    f[:] = result  # in place\nreturn f")
+    assert not host.body.stmts
+    assert abstract.abstract
+    assert abstract.inline_body is None
+    text = print_module(module)
+    assert "            f[:] = result  # in place\n        return f\n" in text
+    assert print_module(parse_source(text, "k.py")) == text
+    assert not emitted_as_kernel(host)

@@ -91,6 +91,7 @@ import gc
 import io
 import keyword
 import math
+import textwrap
 import tokenize
 import warnings
 from collections.abc import Callable, Sequence
@@ -1070,6 +1071,10 @@ class _FunctionParser:
         if len(stmts) == 1 and _is_ellipsis(stmts[0]):
             return ir.Function(node.name, ftype, params, returns, ir.SeqStmts(()), span=self.span(node),
                                abstract=True, **fields)  # type: ignore[arg-type]
+        if extras.get("level") == "HOST" and extras.get("role") == "SubWorker" and stmts:
+            # a host callback: Python the host runs, kept verbatim as the reference keeps it
+            return ir.Function(node.name, ftype, params, returns, ir.SeqStmts(()), span=self.span(node),
+                               inline_body=self._verbatim(stmts[0], node.body[-1]), **fields)  # type: ignore[arg-type]
         stmts = self._fold_returned_tuple(_fold_early_returns(stmts))
         has_return = bool(stmts) and isinstance(stmts[-1], ast.Return)
         if any(isinstance(s, ast.Return) for s in stmts[:-1]):
@@ -1090,6 +1095,13 @@ class _FunctionParser:
             self.pending.clear()
         return ir.Function(node.name, ftype, params, returns, ir.SeqStmts((*prefix, *body, *tail)),
                            span=self.span(node), **fields)  # type: ignore[arg-type]
+
+    def _verbatim(self, start: ast.stmt, end: ast.stmt) -> str:
+        """The source lines from `start`'s line to `end`'s end, dedented, each without trailing
+        blanks: a HOST SubWorker's body as the printer writes it back."""
+        first, last = start.lineno, end.end_lineno or end.lineno
+        lines = [line.rstrip() for line in self.mp.lines[first - 1:last]]
+        return textwrap.dedent("\n".join(lines))
 
     def _is_func_attr(self, node: ast.stmt) -> bool:
         return isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and dotted(

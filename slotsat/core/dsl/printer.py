@@ -449,6 +449,9 @@ class FunctionPrinter:
         lines = [deco, f"def {f.name}({', '.join(params)}){ret}:"]
         if f.attrs:
             lines.append(f"{_INDENT}pl.func_attr({self.attrs(f.attrs)})")
+        if f.inline_body is not None:
+            lines.extend(_INDENT + line if line else line for line in f.inline_body.split("\n"))
+            return lines
         if f.abstract:
             if f.body.stmts:
                 raise AssertionError(f"unprintable abstract function '{f.name}' with a body")
