@@ -470,6 +470,13 @@ class Emitter:
             op = _FLOAT_MIN_MAX[e.op] if e.dtype.is_float else unsigned if e.dtype.is_unsigned else signed
             name = self.arith(op, [a, b], _int_type(e.dtype))
             self.handles[self._placeholder(e).id] = name
+        elif isinstance(e, ir.ScalarUnary) and _lowered_unary(e):
+            a = self.lower(e.a)
+            op, operand = _HOISTED_UNARY[e.op]
+            c = self.const(operand, e.dtype)
+            mlir = _int_type(e.dtype)
+            name = self.arith(op, [c, a] if op == "subi" else [a, c], mlir)
+            self.handles[self._placeholder(e).id] = name
         elif isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
             a, b = self.lower(e.a), self.lower(e.b)
             name = self.arith("cmpf", [a, b], _int_type(ir.expr_dtype(e.a)), predicate=_CMPF[e.op],
@@ -493,7 +500,7 @@ class Emitter:
         known = self._placeholders.get(e)
         if known is not None:
             return known
-        if isinstance(e, ir.ScalarBinary):
+        if isinstance(e, ir.ScalarBinary | ir.ScalarUnary):
             v = ir.Var(f"_{e.op}", ir.ScalarType(e.dtype))
         elif isinstance(e, ir.Cmp):
             v = ir.Var("_cmp", ir.ScalarType(ir.DType.BOOL))
@@ -523,6 +530,8 @@ class Emitter:
         """The operands `_emit_hoisted` lowers for `e`, in its order."""
         if isinstance(e, ir.ScalarBinary) and e.op in _HOISTED_BINARY:
             return [e.a, e.b]
+        if isinstance(e, ir.ScalarUnary) and _lowered_unary(e):
+            return [e.a]
         if isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
             return [e.a, e.b]
         if isinstance(e, ir.Cast) and _cast_ops(e) is not None:
@@ -649,6 +658,7 @@ class _Recorder(ValueRecorder):
 def _is_hoisted(sub: ir.Expr) -> bool:
     """An operation codegen emits itself before the index engine sees the rest (`_hoist`)."""
     return ((isinstance(sub, ir.ScalarBinary) and sub.op in _HOISTED_BINARY)
+            or (isinstance(sub, ir.ScalarUnary) and _lowered_unary(sub))
             or (isinstance(sub, ir.Cast) and _cast_ops(sub) is not None)
             or (isinstance(sub, ir.Cmp) and ir.expr_dtype(sub.a).is_float))
 
@@ -1069,6 +1079,8 @@ def _preflight_expr(e: ir.Expr, span: Span) -> None:
         where = sub.span if getattr(sub, "span", NO_SPAN) != NO_SPAN else span
         if isinstance(sub, ir.ScalarBinary) and _lowered_binary(sub):
             continue
+        if isinstance(sub, ir.ScalarUnary) and _lowered_unary(sub):
+            continue
         if isinstance(sub, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem):
             raise PassError(f"slotsat's code generator does not lower '{format_expr(sub)}'", where)
         if isinstance(sub, ir.Cast):
@@ -1089,6 +1101,16 @@ _HOISTED_BINARY: dict[str, tuple[str, str]] = {
 }
 """Integer scalar operations outside the index language that codegen lowers to one `arith`
 op each (signed / unsigned spelling): exact at the dtype, as the evaluator computes them."""
+_HOISTED_UNARY: dict[str, tuple[str, int]] = {"neg": ("subi", 0), "bitnot": ("xori", -1)}
+"""Integer negation and bitwise not, as the reference's scalar code generator spells them:
+`arith.subi 0, x` and `arith.xori x, -1` (exact at the dtype: both wrap as the evaluator's)."""
+
+
+def _lowered_unary(e: ir.ScalarUnary) -> bool:
+    """`-x` and `~x` of an integer of the result's dtype (`_HOISTED_UNARY`)."""
+    return e.op in _HOISTED_UNARY and e.dtype.is_int_arith and ir.expr_dtype(e.a) == e.dtype
+
+
 _FLOAT_MIN_MAX: dict[str, str] = {"min": "minimumf", "max": "maximumf"}
 _FLOAT_BINARY: dict[str, str] = {**_FLOAT_MIN_MAX, "truediv": "divf"}
 """`pl.min`, `pl.max` and `/` of two floats, as the reference's scalar code generator spells them."""

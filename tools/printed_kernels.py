@@ -819,6 +819,27 @@ class FillPad:
 
 
 @pl.program
+class NegateInPlace:
+    """Integer negation and bitwise not of scalars (a signal count a notify subtracts, as the
+    reference's allreduce lowering computes it) and tile.fillpad_inplace of a partly valid row."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[8, 64], pl.FP32],
+        n: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[8, 64], pl.FP32]],
+    ) -> pl.Tensor[[8, 64], pl.FP32]:
+        back = -n + 64
+        mask = ~n + 65
+        cols = pl.max(pl.min(back, mask), 1)
+        part = pl.tile.load(x, [0, 0], [8, 64], [8, cols], target_memory=pl.Mem.Vec)
+        full = pl.tile.fillpad_inplace(part, pad_value=pl.PadValue.zero)
+        out = pl.tile.store(full, [0, 0], out)
+        return out
+
+
+@pl.program
 class GatherRows:
     """tile.gather_row into a Vec tile: rows of a pool picked by an index table, each loaded
     straight into its row of a loop-carried tile (written in place), a runtime column count
@@ -895,6 +916,7 @@ PROGRAMS = {
     "dist_put": DistPut,
     "scatter_mask": ScatterMask,
     "fill_pad": FillPad,
+    "negate_in_place": NegateInPlace,
     "gather_rows": GatherRows,
     "gather_rows_mat": GatherRowsMat,
 }
