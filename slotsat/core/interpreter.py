@@ -33,7 +33,11 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 `tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`, `tensor.dim`,
 `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`, `tile.transpose_view`,
 `tile.slice` with a valid-shape request, `tile.store` with `atomic=pl.AtomicType.Add`
-(accumulates into the tensor), `tile.row_expand`, `tile.col_sum`, `tensor.write` (in place on
+(accumulates into the tensor), `tile.row_expand`, the max / min broadcasts `tile.row_expand_max` / `min` and
+`tile.col_expand_max` / `min`, `tile.row_prod`, `tile.matmul_bias` (the bias row added to every
+row), `tile.fmod` (of floats, C's `fmod`), the partial ops `tile.part_add` / `mul` / `max` /
+`min` (over the first operand's valid region, which keeps its own values where the second is
+not valid), `tile.col_prod`, `tile.col_sum`, `tensor.write` (in place on
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
 in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`,
@@ -1414,6 +1418,8 @@ def _op_row_reduce(it: Interpreter, c: ir.Call) -> Value:
         with np.errstate(all="ignore"):
             if c.op == "tile.row_sum":
                 red = part.astype(np.float64).sum(axis=1) if t.dtype.is_float else part.sum(axis=1)
+            elif c.op == "tile.row_prod":
+                red = part.astype(np.float64).prod(axis=1) if t.dtype.is_float else part.prod(axis=1)
             elif c.op == "tile.row_max":
                 red = part.max(axis=1)
             else:
@@ -1458,6 +1464,48 @@ def _op_matmul(it: Interpreter, c: ir.Call) -> Value:
     prod, valid = _matmul(lt, rt, c)
     dtype = DType.FP32 if lt.dtype.is_float else DType.INT32
     return TileVal(_wrap_array(prod, dtype), valid, dtype, (lt.shape[0], rt.shape[1]))
+
+
+def _op_matmul_bias(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.matmul_bias(lhs, rhs, bias)`: the product plus the `[1, N]` bias row on every row
+    (pto-isa's TMATMUL_BIAS), accumulated as `tile.matmul` accumulates."""
+    lt, rt, bias = (it._tile(a, c.span) for a in c.args[:3])
+    prod, valid = _matmul(lt, rt, c)
+    if bias.shape[0] != 1 or bias.shape[1] != prod.shape[1]:
+        raise InterpreterError(f"'{c.op}' needs a [1, {prod.shape[1]}] bias row", c.span)
+    row = _need_data(bias)[:1, :].astype(np.float64 if lt.dtype.is_float else object)
+    dtype = DType.FP32 if lt.dtype.is_float else DType.INT32
+    return TileVal(_wrap_array(prod + row, dtype), valid, dtype, (lt.shape[0], rt.shape[1]))
+
+
+def _op_part(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.part_add(src0, src1)` and kin (`part_mul`, `part_max`, `part_min`; TPARTADD ...):
+    the operation where both sources are valid, and `src0` where only it is, over the result's
+    valid region, which is `src0`'s (the reference's elementwise.cpp deduces the binary type:
+    the first operand's valid shape)."""
+    a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        raise InterpreterError(f"'{c.op}' operands differ in shape or dtype", c.span)
+    data = _need_data(a).copy()
+    r, k = min(a.valid[0], b.valid[0]), min(a.valid[1], b.valid[1])
+    op = {"tile.part_add": "tile.add", "tile.part_mul": "tile.mul", "tile.part_max": "tile.maximum",
+          "tile.part_min": "tile.minimum"}[c.op]
+    data[:r, :k] = as_dtype(_binary(op, data[:r, :k], _need_data(b)[:r, :k], a.dtype, c.span), a.dtype)
+    return TileVal(data, a.valid, a.dtype, a.shape)
+
+
+def _op_fmod(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.fmod(lhs, rhs)`: the floating-point remainder with the sign of `lhs` (C's `fmod`,
+    the reference's doc), elementwise over float tiles; valid where both are."""
+    a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        raise InterpreterError(f"'{c.op}' operands differ in shape or dtype", c.span)
+    if not a.dtype.is_float:
+        raise Unmodelled(f"the interpreter models {c.op} of float tiles only", c.span)
+    with np.errstate(all="ignore"):
+        data = np.fmod(_need_data(a).astype(np.float64), _need_data(b).astype(np.float64))
+    valid = (min(a.valid[0], b.valid[0]), min(a.valid[1], b.valid[1]))
+    return TileVal(as_dtype(data, a.dtype), valid, a.dtype, a.shape)
 
 
 def _wrap_array(a: Array, dtype: DType) -> Array:
@@ -1663,8 +1711,8 @@ def _op_col_sum(it: Interpreter, c: ir.Call) -> Value:
 def _op_col_extreme(it: Interpreter, c: ir.Call) -> Value:
     """`tile.col_max(tile)` / `tile.col_min(tile)`: the largest / smallest element of each
     column over the valid rows, a `[1, C]` tile with the source's valid columns (the reference's
-    reduction.cpp, `DeduceTileColReductionType`; ptoas's TCOLMAX / TCOLMIN). A column with no
-    valid row has no extreme: declined."""
+    reduction.cpp, `DeduceTileColReductionType`; ptoas's TCOLMAX / TCOLMIN); `tile.col_prod`
+    their product (TCOLPROD). A column with no valid row has no extreme: declined."""
     t = it._tile(c.args[0], c.span)
     vr, vc = t.valid
     if vr == 0 and vc > 0:
@@ -1673,7 +1721,12 @@ def _op_col_extreme(it: Interpreter, c: ir.Call) -> Value:
     out = np.zeros((1, t.shape[1]), dtype=data.dtype)
     if vc > 0:
         part = data[:vr, :vc]
-        out[0, :vc] = part.max(axis=0) if c.op == "tile.col_max" else part.min(axis=0)
+        if c.op == "tile.col_prod":
+            with np.errstate(all="ignore"):
+                out[0, :vc] = as_dtype(part.astype(np.float64).prod(axis=0), t.dtype) if t.dtype.is_float \
+                    else part.prod(axis=0)
+        else:
+            out[0, :vc] = part.max(axis=0) if c.op == "tile.col_max" else part.min(axis=0)
     return TileVal(as_dtype(out, t.dtype), (1, vc), t.dtype, (1, t.shape[1]))
 
 
@@ -2718,8 +2771,16 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.get_subblock_idx": (0, 0, frozenset()),
     "system.fence": (0, 0, frozenset()),
     "system.cacheinvalid": (0, 3, frozenset()),
-    **{f"tile.col_expand{k}": (2, 2, frozenset()) for k in ("", "_add", "_sub", "_mul", "_div", "_expdif")},
+    **{f"tile.col_expand{k}": (2, 2, frozenset())
+       for k in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")},
     "tile.row_expand_expdif": (2, 2, frozenset()),
+    "tile.row_expand_max": (2, 2, frozenset()),
+    "tile.row_expand_min": (2, 2, frozenset()),
+    "tile.row_prod": (2, 2, frozenset()),
+    "tile.matmul_bias": (3, 3, frozenset()),
+    "tile.fmod": (2, 2, frozenset()),
+    "tile.col_prod": (1, 1, frozenset()),
+    **{f"tile.part_{k}": (2, 2, frozenset()) for k in ("add", "mul", "max", "min")},
     "tile.minimums": (2, 2, frozenset()),
     "tensor.read": (2, 2, frozenset()),
     "tensor.dim": (2, 2, frozenset()),
@@ -2821,8 +2882,12 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     **{k: _op_unary for k in _UNARY},
     **{f"tile.{k}": _op_binary for k in ("add", "sub", "mul", "div", "maximum", "minimum")},
     **{f"tile.{k}": _op_scalar for k in ("adds", "subs", "muls", "divs", "maximums")},
-    **{f"tile.{k}": _op_row_reduce for k in ("row_sum", "row_max", "row_min")},
-    **{f"tile.row_expand_{k}": _op_row_expand for k in ("add", "sub", "mul", "div")},
+    **{f"tile.{k}": _op_row_reduce for k in ("row_sum", "row_max", "row_min", "row_prod")},
+    **{f"tile.row_expand_{k}": _op_row_expand for k in ("add", "sub", "mul", "div", "max", "min")},
+    "tile.matmul_bias": _op_matmul_bias,
+    "tile.fmod": _op_fmod,
+    "tile.col_prod": _op_col_extreme,
+    **{f"tile.part_{k}": _op_part for k in ("add", "mul", "max", "min")},
     "tile.minimums": _op_scalar,
     "tile.create": _op_create,
     "tile.full": _op_full,
@@ -2830,7 +2895,8 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.get_block_idx": _op_spmd,
     "tile.get_block_num": _op_spmd,
     "tile.get_subblock_idx": _op_spmd,
-    **{f"tile.col_expand{k}": _op_col_expand for k in ("", "_add", "_sub", "_mul", "_div", "_expdif")},
+    **{f"tile.col_expand{k}": _op_col_expand
+       for k in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")},
     "tile.row_expand_expdif": _op_row_expand,
     "tensor.read": _op_tensor_read,
     "tensor.dim": _op_tensor_dim,

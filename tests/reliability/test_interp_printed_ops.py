@@ -1,8 +1,10 @@
 """The interpreter's models of more printed-form ops (issue 16): `tile.slice` with a valid
 shape request, `tile.store(..., atomic=pl.AtomicType.Add)`, `tile.row_expand`, `tile.col_sum`
 and `tensor.write`, `tile.concat` (also of partly valid tiles), the arg reductions
-`tile.row_argmax` and kin, and the comparisons
-`tile.cmp` / `tile.cmps` with `tile.sel`, each against a hand-computed expectation."""
+`tile.row_argmax` and kin, the comparisons `tile.cmp` / `tile.cmps` with `tile.sel`, the max /
+min broadcasts of both expand families, `tile.row_prod`, `tile.col_prod`, `tile.matmul_bias`,
+`tile.fmod` and the partial ops `tile.part_add` and kin,
+each against a hand-computed expectation."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
 
@@ -437,3 +439,99 @@ return r
 """)
     with pytest.raises(InterpreterError, match=r"tile.reshape valid shape \[2, 9\] does not fit the tile \[2, 8\]"):
         _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
+
+
+@pytest.mark.parametrize(("op", "pick"), [("row_expand_max", np.maximum), ("row_expand_min", np.minimum)])
+def test_row_expand_max_and_min_meet_each_row_with_its_broadcast_value(op: str, pick: np.ufunc) -> None:
+    fn = _fn(P, R, f"""
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+c: pl.Tile[[4, 1], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 2], [4, 1])
+e: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(t, c)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(e, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
+    np.testing.assert_array_equal(r, pick(A, A[:, 2:3]))
+
+
+@pytest.mark.parametrize(("op", "pick"), [("col_expand_max", np.maximum), ("col_expand_min", np.minimum)])
+def test_col_expand_max_and_min_meet_each_column_with_its_broadcast_value(op: str, pick: np.ufunc) -> None:
+    fn = _fn(P, R, f"""
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+c: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [2, 0], [1, 4])
+e: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(t, c)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(e, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
+    np.testing.assert_array_equal(r, pick(A, A[2:3, :]))
+
+
+def test_row_prod_multiplies_the_valid_columns_of_each_row() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 1], pl.FP32]]", "pl.Tensor[[4, 1], pl.FP32]", """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[4, 3])] = pl.load(a, [0, 0], [4, 4], [4, 3])
+tmp: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.create([4, 4], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+p: pl.Tile[[4, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_prod(t, tmp)
+r: pl.Tensor[[4, 1], pl.FP32] = pl.store(p, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 1), np.float32)})
+    np.testing.assert_array_equal(r[:, 0], A[:, :3].prod(axis=1))
+
+
+def test_matmul_bias_adds_the_bias_row_to_every_row_of_the_product() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], b: pl.Tensor[[1, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 4], pl.FP32]]", R, """
+lm: pl.Tile[[4, 4], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [4, 4], target_memory=pl.Mem.Mat)
+l: pl.Tile[[4, 4], pl.FP32, pl.Mem.Left] = pl.tile.move(lm, target_memory=pl.Mem.Left)
+rt: pl.Tile[[4, 4], pl.FP32, pl.Mem.Right] = pl.tile.move(lm, target_memory=pl.Mem.Right)
+bm: pl.Tile[[1, 4], pl.FP32, pl.Mem.Mat] = pl.load(b, [0, 0], [1, 4], target_memory=pl.Mem.Mat)
+bias: pl.Tile[[1, 4], pl.FP32, pl.Mem.Bias] = pl.tile.move(bm, target_memory=pl.Mem.Bias)
+acc: pl.Tile[[4, 4], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_bias(l, rt, bias)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(acc, [0, 0], out)
+return r
+""")
+    bias = np.array([[1, -2, 3, -4]], dtype=np.float32)
+    (r,) = _run(fn, {"a": A, "b": bias, "out": np.zeros((4, 4), np.float32)})
+    np.testing.assert_array_equal(r, A @ A + bias)
+
+
+def test_fmod_keeps_the_sign_of_the_dividend() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], b: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 4], pl.FP32]]", R, """
+x: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+y: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(b, [0, 0], [4, 4])
+m: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.fmod(x, y)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(m, [0, 0], out)
+return r
+""")
+    x = np.array([[7.5, -7.5, 7.5, -7.5]] * 4, dtype=np.float32)
+    y = np.array([[2, 2, -2, -2]] * 4, dtype=np.float32)
+    (r,) = _run(fn, {"a": x, "b": y, "out": np.zeros((4, 4), np.float32)})
+    np.testing.assert_array_equal(r[0], [1.5, -1.5, 1.5, -1.5])
+
+
+@pytest.mark.parametrize(("op", "pick"), [("part_add", np.add), ("part_mul", np.multiply),
+                                          ("part_max", np.maximum), ("part_min", np.minimum)])
+def test_a_partial_op_keeps_the_first_operand_where_only_it_is_valid(op: str, pick: np.ufunc) -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], b: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 4], pl.FP32]]", R, f"""
+x: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+y: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[2, 3])] = pl.load(b, [0, 0], [4, 4], [2, 3])
+m: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(x, y)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(m, [0, 0], out)
+return r
+""")
+    b = np.full((4, 4), -3, dtype=np.float32)
+    (r,) = _run(fn, {"a": A, "b": b, "out": np.zeros((4, 4), np.float32)})
+    want = A.copy()
+    want[:2, :3] = pick(A[:2, :3], b[:2, :3])
+    np.testing.assert_array_equal(r, want)
+
+
+def test_col_prod_multiplies_the_valid_rows_of_each_column() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[1, 4], pl.FP32]]", "pl.Tensor[[1, 4], pl.FP32]", """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[3, 4])] = pl.load(a, [0, 0], [4, 4], [3, 4])
+p: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.col_prod(t)
+r: pl.Tensor[[1, 4], pl.FP32] = pl.store(p, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((1, 4), np.float32)})
+    np.testing.assert_array_equal(r[0], A[:3].prod(axis=0))
