@@ -1097,10 +1097,12 @@ def _is_scalar_dtype(d: ir.DType) -> bool:
 _HOISTED_BINARY: dict[str, tuple[str, str]] = {
     "min": ("minsi", "minui"), "max": ("maxsi", "maxui"),
     "bitand": ("andi", "andi"), "bitor": ("ori", "ori"), "bitxor": ("xori", "xori"),
-    "and": ("andi", "andi"), "or": ("ori", "ori"),
+    "and": ("andi", "andi"), "or": ("ori", "ori"), "shl": ("shli", "shli"), "shr": ("shrsi", "shrui"),
 }
 """Integer scalar operations outside the index language that codegen lowers to one `arith`
-op each (signed / unsigned spelling): exact at the dtype, as the evaluator computes them."""
+op each (signed / unsigned spelling): exact at the dtype, as the evaluator computes them. A
+shift is defined for amounts in `[0, bits)` only, in the evaluator (a fault) as in `arith` (a
+poison value); Python's `>>` of a negative value is the arithmetic shift `shrsi`."""
 _HOISTED_UNARY: dict[str, tuple[str, int]] = {"neg": ("subi", 0), "bitnot": ("xori", -1)}
 """Integer negation and bitwise not, as the reference's scalar code generator spells them:
 `arith.subi 0, x` and `arith.xori x, -1` (exact at the dtype: both wrap as the evaluator's)."""
@@ -1926,12 +1928,15 @@ class FunctionEmitter(Emitter):
                 assert isinstance(arg, ir.SCALAR_EXPRS)
                 out.append((self.index_value(arg), "index"))  # type: ignore[arg-type]
             elif _is_scalar_expr(arg) and sp.scalar not in ("source", "result"):
-                # a fixed operand type (`tile.mrgsort_format1`'s block length is `i32`)
+                # a fixed operand type (`tile.mrgsort_format1`'s block length is `i32`); a runtime
+                # integer of another dtype is converted, as the reference's EmitCastToI32 does
                 fixed = ir.DType(sp.scalar)
-                if not isinstance(arg, ir.ConstInt) and ir.expr_dtype(arg) != fixed:  # type: ignore[arg-type]
-                    raise PassError(f"slotsat's code generator passes argument '{n}' of {c.op} only as a "
-                                    f"literal or a scalar of dtype {fixed.value}, got "
-                                    f"{ir.expr_dtype(arg).value}", where)  # type: ignore[arg-type]
+                own = ir.expr_dtype(arg)  # type: ignore[arg-type]
+                if not isinstance(arg, ir.ConstInt) and own != fixed:
+                    if not (own.is_int and fixed.is_int):
+                        raise PassError(f"slotsat's code generator passes argument '{n}' of {c.op} only as a "
+                                        f"literal or an integer scalar, got {own.value}", where)
+                    arg = ir.Cast(arg, fixed, span=getattr(arg, "span", NO_SPAN))  # type: ignore[arg-type]
                 out.append(self._scalar_arg(arg, fixed))
             elif _is_scalar_expr(arg):
                 dtype = source if sp.scalar == "source" and source is not None else result

@@ -1,6 +1,7 @@
 """`tile.mrgsort_format1` (ptoas `pto.tmrgsort` format 1): the source tile and an `i32` block
 length become the operands, as the reference's PTO backend emits them; a literal block
-length is the shared `%c<N>_i32` constant, whatever its printed dtype."""
+length is the shared `%c<N>_i32` constant, whatever its printed dtype, and a runtime integer
+of another dtype is cast to i32."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
 
@@ -37,7 +38,18 @@ def test_an_index_literal_block_length_is_still_i32() -> None:
     assert not lines(text, "%c16_index")
 
 
-def test_a_runtime_index_block_length_is_declined() -> None:
+def test_a_runtime_index_block_length_is_cast_to_i32() -> None:
+    # the reference's EmitCastToI32: a runtime block length of another integer dtype is converted
     src = kernel(_body("n"), params=PARAMS + ", n: pl.Scalar[pl.INDEX]", ret=RET)
+    text = compile_(src).pto_text
+    (cast,) = lines(text, "arith.index_cast")
+    name = cast.strip().split(" = ")[0]
+    assert cast.rstrip().endswith(": index to i32")
+    (sort,) = lines(text, "pto.tmrgsort")
+    assert f"ins(%s, {name} : {ROW}, i32)" in sort
+
+
+def test_a_float_block_length_is_declined() -> None:
+    src = kernel(_body("f"), params=PARAMS + ", f: pl.Scalar[pl.FP32]", ret=RET)
     err = error(src)
-    assert "argument 'block_len' of tile.mrgsort_format1 only as a literal or a scalar of dtype INT32, got INDEX" in err.render("k.py")
+    assert "argument 'block_len' of tile.mrgsort_format1 only as a literal or an integer scalar, got FP32" in err.render("k.py")

@@ -1,5 +1,6 @@
 """Constructs of the reference's printed IR that codegen emits (issue 16): dynamic tensor
-shapes, the SPMD identity, integer `pl.min` / `pl.max` and bit operations, casts outside the
+shapes, the SPMD identity, integer `pl.min` / `pl.max`, bit operations, shifts, negation and
+bitwise not, a runtime block length cast to i32, casts outside the
 index engine, float comparisons, ops spelled from `lowering/pto_ops.json`, views with a
 static valid extent, and the located errors for what is not emitted.
 
@@ -23,7 +24,7 @@ import pytest
 from slotsat.core import ir
 from slotsat.core.interpreter import eval_scalar
 from slotsat.core.options import Planner
-from slotsat.lowering.pto_codegen import _cast_ops
+from slotsat.lowering.pto_codegen import _HOISTED_BINARY, _HOISTED_UNARY, _cast_ops
 from tests.codegen.address_oracle import check_module
 from tests.codegen.harness import compile_, error, kernel, lines
 
@@ -194,6 +195,55 @@ return out
     assert cmp.startswith("%")
     assert " = arith.cmpf ogt, %s, %cf0p5_f32 : f32" in cmp
     assert lines(text, "pto.tgetval ins(%t, %c0_index")
+
+
+def _signless(op: str, a: int, b: int, bits: int) -> int:
+    """One MLIR integer `arith` op on two's-complement operands of `bits` (a shift amount in
+    `[0, bits)`), as its result's bits."""
+    mask = (1 << bits) - 1
+    ua, ub = a & mask, b & mask
+    sa = ua - (1 << bits) if ua >> (bits - 1) else ua
+    table = {"shli": lambda: ua << b, "shrsi": lambda: sa >> b, "shrui": lambda: ua >> b,
+             "subi": lambda: ua - ub, "xori": lambda: ua ^ ub}
+    return table[op]() & mask
+
+
+@pytest.mark.parametrize("dtype", [ir.DType.INDEX, ir.DType.INT8, ir.DType.INT32, ir.DType.UINT8, ir.DType.UINT32])
+def test_shifts_negation_and_bitwise_not_lower_to_what_the_evaluator_computes(dtype: ir.DType) -> None:
+    x, y = ir.Var("x", ir.ScalarType(dtype)), ir.Var("y", ir.ScalarType(dtype))
+    mask = (1 << dtype.bits) - 1
+    for a in _samples(dtype):
+        assert isinstance(a, int)
+        for op in ("shl", "shr"):
+            signed, unsigned = _HOISTED_BINARY[op]
+            for b in (0, 1, 3, dtype.bits - 1):
+                want = eval_scalar(ir.ScalarBinary(op, x, y, dtype), lambda v, a=a, b=b: a if v is x else b)  # type: ignore[misc]
+                assert isinstance(want, int)
+                got = _signless(unsigned if dtype.is_unsigned else signed, a, b, dtype.bits)
+                assert got == want & mask, (op, a, b)
+        for op in ("neg", "bitnot"):
+            arith, operand = _HOISTED_UNARY[op]
+            want = eval_scalar(ir.ScalarUnary(op, x, dtype), lambda _, a=a: a)  # type: ignore[misc]
+            assert isinstance(want, int)
+            got = _signless(arith, operand, a, dtype.bits) if arith == "subi" else _signless(arith, a, operand, dtype.bits)
+            assert got == want & mask, (op, a)
+
+
+def test_shifts_and_a_runtime_block_length_are_emitted_as_the_reference_emits_them() -> None:
+    text = _emit("""
+row: pl.Tile[[1, 256], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [1, 256])
+up: pl.Scalar[pl.INDEX] = 1 << k
+down: pl.Scalar[pl.INDEX] = up >> 1
+m: pl.Tile[[1, 256], pl.FP32, pl.Mem.Vec] = pl.tile.mrgsort_format1(row, down * 64)
+out = pl.store(m, [0, 0], out)
+return out
+""", "a: pl.Tensor[[1, 256], pl.FP32], k: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[1, 256], pl.FP32]]",
+        "pl.Tensor[[1, 256], pl.FP32]", decls="")
+    (shl,) = lines(text, "arith.shli")
+    assert shl.endswith(": index")
+    assert lines(text, "arith.shrsi")
+    (cast,) = lines(text, "arith.index_cast")  # the block length, to the i32 the ISA takes
+    assert cast.endswith(": index to i32")
 
 
 # --------------------------------------------------------------------------------------
