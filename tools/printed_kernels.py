@@ -840,6 +840,26 @@ class NegateInPlace:
 
 
 @pl.program
+class ScatterIndex:
+    """tile.scatter (the index form): the elements of a tile written at the flat offsets an
+    index tile holds into a zero-filled destination, in place on the destination."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        v: pl.Tensor[[8, 8], pl.FP32],
+        idx: pl.Tensor[[8, 8], pl.INT32],
+        out: pl.Out[pl.Tensor[[8, 16], pl.FP32]],
+    ) -> pl.Tensor[[8, 16], pl.FP32]:
+        vals = pl.tile.load(v, [0, 0], [8, 8], [8, 8], target_memory=pl.Mem.Vec)
+        offs = pl.tile.load(idx, [0, 0], [8, 8], [8, 8], target_memory=pl.Mem.Vec)
+        zero = pl.tile.full([8, 16], dtype=pl.FP32, value=0.0)
+        dst = pl.tile.scatter(zero, vals, offs)
+        out = pl.tile.store(dst, [0, 0], out)
+        return out
+
+
+@pl.program
 class GatherRows:
     """tile.gather_row into a Vec tile: rows of a pool picked by an index table, each loaded
     straight into its row of a loop-carried tile (written in place), a runtime column count
@@ -917,6 +937,7 @@ PROGRAMS = {
     "scatter_mask": ScatterMask,
     "fill_pad": FillPad,
     "negate_in_place": NegateInPlace,
+    "scatter_index": ScatterIndex,
     "gather_rows": GatherRows,
     "gather_rows_mat": GatherRowsMat,
 }

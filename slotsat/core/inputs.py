@@ -80,6 +80,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     total = 0
     budget: PageBudget | None = None
     indices = _index_parameters(fn)
+    distinct = _scatter_index_parameters(fn)
     for p in fn.params:
         t = p.type
         if p.id in dims:
@@ -87,7 +88,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         if isinstance(t, ir.TensorType):
             shape = tuple(_dimension(d, dims, p) for d in t.shape)
             n = element_count(shape)
-            draw = functools.partial(_draw_elements, t.dtype, indices.get(p.id))
+            draw = functools.partial(_draw_elements, t.dtype, indices.get(p.id), p.id in distinct)
             if n > PAGED_ABOVE:
                 budget = budget or PageBudget(interp_max_elements())
                 source = PageSource(p.name_hint, shape, np.dtype(numpy_dtype(t.dtype)), draw,
@@ -116,16 +117,20 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     return out
 
 
-def _draw_elements(dtype: DType, index_range: tuple[int, int] | None, rng: np.random.Generator,
-                   n: int) -> Array:
+def _draw_elements(dtype: DType, index_range: tuple[int, int] | None, distinct: bool,
+                   rng: np.random.Generator, n: int) -> Array:
     """`n` random elements of a tensor parameter of `dtype` (`random_inputs` says which);
-    `index_range`: the `[lo, hi)` of a tensor whose elements index (`_index_parameters`)."""
+    `index_range`: the `[lo, hi)` of a tensor whose elements index (`_index_parameters`), drawn
+    all different where `distinct` (a scatter's offsets, `_scatter_index_parameters`) and the
+    range holds `n`."""
     if dtype.is_float:
         return as_dtype(rng.uniform(0.25, 2.0, size=n), dtype)
     if dtype is DType.BOOL:
         return rng.integers(0, 2, size=n).astype(np.bool_)
     if index_range is not None:  # indices: inside what they index
         lo, hi = index_range
+        if distinct and hi - lo >= n:
+            return (lo + rng.permutation(hi - lo)[:n]).astype(numpy_dtype(dtype))
         return rng.integers(lo, lo + max(1, min(hi - lo, _SMALL_INDEX)), size=n).astype(numpy_dtype(dtype))
     lo = 0 if dtype.is_unsigned else -8
     return rng.integers(lo, 9, size=n).astype(numpy_dtype(dtype))
@@ -448,6 +453,30 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
     return out
 
 
+def _scatter_index_parameters(fn: ir.Function) -> set[int]:
+    """The integer tensor parameters whose elements a `tile.scatter` takes as its offsets
+    as they are (loaded, through views and copies): a kernel's contract is that a scatter
+    writes each offset once (two writes to one offset leave the hardware's order to decide),
+    so `random_inputs` draws their elements all different."""
+    defs = {st.var.id: st.value for st in ir.walk_stmts(fn.body) if isinstance(st, ir.AssignStmt)}
+    params = {p.id for p in fn.params}
+    out: set[int] = set()
+    for call in calls_of(fn):
+        node: object = call.args[2] if call.op == "tile.scatter" and len(call.args) > 2 else None
+        seen: set[int] = set()
+        while isinstance(node, ir.Var) and node.id not in params and node.id not in seen:
+            seen.add(node.id)
+            d = defs.get(node.id)
+            carried = _carried(d, defs) if isinstance(d, ir.Call) else None
+            if carried is not None and carried[1] == 0:
+                node = carried[0]
+            else:
+                node = d if isinstance(d, ir.Var) else None
+        if isinstance(node, ir.Var) and node.id in params:
+            out.add(node.id)
+    return out
+
+
 def _carried(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call]) -> tuple[ir.CallArg, int] | None:
     """The argument whose elements the result of `d` holds, and the constant `d` adds to them:
     a read, a load, a view or copy (`_OFFSET_CARRIERS`), and the row a `tile.col_expand_add`
@@ -505,12 +534,13 @@ def _shifted(e: ir.CallArg) -> tuple[ir.CallArg, int]:
 
 def _index_uses(call: ir.Call) -> list[tuple[ir.CallArg, int]]:
     """What `call` uses as an index, each with the extent it indexes: the offsets tile of a
-    `tile.gather` (the source's element count) and the entries of an op's index list
-    (`INDEXED`), each with the size of the dimension it indexes."""
-    if call.op == "tile.gather" and len(call.args) > 1:
-        src = call.args[0]
-        if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType):
-            return [(call.args[1], element_count(src.type.shape))]
+    `tile.gather` (the source's element count) or a `tile.scatter` (the destination's), and the
+    entries of an op's index list (`INDEXED`), each with the size of the dimension it indexes."""
+    if call.op in ("tile.gather", "tile.scatter") and len(call.args) > 1:
+        src = call.args[0]  # the gather's source, the scatter's destination
+        at = 1 if call.op == "tile.gather" else 2
+        if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) and len(call.args) > at:
+            return [(call.args[at], element_count(src.type.shape))]
         return []
     where = INDEXED.get(call.op)
     if where is None or len(call.args) <= max(where):

@@ -37,7 +37,8 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 `tile.col_expand_max` / `min`, `tile.row_prod`, `tile.matmul_bias` (the bias row added to every
 row), `tile.fmod` (of floats, C's `fmod`), the partial ops `tile.part_add` / `mul` / `max` /
 `min` (over the first operand's valid region, which keeps its own values where the second is
-not valid), `tile.col_prod`, `tile.col_sum`, `tensor.write` (in place on
+not valid), `tile.scatter` (flat offsets, in place on its destination), `tile.col_prod`,
+`tile.col_sum`, `tensor.write` (in place on
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
 in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`,
@@ -2287,6 +2288,45 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(out, idx.shape, src.dtype, idx.shape)
 
 
+def _op_scatter(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.scatter(dst, src, indexes)`: `dst.flat[indexes[i, j]] = src[i, j]` over `src`'s
+    valid region, in place on `dst` (the reference's docstring of `pl.tile.scatter`; the result
+    aliases `dst`'s buffer and keeps its valid extent). An offset outside `dst` is an
+    `InterpreterError`; two elements written to one offset with different values leave it to
+    the hardware's order, undefined data (`Undefined`)."""
+    dst, src, idx = (it._tile(a, c.span) for a in c.args[:3])
+    if idx.shape != src.shape or src.dtype != dst.dtype:
+        raise InterpreterError(f"'{c.op}' needs indexes of the source's shape and a destination of its dtype",
+                               c.span)
+    vr, vc = src.valid
+    if idx.valid[0] < vr or idx.valid[1] < vc:
+        raise Unmodelled("the interpreter models tile.scatter by indexes valid over the source's valid part",
+                         c.span)
+    offsets = _need_data(idx)[:vr, :vc].astype(np.int64).reshape(-1)
+    values = _need_data(src)[:vr, :vc].reshape(-1)
+    flat = _need_data(dst).reshape(-1).copy()
+    outside = (offsets < 0) | (offsets >= flat.size)
+    if bool(outside.any()):
+        raise InterpreterError(f"tile.scatter offset {int(offsets[outside][0])} is outside the "
+                               f"{list(dst.shape)} destination", c.span)
+    flat[offsets] = values
+    written: dict[int, Any] = {}
+    clash = np.zeros(flat.size, dtype=bool)
+    for o, v in zip(offsets.tolist(), values.tolist(), strict=True):
+        if o in written and not _same_element(written[o], v):
+            clash[o] = True
+        written[o] = v
+    if bool(clash.any()):
+        what = f"tile.scatter at {c.span.line}:{c.span.col} writes one offset twice with different values"
+        flat = np.where(clash, it.undefined.data(flat.shape, dst.dtype, what), flat)
+    return TileVal(flat.reshape(dst.shape), dst.valid, dst.dtype, dst.shape, dst.backing)
+
+
+def _same_element(a: Any, b: Any) -> bool:
+    """Equal elements, a NaN equal to a NaN (bits the hardware's order cannot tell apart)."""
+    return bool(a == b or (math.isnan(a) and math.isnan(b)))
+
+
 _PAD_VALUES: dict[str, dict[DType, float | int]] = {
     "zero": {d: 0 for d in (DType.FP32, DType.FP16, DType.BF16, DType.INT32, DType.INT16, DType.INT8,
                             DType.UINT32, DType.UINT16, DType.UINT8)},
@@ -2779,6 +2819,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.row_prod": (2, 2, frozenset()),
     "tile.matmul_bias": (3, 3, frozenset()),
     "tile.fmod": (2, 2, frozenset()),
+    "tile.scatter": (3, 3, frozenset()),
     "tile.col_prod": (1, 1, frozenset()),
     **{f"tile.part_{k}": (2, 2, frozenset()) for k in ("add", "mul", "max", "min")},
     "tile.minimums": (2, 2, frozenset()),
@@ -2886,6 +2927,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     **{f"tile.row_expand_{k}": _op_row_expand for k in ("add", "sub", "mul", "div", "max", "min")},
     "tile.matmul_bias": _op_matmul_bias,
     "tile.fmod": _op_fmod,
+    "tile.scatter": _op_scatter,
     "tile.col_prod": _op_col_extreme,
     **{f"tile.part_{k}": _op_part for k in ("add", "mul", "max", "min")},
     "tile.minimums": _op_scalar,

@@ -67,9 +67,10 @@ def test_the_dialect_declares_what_the_entry_emits(op: str) -> None:
     if sp.form == "dps" and sp.attrs and sp.attr_at == "ins":
         assert sp.pto in pto_dialect.DPS_ATTR_INS_OP_NAMES
     elif sp.form == "dps":
-        # pto.tmrgsort and pto.tgather have classes of their own (format 2 writes a second
-        # destination; the mask form's syntax), with the destination-style syntax of the others
-        assert sp.pto in (*pto_dialect.DPS_OP_NAMES, pto_dialect.TMrgSortOp.name, pto_dialect.TGatherOp.name)
+        # pto.tmrgsort, pto.tgather and pto.tscatter have classes of their own (format 2 writes a
+        # second destination; the mask form's syntax), with the destination-style syntax of the others
+        assert sp.pto in (*pto_dialect.DPS_OP_NAMES, pto_dialect.TMrgSortOp.name, pto_dialect.TGatherOp.name,
+                          pto_dialect.TScatterOp.name)
 
 
 def test_every_enum_case_the_table_prints_is_a_case_of_the_dialect() -> None:

@@ -3,7 +3,8 @@ shape request, `tile.store(..., atomic=pl.AtomicType.Add)`, `tile.row_expand`, `
 and `tensor.write`, `tile.concat` (also of partly valid tiles), the arg reductions
 `tile.row_argmax` and kin, the comparisons `tile.cmp` / `tile.cmps` with `tile.sel`, the max /
 min broadcasts of both expand families, `tile.row_prod`, `tile.col_prod`, `tile.matmul_bias`,
-`tile.fmod` and the partial ops `tile.part_add` and kin,
+`tile.fmod`, the partial ops `tile.part_add` and kin and `tile.scatter` (with offsets drawn
+all different),
 each against a hand-computed expectation."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
@@ -13,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterError
 from slotsat.core.interpreter import ensure_modelled
 from tests.reliability.interp_harness import kernel, run
@@ -535,3 +537,37 @@ return r
 """)
     (r,) = _run(fn, {"a": A, "out": np.zeros((1, 4), np.float32)})
     np.testing.assert_array_equal(r[0], A[:3].prod(axis=0))
+
+
+_SCATTER = ("a: pl.Tensor[[2, 2], pl.FP32], i: pl.Tensor[[2, 2], pl.INT32], out: pl.Out[pl.Tensor[[2, 4], pl.FP32]]",
+            "pl.Tensor[[2, 4], pl.FP32]", """
+v: pl.Tile[[2, 2], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 2])
+o: pl.Tile[[2, 2], pl.INT32, pl.Mem.Vec] = pl.load(i, [0, 0], [2, 2])
+z: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.full([2, 4], dtype=pl.FP32, value=-1.0)
+d: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.scatter(z, v, o)
+r: pl.Tensor[[2, 4], pl.FP32] = pl.store(d, [0, 0], out)
+return r
+""")
+
+
+def test_scatter_writes_each_element_at_its_flat_offset_of_the_destination() -> None:
+    fn = _fn(*_SCATTER)
+    v = np.array([[1, 2], [3, 4]], dtype=np.float32)
+    (r,) = _run(fn, {"a": v, "i": np.array([[7, 0], [2, 5]], dtype=np.int32), "out": np.zeros((2, 4), np.float32)})
+    np.testing.assert_array_equal(r, [[2, -1, 3, -1], [-1, 4, -1, 1]])
+
+
+def test_a_scatter_offset_outside_the_destination_is_an_error() -> None:
+    fn = _fn(*_SCATTER)
+    with pytest.raises(InterpreterError, match=r"tile\.scatter offset 8 is outside the"):
+        _run(fn, {"a": np.ones((2, 2), np.float32), "i": np.array([[8, 0], [1, 2]], dtype=np.int32),
+                  "out": np.zeros((2, 4), np.float32)})
+
+
+def test_a_scatter_s_offsets_are_drawn_all_different() -> None:
+    fn = _fn(*_SCATTER)
+    for seed in range(20):
+        offsets = random_inputs(fn, np.random.default_rng(seed))["i"].reshape(-1)
+        assert len(set(offsets.tolist())) == 4
+        assert offsets.min() >= 0
+        assert offsets.max() < 8
