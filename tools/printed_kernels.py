@@ -860,6 +860,27 @@ class ScatterIndex:
 
 
 @pl.program
+class ReinterpretBits:
+    """tile.reinterpret_view: the bits of an FP32 tile read as INT32 (negated as integers) and as
+    INT16 halves, each a view of the same buffer."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[8, 16], pl.FP32],
+        signs: pl.Out[pl.Tensor[[8, 16], pl.INT32]],
+        halves: pl.Out[pl.Tensor[[8, 32], pl.INT16]],
+    ) -> tuple[pl.Tensor[[8, 16], pl.INT32], pl.Tensor[[8, 32], pl.INT16]]:
+        t = pl.tile.load(x, [0, 0], [8, 16], [8, 16], target_memory=pl.Mem.Vec)
+        bits = pl.tile.reinterpret_view(t, dtype=pl.INT32)
+        masked = pl.tile.neg(bits)
+        signs = pl.tile.store(masked, [0, 0], signs)
+        parts = pl.tile.reinterpret_view(t, dtype=pl.INT16)
+        halves = pl.tile.store(parts, [0, 0], halves)
+        return signs, halves
+
+
+@pl.program
 class GatherRows:
     """tile.gather_row into a Vec tile: rows of a pool picked by an index table, each loaded
     straight into its row of a loop-carried tile (written in place), a runtime column count
@@ -938,6 +959,7 @@ PROGRAMS = {
     "fill_pad": FillPad,
     "negate_in_place": NegateInPlace,
     "scatter_index": ScatterIndex,
+    "reinterpret_bits": ReinterpretBits,
     "gather_rows": GatherRows,
     "gather_rows_mat": GatherRowsMat,
 }

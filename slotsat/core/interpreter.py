@@ -37,7 +37,8 @@ Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), 
 `tile.col_expand_max` / `min`, `tile.row_prod`, `tile.matmul_bias` (the bias row added to every
 row), `tile.fmod` (of floats, C's `fmod`), the partial ops `tile.part_add` / `mul` / `max` /
 `min` (over the first operand's valid region, which keeps its own values where the second is
-not valid), `tile.scatter` (flat offsets, in place on its destination), `tile.col_prod`,
+not valid), `tile.scatter` (flat offsets, in place on its destination),
+`tile.reinterpret_view` (the bytes read as another dtype), `tile.col_prod`,
 `tile.col_sum`, `tensor.write` (in place on
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
@@ -1550,6 +1551,33 @@ def _op_cast(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(as_dtype(_need_data(t), dtype), t.valid, dtype, t.shape)
 
 
+def _op_reinterpret_view(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.reinterpret_view(data[, shape], dtype=D)`: the tile's bytes read as `D`, row by row
+    (the reference lowers it to ptoas's byte-preserving `pto.treshape`), in the given shape or
+    in the source's rows with as many columns as its bytes hold. Modelled for fully valid tiles
+    of whole-byte dtypes other than BF16 (emulated in FP32, whose bits are not the device's)."""
+    t = it._tile(c.args[0], c.span)
+    arg = c.kwarg("dtype")
+    dtype = arg.dtype if isinstance(arg, ir.DTypeArg) else None
+    if dtype is None:
+        raise InterpreterError("tile.reinterpret_view needs a dtype", c.span)
+    if t.valid != t.shape:
+        raise Unmodelled("the interpreter models tile.reinterpret_view of a fully valid tile only", c.span)
+    if DType.BF16 in (t.dtype, dtype) or t.dtype.bits % 8 or dtype.bits % 8 or DType.BOOL in (t.dtype, dtype):
+        raise Unmodelled(f"tile.reinterpret_view from pl.{t.dtype.value} to pl.{dtype.value}", c.span)
+    rows, cols = t.shape
+    nbytes = rows * cols * t.dtype.nbytes
+    shape = _rc(it._list(c.args[1], "reinterpret_view shape", c.span)) if len(c.args) > 1 else \
+        (rows, cols * t.dtype.nbytes // dtype.nbytes)
+    uneven = len(c.args) == 1 and (cols * t.dtype.nbytes) % dtype.nbytes
+    if shape[0] * shape[1] * dtype.nbytes != nbytes or uneven:
+        raise InterpreterError(f"tile.reinterpret_view of a {list(t.shape)} pl.{t.dtype.value} tile as "
+                               f"{list(shape)} pl.{dtype.value} does not keep its bytes", c.span)
+    raw = np.ascontiguousarray(_need_data(t).astype(numpy_dtype(t.dtype)))
+    data = raw.view(numpy_dtype(dtype)).reshape(shape).copy()
+    return TileVal(data, shape, dtype, shape, t.backing)
+
+
 def _op_reshape(it: Interpreter, c: ir.Call) -> Value:
     t = it._tile(c.args[0], c.span)
     shape = it._list(c.args[1], "reshape shape", c.span)
@@ -2820,6 +2848,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.matmul_bias": (3, 3, frozenset()),
     "tile.fmod": (2, 2, frozenset()),
     "tile.scatter": (3, 3, frozenset()),
+    "tile.reinterpret_view": (1, 2, frozenset({"dtype"})),
     "tile.col_prod": (1, 1, frozenset()),
     **{f"tile.part_{k}": (2, 2, frozenset()) for k in ("add", "mul", "max", "min")},
     "tile.minimums": (2, 2, frozenset()),
@@ -2928,6 +2957,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.matmul_bias": _op_matmul_bias,
     "tile.fmod": _op_fmod,
     "tile.scatter": _op_scatter,
+    "tile.reinterpret_view": _op_reinterpret_view,
     "tile.col_prod": _op_col_extreme,
     **{f"tile.part_{k}": _op_part for k in ("add", "mul", "max", "min")},
     "tile.minimums": _op_scalar,

@@ -3,9 +3,8 @@ shape request, `tile.store(..., atomic=pl.AtomicType.Add)`, `tile.row_expand`, `
 and `tensor.write`, `tile.concat` (also of partly valid tiles), the arg reductions
 `tile.row_argmax` and kin, the comparisons `tile.cmp` / `tile.cmps` with `tile.sel`, the max /
 min broadcasts of both expand families, `tile.row_prod`, `tile.col_prod`, `tile.matmul_bias`,
-`tile.fmod`, the partial ops `tile.part_add` and kin and `tile.scatter` (with offsets drawn
-all different),
-each against a hand-computed expectation."""
+`tile.fmod`, the partial ops `tile.part_add` and kin, `tile.reinterpret_view` and
+`tile.scatter` (with offsets drawn all different), each against a hand-computed expectation."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
 
@@ -571,3 +570,25 @@ def test_a_scatter_s_offsets_are_drawn_all_different() -> None:
         assert len(set(offsets.tolist())) == 4
         assert offsets.min() >= 0
         assert offsets.max() < 8
+
+
+def test_reinterpret_view_reads_the_tile_s_bytes_as_another_dtype() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.INT16]]", "pl.Tensor[[4, 8], pl.INT16]", """
+t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+h: pl.Tile[[4, 8], pl.INT16, pl.Mem.Vec] = pl.tile.reinterpret_view(t, dtype=pl.INT16)
+r: pl.Tensor[[4, 8], pl.INT16] = pl.store(h, [0, 0], out)
+return r
+""")
+    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 8), np.int16)})
+    np.testing.assert_array_equal(r, A.view(np.int16))  # little-endian halves, row by row
+
+
+def test_reinterpret_view_of_bf16_is_declined() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.BF16], out: pl.Out[pl.Tensor[[4, 4], pl.INT16]]", "pl.Tensor[[4, 4], pl.INT16]", """
+t: pl.Tile[[4, 4], pl.BF16, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+h: pl.Tile[[4, 4], pl.INT16, pl.Mem.Vec] = pl.tile.reinterpret_view(t, dtype=pl.INT16)
+r: pl.Tensor[[4, 4], pl.INT16] = pl.store(h, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match=r"tile\.reinterpret_view from pl\.BF16 to pl\.INT16"):
+        _run(fn, {"a": A, "out": np.zeros((4, 4), np.int16)})
