@@ -2107,7 +2107,9 @@ class FunctionEmitter(Emitter):
                           where: Span) -> None:
         """`tensor.view`: a new `pto.make_tensor_view` of the input's base pointer with the
         result's own shape, strides and layout (its printed type), as the reference emits it;
-        later loads and stores of the result address the input's storage."""
+        later loads and stores of the result address the input's storage. A view of a
+        distributed tensor keeps its communication context (remote ops address the peer's copy
+        from the same base)."""
         if target is None or not isinstance(target.type, ir.TensorType):
             raise PassError(f"{c.op} must be assigned to a tensor", where)
         src = c.args[0] if c.args else None
@@ -2119,6 +2121,9 @@ class FunctionEmitter(Emitter):
             raise PassError(f"slotsat's code generator emits {c.op} only of a tensor parameter or a view of "
                             "one", where)
         self._tensor_view(target, base)
+        ctx = self.view_ctx.get(self.tensor_views[src.id])
+        if ctx is not None:  # a view of a window from its base: the peer's copy is as far away
+            self.view_ctx[self.tensor_views[target.id]] = ctx
 
     def _emit_matmul_acc(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                          where: Span) -> None:

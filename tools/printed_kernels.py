@@ -881,6 +881,29 @@ class ReinterpretBits:
 
 
 @pl.program
+class DistViewRemote:
+    """A remote load through a 2-D view of a distributed tensor (the form the reference's
+    allreduce lowering prints: `pl.tensor.view` of the window, then `pld.tile.remote_load`)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        inp: pl.Tensor[[1, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[1, 64], pl.FP32]],
+        data: pld.DistributedTensor[[64], pl.FP32],
+        me: pl.Scalar[pl.INT32],
+    ) -> pl.Tensor[[1, 64], pl.FP32]:
+        rows = pl.tensor.view(data, [1, 64])
+        acc = pl.load(inp, [0, 0], [1, 64])
+        for p in pl.range(2):
+            if p != me:
+                r = pld.tile.remote_load(rows, peer=p, offsets=[0, 0], shape=[1, 64])
+                acc = pl.add(acc, r)
+        out = pl.store(acc, [0, 0], out)
+        return out
+
+
+@pl.program
 class GatherRows:
     """tile.gather_row into a Vec tile: rows of a pool picked by an index table, each loaded
     straight into its row of a loop-carried tile (written in place), a runtime column count
@@ -960,6 +983,7 @@ PROGRAMS = {
     "negate_in_place": NegateInPlace,
     "scatter_index": ScatterIndex,
     "reinterpret_bits": ReinterpretBits,
+    "dist_view_remote": DistViewRemote,
     "gather_rows": GatherRows,
     "gather_rows_mat": GatherRowsMat,
 }
