@@ -398,8 +398,9 @@ class _ModuleParser:
         self.function_params: dict[str, tuple[ir.Type, ...]] = {}
         self.function_returns: dict[str, tuple[ir.Type, ...]] = {}
         self.dyn_vars: dict[str, ir.Var] = {}
-        self.launch_vars: dict[tuple[str, str], ir.Var] = {}
         """The current program's symbolic dimensions, by hint."""
+        self.launch_vars: dict[tuple[str, str], ir.Var] = {}
+        """The current program's launch-constant symbols (`launch_symbol`), by op."""
         self.bound_names: dict[int, set[str]] = {}
         self.last_read: dict[int, dict[str, int]] = {}
 
