@@ -861,9 +861,9 @@ class Function:
     (a `SubWorker` prints without `self`); `attrs` is the `pl.func_attr({...})` prologue;
     `auto_scope` is False for `@pl.function(auto_scope=False)`; `external_source` is the
     decorator's `external_source=` path; `abstract` marks a body spelled `...` (a kernel
-    bound at run time or backed by an external source); `inline_body` is the verbatim Python
-    body of a HOST `SubWorker` (the reference's `InlineStmt`: a host callback, not DSL), whose
-    `body` is empty."""
+    bound at run time or backed by an external source); `inline_body` is the Python body of a
+    HOST `SubWorker` (the reference's `InlineStmt`: a host callback, not DSL; its statements as
+    `ast.unparse` writes them), whose `body` is empty."""
 
     name: str
     type: FunctionType

@@ -1473,10 +1473,11 @@ def test_no_op_has_two_result_deductions() -> None:
     assert len(names) == len(set(names))
 
 
-def test_a_host_subworker_body_is_python_kept_verbatim() -> None:
+def test_a_host_subworker_body_is_python_kept_as_python() -> None:
     """A HOST SubWorker is a host callback: its body is Python (the reference's `InlineStmt`),
-    not DSL, so it is kept as written, printed back the same way and passed through; an
-    abstract one (`...`) stays abstract."""
+    not DSL, so it is kept as Python (each statement as `ast.unparse` writes it: its meaning
+    exactly, a string spanning lines included; comments are not kept), printed back the same
+    way and passed through; an abstract one (`...`) stays abstract."""
     source = PLD + textwrap.indent(textwrap.dedent("""
         @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
         def reduce_sum(a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], f: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
@@ -1488,15 +1489,24 @@ def test_a_host_subworker_body_is_python_kept_verbatim() -> None:
         @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
         def sample(x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
             ...
-    """), "    ")
+
+        @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+        def tag(x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]: return x
+    """), "    ") + (
+        "    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)\n"
+        "    def label(x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:\n"
+        "        name = \"\"\"two\n"
+        "lines\"\"\"; print(name)\n"
+        "        return x\n")
     module = parse_source(source, "k.py")
-    host, abstract = module.programs[0].functions
-    assert host.inline_body == ("result = torch.add(a, b)\nif result.sum() > 0:\n"
-                                "    f[:] = result  # in place\nreturn f")
+    host, abstract, one_line, strings = module.programs[0].functions
+    assert host.inline_body == "result = torch.add(a, b)\nif result.sum() > 0:\n    f[:] = result\nreturn f"
+    assert one_line.inline_body == "return x"
+    assert strings.inline_body == "name = 'two\\nlines'\nprint(name)\nreturn x"
     assert not host.body.stmts
     assert abstract.abstract
     assert abstract.inline_body is None
     text = print_module(module)
-    assert "            f[:] = result  # in place\n        return f\n" in text
+    assert "            f[:] = result\n        return f\n" in text
     assert print_module(parse_source(text, "k.py")) == text
     assert not emitted_as_kernel(host)

@@ -91,7 +91,6 @@ import gc
 import io
 import keyword
 import math
-import textwrap
 import tokenize
 import warnings
 from collections.abc import Callable, Sequence
@@ -1073,9 +1072,11 @@ class _FunctionParser:
             return ir.Function(node.name, ftype, params, returns, ir.SeqStmts(()), span=self.span(node),
                                abstract=True, **fields)  # type: ignore[arg-type]
         if extras.get("level") == "HOST" and extras.get("role") == "SubWorker" and stmts:
-            # a host callback: Python the host runs, kept verbatim as the reference keeps it
+            # a host callback: Python the host runs, kept as Python as the reference keeps it (each
+            # statement as Python's own unparser writes it: the meaning exactly, comments not)
+            host = node.body[next(k for k, s in enumerate(node.body) if s is stmts[0]):]
             return ir.Function(node.name, ftype, params, returns, ir.SeqStmts(()), span=self.span(node),
-                               inline_body=self._verbatim(stmts[0], node.body[-1]), **fields)  # type: ignore[arg-type]
+                               inline_body="\n".join(ast.unparse(s) for s in host), **fields)  # type: ignore[arg-type]
         stmts = self._fold_returned_tuple(_fold_early_returns(stmts))
         has_return = bool(stmts) and isinstance(stmts[-1], ast.Return)
         if any(isinstance(s, ast.Return) for s in stmts[:-1]):
@@ -1096,13 +1097,6 @@ class _FunctionParser:
             self.pending.clear()
         return ir.Function(node.name, ftype, params, returns, ir.SeqStmts((*prefix, *body, *tail)),
                            span=self.span(node), **fields)  # type: ignore[arg-type]
-
-    def _verbatim(self, start: ast.stmt, end: ast.stmt) -> str:
-        """The source lines from `start`'s line to `end`'s end, dedented, each without trailing
-        blanks: a HOST SubWorker's body as the printer writes it back."""
-        first, last = start.lineno, end.end_lineno or end.lineno
-        lines = [line.rstrip() for line in self.mp.lines[first - 1:last]]
-        return textwrap.dedent("\n".join(lines))
 
     def _is_func_attr(self, node: ast.stmt) -> bool:
         return isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and dotted(
