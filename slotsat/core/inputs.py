@@ -233,8 +233,10 @@ def _learn_fit(fn: ir.Function, err: ExtentOutOfRange, args: Mapping[str, Any], 
         return False
     params = {p.id: p for p in fn.params}
     scopes = [fn, *(functions[n] for n in dict.fromkeys(_half_names(fn)) if n in functions)]
+    own = _scalar_defs(fn)
     for scope in scopes:
-        value = functools.partial(_extent_value, fn, scope, extent, callers)  # type: ignore[arg-type]
+        defs = own if scope is fn else _scalar_defs(scope)
+        value = _ExtentValue(extent, frozenset(params), own, defs, callers)  # type: ignore[arg-type]
         for q in _scalar_sources(scope, extent):  # type: ignore[arg-type]
             p = q if scope is fn else callers.get(q.id)
             if not isinstance(p, ir.Var) or p.id not in params or not isinstance(args.get(p.name_hint), int):
@@ -249,32 +251,43 @@ def _learn_fit(fn: ir.Function, err: ExtentOutOfRange, args: Mapping[str, Any], 
     return False
 
 
-def _extent_value(fn: ir.Function, scope: ir.Function, e: ir.Expr, callers: Mapping[int, ir.CallArg],
-                  args: Mapping[str, Any]) -> int | None:
-    """The value of the scalar expression `e` of `scope` (`fn`, or a half a Group function `fn`
-    calls) on `fn`'s arguments `args`, through the scalar assignments of both; None when it
-    depends on anything else (a loop variable, data, the SPMD identity)."""
-    own = {p.id for p in fn.params}
+@dataclass(frozen=True)
+class _ExtentValue:
+    """The value of the scalar expression `extent` on a function's arguments: `extent` is an
+    expression of the function (`defs` is `own`, its scalar assignments, `_scalar_defs`) or of
+    a half a Group function calls (`defs` the half's, its parameters the `callers` arguments);
+    None when it depends on anything else (a loop variable, data, the SPMD identity)."""
 
-    def lookup_in(f: ir.Function) -> Callable[[ir.Var], Any]:
-        defs = {s.var.id: s.value for s in ir.walk_stmts(f.body)
-                if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.SCALAR_EXPRS)}
+    extent: ir.Expr
+    params: frozenset[int]
+    own: Mapping[int, ir.Expr]
+    defs: Mapping[int, ir.Expr]
+    callers: Mapping[int, ir.CallArg]
 
-        def look(v: ir.Var) -> Any:
-            if v.id in defs:
-                return eval_scalar(defs[v.id], look)  # type: ignore[arg-type]
-            if f is fn:
-                value = args.get(v.name_hint) if v.id in own else None
-                return value if isinstance(value, int) else None
-            outer = callers.get(v.id)
-            return eval_scalar(outer, lookup_in(fn)) if isinstance(outer, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
-        return look
+    def __call__(self, args: Mapping[str, Any]) -> int | None:
+        def outer(v: ir.Var) -> Any:
+            if v.id in self.own:
+                return eval_scalar(self.own[v.id], outer)
+            value = args.get(v.name_hint) if v.id in self.params else None
+            return value if isinstance(value, int) else None
 
-    try:
-        value = eval_scalar(e, lookup_in(scope))
-    except InterpreterError:
-        return None
-    return value if isinstance(value, int) else None
+        def inner(v: ir.Var) -> Any:
+            if v.id in self.defs:
+                return eval_scalar(self.defs[v.id], inner)
+            arg = self.callers.get(v.id)
+            return eval_scalar(arg, outer) if isinstance(arg, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+
+        try:
+            value = eval_scalar(self.extent, outer if self.defs is self.own else inner)
+        except InterpreterError:
+            return None
+        return value if isinstance(value, int) else None
+
+
+def _scalar_defs(fn: ir.Function) -> dict[int, ir.Expr]:
+    """The scalar assignments of `fn`: binder id -> the expression it is assigned."""
+    return {s.var.id: s.value for s in ir.walk_stmts(fn.body)  # type: ignore[misc]
+            if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.SCALAR_EXPRS)}
 
 
 def _fit(fit: Fit, out: dict[str, Any], rng: np.random.Generator, cap: int | None) -> None:
@@ -363,8 +376,7 @@ def _caller_arguments(fn: ir.Function, functions: Mapping[str, ir.Function]) -> 
 def _scalar_sources(fn: ir.Function, e: ir.Expr) -> list[ir.Var]:
     """The integer scalar parameters of `fn` (not dimension parameters) `e` is computed from,
     through the scalar assignments of `fn`, in parameter order."""
-    defs = {s.var.id: s.value for s in ir.walk_stmts(fn.body)
-            if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.SCALAR_EXPRS)}
+    defs = _scalar_defs(fn)
     dimensions = {v.id for v in _dimension_parameters(fn)}
     seen: set[int] = set()
     work = list(ir.expr_vars(e))

@@ -1385,12 +1385,18 @@ def _binary(op: str, a: Array, b: Array, dtype: DType, span: Span) -> Array:
         return np.minimum(a, b)
 
 
-def _op_binary(it: Interpreter, c: ir.Call) -> Value:
+def _tile_pair(it: Interpreter, c: ir.Call) -> tuple[TileVal, TileVal, tuple[int, int]]:
+    """The two tile operands of an elementwise op (one shape, one dtype) and the region where
+    both are valid."""
     a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     if a.shape != b.shape or a.dtype != b.dtype:
         raise InterpreterError(f"'{c.op}' operands differ in shape or dtype", c.span)
+    return a, b, (min(a.valid[0], b.valid[0]), min(a.valid[1], b.valid[1]))
+
+
+def _op_binary(it: Interpreter, c: ir.Call) -> Value:
+    a, b, valid = _tile_pair(it, c)
     data = _binary(c.op, _need_data(a), _need_data(b), a.dtype, c.span)
-    valid = (min(a.valid[0], b.valid[0]), min(a.valid[1], b.valid[1]))
     return TileVal(as_dtype(data, a.dtype), valid, a.dtype, a.shape)
 
 
@@ -1485,11 +1491,8 @@ def _op_part(it: Interpreter, c: ir.Call) -> Value:
     the operation where both sources are valid, and `src0` where only it is, over the result's
     valid region, which is `src0`'s (the reference's elementwise.cpp deduces the binary type:
     the first operand's valid shape)."""
-    a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        raise InterpreterError(f"'{c.op}' operands differ in shape or dtype", c.span)
+    a, b, (r, k) = _tile_pair(it, c)
     data = _need_data(a).copy()
-    r, k = min(a.valid[0], b.valid[0]), min(a.valid[1], b.valid[1])
     op = {"tile.part_add": "tile.add", "tile.part_mul": "tile.mul", "tile.part_max": "tile.maximum",
           "tile.part_min": "tile.minimum"}[c.op]
     data[:r, :k] = as_dtype(_binary(op, data[:r, :k], _need_data(b)[:r, :k], a.dtype, c.span), a.dtype)
@@ -1499,14 +1502,11 @@ def _op_part(it: Interpreter, c: ir.Call) -> Value:
 def _op_fmod(it: Interpreter, c: ir.Call) -> Value:
     """`tile.fmod(lhs, rhs)`: the floating-point remainder with the sign of `lhs` (C's `fmod`,
     the reference's doc), elementwise over float tiles; valid where both are."""
-    a, b = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        raise InterpreterError(f"'{c.op}' operands differ in shape or dtype", c.span)
+    a, b, valid = _tile_pair(it, c)
     if not a.dtype.is_float:
         raise Unmodelled(f"the interpreter models {c.op} of float tiles only", c.span)
     with np.errstate(all="ignore"):
         data = np.fmod(_need_data(a).astype(np.float64), _need_data(b).astype(np.float64))
-    valid = (min(a.valid[0], b.valid[0]), min(a.valid[1], b.valid[1]))
     return TileVal(as_dtype(data, a.dtype), valid, a.dtype, a.shape)
 
 
