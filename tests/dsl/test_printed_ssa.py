@@ -269,9 +269,7 @@ def test_returns_ending_the_branches_of_a_final_if_discard_their_rebindings() ->
     """)
 
 
-def test_an_early_return_makes_the_statements_after_its_if_the_other_branch() -> None:
-    # the reference prints an early return as written: `if c: ...; return x`, then the rest
-    src = program("""
+EARLY_RETURNS = program("""
         @pl.function
         def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
             k = n
@@ -282,8 +280,13 @@ def test_an_early_return_makes_the_statements_after_its_if_the_other_branch() ->
                 return k
             k = k * 3
             return k
-    """)
-    assert canonical(src) == expected("""
+""")
+"""Two early returns: the statements after each if are its other branch."""
+
+
+def test_an_early_return_makes_the_statements_after_its_if_the_other_branch() -> None:
+    # the reference prints an early return as written: `if c: ...; return x`, then the rest
+    assert canonical(EARLY_RETURNS) == expected("""
         @pl.function
         def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
             k: pl.Scalar[pl.INDEX] = n
@@ -424,19 +427,7 @@ def test_the_while_conversion_computes_what_python_computes() -> None:
 
 
 def test_the_early_return_fold_computes_what_python_computes() -> None:
-    src = program("""
-        @pl.function
-        def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
-            k = n
-            if n > 0:
-                k = k + 1
-                return k
-            if n < -5:
-                return k
-            k = k * 3
-            return k
-    """)
-    fn = parse_source(src).programs[0].functions[0]
+    fn = parse_source(EARLY_RETURNS).programs[0].functions[0]
 
     def python(n: int) -> int:
         k = n

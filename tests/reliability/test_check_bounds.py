@@ -121,14 +121,19 @@ def test_a_fault_of_anything_but_a_parameters_dimension_teaches_nothing() -> Non
     assert bounds == Bounds()  # the offset was already 0: a cap cannot help
 
 
+def _checked(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], *options: str) -> str:
+    """`slotsat check` of the kernel `text`, which must exit 0: its summary line."""
+    path = tmp_path / "k.py"
+    path.write_text(text)
+    assert main(["check", str(path), *options]) == 0
+    return capsys.readouterr().out.splitlines()[-1]
+
+
 @pytest.mark.parametrize("text", [_OFFSET, _DYNAMIC, _PARAMETER], ids=["offset", "dynamic", "parameter"])
 @pytest.mark.parametrize("seed", range(4))
 def test_check_confirms_kernels_whose_first_draws_fault(text: str, seed: int, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "k.py"
-    path.write_text(text)
-    assert main(["check", str(path), "--seed", str(seed)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].endswith("1 function(s), 1 loop(s): confirmed")
+    assert _checked(text, tmp_path, capsys, "--seed", str(seed)).endswith("1 function(s), 1 loop(s): confirmed")
 
 
 # The offset reaches the store into the loop-carried tensor, not the parameter itself.
@@ -183,10 +188,7 @@ def test_an_overrun_in_a_half_teaches_the_group_s_parameters() -> None:
 @pytest.mark.parametrize("text", [_CARRIED, _GROUP], ids=["carried", "group"])
 def test_check_confirms_kernels_whose_overrun_is_learned_through_carries_and_groups(
         text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "k.py"
-    path.write_text(text)
-    assert main(["check", str(path)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].endswith(": confirmed")
+    assert _checked(text, tmp_path, capsys).endswith(": confirmed")
 
 
 def test_a_kernel_outrunning_every_dimension_it_is_given_stays_unverified(
@@ -296,7 +298,4 @@ def test_a_valid_extent_a_half_computes_fits_the_group_s_parameter() -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_check_confirms_a_kernel_handed_a_tail_as_two_parameters(text: str, seed: int, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "k.py"
-    path.write_text(text)
-    assert main(["check", str(path), "--seed", str(seed)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].endswith("1 loop(s): confirmed")
+    assert _checked(text, tmp_path, capsys, "--seed", str(seed)).endswith("1 loop(s): confirmed")

@@ -442,30 +442,23 @@ return r
         _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
 
 
-@pytest.mark.parametrize(("op", "pick"), [("row_expand_max", np.maximum), ("row_expand_min", np.minimum)])
-def test_row_expand_max_and_min_meet_each_row_with_its_broadcast_value(op: str, pick: np.ufunc) -> None:
+@pytest.mark.parametrize(("op", "pick", "vector", "along"), [
+    ("row_expand_max", np.maximum, "[4, 1], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 2], [4, 1])", A[:, 2:3]),
+    ("row_expand_min", np.minimum, "[4, 1], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 2], [4, 1])", A[:, 2:3]),
+    ("col_expand_max", np.maximum, "[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [2, 0], [1, 4])", A[2:3, :]),
+    ("col_expand_min", np.minimum, "[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [2, 0], [1, 4])", A[2:3, :]),
+])
+def test_expand_max_and_min_meet_the_tile_with_its_broadcast_vector(op: str, pick: np.ufunc, vector: str,
+                                                                      along: np.ndarray) -> None:
     fn = _fn(P, R, f"""
 t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
-c: pl.Tile[[4, 1], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 2], [4, 1])
+c: pl.Tile[{vector}
 e: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(t, c)
 r: pl.Tensor[[4, 4], pl.FP32] = pl.store(e, [0, 0], out)
 return r
 """)
     (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
-    np.testing.assert_array_equal(r, pick(A, A[:, 2:3]))
-
-
-@pytest.mark.parametrize(("op", "pick"), [("col_expand_max", np.maximum), ("col_expand_min", np.minimum)])
-def test_col_expand_max_and_min_meet_each_column_with_its_broadcast_value(op: str, pick: np.ufunc) -> None:
-    fn = _fn(P, R, f"""
-t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
-c: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [2, 0], [1, 4])
-e: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.{op}(t, c)
-r: pl.Tensor[[4, 4], pl.FP32] = pl.store(e, [0, 0], out)
-return r
-""")
-    (r,) = _run(fn, {"a": A, "out": np.zeros((4, 4), np.float32)})
-    np.testing.assert_array_equal(r, pick(A, A[2:3, :]))
+    np.testing.assert_array_equal(r, pick(A, along))
 
 
 def test_row_prod_multiplies_the_valid_columns_of_each_row() -> None:
