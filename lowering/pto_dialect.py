@@ -559,6 +559,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tadd", "pto.tsub", "pto.tmul", "pto.tdiv", "pto.tmax", "pto.tmin", "pto.tfmod", "pto.trem",
     "pto.tand", "pto.tor", "pto.txor", "pto.tshl", "pto.tshr",
     "pto.tadds", "pto.tsubs", "pto.tmuls", "pto.tdivs", "pto.tmaxs", "pto.tmins", "pto.tfmods", "pto.trems",
+    "pto.tands", "pto.tors", "pto.txors", "pto.tshls", "pto.tshrs",
     "pto.tlrelu", "pto.taddc", "pto.tsubc", "pto.taddsc", "pto.tsubsc",
     "pto.tpartadd", "pto.tpartmul", "pto.tpartmax", "pto.tpartmin",
     "pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.trowprod", "pto.trowargmax", "pto.trowargmin",

@@ -950,6 +950,39 @@ class GatherRowsMat:
         return c
 
 
+@pl.program
+class IntegerBits:
+    """Integer bit ops of tiles: the tile forms (and, or, shl, not) and the scalar forms (ands,
+    ors, xors with its scratch tile, shls, shrs), whose scalar the reference casts to i32: a
+    literal, an INT32 parameter and an INT16 one; a masked shift amount keeps every shift in
+    range and every right-shifted element non-negative."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(  # noqa: PLR0913, PLR0917 - two dtypes: their tensors, scalars and outputs
+        self,
+        x: pl.Tensor[[8, 16], pl.INT32],
+        h: pl.Tensor[[8, 16], pl.INT16],
+        k: pl.Scalar[pl.INT32],
+        m: pl.Scalar[pl.INT16],
+        out: pl.Out[pl.Tensor[[8, 16], pl.INT32]],
+        half: pl.Out[pl.Tensor[[8, 16], pl.INT16]],
+    ) -> tuple[pl.Tensor[[8, 16], pl.INT32], pl.Tensor[[8, 16], pl.INT16]]:
+        t = pl.tile.load(x, [0, 0], [8, 16], [8, 16], target_memory=pl.Mem.Vec)
+        low = pl.tile.ands(t, 255)
+        amount = pl.tile.ands(t, 7)
+        a = pl.tile.ors(low, k)
+        tmp = pl.tile.create([8, 16], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+        b = pl.tile.xors(a, 90, tmp)
+        c = pl.tile.shl(b, amount)
+        d = pl.tile.shrs(c, 3)
+        e = pl.tile.shls(pl.tile.and_(d, low), 2)
+        out = pl.tile.store(pl.tile.or_(e, amount), [0, 0], out)
+        s = pl.tile.load(h, [0, 0], [8, 16], [8, 16], target_memory=pl.Mem.Vec)
+        n = pl.tile.not_(pl.tile.ands(s, m))
+        half = pl.tile.store(pl.tile.shrs(pl.tile.ands(n, 4095), 1), [0, 0], half)
+        return out, half
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -986,6 +1019,7 @@ PROGRAMS = {
     "dist_view_remote": DistViewRemote,
     "gather_rows": GatherRows,
     "gather_rows_mat": GatherRowsMat,
+    "integer_bits": IntegerBits,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

@@ -1415,6 +1415,73 @@ def _op_scalar(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(as_dtype(out, t.dtype), t.valid, t.dtype, t.shape)
 
 
+_BITWISE: dict[str, Callable[[Array, Array], Array]] = {
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "shl": np.left_shift, "shr": np.right_shift,
+}
+"""The integer bit ops of tiles (`tile.and`, `tile.ands`, ...), by their name without the
+`tile.` prefix and the scalar form's `s`."""
+
+
+def _bit_operands(it: Interpreter, c: ir.Call) -> tuple[str, TileVal, Array, tuple[int, int]]:
+    """The bit op's kind, its tile, its second operand as an array of the tile's shape and
+    dtype (a tile, or the scalar form's scalar at every element) and the valid region. The
+    scalar form's scalar is converted to the tile's dtype, as the reference's `tile.ands(t, k)`
+    stamps a literal with it; `tile.xor` / `tile.xors`'s third argument is the ISA's scratch
+    tile, which holds no result."""
+    name = c.op.removeprefix("tile.")
+    kind = name if name in _BITWISE else name[:-1]
+    t = it._tile(c.args[0], c.span)
+    if not t.dtype.is_int:
+        raise InterpreterError(f"'{c.op}' on {t.dtype.value} tiles is not modelled", c.span)
+    if kind == name:
+        t, other, valid = _tile_pair(it, c)
+        return kind, t, _need_data(other), valid
+    arg = c.args[1]
+    if not isinstance(arg, ir.SCALAR_EXPRS):
+        raise InterpreterError(f"'{c.op}' needs a scalar operand", c.span)
+    s = it.scalar(arg)  # type: ignore[arg-type]
+    if s is None:
+        raise InterpreterError(f"'{c.op}' scalar operand is unknown", c.span)
+    data = _need_data(t)
+    return kind, t, np.full(data.shape, t.dtype.wrap(int(s)), dtype=data.dtype), t.valid
+
+
+def _op_bitwise(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.and` / `or` / `xor` / `shl` / `shr` and their scalar forms, on integer tiles,
+    wrapping at the dtype. A shift amount of the valid region outside `[0, bits)` is a fault
+    (the ISA takes a non-negative amount; C++ leaves one of `bits` or more undefined); a right
+    shift of a negative element is not modelled (the ISA's `>>` does not say whether it is
+    arithmetic or logical)."""
+    kind, t, b, valid = _bit_operands(it, c)
+    a = _need_data(t)
+    vr, vc = valid
+    if kind in ("shl", "shr"):
+        bits = t.dtype.bits
+        amounts = b[:vr, :vc].astype(np.int64)
+        if amounts.size and (amounts.min() < 0 or amounts.max() >= bits):
+            bad = int(amounts[(amounts < 0) | (amounts >= bits)][0])
+            raise InterpreterError(f"'{c.op}' shifts by {bad}, outside [0, {bits})", c.span)
+        if kind == "shr" and t.dtype.is_signed and bool((a[:vr, :vc] < 0).any()):
+            raise Unmodelled(f"'{c.op}' of a negative {t.dtype.value} element (the ISA does not say "
+                             "whether its right shift is arithmetic or logical)", c.span)
+        b = np.where((b >= 0) & (b < bits), b, 0).astype(a.dtype)
+    if kind == "shl":  # shifted as unsigned bits, so a signed element wraps without overflow
+        unsigned = np.dtype(f"u{a.dtype.itemsize}")
+        data = np.left_shift(a.view(unsigned), b.astype(unsigned)).view(a.dtype)
+    else:
+        data = _BITWISE[kind](a, b)
+    return TileVal(data, valid, t.dtype, t.shape)
+
+
+def _op_not(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.not`: the bitwise complement of an integer tile."""
+    t = it._tile(c.args[0], c.span)
+    if not t.dtype.is_int:
+        raise InterpreterError(f"'{c.op}' on {t.dtype.value} tiles is not modelled", c.span)
+    return TileVal(np.bitwise_not(_need_data(t)), t.valid, t.dtype, t.shape)
+
+
 def _op_row_reduce(it: Interpreter, c: ir.Call) -> Value:
     t = it._tile(c.args[0], c.span)
     vr, vc = t.valid
@@ -2852,6 +2919,10 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.col_prod": (1, 1, frozenset()),
     **{f"tile.part_{k}": (2, 2, frozenset()) for k in ("add", "mul", "max", "min")},
     "tile.minimums": (2, 2, frozenset()),
+    **{f"tile.{k}": (2, 2, frozenset()) for k in ("and", "or", "shl", "shr", "ands", "ors", "shls", "shrs")},
+    "tile.xor": (3, 3, frozenset()),
+    "tile.xors": (3, 3, frozenset()),
+    "tile.not": (1, 1, frozenset()),
     "tensor.read": (2, 2, frozenset()),
     "tensor.dim": (2, 2, frozenset()),
     "tile.set_validshape": (3, 3, frozenset()),
@@ -2961,6 +3032,8 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.col_prod": _op_col_extreme,
     **{f"tile.part_{k}": _op_part for k in ("add", "mul", "max", "min")},
     "tile.minimums": _op_scalar,
+    **{f"tile.{k}{s}": _op_bitwise for k in _BITWISE for s in ("", "s")},
+    "tile.not": _op_not,
     "tile.create": _op_create,
     "tile.full": _op_full,
     "tile.ci": _op_ci,

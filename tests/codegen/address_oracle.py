@@ -47,6 +47,9 @@ ROW_REDUCTIONS = frozenset({"pto.trowsum", "pto.trowmax", "pto.trowmin"})
 SCRATCH_SECOND = ROW_REDUCTIONS | {"pto.tcolsum"}
 """Ops whose second operand is a scratch tile the op writes and reads (a row reduction's
 `tmp`, a binary-tree column sum's)."""
+SCRATCH_LAST = frozenset({"pto.txor", "pto.txors", "pto.trem", "pto.trems"})
+"""Ops whose last tile operand is the ISA's scratch tile (`tile.xor(a, b, tmp)`,
+`tile.xors(a, k, tmp)`, `tile.rem`, `tile.rems`)."""
 NOT_IN_PLACE = frozenset(
     {"pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.trecip", "pto.trsqrt", "pto.tmov",
      "pto.trowprod", "pto.trowargmax", "pto.trowargmin", "pto.tcolargmax", "pto.tcolargmin",
@@ -306,6 +309,9 @@ class _Run:
         if op.name in SCRATCH_SECOND and len(read) >= 2:
             scratch = [read[1]]
             read = [read[0]]
+        elif op.name in SCRATCH_LAST and len(read) >= 2:
+            scratch = [read[-1]]
+            read = read[:-1]
         elif op.name == "pto.tmrgsort" and len(outs) == 2:
             scratch = [read[-1]]  # format 2: the scratch tile is the last source
             read = read[:-1]

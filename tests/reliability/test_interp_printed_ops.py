@@ -4,7 +4,8 @@ and `tensor.write`, `tile.concat` (also of partly valid tiles), the arg reductio
 `tile.row_argmax` and kin, the comparisons `tile.cmp` / `tile.cmps` with `tile.sel`, the max /
 min broadcasts of both expand families, `tile.row_prod`, `tile.col_prod`, `tile.matmul_bias`,
 `tile.fmod`, the partial ops `tile.part_add` and kin, `tile.reinterpret_view` and
-`tile.scatter` (with offsets drawn all different), each against a hand-computed expectation."""
+`tile.scatter` (with offsets drawn all different), the integer bit ops (`tile.and`, `tile.ands`
+and kin, `tile.not`), each against a hand-computed expectation."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
 
@@ -13,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from slotsat.core import ir
 from slotsat.core.inputs import random_inputs
-from slotsat.core.interp_errors import InterpreterError
+from slotsat.core.interp_errors import InterpreterError, Unmodelled
 from slotsat.core.interpreter import ensure_modelled
 from tests.reliability.interp_harness import kernel, run
 
@@ -585,3 +587,81 @@ return r
 """)
     with pytest.raises(InterpreterError, match=r"tile\.reinterpret_view from pl\.BF16 to pl\.INT16"):
         _run(fn, {"a": A, "out": np.zeros((4, 4), np.int16)})
+
+
+_BIT_DTYPES = [("INT8", np.int8), ("INT16", np.int16), ("INT32", np.int32), ("UINT16", np.uint16),
+               ("UINT32", np.uint32)]
+_BIT_ORACLE = {"and": lambda x, y: x & y, "or": lambda x, y: x | y, "xor": lambda x, y: x ^ y,
+               "shl": lambda x, y: x << y, "shr": lambda x, y: x >> y}
+
+
+def _bit_kernel(op: str, dtype: str, second: str) -> object:
+    """`r = tile.<op>(x, <second>[, tmp])` on [4, 4] tiles of `dtype`; `second` is `y` (the
+    tile form) or a scalar expression (the scalar form)."""
+    tensor = f"pl.Tensor[[4, 4], pl.{dtype}]"
+    tmp = f", pl.tile.create([4, 4], dtype=pl.{dtype}, target_memory=pl.Mem.Vec)" if op.startswith("xor") else ""
+    return _fn(f"a: {tensor}, b: {tensor}, k: pl.Scalar[pl.{dtype}], out: pl.Out[{tensor}]", tensor, f"""
+x: pl.Tile[[4, 4], pl.{dtype}, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+y: pl.Tile[[4, 4], pl.{dtype}, pl.Mem.Vec] = pl.load(b, [0, 0], [4, 4])
+z: pl.Tile[[4, 4], pl.{dtype}, pl.Mem.Vec] = pl.tile.{op if op not in ("and", "or") else op + "_"}(x, {second}{tmp})
+r: {tensor} = pl.store(z, [0, 0], out)
+return r
+""")
+
+
+@pytest.mark.parametrize(("dtype", "np_dtype"), _BIT_DTYPES)
+@pytest.mark.parametrize("op", sorted(_BIT_ORACLE))
+def test_integer_bit_ops_wrap_at_the_dtype(op: str, dtype: str, np_dtype: type) -> None:
+    """Each bit op, tile and scalar form, against Python's integers wrapped at the dtype (the
+    shift amounts in [0, bits), the right-shifted elements non-negative)."""
+    info = np.iinfo(np_dtype)
+    bits = info.bits
+    rng = np.random.default_rng(bits)
+    low = 0 if op == "shr" else info.min
+    x = rng.integers(low, info.max, size=(4, 4), endpoint=True).astype(np_dtype)
+    y = (rng.integers(0, bits, size=(4, 4)) if op in ("shl", "shr")
+         else rng.integers(info.min, info.max, size=(4, 4), endpoint=True)).astype(np_dtype)
+    k = int(y[1, 2])
+    scalar_dtype = ir.DType[dtype]
+    for second, operand in (("y", y), ("k", np.full((4, 4), k, dtype=np_dtype))):
+        name = op if second == "y" else f"{op}s"
+        fn = _bit_kernel(name, dtype, second)
+        (r,) = _run(fn, {"a": x, "b": y, "k": k, "out": np.zeros((4, 4), np_dtype)}, modelled=True)
+        want = [[scalar_dtype.wrap(_BIT_ORACLE[op](int(p), int(q))) for p, q in zip(row, orow, strict=True)]
+                for row, orow in zip(x.tolist(), operand.tolist(), strict=True)]
+        np.testing.assert_array_equal(r, np.array(want, dtype=np_dtype), err_msg=name)
+
+
+@pytest.mark.parametrize("amount", [-1, 32])
+def test_a_tile_shift_by_an_amount_outside_the_width_is_a_fault(amount: int) -> None:
+    fn = _bit_kernel("shls", "INT32", "k")
+    x = np.ones((4, 4), np.int32)
+    with pytest.raises(InterpreterError, match=rf"'tile\.shls' shifts by {amount}, outside \[0, 32\)"):
+        _run(fn, {"a": x, "b": x, "k": amount, "out": np.zeros((4, 4), np.int32)})
+
+
+def test_a_right_shift_of_a_negative_signed_element_is_not_modelled() -> None:
+    fn = _bit_kernel("shrs", "INT32", "k")
+    x = np.full((4, 4), -8, np.int32)
+    with pytest.raises(Unmodelled, match="arithmetic or logical"):
+        _run(fn, {"a": x, "b": x, "k": 1, "out": np.zeros((4, 4), np.int32)})
+
+
+def test_not_complements_the_bits_and_float_bit_ops_are_declined() -> None:
+    fn = _fn("a: pl.Tensor[[4, 4], pl.UINT16], out: pl.Out[pl.Tensor[[4, 4], pl.UINT16]]", "pl.Tensor[[4, 4], pl.UINT16]", """
+x: pl.Tile[[4, 4], pl.UINT16, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+z: pl.Tile[[4, 4], pl.UINT16, pl.Mem.Vec] = pl.tile.not_(x)
+r: pl.Tensor[[4, 4], pl.UINT16] = pl.store(z, [0, 0], out)
+return r
+""")
+    x = np.arange(16, dtype=np.uint16).reshape(4, 4) * 4000
+    (r,) = _run(fn, {"a": x, "out": np.zeros((4, 4), np.uint16)}, modelled=True)
+    np.testing.assert_array_equal(r, ~x)
+    fl = _fn(P, R, """
+x: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
+z: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tile.and_(x, x)
+r: pl.Tensor[[4, 4], pl.FP32] = pl.store(z, [0, 0], out)
+return r
+""")
+    with pytest.raises(InterpreterError, match=r"'tile\.and' on FP32 tiles is not modelled"):
+        _run(fl, {"a": A, "out": np.zeros((4, 4), np.float32)})
