@@ -2188,6 +2188,25 @@ class FunctionEmitter(Emitter):
             self.tensor_views[target.id] = self.tensor_view(tensor)
             self.tensor_types[target.id] = self.tensor_types[tensor.id]
 
+    def _emit_mscatter(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                       where: Span) -> None:
+        """`tile.mscatter(src, idx, output_tensor)`: a `pto.partition_view` of the whole tensor
+        (the indices address its elements), then `pto.mscatter ins(%src, %idx) outs(%pv)`, as
+        the reference's MakeTileMscatterCodegenPTO emits it; the result names the tensor."""
+        args = call_arguments(c, sp, where)
+        tensor = args.get("output_tensor")
+        if not isinstance(tensor, ir.Var) or not isinstance(tensor.type, ir.TensorType):
+            raise PassError("tile.mscatter scatters into a tensor", where)
+        src, src_t = self._tile_arg(args["src"])
+        idx, idx_t = self._tile_arg(args["idx"])
+        shape = [_const_dim(d) for d in self.tensor_types[tensor.id].shape]
+        zeros = ir.ExprList(tuple(ir.ConstInt(0, ir.DType.INDEX) for _ in shape))
+        pv_name, pv = self._partition(tensor, zeros, shape, where)
+        self.line(f"pto.mscatter ins({src}, {idx} : {src_t}, {idx_t}) outs({pv_name} : {pv})")
+        if target is not None:
+            self.tensor_views[target.id] = self.tensor_view(tensor)
+            self.tensor_types[target.id] = self.tensor_types[tensor.id]
+
     # -- communication (distributed kernels, `lowering/dist_comm.py`) -----------------------
 
     def _emit_cacheinvalid(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,

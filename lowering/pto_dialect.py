@@ -569,7 +569,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
     "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tsel",
-    "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert",
+    "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert", "pto.mscatter",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
 

@@ -983,6 +983,25 @@ class IntegerBits:
         return out, half
 
 
+@pl.program
+class ScatterToMemory:
+    """tile.mscatter in a pipeline loop: each block of values written to the output tensor at
+    the flat element offsets its block of indices holds; the output is carried by the loop."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        src: pl.Tensor[[64, 32], pl.FP32],
+        idx: pl.Tensor[[64, 32], pl.INT32],
+        out: pl.Out[pl.Tensor[[4096], pl.FP32]],
+    ) -> pl.Tensor[[4096], pl.FP32]:
+        for i in pl.pipeline(8, stage=2):
+            vals = pl.tile.load(src, [i * 8, 0], [8, 32], [8, 32], target_memory=pl.Mem.Vec)
+            offs = pl.tile.load(idx, [i * 8, 0], [8, 32], [8, 32], target_memory=pl.Mem.Vec)
+            out = pl.tile.mscatter(vals, offs, out)
+        return out
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1020,6 +1039,7 @@ PROGRAMS = {
     "gather_rows": GatherRows,
     "gather_rows_mat": GatherRowsMat,
     "integer_bits": IntegerBits,
+    "scatter_to_memory": ScatterToMemory,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

@@ -466,7 +466,7 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
 
 
 def _scatter_index_parameters(fn: ir.Function) -> set[int]:
-    """The integer tensor parameters whose elements a `tile.scatter` takes as its offsets
+    """The integer tensor parameters whose elements a scatter (`SCATTERS`) takes as its offsets
     as they are (loaded, through views and copies): a kernel's contract is that a scatter
     writes each offset once (two writes to one offset leave the hardware's order to decide),
     so `random_inputs` draws their elements all different."""
@@ -474,7 +474,8 @@ def _scatter_index_parameters(fn: ir.Function) -> set[int]:
     params = {p.id for p in fn.params}
     out: set[int] = set()
     for call in calls_of(fn):
-        node: object = call.args[2] if call.op == "tile.scatter" and len(call.args) > 2 else None
+        at = OFFSET_OPERANDS[call.op][1] if call.op in SCATTERS else None
+        node: object = call.args[at] if at is not None and len(call.args) > 2 else None
         seen: set[int] = set()
         while isinstance(node, ir.Var) and node.id not in params and node.id not in seen:
             seen.add(node.id)
@@ -544,16 +545,30 @@ def _shifted(e: ir.CallArg) -> tuple[ir.CallArg, int]:
     return e, 0
 
 
+OFFSET_OPERANDS: dict[str, tuple[int, int]] = {"tile.gather": (0, 1), "tile.scatter": (0, 2),
+                                               "tile.mscatter": (2, 1)}
+"""The ops that address a tile or tensor by a tile of flat element offsets: the argument
+addressed (the gather's source, the scatter's destination tile, the mscatter's tensor) and the
+offsets' argument."""
+
+SCATTERS = frozenset({"tile.scatter", "tile.mscatter"})
+"""Those that write at their offsets."""
+
+
 def _index_uses(call: ir.Call) -> list[tuple[ir.CallArg, int]]:
-    """What `call` uses as an index, each with the extent it indexes: the offsets tile of a
-    `tile.gather` (the source's element count) or a `tile.scatter` (the destination's), and the
-    entries of an op's index list (`INDEXED`), each with the size of the dimension it indexes."""
-    if call.op in ("tile.gather", "tile.scatter") and len(call.args) > 1:
-        src = call.args[0]  # the gather's source, the scatter's destination
-        at = 1 if call.op == "tile.gather" else 2
-        if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) and len(call.args) > at:
-            return [(call.args[at], element_count(src.type.shape))]
-        return []
+    """What `call` uses as an index, each with the extent it indexes: the offsets tile of an op
+    of `OFFSET_OPERANDS` (the element count of what it addresses) and the entries of an op's
+    index list (`INDEXED`), each with the size of the dimension it indexes."""
+    operands = OFFSET_OPERANDS.get(call.op)
+    if operands is not None:
+        at, offsets = operands
+        target = call.args[at] if len(call.args) > max(at, offsets) else None
+        typ = target.type if isinstance(target, ir.Var) else None
+        shape = typ.shape if isinstance(typ, ir.TileType | ir.TensorType) else None
+        dims = [d for d in shape or () if isinstance(d, int)]
+        if shape is None or len(dims) != len(shape):
+            return []
+        return [(call.args[offsets], element_count(dims))]
     where = INDEXED.get(call.op)
     if where is None or len(call.args) <= max(where):
         return []

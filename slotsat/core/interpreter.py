@@ -2393,28 +2393,60 @@ def _op_scatter(it: Interpreter, c: ir.Call) -> Value:
     if idx.shape != src.shape or src.dtype != dst.dtype:
         raise InterpreterError(f"'{c.op}' needs indexes of the source's shape and a destination of its dtype",
                                c.span)
-    vr, vc = src.valid
-    if idx.valid[0] < vr or idx.valid[1] < vc:
+    if idx.valid[0] < src.valid[0] or idx.valid[1] < src.valid[1]:
         raise Unmodelled("the interpreter models tile.scatter by indexes valid over the source's valid part",
                          c.span)
+    data = _scattered(it, c, _need_data(dst), src, idx)
+    return TileVal(data, dst.valid, dst.dtype, dst.shape, dst.backing)
+
+
+def _scattered(it: Interpreter, c: ir.Call, dst: Array, src: TileVal, idx: TileVal) -> Array:
+    """A copy of the destination `dst` (of `src`'s dtype) with `src`'s valid elements written
+    at the flat offsets `idx` holds (`tile.scatter`, `tile.mscatter`): an offset outside it is
+    an `InterpreterError`, and an offset written twice with different values is undefined
+    data (the hardware's order decides)."""
+    shape = list(dst.shape)
+    vr, vc = src.valid
     offsets = _need_data(idx)[:vr, :vc].astype(np.int64).reshape(-1)
     values = _need_data(src)[:vr, :vc].reshape(-1)
-    flat = _need_data(dst).reshape(-1).copy()
-    outside = (offsets < 0) | (offsets >= flat.size)
+    out = dst.reshape(-1).copy()
+    outside = (offsets < 0) | (offsets >= out.size)
     if bool(outside.any()):
-        raise InterpreterError(f"tile.scatter offset {int(offsets[outside][0])} is outside the "
-                               f"{list(dst.shape)} destination", c.span)
-    flat[offsets] = values
+        raise InterpreterError(f"{c.op} offset {int(offsets[outside][0])} is outside the {shape} destination",
+                               c.span)
+    out[offsets] = values
     written: dict[int, Any] = {}
-    clash = np.zeros(flat.size, dtype=bool)
+    clash = np.zeros(out.size, dtype=bool)
     for o, v in zip(offsets.tolist(), values.tolist(), strict=True):
         if o in written and not _same_element(written[o], v):
             clash[o] = True
         written[o] = v
     if bool(clash.any()):
-        what = f"tile.scatter at {c.span.line}:{c.span.col} writes one offset twice with different values"
-        flat = np.where(clash, it.undefined.data(flat.shape, dst.dtype, what), flat)
-    return TileVal(flat.reshape(dst.shape), dst.valid, dst.dtype, dst.shape, dst.backing)
+        what = f"{c.op} at {c.span.line}:{c.span.col} writes one offset twice with different values"
+        out = np.where(clash, it.undefined.data(out.shape, src.dtype, what), out)
+    return out.reshape(dst.shape)
+
+
+def _op_mscatter(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.mscatter(src, idx, output_tensor)`: `output_tensor.flat[idx[i, j]] = src[i, j]`
+    over `src`'s valid region (the ISA's MSCATTER reads an index as a linear element offset of
+    the tensor, as PyPTO's runtime test of the op does), in place on the tensor, which the
+    result names; offsets as `tile.scatter`'s (`_scattered`)."""
+    src, idx = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    tensor = it._tensor(c.args[2], c.span)
+    _no_viewed_store(it, tensor, c)
+    if isinstance(tensor, TensorSym) or src.data is None:
+        raise InterpreterError("symbolic value in a computing run", c.span)
+    if isinstance(tensor, PagedTensor):
+        raise Unmodelled("the interpreter models tile.mscatter into a tensor it holds whole", c.span)
+    if idx.shape != src.shape or not idx.dtype.is_int or _tensor_dtype(c.args[2]) != src.dtype:
+        raise InterpreterError(f"'{c.op}' needs integer indexes of the source's shape and a tensor of its "
+                               "dtype", c.span)
+    if idx.valid[0] < src.valid[0] or idx.valid[1] < src.valid[1]:
+        raise Unmodelled("the interpreter models tile.mscatter by indexes valid over the source's valid part",
+                         c.span)
+    tensor[...] = _scattered(it, c, tensor, src, idx)  # in place, as `_op_store`
+    return tensor
 
 
 def _same_element(a: Any, b: Any) -> bool:
@@ -2915,6 +2947,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.matmul_bias": (3, 3, frozenset()),
     "tile.fmod": (2, 2, frozenset()),
     "tile.scatter": (3, 3, frozenset()),
+    "tile.mscatter": (3, 3, frozenset()),
     "tile.reinterpret_view": (1, 2, frozenset({"dtype"})),
     "tile.col_prod": (1, 1, frozenset()),
     **{f"tile.part_{k}": (2, 2, frozenset()) for k in ("add", "mul", "max", "min")},
@@ -3028,6 +3061,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.matmul_bias": _op_matmul_bias,
     "tile.fmod": _op_fmod,
     "tile.scatter": _op_scatter,
+    "tile.mscatter": _op_mscatter,
     "tile.reinterpret_view": _op_reinterpret_view,
     "tile.col_prod": _op_col_extreme,
     **{f"tile.part_{k}": _op_part for k in ("add", "mul", "max", "min")},

@@ -4,7 +4,7 @@ and `tensor.write`, `tile.concat` (also of partly valid tiles), the arg reductio
 `tile.row_argmax` and kin, the comparisons `tile.cmp` / `tile.cmps` with `tile.sel`, the max /
 min broadcasts of both expand families, `tile.row_prod`, `tile.col_prod`, `tile.matmul_bias`,
 `tile.fmod`, the partial ops `tile.part_add` and kin, `tile.reinterpret_view` and
-`tile.scatter` (with offsets drawn all different), the integer bit ops (`tile.and`, `tile.ands`
+`tile.scatter` and `tile.mscatter` (with offsets drawn all different), the integer bit ops (`tile.and`, `tile.ands`
 and kin, `tile.not`), each against a hand-computed expectation."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
@@ -665,3 +665,42 @@ return r
 """)
     with pytest.raises(InterpreterError, match=r"'tile\.and' on FP32 tiles is not modelled"):
         _run(fl, {"a": A, "out": np.zeros((4, 4), np.float32)})
+
+
+_MSCATTER = ("a: pl.Tensor[[2, 2], pl.FP32], i: pl.Tensor[[2, 2], pl.INT32], out: pl.Out[pl.Tensor[[8], pl.FP32]]",
+             "pl.Tensor[[8], pl.FP32]", """
+v: pl.Tile[[2, 2], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 2])
+o: pl.Tile[[2, 2], pl.INT32, pl.Mem.Vec] = pl.load(i, [0, 0], [2, 2])
+r = pl.tile.mscatter(v, o, out)
+return r
+""")
+
+
+def test_mscatter_writes_each_element_at_its_flat_offset_of_the_tensor() -> None:
+    """The result's type is the tensor's (inferred: `r` has no annotation), and the tensor's
+    other elements keep their values."""
+    fn = _fn(*_MSCATTER)
+    v = np.array([[1, 2], [3, 4]], dtype=np.float32)
+    (r,) = _run(fn, {"a": v, "i": np.array([[7, 0], [2, 5]], dtype=np.int32), "out": np.full(8, -1, np.float32)},
+                modelled=True)
+    np.testing.assert_array_equal(r, [2, -1, 3, -1, -1, 4, -1, 1])
+
+
+def test_an_mscatter_offset_outside_the_tensor_is_an_error_and_a_clash_is_undefined() -> None:
+    fn = _fn(*_MSCATTER)
+    with pytest.raises(InterpreterError, match=r"tile\.mscatter offset 8 is outside the \[8\] destination"):
+        _run(fn, {"a": np.ones((2, 2), np.float32), "i": np.array([[8, 0], [1, 2]], dtype=np.int32),
+                  "out": np.zeros(8, np.float32)})
+    (r,) = _run(fn, {"a": np.array([[1, 2], [3, 4]], np.float32), "i": np.array([[1, 1], [2, 3]], dtype=np.int32),
+                     "out": np.zeros(8, np.float32)})
+    assert np.isnan(r[1])  # two different values at one offset: the order decides, undefined data
+    np.testing.assert_array_equal(r[2:4], [3, 4])
+
+
+def test_an_mscatter_s_offsets_are_drawn_all_different_inside_the_tensor() -> None:
+    fn = _fn(*_MSCATTER)
+    for seed in range(20):
+        offsets = random_inputs(fn, np.random.default_rng(seed))["i"].reshape(-1)
+        assert len(set(offsets.tolist())) == 4
+        assert offsets.min() >= 0
+        assert offsets.max() < 8
