@@ -251,6 +251,71 @@ class EngineStats:
         }
 
 
+class LocalArrays:
+    """The on-core arrays of a function and their in-place realization.
+
+    The IR's arrays are values: `array.update_element` returns a new version and leaves its
+    operand unchanged. The reference emits every version of one `array.create` into the one
+    `pto.declare_local_array` storage (`pto.local_array_set` writes in place, a loop or branch
+    result names its operand's storage), which means the same only while each use reads its
+    array's newest version. This records, per storage, the versions that are its newest; a use
+    of an older one (read after a later version was written, or after a branch or loop wrote
+    the storage without passing the new version out) is a located error instead of a
+    silently wrong read."""
+
+    def __init__(self) -> None:
+        self.storage: dict[int, str] = {}
+        """The storage (the `declare_local_array` SSA name) of each array value, by var id."""
+        self.newest: dict[str, frozenset[int]] = {}
+        """The versions (var ids) that are each storage's newest."""
+        self.lost: dict[str, str] = {}
+        """Why a storage's contents are no version the program can name, by storage."""
+
+    def declare(self, v: ir.Var, storage: str) -> None:
+        self.storage[v.id] = storage
+        self.newest[storage] = frozenset({v.id})
+        self.lost.pop(storage, None)
+
+    def current(self, v: ir.Var, where: Span) -> str:
+        """The storage of `v`, which must be its newest version."""
+        storage = self.storage.get(v.id)
+        if storage is None:
+            raise PassError(f"array '{v.name_hint}' has no on-core storage here", where)
+        if v.id not in self.newest.get(storage, frozenset()):
+            why = self.lost.get(storage, "a later version of it was written before this use")
+            raise PassError(f"array '{v.name_hint}' is used after {why}: slotsat's code generator writes an "
+                            "array in place, as the reference does, so only its newest version can be used",
+                            where)
+        return storage
+
+    def update(self, old: ir.Var, new: ir.Var, where: Span) -> None:
+        """`new` is the version an update of `old` wrote."""
+        self.bind(new, self.current(old, where))
+
+    def rename(self, new: ir.Var, old: ir.Var, where: Span) -> None:
+        """`new = old`: one more name of the same version."""
+        storage = self.current(old, where)
+        self.storage[new.id] = storage
+        self.newest[storage] = self.newest[storage] | {new.id}
+
+    def bind(self, v: ir.Var, storage: str) -> None:
+        """`v` (a loop's iteration value or result, an if's result) is the storage's newest."""
+        self.storage[v.id] = storage
+        self.newest[storage] = frozenset({v.id})
+        self.lost.pop(storage, None)
+
+    def snapshot(self) -> dict[str, frozenset[int]]:
+        return dict(self.newest)
+
+    def written_since(self, before: dict[str, frozenset[int]]) -> set[str]:
+        return {k for k, v in self.newest.items() if before.get(k) != v}
+
+    def forget(self, storage: str, why: str) -> None:
+        """The storage was written where no version of it reaches this point."""
+        self.newest[storage] = frozenset()
+        self.lost[storage] = why
+
+
 class Emitter:
     """The text of one `func.func`: hoisted constants, head, body; names and temporaries."""
 
@@ -1054,10 +1119,26 @@ def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
                 _preflight_expr(e, span)
             if t.memref is not None and t.memref.slot_index is not None:
                 _preflight_slot_index(v, t.memref.slot_index, span)
-        elif isinstance(t, ir.TupleType | ir.ArrayType | ir.OpaqueType):
+        elif isinstance(t, ir.ArrayType):
+            _preflight_array(v, t, span)
+        elif isinstance(t, ir.TupleType | ir.OpaqueType):
             kind = type(t).__name__.removesuffix("Type").lower()
             raise PassError(f"'{v.name_hint}' has a {kind} type, which slotsat's code generator does not "
                             "emit", span)
+
+
+def _preflight_array(v: ir.Var, t: ir.ArrayType, span: Span) -> None:
+    """An on-core array becomes a `!pto.local_array<NxT>`: a literal extent, an integer or
+    float element type (the reference's FormatLocalArrayTypeString)."""
+    if not isinstance(t.size, int):
+        raise PassError(f"array '{v.name_hint}' needs a literal extent (a !pto.local_array's size is static)",
+                        span)
+    if not _is_scalar_dtype(t.dtype):
+        raise PassError(f"array '{v.name_hint}' of {t.dtype.value} has no on-core form", span)
+
+
+def local_array_type(t: ir.ArrayType) -> str:
+    return f"!pto.local_array<{t.size}x{_int_type(t.dtype)}>"
 
 
 def _preflight_slot_index(v: ir.Var, e: ir.Expr, span: Span) -> None:
@@ -1336,6 +1417,8 @@ class FunctionEmitter(Emitter):
         """Sharing classes and live ranges of the tile buffers (`analysis/liveness.py`)."""
         self.tensor_views: dict[int, str] = {}
         self.tensor_types: dict[int, ir.TensorType] = {}
+        self.arrays = LocalArrays()
+        """The on-core arrays (`pl.Array`), each one `pto.declare_local_array` storage."""
         self.carry_guard: dict[int, tuple[int, str]] = {}
         self.notes: list[Note] = []
         self.loop_stack: list[LoopInfo] = []
@@ -1799,6 +1882,10 @@ class FunctionEmitter(Emitter):
             self.tensor_views[v.id] = self.tensor_view(s.value)
             self.tensor_types[v.id] = v.type
             return
+        if isinstance(v.type, ir.ArrayType):
+            assert isinstance(s.value, ir.Var)
+            self.arrays.rename(v, s.value, s.span)
+            return
         value = fold(s.value)
         dtype = ir.expr_dtype(value)
         if isinstance(value, ir.ConstInt):
@@ -2187,6 +2274,64 @@ class FunctionEmitter(Emitter):
         if target is not None:
             self.tensor_views[target.id] = self.tensor_view(tensor)
             self.tensor_types[target.id] = self.tensor_types[tensor.id]
+
+    def _emit_array_create(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                           where: Span) -> None:
+        """`array.create(N, dtype=T)`: `pto.declare_local_array -> !pto.local_array<NxT>`."""
+        del c, sp
+        if target is None or not isinstance(target.type, ir.ArrayType):
+            raise PassError("array.create must be assigned to an array", where)
+        name = f"%{self.var_name(target)}"
+        self.line(f"{name} = pto.declare_local_array -> {local_array_type(target.type)}")
+        self.arrays.declare(target, name)
+
+    def _array_access(self, c: ir.Call, sp: pto_spelling.Spelling, where: Span
+                      ) -> tuple[ir.Var, str, str, str]:
+        """The array operand of `array.get_element` / `update_element`, its storage, its type
+        and the element index as an `index` value."""
+        args = call_arguments(c, sp, where)
+        array, index = args.get("array"), args.get("index")
+        if not isinstance(array, ir.Var) or not isinstance(array.type, ir.ArrayType):
+            raise PassError(f"{c.op} takes an array", where)
+        if not _is_scalar_expr(index):
+            raise PassError(f"{c.op} takes a scalar index", where)
+        storage = self.arrays.current(array, where)
+        return array, storage, local_array_type(array.type), self.index_value(index)  # type: ignore[arg-type]
+
+    def _emit_array_get(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                        where: Span) -> None:
+        """`array.get_element(a, i)`: `pto.local_array_get %a[%i] : !pto.local_array<NxT> -> T`."""
+        array, storage, typ, index = self._array_access(c, sp, where)
+        if target is None:
+            return
+        assert isinstance(array.type, ir.ArrayType)
+        name = f"%{self.var_name(target)}"
+        element = _int_type(array.type.dtype)
+        self.line(f"{name} = pto.local_array_get {storage}[{index}] : {typ} -> {element}")
+        self.handles[target.id] = name
+        self.scalar_scope[target.id] = tuple(self.block_ids)
+
+    def _emit_array_set(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                        where: Span) -> None:
+        """`array.update_element(a, i, v)`: `pto.local_array_set %a[%i], %v`, in place on the
+        array's storage (the result is its new version); an integer value of another dtype is
+        converted to the element's, as the reference's EmitLocalArrayValue does."""
+        array, storage, typ, index = self._array_access(c, sp, where)
+        assert isinstance(array.type, ir.ArrayType)
+        dtype = array.type.dtype
+        value = call_arguments(c, sp, where).get("value")
+        if not _is_scalar_expr(value):
+            raise PassError("array.update_element stores a scalar", where)
+        own = ir.expr_dtype(value)  # type: ignore[arg-type]
+        if own != dtype and not isinstance(value, ir.ConstInt | ir.ConstFloat):
+            if not (own.is_int and dtype.is_int):
+                raise PassError(f"array.update_element stores a {own.value} value into an array of "
+                                f"{dtype.value}", where)
+            value = ir.Cast(value, dtype, span=getattr(value, "span", NO_SPAN))  # type: ignore[arg-type]
+        name, vtype = self._scalar_arg(value, dtype)  # type: ignore[arg-type]
+        self.line(f"pto.local_array_set {storage}[{index}], {name} : {typ}, {vtype}")
+        if target is not None:
+            self.arrays.update(array, target, where)
 
     def _emit_mscatter(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                        where: Span) -> None:
@@ -3106,17 +3251,8 @@ class FunctionEmitter(Emitter):
         iv = f"%{self.var_name(s.loop_var)}"
         self.handles[s.loop_var.id] = iv
         self.values[iv] = self.graph.opaque(iv)
-        scalar_iters: list[tuple[ir.IterArg, int]] = []
-        for k, it in enumerate(s.iter_args):
-            if isinstance(it.var.type, ir.TileType):
-                if isinstance(it.init, ir.Var):
-                    self.handles[it.var.id] = self.handle(it.init)
-                    self.handles.setdefault(self.live.find(it.var.id), self.handles[it.var.id])
-            elif isinstance(it.var.type, ir.TensorType):
-                self.tensor_views[it.var.id] = self.tensor_view(it.init)
-                self.tensor_types[it.var.id] = it.var.type
-            else:
-                scalar_iters.append((it, k))
+        scalar_iters, carried_arrays = self._enter_iter_args(s)
+        arrays_before = self.arrays.snapshot()
         header = f"scf.for {iv} = {lb} to {ub} step {st}"
         results = ""
         if scalar_iters:
@@ -3150,6 +3286,7 @@ class FunctionEmitter(Emitter):
                 vals = [self._scalar_value(last.values[k]) for _, k in scalar_iters]
                 types = [_int_type(ir.expr_dtype(it.var)) for it, _ in scalar_iters]
                 self.line(f"scf.yield {', '.join(vals)} : {', '.join(types)}")
+            self._carry_arrays(s, carried_arrays, last, arrays_before)
         self.loop_stack.pop()
         self.line("}")
         for k, r in enumerate(s.return_vars):
@@ -3160,8 +3297,88 @@ class FunctionEmitter(Emitter):
             elif isinstance(r.type, ir.TensorType):
                 self.tensor_views[r.id] = self.tensor_views[s.iter_args[k].var.id]
                 self.tensor_types[r.id] = r.type
+            elif isinstance(r.type, ir.ArrayType):
+                self.arrays.bind(r, carried_arrays[k])
             else:
                 self.handles[r.id] = f"%{self.var_name(r)}"
+
+    def _enter_iter_args(self, s: ir.ForStmt) -> tuple[list[tuple[ir.IterArg, int]], dict[int, str]]:
+        """Bind a loop's iteration values that name their initial value's buffer, view or array
+        storage; return the scalar ones (`scf.for` iter_args, with their positions) and the
+        storage of each carried array (by position)."""
+        scalar_iters: list[tuple[ir.IterArg, int]] = []
+        carried_arrays: dict[int, str] = {}
+        for k, it in enumerate(s.iter_args):
+            if isinstance(it.var.type, ir.TileType):
+                if isinstance(it.init, ir.Var):
+                    self.handles[it.var.id] = self.handle(it.init)
+                    self.handles.setdefault(self.live.find(it.var.id), self.handles[it.var.id])
+            elif isinstance(it.var.type, ir.TensorType):
+                self.tensor_views[it.var.id] = self.tensor_view(it.init)
+                self.tensor_types[it.var.id] = it.var.type
+            elif isinstance(it.var.type, ir.ArrayType):
+                if not isinstance(it.init, ir.Var):
+                    raise PassError(f"loop-carried array '{it.var.name_hint}' must start from an array",
+                                    s.span)
+                carried_arrays[k] = self.arrays.current(it.init, s.span)
+            else:
+                scalar_iters.append((it, k))
+        if len(set(carried_arrays.values())) != len(carried_arrays):
+            raise PassError("a loop carries one array in two iteration values", s.span)
+        for k, storage in carried_arrays.items():
+            self.arrays.bind(s.iter_args[k].var, storage)
+        return scalar_iters, carried_arrays
+
+    def _carry_arrays(self, s: ir.ForStmt, carried: dict[int, str], last: ir.YieldStmt | None,
+                      before: dict[str, frozenset[int]]) -> None:
+        """At the end of a loop body: each carried array's yielded value is the newest version of
+        its storage, and no other array was written (the next iteration would read the write)."""
+        for k, storage in carried.items():
+            value = last.values[k] if last is not None else None
+            if not isinstance(value, ir.Var) or self.arrays.current(value, s.span) != storage:
+                raise PassError(f"loop-carried array '{s.iter_args[k].var.name_hint}' must be yielded as a "
+                                "version of the array it starts from", s.span)
+        for storage in self.arrays.written_since(before) - set(carried.values()):
+            raise PassError(f"array {storage} is written in a loop that does not carry it: slotsat's code "
+                            "generator writes an array in place, so the next iteration would read the write",
+                            s.span)
+
+    def _if_results(self, s: ir.IfStmt) -> tuple[list[tuple[int, ir.Var]], ...]:
+        """An if's results by kind, with their positions: scalars (`scf.if` results), tensors
+        and arrays (named by what the branches yield); a tile result is defined here."""
+        scalars: list[tuple[int, ir.Var]] = []
+        tensors: list[tuple[int, ir.Var]] = []
+        arrays: list[tuple[int, ir.Var]] = []
+        for k, r in enumerate(s.return_vars):
+            if isinstance(r.type, ir.TileType):
+                self.define_tile(r)
+            elif isinstance(r.type, ir.TensorType):
+                tensors.append((k, r))
+            elif isinstance(r.type, ir.ArrayType):
+                arrays.append((k, r))
+            else:
+                scalars.append((k, r))
+        return scalars, tensors, arrays
+
+    def _join_arrays(self, s: ir.IfStmt, before: dict[str, frozenset[int]], written: set[str],
+                     results: list[tuple[int, ir.Var]], storages: list[list[str]]) -> None:
+        """After an if: each array result is the newest version of the one storage both branches
+        yield; a storage a branch wrote without yielding it holds no nameable version."""
+        self.arrays.newest = dict(before)
+        for j, (_, r) in enumerate(results):
+            denoted = {v[j] for v in storages}
+            if len(denoted) != 1:
+                raise PassError(f"array result '{r.name_hint}' of an if must be a version of one array in "
+                                "both branches", s.span)
+            self.arrays.bind(r, denoted.pop())
+        for storage in written - {self.arrays.storage[r.id] for _, r in results}:
+            self.arrays.forget(storage, "a branch of an if wrote it without passing the new version out")
+
+    def _yielded_array(self, e: ir.Expr, span: Span) -> str:
+        """The storage of an array a branch yields (its newest version)."""
+        if not isinstance(e, ir.Var) or not isinstance(e.type, ir.ArrayType):
+            raise PassError("an array result must be yielded an array", span)
+        return self.arrays.current(e, span)
 
     def _scalar_value(self, e: ir.Expr) -> str:
         folded = fold(e)
@@ -3171,15 +3388,7 @@ class FunctionEmitter(Emitter):
 
     def if_(self, s: ir.IfStmt) -> None:
         cond_name = self.lower(s.cond)
-        scalar_results: list[tuple[int, ir.Var]] = []
-        tensor_results: list[tuple[int, ir.Var]] = []
-        for k, r in enumerate(s.return_vars):
-            if isinstance(r.type, ir.TileType):
-                self.define_tile(r)
-            elif isinstance(r.type, ir.TensorType):
-                tensor_results.append((k, r))
-            else:
-                scalar_results.append((k, r))
+        scalar_results, tensor_results, array_results = self._if_results(s)
         prefix = ""
         suffix = ""
         if scalar_results:
@@ -3187,11 +3396,15 @@ class FunctionEmitter(Emitter):
             suffix = " -> (" + ", ".join(_int_type(ir.expr_dtype(r)) for _, r in scalar_results) + ")"
         self.line(f"{prefix}scf.if {cond_name}{suffix} {{")
         views: list[list[str]] = []
+        storages: list[list[str]] = []
+        arrays_before = self.arrays.snapshot()
+        written: set[str] = set()
         for branch_index, branch in enumerate((s.then_body, s.else_body)):
             if branch is None:
                 continue
             if branch_index == 1:
                 self.line("} else {")
+                self.arrays.newest = dict(arrays_before)
             last = branch.stmts[-1] if branch.stmts and isinstance(branch.stmts[-1], ir.YieldStmt) else None
             with self.block():
                 for stmt in branch.stmts:
@@ -3199,11 +3412,14 @@ class FunctionEmitter(Emitter):
                         self.stmt(stmt)
                 if last is not None:
                     views.append([self.tensor_view(last.values[k]) for k, _ in tensor_results])
+                    storages.append([self._yielded_array(last.values[k], s.span) for k, _ in array_results])
                     if scalar_results:
                         vals = [self._scalar_value(last.values[k]) for k, _ in scalar_results]
                         types = [_int_type(ir.expr_dtype(r)) for _, r in scalar_results]
                         self.line(f"scf.yield {', '.join(vals)} : {', '.join(types)}")
+            written |= self.arrays.written_since(arrays_before)
         self.line("}")
+        self._join_arrays(s, arrays_before, written, array_results, storages)
         for k, r in scalar_results:
             self.handles[r.id] = f"%{self.var_name(r)}"
             del k

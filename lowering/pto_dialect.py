@@ -11,6 +11,7 @@ Types (parametrized attributes with custom syntax, printed exactly as ptoas prin
 - `!pto.tensor_view<?x?xf32>`, `!pto.partition_tensor_view<64x64xf32>`
 - `!pto.tile_buf<loc=vec, dtype=f32, rows=64, cols=64, v_row=?, v_col=?, blayout=row_major,
   slayout=none_box, fractal=512, pad=0>`, with an optional trailing `compact=N`
+- `!pto.local_array<4xi32>` (an on-core scalar array)
 - `!pto.multi_tile_buf<TILE_BUF, count=N>`, whose verifier is ptoas's type verifier
   (`multi_tile_buf count must be >= 2 (got N)` / `... <= 16 (got N)`).
 
@@ -37,6 +38,8 @@ parameter directives):
 - `%v = pto.tgetval ins(%t, %off : TB, index) outs : DT`, `pto.set_validshape %t, %r, %c :
   TB`, `%v = pto.load_scalar %p[%off] : !pto.ptr<DT> -> DT`, `pto.store_scalar %v, %p[%off] :
   !pto.ptr<DT>, DT`;
+- the on-core arrays (`LOCAL_ARRAY_OPS`): `%a = pto.declare_local_array -> LA`,
+  `%v = pto.local_array_get %a[%i] : LA -> DT`, `pto.local_array_set %a[%i], %v : LA, DT`;
 - the cross-core pipe ops (`PIPE_OPS`): `pto.aic_initialize_pipe` / `pto.aiv_initialize_pipe`,
   `pto.tpush_to_aiv` / `_aic`, `pto.tpop_from_aic` / `_aiv`, `pto.tfree_from_aic` / `_aiv`,
   `pto.reserve_buffer`, `pto.import_reserved_buffer`, `pto.syncall() mode = ..., core_type =
@@ -179,6 +182,13 @@ class PartitionTensorViewType(_ShapedViewType):
     """`!pto.partition_tensor_view<RxCxDT>`."""
 
     name = "pto.partition_tensor_view"
+
+
+@irdl_attr_definition
+class LocalArrayType(_ShapedViewType):
+    """`!pto.local_array<NxDT>`: an on-core scalar array (`pto.declare_local_array`)."""
+
+    name = "pto.local_array"
 
 
 _TILE_KEYS = ("loc", "dtype", "rows", "cols", "v_row", "v_col", "blayout", "slayout", "fractal", "pad")
@@ -747,6 +757,43 @@ class TGetValOp(IRDLOperation):
 
 
 @irdl_op_definition
+class DeclareLocalArrayOp(IRDLOperation):
+    """`%a = pto.declare_local_array -> !pto.local_array<NxDT>`."""
+
+    name = "pto.declare_local_array"
+    result = result_def(LocalArrayType)
+
+    assembly_format = "`->` type($result) attr-dict"
+
+
+@irdl_op_definition
+class LocalArrayGetOp(IRDLOperation):
+    """`%v = pto.local_array_get %a[%i] : !pto.local_array<NxDT> -> DT`."""
+
+    name = "pto.local_array_get"
+    array = operand_def(LocalArrayType)
+    index = operand_def(IndexType)
+    result = result_def()
+
+    assembly_format = "$array `[` $index `]` attr-dict `:` type($array) `->` type($result)"
+
+
+@irdl_op_definition
+class LocalArraySetOp(IRDLOperation):
+    """`pto.local_array_set %a[%i], %v : !pto.local_array<NxDT>, DT` (in place on the array)."""
+
+    name = "pto.local_array_set"
+    array = operand_def(LocalArrayType)
+    index = operand_def(IndexType)
+    value = operand_def()
+
+    assembly_format = "$array `[` $index `]` `,` $value attr-dict `:` type($array) `,` type($value)"
+
+
+LOCAL_ARRAY_OPS: tuple[type[IRDLOperation], ...] = (DeclareLocalArrayOp, LocalArrayGetOp, LocalArraySetOp)
+
+
+@irdl_op_definition
 class SetValidShapeOp(IRDLOperation):
     """`pto.set_validshape %tile, %rows, %cols : TB` (the tile's runtime valid extent)."""
 
@@ -1301,6 +1348,7 @@ PTO = Dialect(
         SetValidShapeOp,
         LoadScalarOp,
         StoreScalarOp,
+        *LOCAL_ARRAY_OPS,
         *COMM_OPS,
         *PIPE_OPS,
     ],
@@ -1310,6 +1358,7 @@ PTO = Dialect(
         PartitionTensorViewType,
         TileBufType,
         MultiTileBufType,
+        LocalArrayType,
         KernelKindAttr,
         LayoutAttr,
         FenceScopeAttr,

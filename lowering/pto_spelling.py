@@ -28,7 +28,8 @@ FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmu
                    "tensor_view", "cacheinvalid", "fence", "notify", "wait", "remote_load",
                    "remote_store", "put", "mrgsort", "gather_mask", "scatter_mask", "reserve_buffer",
                    "import_peer_buffer", "initialize_pipe", "tpush", "tpop", "tfree", "syncall",
-                   "cross_core_sync", "set_ffts", "gather_row", "comm_rank", "get", "mscatter"})
+                   "cross_core_sync", "set_ffts", "gather_row", "comm_rank", "get", "mscatter",
+                   "array_create", "array_get", "array_set"})
 """Emission forms; `dps` is the default."""
 
 

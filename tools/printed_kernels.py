@@ -1002,6 +1002,34 @@ class ScatterToMemory:
         return out
 
 
+@pl.program
+class LocalArray:
+    """An on-core array: filled in a loop from an index tile (loop-carried), one element
+    overwritten in a branch (an if result), then read in a second loop as the row each store
+    writes."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        idx: pl.Tensor[[1, 8], pl.INT32],
+        src: pl.Tensor[[8, 32], pl.FP32],
+        dst: pl.InOut[pl.Tensor[[32, 32], pl.FP32]],
+    ) -> pl.Tensor[[32, 32], pl.FP32]:
+        it = pl.tile.load(idx, [0, 0], [1, 8], [1, 8], target_memory=pl.Mem.Vec)
+        rows = pl.array.create(8, dtype=pl.INT32)
+        for i in pl.range(8):
+            v: pl.Scalar[pl.INT32] = pl.tile.read(it, [0, i])
+            rows = pl.array.update_element(rows, i, v)
+        first = pl.array.get_element(rows, 0)
+        if first > 16:
+            rows = pl.array.update_element(rows, 0, first - 16)
+        for j in pl.range(8):
+            r = pl.cast(pl.array.get_element(rows, j), pl.INDEX)
+            st = pl.tile.load(src, [j, 0], [1, 32], [1, 32], target_memory=pl.Mem.Vec)
+            dst = pl.tile.store(st, [r, 0], dst)
+        return dst
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1040,6 +1068,7 @@ PROGRAMS = {
     "gather_rows_mat": GatherRowsMat,
     "integer_bits": IntegerBits,
     "scatter_to_memory": ScatterToMemory,
+    "local_array": LocalArray,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

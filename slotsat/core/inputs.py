@@ -423,7 +423,8 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
     divisor of an integer `//`, `%` or `/` (a count a position is wrapped by) are drawn from
     `[1, _SMALL_INDEX]`: a kernel divides by them, as by a block count, only when positive."""
     defs: dict[int, ir.Expr | ir.Call] = {}
-    writes: dict[int, list[ir.CallArg]] = {}  # tile -> the values tile.write puts into it
+    writes: dict[int, list[ir.CallArg]] = {}  # tile or array -> the values written into it
+    joins = _joins(fn)
     work: list[tuple[ir.CallArg, int, int]] = []
     for st in ir.walk_stmts(fn.body):
         call = st.value if isinstance(st, ir.AssignStmt) else st.call if isinstance(st, ir.EvalStmt) else None
@@ -432,11 +433,14 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
         if isinstance(call, ir.Call):
             if call.op == "tile.write" and len(call.args) > 2 and isinstance(call.args[0], ir.Var):
                 writes.setdefault(call.args[0].id, []).append(call.args[2])
+            if call.op == "array.update_element" and len(call.args) > 2 and isinstance(st, ir.AssignStmt):
+                writes.setdefault(st.var.id, []).append(call.args[2])  # the new version holds it
             work.extend((e, extent, 0) for e, extent in _index_uses(call))
         work.extend((d, _SMALL_INDEX, 1) for d in _divisors(st))  # a divisor is drawn positive
     params = {p.id for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.dtype.is_int}
     out: dict[int, tuple[int, int]] = {}
     seen: set[tuple[int, int, int]] = set()
+    joined: set[int] = set()
     while work:
         node, extent, lo = work.pop()
         inner, shift = _shifted(node)
@@ -455,6 +459,9 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
             out[node.id] = (new_lo, max(new_lo + 1, min(old_hi, lo + extent)))
             continue
         work.extend((v, extent, lo) for v in writes.get(node.id, ()))
+        if node.id not in joined:  # once: a carried `x = x + 1` would shift `lo` forever
+            joined.add(node.id)
+            work.extend((v, extent, lo) for v in joins.get(node.id, ()))
         d = defs.get(node.id)
         if isinstance(d, ir.Call):
             carried = _carried(d, defs)
@@ -463,6 +470,33 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
         elif d is not None:
             work.append((d, extent, lo))
     return out
+
+
+def _joins(fn: ir.Function) -> dict[int, list[ir.Expr]]:
+    """The values each loop-carried value and each loop or if result joins, by var id: a loop's
+    iteration value and result join its initial value and what the body yields, an if's result
+    what each branch yields."""
+    out: dict[int, list[ir.Expr]] = {}
+    for st in ir.walk_stmts(fn.body):
+        if isinstance(st, ir.ForStmt):
+            yielded = _yielded(st.body)
+            for k, it in enumerate(st.iter_args):
+                values = [it.init, *([yielded[k]] if k < len(yielded) else [])]
+                out.setdefault(it.var.id, []).extend(values)
+                if k < len(st.return_vars):
+                    out.setdefault(st.return_vars[k].id, []).extend(values)
+        elif isinstance(st, ir.IfStmt):
+            for branch in (st.then_body, st.else_body):
+                yielded = _yielded(branch) if branch is not None else []
+                for k, r in enumerate(st.return_vars):
+                    if k < len(yielded):
+                        out.setdefault(r.id, []).append(yielded[k])
+    return out
+
+
+def _yielded(body: ir.SeqStmts) -> list[ir.Expr]:
+    last = body.stmts[-1] if body.stmts else None
+    return list(last.values) if isinstance(last, ir.YieldStmt) else []
 
 
 def _scatter_index_parameters(fn: ir.Function) -> set[int]:
@@ -492,10 +526,12 @@ def _scatter_index_parameters(fn: ir.Function) -> set[int]:
 
 def _carried(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call]) -> tuple[ir.CallArg, int] | None:
     """The argument whose elements the result of `d` holds, and the constant `d` adds to them:
-    a read, a load, a view or copy (`_OFFSET_CARRIERS`), and the row a `tile.col_expand_add`
+    a read, a load, a view or copy (`_OFFSET_CARRIERS`), an array's element or next version
+    (whose written value `_index_parameters` follows as well), and the row a `tile.col_expand_add`
     broadcasts onto a `tile.full` of an integer literal (how a kernel repeats one row of
     indices down a tile). None for anything else."""
-    if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS):
+    if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS
+                   or d.op in ("array.get_element", "array.update_element")):
         return d.args[0], 0
     if d.op == "tile.col_expand_add" and len(d.args) > 1 and isinstance(d.args[0], ir.Var):
         base = defs.get(d.args[0].id)

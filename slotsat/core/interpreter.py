@@ -435,7 +435,18 @@ class TensorSym:
     shape: tuple[int, ...]
 
 
-Value: TypeAlias = int | float | Array | PagedTensor | TileVal | PtrVal | TensorSym | None
+@dataclass(frozen=True, slots=True, eq=False)
+class ArrayVal:
+    """An on-core array (`pl.Array`): a value, as the IR's arrays are (`array.update_element`
+    makes a new one and leaves its operand as it was), with which elements were written."""
+
+    data: Array
+    written: Array
+    """One bool per element: whether the program wrote it (`array.create` leaves it undefined)."""
+    dtype: DType
+
+
+Value: TypeAlias = int | float | Array | PagedTensor | TileVal | PtrVal | TensorSym | ArrayVal | None
 
 
 class Tracer(Protocol):
@@ -1480,6 +1491,54 @@ def _op_not(it: Interpreter, c: ir.Call) -> Value:
     if not t.dtype.is_int:
         raise InterpreterError(f"'{c.op}' on {t.dtype.value} tiles is not modelled", c.span)
     return TileVal(np.bitwise_not(_need_data(t)), t.valid, t.dtype, t.shape)
+
+
+def _op_array_create(it: Interpreter, c: ir.Call) -> Value:
+    """`array.create(N, dtype=T)`: N elements, none written yet."""
+    extent = c.args[0] if c.args else None
+    dtype = c.kwarg("dtype")
+    n = it.scalar(extent) if isinstance(extent, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+    if not isinstance(n, int) or not isinstance(dtype, ir.DTypeArg) or n < 0:
+        raise InterpreterError("array.create needs a known extent and dtype=", c.span)
+    return ArrayVal(np.zeros(n, dtype=numpy_dtype(dtype.dtype)), np.zeros(n, dtype=bool), dtype.dtype)
+
+
+def _array_element(it: Interpreter, c: ir.Call) -> tuple[ArrayVal, int]:
+    """The array operand of `array.get_element` / `update_element` and its element index, which
+    must lie inside it."""
+    arr = it._value(c.args[0]) if isinstance(c.args[0], ir.Var) else None
+    if not isinstance(arr, ArrayVal):
+        raise InterpreterError(f"'{c.op}' needs an array", c.span)
+    arg = c.args[1]
+    index = it.scalar(arg) if isinstance(arg, ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+    if not isinstance(index, int):
+        raise InterpreterError(f"'{c.op}' needs an integer index", c.span)
+    if not 0 <= index < arr.data.size:
+        raise InterpreterError(f"{c.op} index {index} is outside an array of {arr.data.size} elements",
+                               c.span)
+    return arr, index
+
+
+def _op_array_get(it: Interpreter, c: ir.Call) -> Value:
+    """`array.get_element(a, i)`: element `i`; one never written is undefined data."""
+    arr, index = _array_element(it, c)
+    if not arr.written[index]:
+        what = f"array.get_element at {c.span.line}:{c.span.col} reads an element never written"
+        return it.undefined.data((1,), arr.dtype, what).reshape(-1)[0].item()  # type: ignore[no-any-return]
+    return arr.data[index].item()  # type: ignore[no-any-return]
+
+
+def _op_array_update(it: Interpreter, c: ir.Call) -> Value:
+    """`array.update_element(a, i, v)`: a new array, `a` with element `i` set to `v` (an integer
+    wrapped at the element's dtype)."""
+    arr, index = _array_element(it, c)
+    value = it.scalar(c.args[2]) if isinstance(c.args[2], ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+    if value is None:
+        raise InterpreterError("array.update_element needs a known scalar value", c.span)
+    data, written = arr.data.copy(), arr.written.copy()
+    data[index] = arr.dtype.wrap(int(value)) if arr.dtype.is_int else value
+    written[index] = True
+    return ArrayVal(data, written, arr.dtype)
 
 
 def _op_row_reduce(it: Interpreter, c: ir.Call) -> Value:
@@ -2956,6 +3015,9 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.xor": (3, 3, frozenset()),
     "tile.xors": (3, 3, frozenset()),
     "tile.not": (1, 1, frozenset()),
+    "array.create": (1, 1, frozenset({"dtype"})),
+    "array.get_element": (2, 2, frozenset()),
+    "array.update_element": (3, 3, frozenset()),
     "tensor.read": (2, 2, frozenset()),
     "tensor.dim": (2, 2, frozenset()),
     "tile.set_validshape": (3, 3, frozenset()),
@@ -3068,6 +3130,9 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.minimums": _op_scalar,
     **{f"tile.{k}{s}": _op_bitwise for k in _BITWISE for s in ("", "s")},
     "tile.not": _op_not,
+    "array.create": _op_array_create,
+    "array.get_element": _op_array_get,
+    "array.update_element": _op_array_update,
     "tile.create": _op_create,
     "tile.full": _op_full,
     "tile.ci": _op_ci,

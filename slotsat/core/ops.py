@@ -375,7 +375,8 @@ reference intersects a narrower source's valid shape with the window) and withou
 or `pad_value=`."""
 
 RESULT_LIKE_ARG: dict[str, int] = {"tile.assemble": 0, "tensor.assemble": 0, "tile.write": 0,
-                                   "tensor.write": 0, "tile.gather_row": 0, "tile.mscatter": 2}
+                                   "tensor.write": 0, "tile.gather_row": 0, "tile.mscatter": 2,
+                                   "array.update_element": 0}
 """Ops whose result has the type of an argument (by index): `assemble(target, source, offset)`
 writes `source` into `target` and returns `target` updated (the reference deduces the
 target's type); `write(target, indices, value)` stores one element and returns `target`
@@ -383,7 +384,8 @@ target's type); `write(target, indices, value)` stores one element and returns `
 `gather_row(dst, src, ...)` loads a GM row into `dst` in place and returns it
 (`DeduceTileGatherRowType` returns the destination's type: its `valid_shape` argument
 narrows only the transfer); `mscatter(src, idx, output_tensor)` writes into the tensor and
-returns it (`DeduceTileMscatterType`)."""
+returns it (`DeduceTileMscatterType`); `array.update_element(array, index, value)` returns the
+array's next version."""
 
 REINTERPRETED_RESULTS = frozenset({"tile.reinterpret_view"})
 """Ops whose result reads argument 0's bytes as the `dtype=` keyword's elements

@@ -166,10 +166,11 @@ class _Run:
             self.env[op.results[0]] = tile
         elif name in ("pto.treshape", "pto.subview"):
             self.env[op.results[0]] = self.get(op.operands[0])
-        elif name in ("pto.make_tensor_view", "pto.partition_view"):
+        elif name in ("pto.make_tensor_view", "pto.partition_view", "pto.declare_local_array"):
             self.env[op.results[0]] = None
-        elif name in ("pto.tgetval", "pto.load_scalar"):
-            # a scalar read from a tile / a tensor: the data is not modelled, the value is 0
+        elif name in ("pto.tgetval", "pto.load_scalar", "pto.local_array_get"):
+            # a scalar read from a tile / a tensor / an on-core array: the data is not modelled,
+            # the value is 0
             if name == "pto.tgetval":
                 self.touch(self.get(op.operands[0]), op.name)
             self.env[op.results[0]] = 0 if isinstance(op.results[0].type, IntegerType | IndexType) else 0.0
@@ -179,7 +180,7 @@ class _Run:
                 self.env[op.results[0]] = 1 << 32
         elif name == "pto.set_validshape":
             self.touch(self.get(op.operands[0]), op.name)
-        elif name == "pto.store_scalar":
+        elif name in ("pto.store_scalar", "pto.local_array_set"):
             return
         elif name in ("func.return", "func.func"):
             return

@@ -3,9 +3,10 @@ shape request, `tile.store(..., atomic=pl.AtomicType.Add)`, `tile.row_expand`, `
 and `tensor.write`, `tile.concat` (also of partly valid tiles), the arg reductions
 `tile.row_argmax` and kin, the comparisons `tile.cmp` / `tile.cmps` with `tile.sel`, the max /
 min broadcasts of both expand families, `tile.row_prod`, `tile.col_prod`, `tile.matmul_bias`,
-`tile.fmod`, the partial ops `tile.part_add` and kin, `tile.reinterpret_view` and
-`tile.scatter` and `tile.mscatter` (with offsets drawn all different), the integer bit ops (`tile.and`, `tile.ands`
-and kin, `tile.not`), each against a hand-computed expectation."""
+`tile.fmod`, the partial ops `tile.part_add` and kin, `tile.reinterpret_view`, `tile.scatter` and
+`tile.mscatter` (with offsets drawn all different), the integer bit ops (`tile.and`, `tile.ands`
+and kin, `tile.not`) and on-core arrays (`array.create` and kin), each against a hand-computed
+expectation."""
 
 # ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
 
@@ -17,7 +18,7 @@ import pytest
 from slotsat.core import ir
 from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterError, Unmodelled
-from slotsat.core.interpreter import ensure_modelled
+from slotsat.core.interpreter import Interpreter, ensure_modelled
 from tests.reliability.interp_harness import kernel, run
 
 _fn = kernel
@@ -704,3 +705,69 @@ def test_an_mscatter_s_offsets_are_drawn_all_different_inside_the_tensor() -> No
         assert len(set(offsets.tolist())) == 4
         assert offsets.min() >= 0
         assert offsets.max() < 8
+
+
+_ARRAY = ("i: pl.Tensor[[1, 4], pl.INT32], a: pl.Tensor[[8, 4], pl.FP32], out: pl.Out[pl.Tensor[[8, 4], pl.FP32]]",
+          "pl.Tensor[[8, 4], pl.FP32]")
+
+
+def test_an_array_is_a_value_each_update_makes_a_new_one() -> None:
+    """`array.update_element` leaves its operand as it was (the IR's arrays are values), an
+    element is wrapped at the array's dtype, and the rows read back from the array are the
+    rows each store writes."""
+    fn = _fn(*_ARRAY, """
+it: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.load(i, [0, 0], [1, 4])
+t: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [1, 4])
+arr = pl.array.create(4, dtype=pl.INT8)
+for k in pl.range(4):
+    v: pl.Scalar[pl.INT32] = pl.tile.read(it, [0, k])
+    arr = pl.array.update_element(arr, k, v)
+old = arr
+arr = pl.array.update_element(arr, 0, 263)
+r0 = pl.cast(pl.array.get_element(old, 0), pl.INDEX)
+r1 = pl.cast(pl.array.get_element(arr, 0), pl.INDEX)
+out = pl.store(t, [r0, 0], out)
+out = pl.store(t, [r1, 0], out)
+return out
+""")
+    rows = np.array([[3, 1, 2, 0]], dtype=np.int32)
+    (r,) = _run(fn, {"i": rows, "a": A.repeat(2, axis=0), "out": np.zeros((8, 4), np.float32)}, modelled=True)
+    written = [k for k in range(8) if r[k].any()]
+    assert written == [3, 7]  # the old version's element 0, and 263 wrapped at INT8 (7)
+
+
+@pytest.mark.parametrize("index", [1, 4])
+def test_an_array_element_read_before_it_is_written_is_undefined_and_indexes_stay_inside(index: int) -> None:
+    fn = _fn(*_ARRAY, f"""
+arr = pl.array.create(4, dtype=pl.INT32)
+arr = pl.array.update_element(arr, 0, 5)
+g = pl.array.get_element(arr, {index})
+return out
+""")
+    args = {"i": np.zeros((1, 4), np.int32), "a": A.repeat(2, axis=0), "out": np.zeros((8, 4), np.float32)}
+    it = Interpreter(physical=False, prefetch=False)
+    if index == 4:
+        with pytest.raises(InterpreterError, match=r"array\.get_element index 4 is outside an array of 4 elements"):
+            it.run(fn, args)
+        return
+    it.run(fn, args)
+    assert it.undefined.reads == ["array.get_element at 10:13 reads an element never written"]
+
+
+def test_indices_carried_through_an_array_are_drawn_inside_what_they_index() -> None:
+    fn = _fn(*_ARRAY, """
+it: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.load(i, [0, 0], [1, 4])
+t: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [1, 4])
+arr = pl.array.create(4, dtype=pl.INT32)
+for k in pl.range(4):
+    v: pl.Scalar[pl.INT32] = pl.tile.read(it, [0, k])
+    arr = pl.array.update_element(arr, k, v)
+for k in pl.range(4):
+    r = pl.cast(pl.array.get_element(arr, k), pl.INDEX)
+    out = pl.store(t, [r, 0], out)
+return out
+""")
+    for seed in range(10):
+        drawn = random_inputs(fn, np.random.default_rng(seed))["i"]
+        assert drawn.min() >= 0
+        assert drawn.max() < 8

@@ -527,6 +527,8 @@ class CallReader:
             src = call.args[like]
             if isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType | ir.TileType):
                 return _local_type(src.type)
+            if isinstance(src, ir.Var) and isinstance(src.type, ir.ArrayType):
+                return src.type
         if ref is not None and call.op in ops.SHAPED_RESULTS:
             return _shaped_result(call, ref)
         if ref is not None and call.op in ops.RESHAPED_RESULTS:
