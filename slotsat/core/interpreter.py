@@ -1411,14 +1411,20 @@ def _op_binary(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(as_dtype(data, a.dtype), valid, a.dtype, a.shape)
 
 
-def _op_scalar(it: Interpreter, c: ir.Call) -> Value:
-    t = it._tile(c.args[0], c.span)
-    arg = c.args[1]
+def _scalar_operand(it: Interpreter, c: ir.Call, k: int) -> int | float:
+    """The value of the call's scalar argument `k`."""
+    arg = c.args[k]
     if not isinstance(arg, ir.SCALAR_EXPRS):
         raise InterpreterError(f"'{c.op}' needs a scalar operand", c.span)
     s = it.scalar(arg)  # type: ignore[arg-type]
     if s is None:
         raise InterpreterError(f"'{c.op}' scalar operand is unknown", c.span)
+    return s
+
+
+def _op_scalar(it: Interpreter, c: ir.Call) -> Value:
+    t = it._tile(c.args[0], c.span)
+    s = _scalar_operand(it, c, 1)
     data = _need_data(t)
     fill = t.dtype.wrap(int(s)) if t.dtype.is_int else s
     sv = np.full(data.shape, fill, dtype=data.dtype)
@@ -1448,12 +1454,7 @@ def _bit_operands(it: Interpreter, c: ir.Call) -> tuple[str, TileVal, Array, tup
     if kind == name:
         t, other, valid = _tile_pair(it, c)
         return kind, t, _need_data(other), valid
-    arg = c.args[1]
-    if not isinstance(arg, ir.SCALAR_EXPRS):
-        raise InterpreterError(f"'{c.op}' needs a scalar operand", c.span)
-    s = it.scalar(arg)  # type: ignore[arg-type]
-    if s is None:
-        raise InterpreterError(f"'{c.op}' scalar operand is unknown", c.span)
+    s = _scalar_operand(it, c, 1)
     data = _need_data(t)
     return kind, t, np.full(data.shape, t.dtype.wrap(int(s)), dtype=data.dtype), t.valid
 
@@ -1532,9 +1533,7 @@ def _op_array_update(it: Interpreter, c: ir.Call) -> Value:
     """`array.update_element(a, i, v)`: a new array, `a` with element `i` set to `v` (an integer
     wrapped at the element's dtype)."""
     arr, index = _array_element(it, c)
-    value = it.scalar(c.args[2]) if isinstance(c.args[2], ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
-    if value is None:
-        raise InterpreterError("array.update_element needs a known scalar value", c.span)
+    value = _scalar_operand(it, c, 2)
     data, written = arr.data.copy(), arr.written.copy()
     data[index] = arr.dtype.wrap(int(value)) if arr.dtype.is_int else value
     written[index] = True
