@@ -308,7 +308,9 @@ class LocalArrays:
         return dict(self.newest)
 
     def written_since(self, before: dict[str, frozenset[int]]) -> set[str]:
-        return {k for k, v in self.newest.items() if before.get(k) != v}
+        """The storages of `before` written since (not those declared since: a loop body's or
+        branch's own array)."""
+        return {k for k, v in self.newest.items() if k in before and before[k] != v}
 
     def forget(self, storage: str, why: str) -> None:
         """The storage was written where no version of it reaches this point."""

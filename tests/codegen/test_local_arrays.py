@@ -114,3 +114,15 @@ arr: pl.Array[n, pl.INT32] = pl.array.create(n, dtype=pl.INT32)
 return dst
 """, params=PARAMS, ret=RET)
     assert "needs a literal extent" in str(error(src))
+
+
+def test_an_array_created_in_a_loop_body_is_that_iteration_s_own() -> None:
+    text = _emit("""
+for i in pl.range(4):
+    tmp: pl.Array[2, pl.INT32] = pl.array.create(2, dtype=pl.INT32)
+    tmp = pl.array.update_element(tmp, 0, v)
+    w: pl.Scalar[pl.INT32] = pl.array.get_element(tmp, 0)
+    arr = pl.array.update_element(arr, i, w)
+got: pl.Scalar[pl.INT32] = pl.array.get_element(arr, 3)
+""")
+    assert len(lines(text, "pto.declare_local_array")) == 2
