@@ -1885,7 +1885,9 @@ class FunctionEmitter(Emitter):
             self.tensor_types[v.id] = v.type
             return
         if isinstance(v.type, ir.ArrayType):
-            assert isinstance(s.value, ir.Var)
+            if not isinstance(s.value, ir.Var):
+                raise PassError(f"array '{v.name_hint}' must be assigned an array or an array op's result",
+                                s.span)
             self.arrays.rename(v, s.value, s.span)
             return
         value = fold(s.value)

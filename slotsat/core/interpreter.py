@@ -1530,12 +1530,15 @@ def _op_array_get(it: Interpreter, c: ir.Call) -> Value:
 
 
 def _op_array_update(it: Interpreter, c: ir.Call) -> Value:
-    """`array.update_element(a, i, v)`: a new array, `a` with element `i` set to `v` (an integer
-    wrapped at the element's dtype)."""
+    """`array.update_element(a, i, v)`: a new array, `a` with element `i` set to `v` (wrapped or
+    rounded to the element's dtype)."""
     arr, index = _array_element(it, c)
     value = _scalar_operand(it, c, 2)
     data, written = arr.data.copy(), arr.written.copy()
-    data[index] = arr.dtype.wrap(int(value)) if arr.dtype.is_int else value
+    if arr.dtype.is_int:
+        data[index] = arr.dtype.wrap(int(value))
+    else:
+        data[index] = as_dtype(np.array([value]), arr.dtype)[0]
     written[index] = True
     return ArrayVal(data, written, arr.dtype)
 
