@@ -1471,8 +1471,9 @@ def _op_bitwise(it: Interpreter, c: ir.Call) -> Value:
     if kind in ("shl", "shr"):
         bits = t.dtype.bits
         amounts = b[:vr, :vc].astype(np.int64)
-        if amounts.size and (amounts.min() < 0 or amounts.max() >= bits):
-            bad = int(amounts[(amounts < 0) | (amounts >= bits)][0])
+        outside = amounts[(amounts < 0) | (amounts >= bits)]
+        if outside.size:
+            bad = int(outside[0])
             raise InterpreterError(f"'{c.op}' shifts by {bad}, outside [0, {bits})", c.span)
         if kind == "shr" and t.dtype.is_signed and bool((a[:vr, :vc] < 0).any()):
             raise Unmodelled(f"'{c.op}' of a negative {t.dtype.value} element (the ISA does not say "
