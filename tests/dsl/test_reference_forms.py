@@ -634,6 +634,20 @@ def test_a_chained_module_constant_binds_every_name() -> None:
     assert body == ["t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16], [16, 16], target_memory=pl.Mem.Vec)"]
 
 
+def test_unpacked_module_constants_bind_each_name_to_its_element() -> None:
+    """`TR, TC = 16, 8` (or `(16, 8)`) at module level, as the reference's own tests write their
+    sizes: each name is its element, every element evaluated before any name is bound."""
+    body = printed_body("TR, TC = (16, 8)\nR2, C2 = TC, TR\n" + program(f"""
+        {INCORE}
+        def k(self, x: pl.Tensor[[TR, TR], pl.FP32]):
+            t: pl.Tile[[R2, C2], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [R2, C2])
+    """))
+    assert body == ["t: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [8, 16], [8, 16], target_memory=pl.Mem.Vec)"]
+    assert error_of("import pypto.language as pl\nA, B = 1, 2, 3\n") == ("cannot unpack 3 values into 2 names", 2, 8)
+    assert error_of("import pypto.language as pl\nA, B = 1, A\n")[0] == (
+        "unsupported syntax: module-level assignment other than NAME = pl.MemRef(...)")
+
+
 def test_a_scalar_cast_binds_its_arguments_as_the_reference_does() -> None:
     """`pl.cast(input, target_type, mode="round")`: keywords bind by name, and a scalar takes the
     default rounding only (the reference raises for any other mode)."""

@@ -626,9 +626,13 @@ class _ModuleParser:
 
     def _module_constant(self, node: ast.Assign | ast.AnnAssign) -> bool:
         """`N = pl.dynamic("N")` or `N = LITERAL` (int arithmetic over earlier constants, also
-        chained: `TR = TC = 128` binds both); False for any other module-level assignment."""
+        chained: `TR = TC = 128` binds both, and unpacked: `M, N = 64, 128` binds each name to
+        its element); False for any other module-level assignment."""
         targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
         value = node.value
+        if (isinstance(node, ast.Assign) and len(targets) == 1 and isinstance(targets[0], ast.Tuple)
+                and isinstance(value, ast.Tuple)):
+            return self._module_constants(targets[0], value)
         names = [t for t in targets if isinstance(t, ast.Name)]
         if not names or len(names) != len(targets) or value is None:
             return False
@@ -647,6 +651,25 @@ class _ModuleParser:
         if isinstance(constant, float) and not math.isfinite(constant):
             self.error(f"float literal {self.source(value)} is not finite", value)
         for name in names:
+            self._define_module_name(name.id, name)
+            self.constants[name.id] = constant
+        return True
+
+    def _module_constants(self, target: ast.Tuple, value: ast.Tuple) -> bool:
+        """`A, B = X, Y`: every target a name and every element a constant (evaluated before
+        any name is bound, as Python does), else False; a count mismatch is Python's error."""
+        names = [t for t in target.elts if isinstance(t, ast.Name)]
+        if len(names) != len(target.elts) or any(isinstance(e, ast.Starred) for e in value.elts):
+            return False
+        values = [self._constant_value(e) for e in value.elts]
+        if any(v is None for v in values):
+            return False
+        if len(values) != len(names):
+            self.error(f"cannot unpack {len(values)} values into {len(names)} names", value)
+        for name, constant in zip(names, values, strict=True):
+            assert constant is not None
+            if isinstance(constant, float) and not math.isfinite(constant):
+                self.error(f"float literal {self.source(value)} is not finite", value)
             self._define_module_name(name.id, name)
             self.constants[name.id] = constant
         return True
