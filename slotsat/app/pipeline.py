@@ -65,10 +65,15 @@ def function_passes(options: CompileOptions) -> list[FunctionPass]:
     from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
     from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
     from slotsat.lowering.resolve_pipeline_markers import ResolvePipelineMarkers
+    from slotsat.lowering.stamp_tfree_split import StampTfreeSplit
 
     return [
-        # 3. Rotation first: it needs the pipeline loops as the author wrote them, and
-        #    every loop it declines still carries stage=F for replication. No-op under PYPTO.
+        # 2. Each cross-core free takes its pop's split and pipe id (hand-written DSL leaves
+        #    them off; the reference's StampTfreeSplit runs before its slot pass too).
+        StampTfreeSplit(),
+        # 3. Rotation before every loop pass: it needs the pipeline loops as the author wrote
+        #    them, and every loop it declines still carries stage=F for replication. No-op
+        #    under PYPTO.
         LowerPipelineToSlots(planner=options.planner, backend=options.backend, compat=options.compat),
         # 4. Replication of every loop still marked stage=F > 1; leaves stage=1 markers.
         LowerPipelineLoops(),

@@ -128,7 +128,11 @@ def test_a_tile_sharing_the_popped_slot_is_a_located_error() -> None:
      "does not support tile.tpush_to_aiv with keyword 'lane_stride'"),
     (PUSH, PUSH.replace(", split=0", ""), "tile.tpush_to_aiv needs its 'split' keyword"),
     (PUSH, PUSH.replace("split=0", "split=7"), "tile.tpush_to_aiv split must be 0 (none)"),
-    (FREE, FREE.replace(", split=0", ""), "system.tfree_to_aic needs its 'split' keyword"),
+    (FREE, FREE.replace("split=0", "split=0, id=1"),
+     "system.tfree_to_aic pipe id 1 does not match originating tile.tpop_from_aic pipe id 0"),
+    (FREE, FREE.replace("tfree_to_aic", "tfree_to_aiv"),
+     "system.tfree_to_aiv requires its tile argument to come from tile.tpop_from_aiv, "
+     "got tile.tpop_from_aic"),
     (AIC_INIT, AIC_INIT.replace("dir_mask=1", "dir_mask=4"), "system.aic_initialize_pipe dir_mask must be 1"),
     (AIC_INIT, AIC_INIT.replace(", slot_size=4096", ""), "system.aic_initialize_pipe needs its 'slot_size'"),
     (IMPORT, "peer_func='elsewhere'", "peer_func 'elsewhere' is not a kernel function of this program"),

@@ -105,6 +105,7 @@ def slots_report(module: ir.Module, planner: Planner | None = Planner.PTOAS,
     from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
     from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
     from slotsat.lowering.resolve_pipeline_markers import ResolvePipelineMarkers
+    from slotsat.lowering.stamp_tfree_split import StampTfreeSplit
 
     slots_pass = LowerPipelineToSlots(planner=planner, backend=backend, compat=compat)
     report = SlotsReport(module)
@@ -112,7 +113,7 @@ def slots_report(module: ir.Module, planner: Planner | None = Planner.PTOAS,
     for program in module.programs:
         functions: list[ir.Function] = []
         for fn in program.functions:
-            plan = slots_pass.plan(fn)
+            plan = slots_pass.plan(StampTfreeSplit().run(fn).function)
             out = plan.result
             if replicate:
                 out = LowerPipelineLoops().run(out).function
