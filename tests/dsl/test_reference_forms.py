@@ -313,6 +313,29 @@ def test_an_annotated_literal_must_fit_and_other_mixes_stay_errors() -> None:
     assert error_of(source)[0] == "annotation says pl.Scalar[pl.INT64] but 'n' produces pl.Scalar[pl.INT32]"
 
 
+@pytest.mark.parametrize(("line", "message"), [
+    ("b: pl.Scalar[pl.FP32] = pl.tile.get_block_idx()",
+     "annotation says pl.Scalar[pl.FP32] but pl.tile.get_block_idx produces pl.Scalar[pl.INDEX]"),
+    ("t: pl.Tile[[16, 8], pl.INT32] = pl.tile.full([16, 8], dtype=pl.FP32, value=1.0)",
+     "annotation says pl.Tile[[16, 8], pl.INT32] but pl.tile.full produces pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec]"),
+    ("v: pl.Scalar[pl.INT32] = pl.read(x, [0, 0])",
+     "annotation says pl.Scalar[pl.INT32] but pl.tensor.read produces pl.Scalar[pl.FP32]"),
+    # the op's own result is INDEX: not a variable's INDEX value rebound at INT64
+    ("b: pl.Scalar[pl.INT64] = pl.tile.get_block_idx()",
+     "annotation says pl.Scalar[pl.INT64] but pl.tile.get_block_idx produces pl.Scalar[pl.INDEX]"),
+])
+def test_an_annotation_naming_another_dtype_than_the_call_produces_is_an_error(line: str, message: str) -> None:
+    """A call's result is bound at the annotation's type (the reference printed it), so a
+    hand-written annotation of another dtype would declare a value of a type the op never
+    produces: a located error, as for a variable's value."""
+    source = program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            {line}
+    """)
+    assert error_of(source) == (message, 7, line.index("= ") + 11)
+
+
 def test_a_module_constant_may_name_an_earlier_one() -> None:
     source = ("import pypto.language as pl\n_SIZE = 16\nSIZE = _SIZE\n\n@pl.program\nclass P:\n"
               "    @pl.function(type=pl.FunctionType.Orchestration)\n"

@@ -491,7 +491,7 @@ class CallReader:
                 what: str) -> ir.Type:
         inferred = self.infer(call)
         if annot is not None:
-            if inferred is not None and type(inferred) is not type(annot):
+            if inferred is not None and (type(inferred) is not type(annot) or _other_dtype(annot, inferred)):
                 self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}",
                            node)
             return _with_space(annot, call, inferred)
@@ -676,6 +676,17 @@ def _literal_node(value: int, dtype: str, at: ast.AST) -> ast.expr:
 
 
 _SPACE_NAMES = frozenset(s.value for s in ir.MemorySpace)
+
+
+def _other_dtype(annot: ir.Type, inferred: ir.Type) -> bool:
+    """Whether an annotation names another element or scalar dtype than the call produces (the
+    shape and the view stay the annotation's: the reference printed them). Unlike a variable's
+    value (`x: INT64 = i`), a call's INDEX result is not rebound at INT64: the op's own result
+    has its dtype."""
+    if not isinstance(annot, ir.ScalarType | ir.TileType | ir.TensorType) or not isinstance(
+            inferred, ir.ScalarType | ir.TileType | ir.TensorType):
+        return False
+    return annot.dtype != inferred.dtype
 
 
 def _with_space(typ: ir.Type, call: ir.Call, inferred: ir.Type | None) -> ir.Type:
