@@ -1035,12 +1035,27 @@ def preflight(fn: ir.Function) -> None:
     _preflight_widths(fn)
 
 
+_SITE_NAMES = {"offset": "the offset", "shape": "the extent", "bound": "the loop bound",
+               "extent": "the valid extent", "address": "the address"}
+"""How an error names a site of each kind (`Site3`)."""
+
+
 def _preflight_widths(fn: ir.Function) -> None:
     """An integer codegen lowers (an offset, a bound, an operand, a slot index, ...) computes at
     INDEX or an 8- to 64-bit dtype (`DType.is_int_arith`): a packed 4-bit scalar has no
-    `arith` type of its own in the emitted module and no place in the index engine."""
+    `arith` type of its own in the emitted module and no place in the index engine. An
+    offset, extent or bound (a site lowered at INDEX) is an integer: a float there is an error,
+    never an `index` operand defined as a float."""
     for s in ir.walk_stmts(fn.body):
-        exprs = [site[0] for site in plain_sites(s, Planner.PTOAS)]
+        sites = plain_sites(s, Planner.PTOAS)
+        for e, need, kind in sites:
+            d = ir.expr_dtype(e)
+            if need is not None and not need.is_float and d.is_float:
+                # a variable's own span is its binding; the statement is where it is used
+                where = NO_SPAN if isinstance(e, ir.Var) else getattr(e, "span", NO_SPAN)
+                raise PassError(f"{_SITE_NAMES.get(kind, kind)} '{format_expr(e)}' is pl.{d.value}; "
+                                "it must be an integer", where if where != NO_SPAN else _span(s))
+        exprs = [site[0] for site in sites]
         exprs += [m.slot_index for v in _tile_definitions(s) if (m := _slot_memref(v)) is not None
                   and m.slot_index is not None]
         for e in exprs:

@@ -79,3 +79,28 @@ def test_index_castui_verifies_only_between_index_and_an_integer() -> None:
     bad = "func.func @f(%x: index) {\n  %0 = arith.index_castui %x : index to index\n  func.return\n}\n"
     with pytest.raises(VerifyException, match="cast incompatible"):
         parse_and_verify(bad)
+
+
+FLOAT_DTYPES = [d for d in ir.DType if d.is_float]
+
+
+@pytest.mark.parametrize(("site", "body"), [
+    ("the offset", "t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [k, 0], [64, 64])\n"
+                   "out = pl.store(t, [0, 0], out)\nreturn out"),
+    ("the offset", "t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
+                   "s: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [8, 64], [k, 0])\n"
+                   "out = pl.store(s, [0, 0], out)\nreturn out"),
+])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: d.value)
+def test_a_float_scalar_where_an_integer_is_needed_is_a_located_error(dtype: ir.DType, site: str,
+                                                                        body: str) -> None:
+    """A float scalar as an offset would be an `index` operand defined as a float (a module
+    ptoas rejects): codegen declines it at the statement that uses it."""
+    params = (f"a: pl.Tensor[[256, 64], pl.FP32], k: pl.Scalar[pl.{dtype.value}], "
+              "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]")
+    source = kernel(body, params=params)
+    with pytest.raises(PassError) as err:
+        compile_(source)
+    assert err.value.message == f"{site} 'k' is pl.{dtype.value}; it must be an integer"
+    use = next(n for n, line in enumerate(source.splitlines(), 1) if "[k, 0]" in line)
+    assert err.value.span.line == use
