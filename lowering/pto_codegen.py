@@ -99,6 +99,7 @@ xdsl dialect the output round-trips through), `analysis/matcher.py`.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Iterator, Sequence
@@ -334,6 +335,9 @@ class Emitter:
         self.mode = mode
         self.planner = planner
         self.backend = backend
+        self.at: Span = fn.span
+        """The statement being emitted (the function before its first): where an error found
+        while lowering its operands points."""
         self.const_lines: list[str] = []
         self.const_names: dict[tuple[object, str], str] = {}
         self.head_lines: list[str] = []
@@ -503,6 +507,9 @@ class Emitter:
         if _has_hoisted(e):
             e = self._hoist(e)
         folded = fold(e)
+        if want is not None and want.is_int and not ir.expr_dtype(folded).is_int:
+            raise PassError(f"'{format_expr(e)}' is pl.{ir.expr_dtype(folded).value} where an integer "
+                            f"(pl.{want.value}) is needed", self.at)
         if ir.expr_dtype(folded).is_float:
             return self._lower_float(folded)
         _reject_float_compare(folded)
@@ -1040,6 +1047,19 @@ _SITE_NAMES = {"offset": "the offset", "shape": "the extent", "bound": "the loop
 """How an error names a site of each kind (`Site3`)."""
 
 
+def _preflight_valid_literals(v: ir.Var, where: Span) -> None:
+    """A literal valid extent lies in `[0, extent]` of its tile: one outside would size a
+    transfer or a region past the tile's buffer (a runtime one is the program's to keep)."""
+    t = v.type
+    if not isinstance(t, ir.TileType) or t.valid_shape is None:
+        return
+    for valid, extent in zip(reversed(t.valid_shape), reversed(t.shape), strict=False):
+        n = valid.value if isinstance(valid, ir.ConstInt) else None
+        if n is not None and isinstance(extent, int) and not 0 <= n <= extent:
+            raise PassError(f"tile '{v.name_hint}' has the valid extent {n}, outside [0, {extent}] "
+                            "(its extent on that axis)", where)
+
+
 def _preflight_widths(fn: ir.Function) -> None:
     """An integer codegen lowers (an offset, a bound, an operand, a slot index, ...) computes at
     INDEX or an 8- to 64-bit dtype (`DType.is_int_arith`): a packed 4-bit scalar has no
@@ -1050,11 +1070,13 @@ def _preflight_widths(fn: ir.Function) -> None:
         sites = plain_sites(s, Planner.PTOAS)
         for e, need, kind in sites:
             d = ir.expr_dtype(e)
-            if need is not None and not need.is_float and d.is_float:
+            if need is not None and not need.is_float and not d.is_int:  # a 4-bit one: below
                 # a variable's own span is its binding; the statement is where it is used
                 where = NO_SPAN if isinstance(e, ir.Var) else getattr(e, "span", NO_SPAN)
                 raise PassError(f"{_SITE_NAMES.get(kind, kind)} '{format_expr(e)}' is pl.{d.value}; "
                                 "it must be an integer", where if where != NO_SPAN else _span(s))
+        for v in _tile_definitions(s):
+            _preflight_valid_literals(v, _span(s))
         exprs = [site[0] for site in sites]
         exprs += [m.slot_index for v in _tile_definitions(s) if (m := _slot_memref(v)) is not None
                   and m.slot_index is not None]
@@ -1870,6 +1892,13 @@ class FunctionEmitter(Emitter):
             self.stmt(s)
 
     def stmt(self, s: ir.Stmt) -> None:
+        outer, self.at = self.at, _span(s)
+        try:
+            self._stmt(s)
+        finally:
+            self.at = outer
+
+    def _stmt(self, s: ir.Stmt) -> None:
         if isinstance(s, ir.AssignStmt):
             if is_alloc_statement(s):
                 return
@@ -1991,6 +2020,14 @@ class FunctionEmitter(Emitter):
         return handle, self.handle_types.get(handle, tile_type_string(arg.type))
 
     def _scalar_arg(self, arg: ir.CallArg, dtype: ir.DType) -> tuple[str, str]:
+        """A scalar operand at `dtype`; a float literal at an integer dtype is its integer value
+        when it has one (`value=2.0` of a UINT8 `tile.full` is 2), else a located error."""
+        if isinstance(arg, ir.ConstFloat) and not dtype.is_float:
+            whole = int(arg.value) if math.isfinite(arg.value) and float(arg.value).is_integer() else None
+            if whole is None or dtype is ir.DType.BOOL or dtype.wrap(whole) != whole:
+                raise PassError(f"the float literal {arg.value!r} is not a pl.{dtype.value} value",
+                                arg.span if arg.span != NO_SPAN else self.at)
+            return self.const(whole, dtype), _int_type(dtype)
         if isinstance(arg, ir.ConstFloat):
             return self.const_float(arg.value, dtype), dtype.mlir
         if isinstance(arg, ir.ConstInt):

@@ -81,7 +81,7 @@ def test_index_castui_verifies_only_between_index_and_an_integer() -> None:
         parse_and_verify(bad)
 
 
-FLOAT_DTYPES = [d for d in ir.DType if d.is_float]
+NOT_INTEGER = [d for d in ir.DType if d.is_float or d is ir.DType.BOOL]
 
 
 @pytest.mark.parametrize(("site", "body"), [
@@ -91,11 +91,11 @@ FLOAT_DTYPES = [d for d in ir.DType if d.is_float]
                    "s: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [8, 64], [k, 0])\n"
                    "out = pl.store(s, [0, 0], out)\nreturn out"),
 ])
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=lambda d: d.value)
-def test_a_float_scalar_where_an_integer_is_needed_is_a_located_error(dtype: ir.DType, site: str,
+@pytest.mark.parametrize("dtype", NOT_INTEGER, ids=lambda d: d.value)
+def test_a_float_or_bool_scalar_where_an_integer_is_needed_is_a_located_error(dtype: ir.DType, site: str,
                                                                         body: str) -> None:
-    """A float scalar as an offset would be an `index` operand defined as a float (a module
-    ptoas rejects): codegen declines it at the statement that uses it."""
+    """A float or bool scalar as an offset would be an `index` operand defined as a float or an
+    `i1` (a module that does not verify): codegen declines it at the statement that uses it."""
     params = (f"a: pl.Tensor[[256, 64], pl.FP32], k: pl.Scalar[pl.{dtype.value}], "
               "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]")
     source = kernel(body, params=params)
@@ -104,3 +104,60 @@ def test_a_float_scalar_where_an_integer_is_needed_is_a_located_error(dtype: ir.
     assert err.value.message == f"{site} 'k' is pl.{dtype.value}; it must be an integer"
     use = next(n for n, line in enumerate(source.splitlines(), 1) if "[k, 0]" in line)
     assert err.value.span.line == use
+
+
+PARAMS = "a: pl.Tensor[[256, 64], pl.{}], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]"
+
+
+def test_a_float_operand_an_emitter_lowers_as_an_index_is_a_located_error() -> None:
+    """The same for an operand an op's emitter lowers at INDEX itself (`tile.extract`'s row
+    and column): the error names the statement."""
+    body = ("m: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], "
+            "target_memory=pl.Mem.Mat)\n"
+            "x: pl.Tile[[64, 64], pl.BF16, pl.Mem.Left] = pl.tile.extract(m, 0, 0.5, [64, 64], "
+            "target_memory=pl.Mem.Left)\n"
+            "return out")
+    source = kernel(body, params=PARAMS.format("BF16"))
+    with pytest.raises(PassError) as err:
+        compile_(source)
+    assert err.value.message == "'0.5' is pl.FP32 where an integer (pl.INDEX) is needed"
+    assert err.value.span.line == next(n for n, line in enumerate(source.splitlines(), 1) if "0.5" in line)
+
+
+@pytest.mark.parametrize("rows", [-1, 65, -9223372036854775808])
+def test_a_literal_valid_extent_outside_the_tile_is_a_located_error(rows: int) -> None:
+    """A literal valid extent past `[0, extent]` would size the transfer past the tile's buffer
+    (and print a negative extent into a partition type): declined at the definition."""
+    body = (f"t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [64, 64], [{rows}, 64], "
+            "target_memory=pl.Mem.Vec)\nout = pl.store(t, [0, 0], out)\nreturn out")
+    source = kernel(body, params=PARAMS.format("FP32"))
+    with pytest.raises(PassError) as err:
+        compile_(source)
+    assert err.value.message == (f"tile 't' has the valid extent {rows}, outside [0, 64] "
+                                 "(its extent on that axis)")
+    load = next(n for n, line in enumerate(source.splitlines(), 1) if "tile.load" in line)
+    assert err.value.span.line == load
+
+
+@pytest.mark.parametrize(("value", "expected"), [("2.0", "%c2_i32 = arith.constant 2 : i32"),
+                                                 ("-3.0", "%cn3_i32 = arith.constant -3 : i32"),
+                                                 ("2.5", None), ("1e300", None), ("3e9", None)])
+def test_a_float_literal_operand_of_an_integer_op_is_its_integer_value_or_an_error(
+        value: str, expected: str | None) -> None:
+    """`pl.tile.full(..., dtype=pl.INT32, value=2.0)`: the literal has an INT32 value (2), so it
+    is that constant, never a float constant of an integer type (a module that does not
+    verify); a literal without one is a located error."""
+    body = (f"t: pl.Tile[[64, 64], pl.INT32, pl.Mem.Vec] = pl.tile.full([64, 64], dtype=pl.INT32, "
+            f"value={value})\nout = pl.store(t, [0, 0], out)\nreturn out")
+    source = kernel(body, params="out: pl.Out[pl.Tensor[[256, 64], pl.INT32]]",
+                    ret="pl.Tensor[[256, 64], pl.INT32]")
+    if expected is not None:
+        text = compile_(source).pto_text
+        assert expected in text
+        assert "pto.texpands ins(" + expected.split(" =")[0] + " : i32)" in text
+        return
+    with pytest.raises(PassError) as err:
+        compile_(source)
+    assert err.value.message == f"the float literal {float(value)!r} is not a pl.INT32 value"
+    full = next(n for n, line in enumerate(source.splitlines(), 1) if "tile.full" in line)
+    assert err.value.span.line == full
