@@ -99,8 +99,9 @@ class SlotsReport:
 def slots_report(module: ir.Module, planner: Planner | None = Planner.PTOAS,
                  backend: Backend = Backend.ASCEND910B, compat: bool = False,
                  replicate: bool = False) -> SlotsReport:
-    """Run the slots pass (and with `replicate` the fallback and marker resolution) on every
-    function of `module`. Raises `PassError` when replication rejects a loop."""
+    """Run the slots pass (after stamp-tfree-split, which the reference also runs before it;
+    with `replicate`, then the fallback and marker resolution) on every function of `module`.
+    Raises `PassError` when the stamp or replication rejects a function."""
     from slotsat.core.dsl.printer import FunctionPrinter
     from slotsat.lowering.lower_pipeline_loops import LowerPipelineLoops
     from slotsat.lowering.lower_pipeline_to_slots import LowerPipelineToSlots
