@@ -399,10 +399,56 @@ REINTERPRETABLE_DTYPES = frozenset({"INT8", "INT16", "INT32", "INT64", "UINT8", 
                                     "FP16", "FP32", "BF16"})
 """The dtypes the reference's reinterpret views accept (`reinterpret_view_semantics::IsSupportedDType`)."""
 
-COLUMN_REDUCED_RESULTS = frozenset({"tile.col_sum", "tile.col_max", "tile.col_min", "tile.col_prod"})
+COLUMN_REDUCED_RESULTS: dict[str, str | None] = {
+    "tile.col_sum": None, "tile.col_max": None, "tile.col_min": None, "tile.col_prod": None,
+    "tile.col_argmax": "INT32", "tile.col_argmin": "INT32",
+}
 """Ops whose result reduces argument 0 along its first axis (`DeduceTileColReductionType`):
-`[1, N]` of its dtype in Vec, valid in `[1, N_valid]`, row-major (the implicit layout of a
-one-row Vec tile). Deduced for a 2-D tile."""
+`[1, N]` in Vec, valid in `[1, N_valid]`, row-major (the implicit layout of a one-row Vec tile),
+of argument 0's dtype or the fixed one given (an arg-reduction's indices are INT32). Deduced for
+a 2-D tile."""
+
+ROW_REDUCED_RESULTS: dict[str, str | None] = {
+    "tile.row_prod": None, "tile.row_argmax": "INT32", "tile.row_argmin": "INT32",
+}
+"""Ops besides the modelled row reductions whose result reduces argument 0 along its last axis
+(`DeduceTileRowReductionType`): `[M, 1]` in Vec, valid in `[M_valid, 1]`, column-major, of
+argument 0's dtype or the fixed one given. Deduced for a 2-D tile of more than one row, where
+column-major is the implicit layout of the result (a `[1, 1]` result would print it)."""
+
+ELEMENTWISE_TILE_RESULTS: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    **dict.fromkeys((
+        "tile.not", "tile.sin", "tile.cos",  # DeduceTileUnaryType, DeduceTileFP32OnlyType
+        "tile.fmods", "tile.minimums", "tile.lrelu",  # DeduceTileOpScalarBinaryType
+        "tile.shls", "tile.shrs", "tile.ands", "tile.ors",  # DeduceTileOpIntScalarBinaryType
+        "tile.xors",  # DeduceTileOpXorScalarType
+        "tile.prelu",  # DeduceTilePreluType
+    ), ((), ())),
+    **dict.fromkeys(("tile.shl", "tile.shr"), ((), (1,))),  # DeduceTileOpShiftBinaryType
+    **dict.fromkeys((
+        "tile.fmod", "tile.and", "tile.or", "tile.part_add", "tile.part_mul", "tile.part_max",
+        "tile.part_min",  # DeduceTileOpElementwiseBinaryType
+        "tile.rem", "tile.xor",  # DeduceTileOpTernaryType (argument 2 is a scratch tile)
+    ), ((1,), (1,))),
+    **dict.fromkeys(("tile.addc", "tile.subc"), ((1, 2), (1, 2))),  # DeduceTileOpTriTileType
+    **dict.fromkeys(("tile.rems", "tile.addsc", "tile.subsc"), ((1, 2), (2,))),  # ...TileScalarTileType
+    **dict.fromkeys((
+        "tile.row_expand", "tile.row_expand_max", "tile.row_expand_min",
+        "tile.row_expand_expdif",  # DeduceTileRowExpandType
+        "tile.col_expand", "tile.col_expand_add", "tile.col_expand_sub", "tile.col_expand_mul",
+        "tile.col_expand_div", "tile.col_expand_max", "tile.col_expand_min",
+        "tile.col_expand_expdif",  # DeduceTileColExpandType
+        "tile.expands",  # DeduceTileExpandScalarType
+    ), ((1,), ())),
+}
+"""Generic tile ops whose result is argument 0's tile in Vec: its shape, its valid shape, and
+the block / scatter layout, pad and compact mode it inherits (`InheritTileViewLayout`), in
+the dtype the reference promotes from argument 0 and the arguments listed first, broadcast
+to the shapes of the tile arguments listed second (the deducers named beside each group, in
+`tile_ops/elementwise.cpp`, `unary.cpp` and `broadcast.cpp`). Deduced where that promotion
+and broadcast change nothing (each listed argument has argument 0's dtype, each listed tile
+its shape); otherwise the result needs its annotation. The deduced dtype is what checks an
+annotation: `t: pl.Tile[..., pl.UINT8] = pl.tile.fmods(fp32_tile, 3.0)` is an error."""
 
 REVALIDATED_RESULTS = frozenset({"tile.set_validshape"})
 """Ops whose result is argument 0 (its shape, dtype, memory space and view) with the valid

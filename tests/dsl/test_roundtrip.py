@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from slotsat.core import ir
 from slotsat.core.dsl import parse_file, parse_source, print_module
+from slotsat.core.dsl.parser import unstorable
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = sorted((REPO / "examples" / "kernels").glob("*.py"))
@@ -289,7 +290,8 @@ class Gen:
         dst = self.pick(tensors)
         assert isinstance(dst.type, ir.TensorType)
         rank = len(dst.type.shape)
-        tiles = [v for v in tiles if isinstance(v.type, ir.TileType) and len(v.type.shape) == rank]
+        tiles = [v for v in tiles if isinstance(v.type, ir.TileType) and len(v.type.shape) == rank
+                 and unstorable(v.type, dst.type.dtype) is None]
         if not tiles:
             return None
         t = self.pick(tiles)

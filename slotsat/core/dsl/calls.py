@@ -858,7 +858,56 @@ def _column_reduced_result(call: ir.Call) -> ir.Type | None:
         return None
     shape = (1, src.shape[1])
     valid = (ir.ConstInt(1, ir.DType.INDEX), src.effective_valid_shape[1])
-    return ir.TileType(shape, src.dtype, ir.MemorySpace.Vec, None, valid_or_none(shape, valid))
+    fixed = ops.COLUMN_REDUCED_RESULTS[call.op]
+    dtype = src.dtype if fixed is None else ir.DType(fixed)
+    return ir.TileType(shape, dtype, ir.MemorySpace.Vec, None, valid_or_none(shape, valid))
+
+
+def _row_reduced_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0 reduced to one column (`ops.ROW_REDUCED_RESULTS`), or None."""
+    if not call.args or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    if not isinstance(src, ir.TileType) or len(src.shape) != 2 or src.shape[0] < 2:
+        return None
+    shape = (src.shape[0], 1)
+    valid = (src.effective_valid_shape[0], ir.ConstInt(1, ir.DType.INDEX))
+    fixed = ops.ROW_REDUCED_RESULTS[call.op]
+    dtype = src.dtype if fixed is None else ir.DType(fixed)
+    return ir.TileType(shape, dtype, ir.MemorySpace.Vec, None, valid_or_none(shape, valid))
+
+
+def _elementwise_tile_result(call: ir.Call) -> ir.Type | None:
+    """Argument 0's tile in Vec with the layout it passes on (`ops.ELEMENTWISE_TILE_RESULTS`),
+    or None where the reference would promote or broadcast."""
+    promoted, broadcast = ops.ELEMENTWISE_TILE_RESULTS[call.op]
+    if len(call.args) <= max((0, *promoted, *broadcast)) or not isinstance(call.args[0], ir.Var):
+        return None
+    src = call.args[0].type
+    if not isinstance(src, ir.TileType) or src.memory_space not in (None, ir.MemorySpace.Vec):
+        return None
+    if any(_element_dtype(call.args[k]) is not src.dtype for k in promoted):
+        return None
+    for k in broadcast:
+        other = call.args[k]
+        if not isinstance(other, ir.Var) or not isinstance(other.type, ir.TileType) or (
+                other.type.shape != src.shape):
+            return None
+    layout = None
+    if src.layout is not None:
+        inherited = ir.TileLayoutView(blayout=src.layout.blayout, slayout=src.layout.slayout,
+                                      pad=src.layout.pad, compact=src.layout.compact)
+        layout = None if inherited.is_empty else inherited
+    return ir.TileType(src.shape, src.dtype, ir.MemorySpace.Vec, None, src.valid_shape, layout)
+
+
+def _element_dtype(arg: ir.CallArg) -> ir.DType | None:
+    """The element dtype of a tile or scalar argument, or None."""
+    if isinstance(arg, ir.Var):
+        return arg.type.dtype if isinstance(arg.type, ir.TileType | ir.ScalarType) else None
+    if isinstance(arg, ir.SCALAR_EXPRS) and not isinstance(arg, ir.TupleGetItem):
+        return ir.expr_dtype(cast(ir.Expr, arg))
+    return None
 
 
 def _revalidated_result(call: ir.Call) -> ir.Type | None:
@@ -1173,6 +1222,8 @@ _DEDUCED_FROM_CALL: tuple[tuple[Collection[str], Callable[[ir.Call], ir.Type | N
     (ops.REINTERPRETED_RESULTS, _reinterpreted_result),
     (ops.REVALIDATED_RESULTS, _revalidated_result),
     (ops.COLUMN_REDUCED_RESULTS, _column_reduced_result),
+    (ops.ROW_REDUCED_RESULTS, _row_reduced_result),
+    (ops.ELEMENTWISE_TILE_RESULTS, _elementwise_tile_result),
 )
 """The ops whose result type `_from_operands` deduces from the call alone, each table with its
 deduction. No op is in two of `_from_operands`'s tables, so their order decides nothing (a test

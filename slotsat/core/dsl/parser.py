@@ -2977,7 +2977,30 @@ def _store_type(oc: _OpCall, args: list[ir.CallArg]) -> ir.Type:
     elif len(_tile_arg(args, 0).shape) != rank:
         oc.fp.error(f"{oc.name} stores a tile of rank {len(_tile_arg(args, 0).shape)} into a tensor of "
                     f"rank {rank}; the ranks must agree", oc.node)
+    why = unstorable(_tile_arg(args, 0), tensor.type.dtype)
+    if why is not None:
+        oc.fp.error(f"{oc.name} stores a {type_text(_tile_arg(args, 0))} into a pl.{tensor.type.dtype.value} "
+                    f"tensor: {why}", oc.node)
     return tensor.type
+
+
+_ACC_STORE_DTYPES = frozenset({ir.DType.INT32, ir.DType.FP32, ir.DType.FP16, ir.DType.BF16})
+"""What an Acc tile stores into without quantization (PTO-ISA's TSTORE constraints)."""
+
+
+def unstorable(tile: ir.TileType, dtype: ir.DType) -> str | None:
+    """Why the hardware's store cannot write `tile` into a tensor of `dtype` (PTO-ISA's TSTORE
+    constraints), or None. A Vec or Mat tile is copied bit for bit, so its element size must be
+    the tensor's; an Acc tile converts on the way out, into 32-bit integers or a float of at
+    least 16 bits."""
+    if tile.memory_space is ir.MemorySpace.Acc:
+        if dtype in _ACC_STORE_DTYPES:
+            return None
+        return "an Acc tile stores into INT32, FP32, FP16 or BF16 only"
+    if tile.memory_space in (ir.MemorySpace.Vec, ir.MemorySpace.Mat) and tile.dtype.bits != dtype.bits:
+        return (f"a {tile.memory_space.value} tile's store copies elements bit for bit, so their sizes "
+                f"must agree ({tile.dtype.bits} and {dtype.bits} bits); cast the tile first (pl.cast)")
+    return None
 
 
 def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None, call: ir.Call) -> ir.Type:
