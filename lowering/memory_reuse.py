@@ -91,27 +91,25 @@ L0_SPACES = frozenset({ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace
 LOAD_OPS = frozenset({"tile.load", "tile.read"})
 
 ALL_OPERANDS = -1
-FORBIDDEN_OPERANDS: dict[str, tuple[int, ...]] = {
-    # forbid_output_alias(1): the broadcast row is re-read for every output row
-    "tile.row_expand_add": (1,),
-    "tile.row_expand_sub": (1,),
-    "tile.row_expand_mul": (1,),
-    "tile.row_expand_div": (1,),
+SCRATCH_OPERANDS: dict[str, tuple[int, ...]] = {
     # the binary-tree column sum writes its scratch tile during the op
     "tile.col_sum": (1,),
 }
-"""The reference's `forbid_output_alias` markers for the ops slotsat's codegen emits, and a
-scratch tile an op writes. Its `not_inplace_safe` marker (the result may alias none of the
-operands: moves, reciprocals, reductions, sorts, gathers, ...) is read from the op registry
-(`forbidden_operands`); a widening `tile.cast` is handled by dtype width."""
+"""Operands an op writes as scratch while it runs, which its result therefore may not share
+(beside the reference's markers, which `forbidden_operands` reads off the op registry)."""
 
 
 def forbidden_operands(op: str) -> tuple[int, ...]:
-    """The operand positions `op`'s result may not share a buffer with (`ALL_OPERANDS`: any)."""
+    """The operand positions `op`'s result may not share a buffer with (`ALL_OPERANDS`: any):
+    the reference's `not_inplace_safe` marker (moves, reciprocals, reductions, sorts,
+    gathers, ...) forbids them all, its `forbid_output_alias(k)` markers (a broadcast operand
+    re-read for every output row, a select's mask) the ones named; a widening `tile.cast`
+    is handled by dtype width (`_forbidden`)."""
     ref = ops.reference(op)
     if ref is not None and not ref.inplace_safe:
         return (ALL_OPERANDS,)
-    return FORBIDDEN_OPERANDS.get(op, ())
+    marked = () if ref is None else ref.forbid_output_alias
+    return tuple(sorted({*marked, *SCRATCH_OPERANDS.get(op, ())}))
 
 
 def align_up(n: int) -> int:

@@ -177,6 +177,7 @@ def source_facts(source: Path) -> dict[str, dict[str, Any]]:
                 args.append({"name": arg_name, "description": desc, "optional": optional})
             attrs = {k: t for t, k in re.findall(r'\.set_attr<\s*([\w:]+)\s*>\(\s*"([^"]+)"', chain)}
             reuses = re.search(r"\.set_output_reuses_input\(\s*(\d+)\s*\)", chain)
+            forbidden = sorted({int(k) for k in re.findall(r"\.forbid_output_alias\(\s*(\d+)\s*\)", chain)})
             role = re.search(r"CrossCoreRole::(\w+)", chain)
             affinity = re.search(r"\.set_core_affinity\([^)]*CoreAffinity::(\w+)", chain)
             fixed = re.search(r"\.set_output_memory\(\s*MemorySpace::(\w+)\s*\)", chain)
@@ -202,6 +203,7 @@ def source_facts(source: Path) -> dict[str, dict[str, Any]]:
                 "attr_types": attrs,
                 "reuses_input": int(reuses.group(1)) if reuses else None,
                 "inplace_safe": ".not_inplace_safe()" not in chain,
+                "forbid_output_alias": forbidden,
                 "cross_core_role": role.group(1) if role else None,
                 "core_affinity": affinity.group(1) if affinity else None,
                 "internal_only": bool(re.search(r"\.set_internal_only\(\s*(true)?\s*\)", chain)),
@@ -566,6 +568,7 @@ def build(source: Path) -> dict[str, Any]:
             "fixed_output_memory": src["fixed_output_memory"],
             "output_memory_kwarg": src["output_memory_kwarg"],
             "inplace_safe": src["inplace_safe"],
+            "forbid_output_alias": src["forbid_output_alias"],
             "arg_effects": inst["arg_effects"],
             "kwarg_dependent_effects": src["kwarg_dependent_effects"],
             "write_channel": inst["write_channel"],

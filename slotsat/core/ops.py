@@ -59,6 +59,10 @@ class RefOp:
     inplace_safe: bool = True
     """False where the reference marks the op `not_inplace_safe`: its result may share a
     buffer with none of its operands."""
+    forbid_output_alias: tuple[int, ...] = ()
+    """The positional arguments the reference marks `forbid_output_alias`: its result may not
+    share a buffer with those (a broadcast operand re-read for every output row, a select's
+    mask)."""
     fixed_output_memory: str | None = None
     """The memory space of every tile result (`tile.full`: `Vec`), or None."""
     output_memory_kwarg: str | None = None
@@ -87,6 +91,7 @@ def _ref_op(name: str, e: dict[str, Any]) -> RefOp:
         memory_output=memory.get("output"),
         scalar_dtype=e.get("scalar_dtype"),
         inplace_safe=e.get("inplace_safe") is not False,
+        forbid_output_alias=tuple(e.get("forbid_output_alias", ())),
         fixed_output_memory=e.get("fixed_output_memory"),
         output_memory_kwarg=e.get("output_memory_kwarg"),
     )

@@ -25,8 +25,12 @@ import pytest
 from slotsat.analysis.budget import Backend
 from slotsat.app.pipeline import CompileOptions, compile_source
 from slotsat.bench.generate import generate_corpus
+from slotsat.core import ops
+from slotsat.core.dsl.calls import spelled
 from slotsat.core.errors import PassError
 from slotsat.core.options import Mode, Planner
+from slotsat.lowering import pto_spelling
+from slotsat.lowering.memory_reuse import forbidden_operands
 from tests.codegen.address_oracle import check_module
 from tests.codegen.harness import compile_, error, kernel, lines
 
@@ -180,6 +184,37 @@ return n
     addr = addresses(text)
     assert lines(text, line)
     assert addr["r"] != addr["t"]
+
+
+BROADCAST_MARKED = sorted(op for op in ops.reference_names()
+                          if op.startswith(("tile.row_expand", "tile.col_expand"))
+                          and 1 in forbidden_operands(op) and pto_spelling.lookup(op) is not None)
+"""The broadcast ops the reference marks `forbid_output_alias(1)`, read off the op registry."""
+
+
+def test_every_broadcast_op_the_code_generator_emits_is_marked() -> None:
+    assert len(BROADCAST_MARKED) == 16
+
+
+@pytest.mark.parametrize("op", BROADCAST_MARKED)
+def test_a_broadcast_operand_is_never_the_result_buffer(op: str) -> None:
+    """The broadcast row (column) is re-read for every output row (column): the result may not
+    take its buffer even where it dies at the op and fits (a [16, 1] row and a [16, 8] result
+    both round to 512 bytes). `x` stays live, so its buffer is not free either."""
+    vec = "pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec]" if "row" in op else "pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec]"
+    window = "[16, 1]" if "row" in op else "[1, 8]"
+    small = "pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec]"
+    text = pypto(f"""
+v: {vec} = pl.load(a, [0, 0], {window})
+x: {small} = pl.load(a, [0, 0], [16, 8])
+r: {small} = {spelled(op)}(x, v)
+y: {small} = pl.add(r, x)
+n: pl.Tensor[[256, 64], pl.FP32] = pl.store(y, [0, 0], out)
+return n
+""")
+    addr = addresses(text)
+    assert addr["r"] not in (addr["v"], addr["x"])
+    assert check_module(text) == []
 
 
 def test_a_row_reduction_and_its_scratch_share_with_nothing_at_the_statement() -> None:
