@@ -134,6 +134,7 @@ from slotsat.lowering.regions import (
     tile_type_string,
     valid_extents,
 )
+from slotsat.lowering.target_constraints import check_target_constraints
 
 CUBE_SPACES = frozenset(
     {ir.MemorySpace.Mat, ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace.Acc, ir.MemorySpace.Bias}
@@ -1515,6 +1516,7 @@ class FunctionEmitter(Emitter):
         preflight(fn)
         kind = _kernel_kind(fn)
         check_shared_buffers(fn, self.live)
+        check_target_constraints(fn, self.live, self.backend)
         params: list[str] = []
         # tensors first, then scalars, each in parameter order: the runtime passes a kernel's
         # arguments in that layout whatever the signature's order (the reference's PTOParam
@@ -2070,7 +2072,7 @@ class FunctionEmitter(Emitter):
             elif n in sp.index and _is_scalar_expr(arg):
                 assert isinstance(arg, ir.SCALAR_EXPRS)
                 out.append((self.index_value(arg), "index"))  # type: ignore[arg-type]
-            elif _is_scalar_expr(arg) and sp.scalar not in ("source", "result"):
+            elif _is_scalar_expr(arg) and sp.scalar not in pto_spelling.SCALAR_MODES:
                 # a fixed operand type (`tile.mrgsort_format1`'s block length is `i32`); a runtime
                 # integer of another dtype is converted, as the reference's EmitCastToI32 does
                 fixed = ir.DType(sp.scalar)
@@ -2085,6 +2087,8 @@ class FunctionEmitter(Emitter):
                 dtype = source if sp.scalar == "source" and source is not None else result
                 if dtype is None:
                     dtype = ir.expr_dtype(arg)  # type: ignore[arg-type]
+                if sp.scalar == "signed":
+                    dtype = pto_spelling.signed(dtype)
                 out.append(self._scalar_arg(arg, dtype))
             else:
                 raise PassError(f"slotsat's code generator cannot pass argument '{n}' of {c.op} as an "

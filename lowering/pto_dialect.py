@@ -570,7 +570,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tand", "pto.tor", "pto.txor", "pto.tshl", "pto.tshr",
     "pto.tadds", "pto.tsubs", "pto.tmuls", "pto.tdivs", "pto.tmaxs", "pto.tmins", "pto.tfmods", "pto.trems",
     "pto.tands", "pto.tors", "pto.txors", "pto.tshls", "pto.tshrs",
-    "pto.tlrelu", "pto.taddc", "pto.tsubc", "pto.taddsc", "pto.tsubsc",
+    "pto.tlrelu", "pto.tprelu", "pto.taddc", "pto.tsubc", "pto.taddsc", "pto.tsubsc",
     "pto.tpartadd", "pto.tpartmul", "pto.tpartmax", "pto.tpartmin",
     "pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.trowprod", "pto.trowargmax", "pto.trowargmin",
     "pto.tcolmax", "pto.tcolmin", "pto.tcolprod", "pto.tcolargmax", "pto.tcolargmin",
@@ -578,7 +578,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.trowexpandmax", "pto.trowexpandmin", "pto.trowexpandexpdif",
     "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
-    "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tsel",
+    "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tsel", "pto.tsels",
     "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert", "pto.mscatter",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""

@@ -33,6 +33,19 @@ FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmu
 """Emission forms; `dps` is the default."""
 
 
+SCALAR_MODES = frozenset({"result", "source", "signed"})
+"""How a scalar operand is typed besides a fixed dtype (see `pto_ops.json`'s `about`)."""
+
+_SIGNED = {ir.DType.UINT8: ir.DType.INT8, ir.DType.UINT16: ir.DType.INT16, ir.DType.UINT32: ir.DType.INT32,
+           ir.DType.UINT64: ir.DType.INT64}
+
+
+def signed(dtype: ir.DType) -> ir.DType:
+    """The signed integer dtype of an unsigned one's width, else `dtype` (a scalar of the
+    `signed` mode: TSELS takes the bits of its unsigned source's scalar as a signed value)."""
+    return _SIGNED.get(dtype, dtype)
+
+
 @dataclass(frozen=True, slots=True)
 class AttrSpelling:
     """An attribute made from a keyword: an enum case (`#pto<ENUM CASE>`) looked up in
@@ -95,7 +108,7 @@ def _spelling(op: str, e: dict[str, Any]) -> Spelling:
         raise ValueError(f"pto_ops.json: {op} has an unknown form {form!r}")
     ins = e.get("ins")
     scalar = e.get("scalar", "result")
-    if scalar not in ("result", "source") and scalar not in ir.DType.__members__:
+    if scalar not in SCALAR_MODES and scalar not in ir.DType.__members__:
         raise ValueError(f"pto_ops.json: {op} has an unknown scalar type {scalar!r}")
     return Spelling(
         op=op,
