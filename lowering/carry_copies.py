@@ -10,8 +10,10 @@ and `lowering/memory_reuse.py`'s check rejects the program. The reference compil
 MaterializeSemanticAliases gives the yielded value a buffer of its own and inserts a
 `tile.move` of it into the carry's buffer just before the yield (`YieldFixupMutator`, which
 codegen spells `pto.tmov`). This pass does the same, and only where the check would reject
-a read of the carried variable: the check decides (one source of truth), this pass repairs
-what it names and asks again.
+a read of the carried variable, or a yielded result written in place by an op that may not
+overwrite the carried operand it reads (the reference marks it not in-place safe, or forbids
+its result that operand's buffer): the check decides (one source of truth), this pass
+repairs what it names and asks again.
 
 Before / After (an online-softmax running maximum)
 --------------------------------------------------

@@ -57,7 +57,10 @@ initial value of a carry read in the body, or the operand of an in-place op in a
 carried value read after its next value is written, or a branch yielding a value its buffer
 no longer holds would read the wrong data. An abstract walk tracks which value each buffer
 holds (a loop's body once, with the buffers it writes marked as holding "an earlier
-iteration's" value; an `if`'s branches from one state, joined) and rejects such a read.
+iteration's" value; an `if`'s branches from one state, joined) and rejects such a read. It
+also rejects a result the sharing would write into the buffer of an operand its op may not
+overwrite while reading it (`forbidden_args`: `x = pl.recip(x)` carried), which the reference
+compiles by giving the result a buffer of its own and moving it into the carry's.
 
 Declared slots (every planner)
 ------------------------------
@@ -310,6 +313,8 @@ class _BufferValues:
                 value = _Value(s.var)
                 self.names[s.var.id] = value
                 b = self.buf(s.var)
+                if b is not None and isinstance(s.value, ir.Call):
+                    self.in_place(s.var, s.value, b, s.span)
                 if b is not None:
                     self.hold(b, value)
         elif isinstance(s, ir.EvalStmt):
@@ -321,6 +326,21 @@ class _BufferValues:
             self.loop(s)
         elif isinstance(s, ir.IfStmt):
             self.if_(s)
+
+    def in_place(self, result: ir.Var, call: ir.Call, b: int, span: Span) -> None:
+        """Reject a result written into the buffer of an operand the op may not overwrite while
+        it reads it (`forbidden_args`): a loop carry or an if result keeps the operand and the
+        result in one buffer (carry-copies repairs it as the reference's YieldFixup does)."""
+        if ops.inherited_arg(call.op) is not None:
+            return  # a view or an in-place op: its result is that argument's buffer by design
+        for arg in forbidden_args(call, result):
+            if isinstance(arg, ir.Var) and isinstance(arg.type, ir.TileType) and self.buf(arg) == b:
+                raise SharedBufferConflict(
+                    f"tile '{result.name_hint}' would be written by {call.op} into the buffer of "
+                    f"'{arg.name_hint}', which it reads and may not overwrite: a loop carry or an if "
+                    "result keeps both in one buffer; yield a copy of the result instead",
+                    span if span != NO_SPAN else result.span, result,
+                )
 
     def loop(self, s: ir.ForStmt) -> None:
         line = f"the loop at line {s.span.line}"
@@ -479,10 +499,7 @@ def _forbidden(fn: ir.Function, live: Liveness) -> dict[int, set[int]]:
         if result is None:
             continue
         args = [a for a in call.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
-        marks = forbidden_operands(call.op)
-        picked = args if ALL_OPERANDS in marks else [args[k] for k in marks if k < len(args)]
-        if call.op == "tile.cast" and args and _widens(s.var, args[0]):
-            picked = [args[0]]
+        picked = forbidden_args(call, s.var)
         if synthesizes_scratch(call):
             scratch = -1 - live.positions[id(s)]
             for k in (result, key(args[0]) if args else None):
@@ -493,6 +510,17 @@ def _forbidden(fn: ir.Function, live: Liveness) -> dict[int, set[int]]:
             if k is not None and k != result:
                 forbid(result, k)
     return out
+
+
+def forbidden_args(call: ir.Call, result: ir.Var) -> Sequence[object]:
+    """The arguments `call`'s result (bound to `result`) may not share a buffer with
+    (`forbidden_operands`; a widening `tile.cast` its source)."""
+    args = [a for a in call.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
+    marks = forbidden_operands(call.op)
+    picked = args if ALL_OPERANDS in marks else [args[k] for k in marks if k < len(args)]
+    if call.op == "tile.cast" and args and _widens(result, args[0]):
+        picked = [args[0]]
+    return picked
 
 
 def synthesizes_scratch(call: ir.Call) -> bool:

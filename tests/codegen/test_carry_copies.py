@@ -7,7 +7,7 @@ codegen do; what no copy repairs stays the buffer check's error.
 Groups: the loop carry (the module's Before / After, codegen's `pto.tmov` as the loop
 body's last op, both planners, the address oracle, the interpreter's outputs unchanged);
 the if result (the branch that passes a value on copies it); what stays an error (an `Acc`
-carry, an initial value read in the loop).
+carry, an initial value read in the loop); a carried result its op may not write in place.
 """
 
 from __future__ import annotations
@@ -166,3 +166,34 @@ return o
 """, params="x: pl.Tensor[[64, 64], pl.BF16], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]",
                  ret="pl.Tensor[[64, 64], pl.FP32]")
     assert error(src).message.startswith("tile 'c' is read after its buffer was overwritten by 'c1'")
+
+
+@pytest.mark.parametrize("planner", list(Planner), ids=[p.value for p in Planner])
+@pytest.mark.parametrize(("op", "pto"), [("pl.recip(acc)", "pto.trecip"), ("pl.tile.fmods(acc, 3.0)", "pto.tfmods")])
+def test_a_carried_result_its_op_may_not_write_in_place_gets_a_buffer_and_a_move(op: str, pto: str,
+                                                                                 planner: Planner) -> None:
+    """The reference's YieldFixup for an op it marks not in-place safe (checked against its own
+    codegen of `pl.recip` and `tile.mrgsort_format1` carries): the op writes a fresh tile,
+    which is moved into the carry's buffer, where before it overwrote the operand it read."""
+    src = kernel(f"""
+a0: {T} = pl.load(a, [0, 0], [64, 64])
+for i, (acc,) in pl.range(4, init_values=(a0,)):
+    v: {T} = {op}
+    r = pl.yield_(v)
+o: pl.Tensor[[256, 64], pl.FP32] = pl.store(r, [0, 0], out)
+return o
+""", params=PARAMS)
+    text = compile_(src, planner=planner).pto_text
+    ops = body_ops(text, "scf.for")
+    (written,) = [o for o in ops if o.startswith(pto + " ")]
+    assert written.startswith(f"{pto} ins(%a0")
+    assert written.split("outs(")[1].startswith("%v : ")
+    assert ops[-1].startswith("pto.tmov ins(%v : ")
+    assert ops[-1].split("outs(")[1].startswith("%a0 : ")
+    if planner is Planner.PYPTO:
+        assert check_module(text, ((0,), (1,))) == []
+    before = parse_source(src, "k.py").programs[0].functions[0]
+    args = {"a": np.linspace(1.0, 2.0, 256 * 64, dtype=np.float32).reshape(256, 64), "n": 1,
+            "out": np.zeros((256, 64), np.float32)}
+    if "recip" in op:  # the interpreter computes recip; the copy changes nothing it computes
+        assert outputs_equal(run_function(before, args, physical=False), run_function(lowered(src), args)) is None
