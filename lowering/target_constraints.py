@@ -118,14 +118,18 @@ def check_target_constraints(fn: ir.Function, live: Liveness, backend: Backend) 
 
 
 def _roles(result: ir.Var, call: ir.Call, where: Span) -> dict[str, ir.Var]:
-    out = {RESULT: result}
-    for name, arg in zip(ROLES[call.op], call.args, strict=False):
-        if not isinstance(arg, ir.Var) or not isinstance(arg.type, ir.TileType):
-            raise PassError(f"{call.op}'s {name} must be a tile variable", where)
-        out[name] = arg
-    if len(out) != len(ROLES[call.op]) + 1:
-        raise PassError(f"{call.op} takes {', '.join(ROLES[call.op])} and more; it got "
-                        f"{len(call.args)} argument(s)", where)
+    """The call's tile arguments and its result by role; a located error where one is not a
+    tile variable (codegen would decline the call anyway; this check runs first)."""
+    roles = ROLES[call.op]
+    if len(call.args) < len(roles):
+        raise PassError(f"{call.op} takes {', '.join(roles)} first; it got {len(call.args)} argument(s)",
+                        where)
+    out: dict[str, ir.Var] = {}
+    for name, v in ((RESULT, result), *zip(roles, call.args, strict=False)):
+        if not isinstance(v, ir.Var) or not isinstance(v.type, ir.TileType):
+            what = "result" if name == RESULT else name
+            raise PassError(f"{call.op}'s {what} must be a tile variable", where)
+        out[name] = v
     return out
 
 
@@ -142,8 +146,8 @@ def _check_sels(tiles: dict[str, ir.Var], scalar: ir.CallArg | None, arch: str, 
     allowed = SELS_DTYPES if arch == "a5" else SELS_DTYPES_A2A3
     if src.dtype not in allowed:
         target = "" if arch == "a5" else " on A2/A3"
-        raise PassError(f"tile.sels{target} selects pl.INT16, pl.UINT16, pl.INT32, pl.UINT32, pl.FP16 or "
-                        f"pl.FP32{'' if arch != 'a5' else ', pl.INT8 or pl.UINT8'} elements, but "
+        names = [f"pl.{d.value}" for d in sorted(allowed, key=lambda d: (d.is_float, d.bits, d.value))]
+        raise PassError(f"tile.sels{target} selects {', '.join(names[:-1])} or {names[-1]} elements, but "
                         f"'{name}' is pl.{src.dtype.value}", where)
     if (dst.dtype, dst.shape) != (src.dtype, src.shape):
         raise PassError(f"tile.sels produces its source's tile ({type_text(src)}), but its result is "
@@ -152,6 +156,9 @@ def _check_sels(tiles: dict[str, ir.Var], scalar: ir.CallArg | None, arch: str, 
         raise PassError(f"tile.sels takes a 2-D mask of 8-, 16- or 32-bit integers and a 2-D source; got "
                         f"{type_text(mask)} and {type_text(src)}", where)
     want = signed(src.dtype)
+    if isinstance(scalar, ir.Var) and not isinstance(scalar.type, ir.ScalarType):
+        raise PassError(f"tile.sels's scalar must be a scalar, but '{scalar.name_hint}' is "
+                        f"{type_text(scalar.type)}", where)
     if isinstance(scalar, ir.SCALAR_EXPRS) and not isinstance(scalar, ir.ConstInt | ir.ConstFloat):
         given = ir.expr_dtype(cast(ir.Expr, scalar))
         if given is not want:
