@@ -346,9 +346,12 @@ REMOTE_LOADED_RESULTS = frozenset({"pld.tile.remote_load"})
 """Ops whose result is a window of a peer's distributed tensor argument 0 read into a tile
 (`DeduceRemoteLoadType`): the `shape` argument (argument 3) of argument 0's dtype, without a
 memory space (the parser then gives it InferTileMemorySpace's Vec), block layout the shape's
-implicit one, or row-major for a tensor with an explicit ND view. Deduced for a source valid in
-full read without a `valid_shape` argument (the window is then valid in full) or the
-tail-padding flag."""
+implicit one, or row-major (column-major) for a tensor with an explicit ND (DN) view. Its
+valid shape is the requested one (`valid_shape`, argument 4; else the window) cut to what the
+source holds past the offset (`InferWindowReadValidShape`). Deduced where that is a literal:
+static source extents and literal window and request, and a literal offset wherever the source
+is not valid in full; not with the tail-padding flag, nor for a read the reference rejects
+(past the source's end, a request larger than the window)."""
 
 MERGE_SORTED_RESULTS: dict[str, int] = {"tile.mrgsort_format1": 0, "tile.mrgsort_format2": -1}
 """Ops whose result is a Vec tile of one argument's shape (by index: the one-list merge's source,

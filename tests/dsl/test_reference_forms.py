@@ -1325,6 +1325,60 @@ def test_a_remote_load_is_a_vec_tile_of_its_window() -> None:
     ]
 
 
+REMOTE_SOURCES = {
+    "full": "pld.DistributedTensor[[16, 64], pl.FP16]",
+    "partial": "pld.DistributedTensor[[16, 64], pl.FP16, pl.TensorView(valid_shape=[16, 40], stride=[], layout=pl.TensorLayout.ND)]",
+    "dn": "pld.DistributedTensor[[64, 16], pl.FP16, pl.TensorView(stride=[1, 64], layout=pl.TensorLayout.DN)]",
+}
+
+
+@pytest.mark.pypto
+@pytest.mark.parametrize(("source", "call"), [
+    ("full", "pld.tile.remote_load(d, peer=peer, offsets=[0, 0], shape=[8, 16], valid_shape=[8, 16])"),
+    ("full", "pld.tile.remote_load(d, peer=peer, offsets=[r, 0], shape=[8, 16], valid_shape=[4, 16])"),
+    ("full", "pld.tile.remote_load(d, peer, [8, 0], [16, 16], [8, 3])"),
+    ("partial", "pld.tile.remote_load(d, peer=peer, offsets=[0, 0], shape=[16, 64])"),
+    ("partial", "pld.tile.remote_load(d, peer=peer, offsets=[0, 32], shape=[16, 32])"),
+    ("partial", "pld.tile.remote_load(d, peer=peer, offsets=[0, 16], shape=[16, 32], valid_shape=[16, 8])"),
+    ("partial", "pld.tile.remote_load(d, peer, [4, 48], [8, 16], [8, 16])"),
+    ("dn", "pld.tile.remote_load(d, peer=peer, offsets=[0, 0], shape=[16, 16])"),
+    ("dn", "pld.tile.remote_load(d, peer, [16, 0], [16, 8], [16, 8])"),
+])
+def test_a_remote_load_of_literal_extents_is_typed_as_the_reference_types_it(source: str, call: str) -> None:
+    """The window's valid shape is the requested one (`valid_shape`, the fifth argument) cut to
+    what the source holds past the offset (`InferWindowReadValidShape`); a DN view reads into a
+    column-major tile. Checked against the installed reference's print."""
+    import pypto.language as pl
+
+    text = PLD + textwrap.indent(textwrap.dedent(f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, d: {REMOTE_SOURCES[source]}, peer: pl.Scalar[pl.INT32], r: pl.Scalar[pl.INDEX]):
+            t = {call}
+    """), "    ")
+    ours = next(line for line in printed_body(text) if line.startswith("t: "))
+    theirs = next(line.strip() for line in pl.parse_program(text).as_python().splitlines()
+                  if line.strip().startswith("t: "))
+    assert ours.replace(", pl.Mem.Vec", "") == theirs  # the reference gives the space later
+
+
+@pytest.mark.parametrize(("source", "offsets"), [
+    (REMOTE_SOURCES["partial"], "[0, r]"),
+    # the reference's type is `pl.Tile[[1, 16], pl.FP32, pl.TileView(valid_shape=[1, pl.min(n, 16)])]`
+    ("pld.DistributedTensor[[1, n], pl.FP32]", "[0, 0]"),
+])
+def test_a_remote_load_with_a_runtime_extent_needs_its_annotation(source: str, offsets: str) -> None:
+    """A runtime offset into a partially valid source, or a source of a runtime extent: there
+    the reference's valid shape is a runtime min over the source's extent. (slotsat used to
+    take the window as valid in full for the second.)"""
+    text = PLD.replace("@pl.program", 'n = pl.dynamic("n")\n\n@pl.program') + textwrap.indent(textwrap.dedent(f"""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, d: {source}, peer: pl.Scalar[pl.INT32], r: pl.Scalar[pl.INDEX]):
+            t = pld.tile.remote_load(d, peer, {offsets}, [1, 16])
+    """), "    ")
+    message, _, _ = error_of(text)
+    assert message.startswith("annotate the result of pld.tile.remote_load")
+
+
 def test_mrgsort_is_the_merge_its_arguments_select() -> None:
     """`pl.tile.mrgsort` is no op but the DSL function building one: `block_len=` the one-list
     merge `tile.mrgsort_format1` (a literal length an INT32 constant), two to four sources and

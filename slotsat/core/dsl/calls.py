@@ -1104,26 +1104,64 @@ def _compare_gathered_result(call: ir.Call) -> ir.Type | None:
 def _remote_loaded_result(call: ir.Call) -> ir.Type | None:
     """A window of a peer's distributed tensor read into a tile (`ops.REMOTE_LOADED_RESULTS`), or
     None."""
-    src = call.args[0].type if len(call.args) == 4 and isinstance(call.args[0], ir.Var) else None
-    offsets, shape = (call.args[2], call.args[3]) if src is not None else (None, None)
+    if len(call.args) not in (4, 5) or not isinstance(call.args[0], ir.Var):
+        return None
+    src, offsets, shape = call.args[0].type, call.args[2], call.args[3]
     if not isinstance(src, ir.TensorType) or not src.distributed or call.kwarg("allow_physical_tail_padding"):
         return None
-    if src.view is not None and (src.view.valid_shape or src.view.layout != "ND"):
+    view = src.view
+    if view is not None and (view.layout not in ("ND", "DN") or view.pad is not None):
         return None
     if not isinstance(offsets, ir.ExprList) or not isinstance(shape, ir.ExprList):
         return None
-    dims = [d.value for d in shape.items if isinstance(d, ir.ConstInt)]
-    if len(dims) != len(shape.items) or len(dims) != len(src.shape) or len(offsets.items) != len(dims):
+    # literal extents; a runtime offset only into a source valid in full (elsewhere the
+    # reference's valid shape is a symbolic min: `InferWindowReadValidShape`)
+    window = _literals(shape.items)
+    starts = [fold_const(e) for e in offsets.items]
+    physical: list[int] | None = [d for d in src.shape if isinstance(d, int)]
+    if physical is not None and len(physical) != len(src.shape):
+        physical = None
+    source = _literals(view.valid_shape) if view is not None and view.valid_shape else physical
+    wanted: list[int] | None = None
+    if len(call.args) == 5:
+        requested = call.args[4]
+        wanted = _literals(requested.items) if isinstance(requested, ir.ExprList) else None
+        if wanted is None:
+            return None
+    if window is None or physical is None or source is None:
         return None
-    for offset, dim, extent in zip(offsets.items, dims, src.shape, strict=True):
-        start = fold_const(offset)
-        if isinstance(extent, int) and not 0 <= (start or 0) <= extent - dim:
-            return None  # the reference rejects a window past the source's end
-    tile = ir.TileType(tuple(dims), src.dtype)
+    rank = len(physical)
+    if any(len(x) != rank for x in (window, starts, source, wanted or window)):
+        return None
+    valid: list[ir.Expr] = []
+    for k in range(rank):
+        start, reach = starts[k], window[k] if wanted is None else wanted[k]
+        if reach > window[k] or (start is not None and (start < 0 or start + reach > physical[k])):
+            return None  # the reference rejects this read (`CheckWindowReadDimBounds`)
+        if source[k] == physical[k]:
+            available = window[k]
+        elif start is not None:
+            available = min(max(source[k], start) - start, window[k])
+        else:
+            return None
+        valid.append(ir.ConstInt(min(reach, available), ir.DType.INDEX))
+    dims = tuple(window)
+    tile = ir.TileType(dims, src.dtype, valid_shape=valid_or_none(dims, tuple(valid)))
     blayout, slayout, fractal = ir.implicit_layout(tile)
-    if src.view is not None:
-        blayout = "row_major"
+    if view is not None:
+        blayout = "row_major" if view.layout == "ND" else "col_major"
     return _explicit_layout(tile, ir.TileLayoutView(blayout=blayout, slayout=slayout, fractal=fractal))
+
+
+def _literals(items: tuple[ir.Expr, ...]) -> list[int] | None:
+    """The integer values of `items`, or None where one is not a literal."""
+    out: list[int] = []
+    for e in items:
+        n = fold_const(e)
+        if n is None:
+            return None
+        out.append(n)
+    return out
 
 
 _Item = TypeVar("_Item")
