@@ -147,3 +147,16 @@ def test_a_store_of_one_element_size_and_an_accumulator_store_are_kept() -> None
     """)
     printed = print_module(parse_source(source, "k.py"))
     assert printed.count("pl.tile.store(") == 2
+
+
+def test_a_deduced_result_inherits_its_sources_layout_pad_and_compact_mode() -> None:
+    """The reference's `InheritTileViewLayout`: block / scatter layout, pad and compact mode pass
+    on, a view's strides do not. (The reference's own parser cannot read this annotation back,
+    so this is checked against the rule, not its print.)"""
+    view = "pl.TileView(blayout=pl.TileLayout.col_major, pad=pl.PadValue.zero)"
+    source = _program("x: pl.Tensor[[16, 16], pl.FP32]", f"""
+        a: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, {view}] = pl.load(x, [0, 0], [16, 16])
+        r = pl.tile.fmods(a, 2.0)
+    """)
+    printed = print_module(parse_source(source, "k.py"))
+    assert f"r: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, {view}] = pl.tile.fmods(a, 2.0)" in printed

@@ -893,12 +893,11 @@ def _elementwise_tile_result(call: ir.Call) -> ir.Type | None:
         if not isinstance(other, ir.Var) or not isinstance(other.type, ir.TileType) or (
                 other.type.shape != src.shape):
             return None
-    layout = None
-    if src.layout is not None:
-        inherited = ir.TileLayoutView(blayout=src.layout.blayout, slayout=src.layout.slayout,
-                                      pad=src.layout.pad, compact=src.layout.compact)
-        layout = None if inherited.is_empty else inherited
-    return ir.TileType(src.shape, src.dtype, ir.MemorySpace.Vec, None, src.valid_shape, layout)
+    tile = ir.TileType(src.shape, src.dtype, ir.MemorySpace.Vec, None, src.valid_shape)
+    # the inherited fields do not include a view's strides or start offset
+    unstrided = src if src.layout is None else replace(
+        src, layout=replace(src.layout, stride=(), start_offset=None))
+    return _with_layout_of(tile, unstrided)
 
 
 def _element_dtype(arg: ir.CallArg) -> ir.DType | None:
