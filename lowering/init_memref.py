@@ -73,12 +73,17 @@ ALLOC_OP = "tile.alloc"
 
 @dataclass(frozen=True, slots=True)
 class Binding:
-    """One tile bound to a declared allocation: the binder, the op that defines it (None
-    for carried values and results) and the statement's position."""
+    """One tile bound to a declared allocation: the binder, the call that defines it (None
+    for carried values, results and plain copies) and the statement's position."""
 
     var: ir.Var
-    producer: str | None
+    call: ir.Call | None
     span: Span
+
+    @property
+    def producer(self) -> str | None:
+        """The op that defines the tile."""
+        return None if self.call is None else self.call.op
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,18 +121,17 @@ def collect_bindings(body: ir.SeqStmts) -> list[tuple[ir.Var, list[Binding]]]:
     groups: dict[int, tuple[ir.Var, list[Binding]]] = {}
     seen: set[int] = set()
 
-    def add(v: ir.Var, producer: str | None, span: Span) -> None:
+    def add(v: ir.Var, call: ir.Call | None, span: Span) -> None:
         memref = _pinned_memref(v)
         if memref is None or v.id in seen:
             return
         seen.add(v.id)
         entry = groups.setdefault(memref.base.id, (memref.base, []))
-        entry[1].append(Binding(v, producer, _span_of(v, span)))
+        entry[1].append(Binding(v, call, _span_of(v, span)))
 
     for s in ir.walk_stmts(body):
         if isinstance(s, ir.AssignStmt):
-            producer = s.value.op if isinstance(s.value, ir.Call) else None
-            add(s.var, producer, s.span)
+            add(s.var, s.value if isinstance(s.value, ir.Call) else None, s.span)
         elif isinstance(s, ir.ForStmt):
             for it in s.iter_args:
                 add(it.var, None, s.span)
@@ -454,10 +458,8 @@ def resolved_allocations(fn: ir.Function, backend: Backend) -> list[Allocation]:
         if isinstance(s, ir.AssignStmt) and isinstance(s.var.type, ir.TileType):
             memref = s.var.type.memref
             if memref is not None and memref.base.id in totals:
-                producer = s.value.op if isinstance(s.value, ir.Call) else None
-                bindings.setdefault(memref.base.id, []).append(
-                    Binding(s.var, producer, _span_of(s.var, s.span))
-                )
+                call = s.value if isinstance(s.value, ir.Call) else None
+                bindings.setdefault(memref.base.id, []).append(Binding(s.var, call, _span_of(s.var, s.span)))
                 counts[memref.base.id] = memref.slot_count
                 sizes[memref.base.id] = memref.size
     out: list[Allocation] = []

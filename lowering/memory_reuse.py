@@ -156,26 +156,55 @@ def check_declared_slots(live: Liveness, allocations: Sequence[Allocation]) -> N
 
     Only bindings that own their buffer occupy their slot. Such a tile is live within one
     iteration of each loop around it (a value carried on would belong to the carry's
-    buffer), so two of them with one slot expression select one slot."""
+    buffer), so two of them with one slot expression select one slot.
+
+    Touching lifetimes are allowed, as in the reference (the last read of one tile may be the
+    statement that produces the next), except where that statement's op may not write over the
+    operand it reads (`forbidden_args`: `r = pl.recip(t)` with both on one slot would be an
+    in-place `trecip`). The reference accepts that binding; slotsat rejects it, because the
+    author pinned both tiles and no placement can repair it."""
     for alloc in allocations:
         by_slot: dict[object, dict[int, ir.Var]] = {}
+        producers: dict[int, ir.Call] = {}
         for binding in alloc.bindings:
             v = binding.var
             t = v.type
             buf = live.buffer(v)
             if buf is None or not isinstance(t, ir.TileType) or t.memref is None:
                 continue
-            if binding.producer is None or ops.inherited_arg(binding.producer) is not None:
+            if binding.call is None or ops.inherited_arg(binding.call.op) is not None:
                 continue  # a copy or a view is the same data as its source
             if buf.owner.id != v.id:
                 continue  # written into a carry's or an if result's buffer, not into the slot
             by_slot.setdefault(_slot_key(t.memref), {}).setdefault(buf.index, v)
+            producers.setdefault(buf.index, binding.call)
         for members in by_slot.values():
             ordered = sorted(members.items(), key=lambda kv: live.buffers[kv[0]].start)
             for (pk, prev), (ck, cur) in pairwise(ordered):
                 a, b = live.buffers[pk], live.buffers[ck]
                 if a.end > b.start:
                     raise PassError(_co_live_message(live, alloc.name, (prev, a), (cur, b)), cur.span)
+                arg = _overwritten_operand(live, producers[ck], cur, pk) if a.end == b.start else None
+                if arg is not None:
+                    op = producers[ck].op
+                    raise PassError(
+                        f"Tiles '{prev.name_hint}' and '{cur.name_hint}' are both bound to the same slot "
+                        f"of the declared allocation '{alloc.name}', and {op} would write "
+                        f"'{cur.name_hint}' over '{arg.name_hint}' while it reads it, which {op} may not "
+                        "do in place — put them on different slots or declare separate allocations.",
+                        cur.span,
+                    )
+
+
+def _overwritten_operand(live: Liveness, call: ir.Call, result: ir.Var, index: int) -> ir.Var | None:
+    """The operand of `call` held in buffer `index` (the one its result `result` is written
+    into) that the op may not write over while it reads it (`forbidden_args`), if any."""
+    for arg in forbidden_args(call, result):
+        if isinstance(arg, ir.Var) and isinstance(arg.type, ir.TileType):
+            held = live.buffer(arg)
+            if held is not None and held.index == index:
+                return arg
+    return None
 
 
 def _co_live_message(

@@ -377,6 +377,36 @@ return n1
     assert "func.func" in text
 
 
+@pytest.mark.parametrize("planner", list(Planner), ids=[p.value for p in Planner])
+@pytest.mark.parametrize(("op", "call"), [("exp", "pl.exp(t)"), ("recip", "pl.recip(t)")])
+def test_a_touching_write_over_its_operand_on_one_slot_needs_an_in_place_safe_op(
+    planner: Planner, op: str, call: str
+) -> None:
+    """`u = op(t)` with both on slot 0: `t` dies where `u` is born, which the reference allows
+    for every op (and then emits `trecip` in place). slotsat allows it only where the op may
+    write over its operand (`exp`), and says why otherwise (`recip`: not in-place safe)."""
+    src = kernel(f"""
+t: pl.Tile[[64, 64], pl.FP32, buf[0], pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+u: pl.Tile[[64, 64], pl.FP32, buf[0], pl.Mem.Vec] = {call}
+n: pl.Tensor[[256, 64], pl.FP32] = pl.store(u, [0, 0], out)
+return n
+""", decls="buf = pl.MemRef(slots=2)")
+    if op == "exp":
+        text = compile_(src, planner=planner).pto_text
+        ins = re.search(r"pto\.texp ins\(%(\w+) .*outs\(%(\w+) ", text)
+        assert ins is not None
+        assert ins.groups() == ("t", "u")
+        return
+    err = error(src, planner=planner)
+    assert err.message == (
+        "Tiles 't' and 'u' are both bound to the same slot of the declared allocation 'buf', and tile.recip "
+        "would write 'u' over 't' while it reads it, which tile.recip may not do in place — put them on "
+        "different slots or declare separate allocations."
+    )
+    assert err.span.line == next(k for k, x in enumerate(src.splitlines(), 1) if x.strip().startswith("u:"))
+    assert err.exit_status == 1
+
+
 # --------------------------------------------------------------------------------------
 # one buffer, one value
 
