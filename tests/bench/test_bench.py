@@ -444,7 +444,7 @@ def test_run_quick_summary_prints_the_summary_table(tmp_path: Path) -> None:
 
     buffer = io.StringIO()
     sizes = config.BenchConfig(seed=1, quick=True, random_kernels=1, max_loops=2, scaling=(),
-                               include_bundled=False)
+                               single_scaling=(), include_bundled=False)
     status = run_quick_summary(Console(file=buffer, width=120), tmp_path, sizes)
     text = buffer.getvalue()
     assert status == 0

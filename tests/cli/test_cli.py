@@ -141,7 +141,7 @@ def test_the_demo_writes_its_benchmark_to_a_named_folder_and_explains_its_column
     from slotsat.bench import config
 
     tiny = config.BenchConfig(seed=1, quick=True, random_kernels=1, max_loops=2, scaling=(),
-                              include_bundled=False)
+                              single_scaling=(), include_bundled=False)
     monkeypatch.setattr(config.BenchConfig, "for_args", classmethod(lambda cls, **_: tiny))
     monkeypatch.chdir(tmp_path)
     before = set(Path(tempfile.gettempdir()).glob("slotsat-bench-*"))
