@@ -197,8 +197,9 @@ def check_declared_slots(live: Liveness, allocations: Sequence[Allocation]) -> N
 
 
 def _overwritten_operand(live: Liveness, call: ir.Call, result: ir.Var, index: int) -> ir.Var | None:
-    """The operand of `call` held in buffer `index` (the one its result `result` is written
-    into) that the op may not write over while it reads it (`forbidden_args`), if any."""
+    """The operand of `call` held in buffer `index` (the previous tile's, on the declared slot
+    that `result` is written into) that the op may not write over while it reads it
+    (`forbidden_args`), if any."""
     for arg in forbidden_args(call, result):
         if isinstance(arg, ir.Var) and isinstance(arg.type, ir.TileType):
             held = live.buffer(arg)
