@@ -111,6 +111,8 @@ from slotsat.analysis import matcher as mm
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.liveness import liveness
 from slotsat.core import heap, ir, ops, phases
+from slotsat.core.dsl.calls import spelled
+from slotsat.core.dsl.context import BEFORE_HAND_OFF
 from slotsat.core.errors import NO_SPAN, PassError, Span
 from slotsat.core.options import Mode, Planner
 from slotsat.core.semantics import fold
@@ -1264,6 +1266,9 @@ def _preflight_call(c: ir.Call, span: Span) -> None:
     where = c.span if c.span != NO_SPAN else span
     if c.op == "tile.alloc" or (c.op == "system.cacheinvalid" and not c.args and not c.kwargs):
         return  # the whole-GM form insert-comm-fence makes after a wait
+    stage = ops.LOWERED_BEFORE_HAND_OFF.get(c.op)
+    if stage is not None:
+        raise PassError(BEFORE_HAND_OFF.format(what=f"'{spelled(c.op)}'", stage=stage), where)
     sp = pto_spelling.lookup(c.op)
     if sp is None:
         what = f"calls of other functions ({c.op})" if c.op.startswith("self.") else c.op

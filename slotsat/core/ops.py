@@ -252,6 +252,20 @@ ExpandMixedKernel folds every explicit split-reshape op (`tile.aiv_shard`, `tile
 into the cross-core `tpush` / `tpop` pairs of the kernel's AIC / AIV halves, and asserts none
 survives (its `AssertNoSplitReshapeSurvives`)."""
 
+LOWERED_BEFORE_HAND_OFF: dict[str, str] = {
+    op: "LowerCompositeOps"
+    for op in ("tile.sin", "tile.cos", "pld.tensor.allreduce", "pld.tensor.allgather",
+               "pld.tensor.reduce_scatter", "pld.tensor.barrier", "pld.tensor.broadcast",
+               "pld.tensor.all_to_all", "pld.tensor.all_to_all_v")
+}
+"""Composite ops, with the reference pass that rewrites them before the hand-off point in
+every function but a HOST orchestrator (`TransformLowerCompositeOps`): the sine and cosine
+into tile-op polynomials, the cross-rank tensor collectives into notify / wait protocols
+over tile loads and stores. They parse (a hand-written kernel may hold them, and the slots
+pass reads them as opaque ops); a kernel that holds one is the reference's IR of an earlier
+stage, which codegen says, naming the pass and `--via-pypto` (a host orchestrator is no
+kernel: it keeps its collectives, as the reference's does)."""
+
 SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tile.ci", "tile.random", "tile.tri", "tensor.create",
                             "tensor.full", "pld.tensor.window"})
 """Ops whose result is a new tile or tensor of their `shape` argument and `dtype=` keyword (the

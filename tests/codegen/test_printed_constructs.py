@@ -482,8 +482,8 @@ return out
      "out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
      "pld.tile.get copies through staging tiles: argument 4 (and 5 of the double-staged form) must be a tile"),
     ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
-     "s: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)\nreturn out",
-     TILE_PARAMS, "slotsat's code generator does not support tile.sin"),
+     "s: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.expands(t, 2.0)\nreturn out",
+     TILE_PARAMS, "slotsat's code generator does not support tile.expands"),
     ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
      "g: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.gather_mask(t, mask_pattern=9)\nreturn out",
      TILE_PARAMS, "slotsat's code generator does not support tile.gather_mask with mask_pattern=9 (ptoas's "
@@ -513,6 +513,58 @@ def test_what_is_not_emitted_is_one_located_error(body: str, params: str, messag
     err = error(kernel(body, params=params, ret=TILE_RET, decls="import pypto.language.distributed as pld"))
     assert err.message == message
     assert err.span.line > 0
+
+
+COMPOSITE_SOURCE = """import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]],
+               target: pld.DistributedTensor[[1, 16], pl.FP32], signal: pld.DistributedTensor[[2, 1], pl.INT32]
+               ) -> pl.Tensor[[16, 16], pl.FP32]:
+        {body}
+        return out
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, data: pld.DistributedTensor[[1, 16], pl.FP32], signal: pld.DistributedTensor[[2, 1], pl.INT32]):
+        data = pld.tensor.allreduce(data, signal, op=pld.ReduceOp.Sum)
+        return 0
+"""
+
+
+@pytest.mark.parametrize(("body", "what"), [
+    ("t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 16])\n        "
+     "s: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)\n        out = pl.store(s, [0, 0], out)",
+     "pl.tile.sin"),
+    ("target = pld.tensor.allreduce(target, signal, op=pld.ReduceOp.Sum)", "pld.tensor.allreduce"),
+    ("signal = pld.tensor.barrier(signal)", "pld.tensor.barrier"),
+])
+def test_a_composite_op_in_a_kernel_is_the_ir_before_the_hand_off(body: str, what: str) -> None:
+    """The reference's LowerCompositeOps rewrites the sine and cosine and the cross-rank tensor
+    collectives before the hand-off point in every function but a HOST orchestrator: in a
+    kernel they are an earlier stage's IR, which the error says, naming the pass and
+    --via-pypto. The host orchestrator's own allreduce is not a kernel's and is passed on."""
+    src = COMPOSITE_SOURCE.format(body=body)
+    line = next(k for k, x in enumerate(src.splitlines(), 1) if what.rsplit(".", 1)[1] + "(" in x)
+    err = error(src)
+    assert err.message == (
+        f"'{what}' is the IR of an earlier stage: the reference's LowerCompositeOps removes it before the "
+        "hand-off point, where slotsat takes over (just before LowerPipelineToSlots); compile this kernel "
+        "with --via-pypto"
+    )
+    assert err.span.line == line
+    assert err.exit_status == 1
+
+
+def test_a_host_orchestrators_collective_is_passed_on() -> None:
+    src = COMPOSITE_SOURCE.format(body="t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 16])"
+                                       "\n        out = pl.store(t, [0, 0], out)")
+    text = compile_(src).pto_text
+    assert "func.func @kernel(" in text
+    assert "host_orch" not in text
 
 
 def test_a_valid_shape_naming_a_value_out_of_scope_is_declined_where_the_tile_is_stored() -> None:

@@ -37,7 +37,7 @@ def test_failures_are_counted_by_class(tmp_path: Path, capsys: pytest.CaptureFix
               "    def kernel(self, a: pl.Tensor[[64, 64], pl.FP32], "
               "out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
               "        t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
-              "        s: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)\n"
+              "        s: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.expands(t, 2.0)\n"
               "        out = pl.store(s, [0, 0], out)\n        return out\n")
     for name in ("a", "b"):
         (tmp_path / f"{name}.pre.py").write_text(kernel)
@@ -45,7 +45,7 @@ def test_failures_are_counted_by_class(tmp_path: Path, capsys: pytest.CaptureFix
     assert reach.main([str(tmp_path), "--check"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert "codegen: 0/3 succeeded" in out
-    assert "     2  slotsat's code generator does not support tile.sin" in out
+    assert "     2  slotsat's code generator does not support tile.expands" in out
     assert "     1  no kernel function (nothing emitted)" in out
     assert "check: 0/3 succeeded" in out
     assert "     2  unverified: the interpreter does not model '_'" in out

@@ -206,11 +206,11 @@ return out
 def test_unsupported_op_in_codegen() -> None:
     src = kernel(f"""
 t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = {LOAD}
-x: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sin(t)
+x: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.expands(t, 2.0)
 return out
 """)
     err = error(src)
-    assert err.message == "slotsat's code generator does not support tile.sin"
+    assert err.message == "slotsat's code generator does not support tile.expands"
     assert err.exit_status == EXIT_REJECTED
 
 
