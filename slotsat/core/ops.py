@@ -253,18 +253,22 @@ into the cross-core `tpush` / `tpop` pairs of the kernel's AIC / AIV halves, and
 survives (its `AssertNoSplitReshapeSurvives`)."""
 
 LOWERED_BEFORE_HAND_OFF: dict[str, str] = {
-    op: "LowerCompositeOps"
-    for op in ("tile.sin", "tile.cos", "pld.tensor.allreduce", "pld.tensor.allgather",
-               "pld.tensor.reduce_scatter", "pld.tensor.barrier", "pld.tensor.broadcast",
-               "pld.tensor.all_to_all", "pld.tensor.all_to_all_v")
+    **{op: "LowerCompositeOps"
+       for op in ("tile.sin", "tile.cos", "pld.tensor.allreduce", "pld.tensor.allgather",
+                  "pld.tensor.reduce_scatter", "pld.tensor.barrier", "pld.tensor.broadcast",
+                  "pld.tensor.all_to_all", "pld.tensor.all_to_all_v")},
+    **{op: "ConvertTensorToTileOps"
+       for op in ("tensor.slice", "pld.tensor.put", "pld.tensor.get", "pld.tensor.remote_store")},
 }
-"""Composite ops, with the reference pass that rewrites them before the hand-off point in
-every function but a HOST orchestrator (`TransformLowerCompositeOps`): the sine and cosine
-into tile-op polynomials, the cross-rank tensor collectives into notify / wait protocols
-over tile loads and stores. They parse (a hand-written kernel may hold them, and the slots
-pass reads them as opaque ops); a kernel that holds one is the reference's IR of an earlier
-stage, which codegen says, naming the pass and `--via-pypto` (a host orchestrator is no
-kernel: it keeps its collectives, as the reference's does)."""
+"""Ops a kernel at the hand-off point no longer holds, with the reference pass that rewrites
+them in kernels before it: `TransformLowerCompositeOps` the sine and cosine (into tile-op
+polynomials) and the cross-rank tensor collectives (into notify / wait protocols) in every
+function but a HOST orchestrator; ConvertTensorToTileOps (its op-conversion registry) a
+kernel's tensor slice (a `tile.load` of a GM tensor, a `tile.slice` of a local one) and its
+tensor-level transfers (`pld.tile.put` / `get` / `remote_store`). They parse (orchestration
+code keeps them, a hand-written kernel may hold them, and the slots pass reads them as
+opaque ops); codegen, which only emits kernels, says a kernel holding one is an earlier
+stage's IR, naming the pass and `--via-pypto`."""
 
 SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tile.ci", "tile.random", "tile.tri", "tensor.create",
                             "tensor.full", "pld.tensor.window"})

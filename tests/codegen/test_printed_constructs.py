@@ -21,7 +21,7 @@ import struct
 import numpy as np
 import pytest
 
-from slotsat.core import ir
+from slotsat.core import ir, ops
 from slotsat.core.interpreter import eval_scalar
 from slotsat.core.options import Planner
 from slotsat.lowering.pto_codegen import _HOISTED_BINARY, _HOISTED_UNARY, _cast_ops
@@ -541,17 +541,24 @@ class P:
      "pl.tile.sin"),
     ("target = pld.tensor.allreduce(target, signal, op=pld.ReduceOp.Sum)", "pld.tensor.allreduce"),
     ("signal = pld.tensor.barrier(signal)", "pld.tensor.barrier"),
+    ("pld.tensor.put(target, peer=1, src=target)", "pld.tensor.put"),
+    ("s: pl.Tensor[[8, 16], pl.FP32] = pl.tensor.slice(a, [8, 16], [0, 0])\n        "
+     "t: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.load(s, [0, 0], [8, 16])\n        "
+     "out = pl.store(t, [0, 0], out)", "pl.tensor.slice"),
 ])
-def test_a_composite_op_in_a_kernel_is_the_ir_before_the_hand_off(body: str, what: str) -> None:
+def test_an_op_a_kernel_loses_before_the_hand_off_is_named_with_its_pass(body: str, what: str) -> None:
     """The reference's LowerCompositeOps rewrites the sine and cosine and the cross-rank tensor
-    collectives before the hand-off point in every function but a HOST orchestrator: in a
+    collectives in every function but a HOST orchestrator, and its ConvertTensorToTileOps a
+    kernel's tensor slice and tensor-level transfers, all before the hand-off point: in a
     kernel they are an earlier stage's IR, which the error says, naming the pass and
     --via-pypto. The host orchestrator's own allreduce is not a kernel's and is passed on."""
     src = COMPOSITE_SOURCE.format(body=body)
     line = next(k for k, x in enumerate(src.splitlines(), 1) if what.rsplit(".", 1)[1] + "(" in x)
     err = error(src)
+    stage = ops.LOWERED_BEFORE_HAND_OFF[what.removeprefix("pl.")]
+    assert stage == ("ConvertTensorToTileOps" if what in ("pld.tensor.put", "pl.tensor.slice") else "LowerCompositeOps")
     assert err.message == (
-        f"'{what}' is the IR of an earlier stage: the reference's LowerCompositeOps removes it before the "
+        f"'{what}' is the IR of an earlier stage: the reference's {stage} removes it before the "
         "hand-off point, where slotsat takes over (just before LowerPipelineToSlots); compile this kernel "
         "with --via-pypto"
     )
