@@ -10,8 +10,8 @@ files succeeded and, for the rest, how many stopped at each first-error class. A
 the error message with its quoted names, numbers and expressions blanked (`parameter '_'
 has a dynamic shape ...`), so one construct is one row whatever kernel it comes from.
 `--list` also prints each file's outcome. The emitted module of every file codegen
-succeeded on is parsed and verified with xdsl (`pto_dialect.parse_and_verify`); a module
-xdsl rejects is counted as its own class (`xdsl rejects: ...`), never as a success.
+succeeded on is parsed and verified with xdsl (the check of `slotsat codegen --verify`); a
+module xdsl rejects is counted as its own class (`xdsl rejects: ...`), never as a success.
 
 Reads only the files it is given (no corpus is bundled): used by hand on the reference's
 printed IR (`/work/scratch/harvest/lib/*.pre.py` on the project's machine) to see which
@@ -41,8 +41,8 @@ def error_class(message: str) -> str:
 
 def codegen_outcome(text: str, file: str) -> str:
     """`ok` or the first error's class (also an xdsl rejection of the emitted module)."""
+    from slotsat.app.commands.codegen import verification_failure
     from slotsat.app.pipeline import compile_source
-    from slotsat.lowering.pto_dialect import parse_and_verify
 
     try:
         result = compile_source(text, file)
@@ -52,11 +52,9 @@ def codegen_outcome(text: str, file: str) -> str:
         return f"internal error: {type(err).__name__}: {error_class(str(err))[:120]}"
     if "func.func" not in result.pto_text:
         return "no kernel function (nothing emitted)"
-    try:
-        parse_and_verify(result.pto_text)
-    except Exception as err:
-        first = str(err).strip().splitlines()
-        return "xdsl rejects: " + error_class(first[-1] if first else type(err).__name__)[:120]
+    problem = verification_failure(result.pto_text)
+    if problem is not None:
+        return "xdsl rejects: " + error_class(problem)[:120]
     return "ok"
 
 

@@ -161,3 +161,41 @@ def test_the_demo_writes_its_benchmark_to_a_named_folder_and_explains_its_column
                  "accepted: those ptoas's", "resolved / unknown:", "corrections: floor-mod"):
         assert line in out, line
     assert "yield_load.kernel loop i (line 16): tile-phi: load 't' is carried into a phi" in out
+
+
+# -- codegen --verify ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["row_scale.py", "nested_pipelines.py", "matmul_k.py"])
+def test_codegen_verify_writes_the_same_module_once_xdsl_verifies_it(
+        name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(KERNELS / name)
+    assert main(["codegen", path]) == 0
+    plain = capsys.readouterr().out
+    out = tmp_path / "k.pto"
+    assert main(["codegen", "--verify", path, "-o", str(out)]) == 0
+    assert capsys.readouterr().err == ""
+    assert out.read_text() == plain
+
+
+def test_codegen_verify_refuses_a_module_xdsl_rejects_and_writes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A module that does not verify is slotsat's own fault: exit 3, xdsl's reason, no file."""
+    from slotsat.app import pipeline
+
+    real = pipeline.compile_source
+
+    def broken(*args: object, **kwargs: object) -> pipeline.CompileResult:
+        result = real(*args, **kwargs)  # type: ignore[arg-type]
+        result.pto_text = result.pto_text.replace("pto.tload ins(", "pto.tload ins(%undefined, ", 1)
+        return result
+
+    monkeypatch.setattr(pipeline, "compile_source", broken)
+    out = tmp_path / "k.pto"
+    assert main(["codegen", "--verify", str(KERNELS / "row_scale.py"), "-o", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith(f"slotsat: internal error: the module emitted for {KERNELS / 'row_scale.py'} "
+                          "does not verify (")
+    assert err.rstrip().endswith("); nothing was written")
+    assert "\n" not in err.rstrip()
+    assert not out.exists()

@@ -5,6 +5,11 @@ output or `-o OUT.pto`. Notes (a plain function compiled as a kernel) and warnin
 standard error as `FILE:LINE:COL: note: ...` / `warning: ...`. Exit status 0 on success, 1
 when a pass rejects the program (a blocker, a declaration error), 2 when the file cannot be
 read or parsed.
+
+`--verify` parses the module with xdsl and runs its verifier (the `pto` dialect of
+`lowering/pto_dialect.py`) before anything is written: a module that does not verify is
+slotsat's own error, so it is an internal error (exit 3) naming xdsl's objection, and
+nothing is written. Off by default: it costs a parse of the whole module.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from slotsat.app.commands import (
     backend_option,
     kernel_source,
 )
-from slotsat.core.errors import EXIT_OK, SlotsatError, Span
+from slotsat.core.errors import EXIT_INTERNAL, EXIT_OK, SlotsatError, Span
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +37,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_backend(parser)
     add_compat(parser)
     parser.add_argument("-o", "--output", metavar="OUT.pto", default=None, help="write the module here")
+    parser.add_argument(
+        "--verify", action="store_true",
+        help="parse the module with xdsl and run its verifier before writing it; a module that does not "
+             "verify is an internal error (exit 3) and nothing is written")
     add_pypto_options(parser)
+
+
+def verification_failure(text: str) -> str | None:
+    """None when xdsl parses and verifies `text` (slotsat's `pto` dialect), else the last line
+    of its objection (xdsl's message ends with the reason, after the offending source)."""
+    from slotsat.lowering.pto_dialect import parse_and_verify
+
+    try:
+        parse_and_verify(text)
+    except Exception as err:  # xdsl's ParseError / VerifyException / DiagnosticException
+        lines = [line.strip() for line in str(err).strip().splitlines() if line.strip()]
+        return lines[-1] if lines else type(err).__name__
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +77,12 @@ def run(args: argparse.Namespace) -> int:
     for note in result.notes:
         line, col = max(note.span.line, 1), max(note.span.col, 1)
         print(f"{file}:{line}:{col}: {note.severity}: {note.message}", file=sys.stderr)
+    if args.verify:
+        problem = verification_failure(result.pto_text)
+        if problem is not None:
+            print(f"slotsat: internal error: the module emitted for {file} does not verify ({problem}); "
+                  "nothing was written", file=sys.stderr)
+            return EXIT_INTERNAL
     if args.output is not None:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:
