@@ -1510,7 +1510,21 @@ def test_a_tuple_built_from_values_and_returned_is_the_return_of_the_values(tail
     assert printed_body(returning(tail))[-1] == "return a_1, b_1"
 
 
+@pytest.mark.parametrize("tail", [
+    "r = (a, b)\nreturn a, b",
+    f"r: pl.Tuple[{T}, {T}] = [a, b]\nreturn a, b",
+])
+def test_a_tuple_built_from_values_and_never_read_leaves_no_statement(tail: str) -> None:
+    """The reference prints tuples it builds and never reads (an orchestration loop's assembled
+    results, each then read by itself): its values are read and checked, and it computes
+    nothing, so it leaves no statement."""
+    ir.assert_structural_equal(parse_source(returning(tail), "k.py"), parse_source(returning("return a, b"), "k.py"))
+
+
 @pytest.mark.parametrize(("tail", "message", "line", "col"), [
+    (f"r: pl.Tuple[{T}, pl.Tensor[[16, 8], pl.INT32]] = [a, b]\nreturn a, b",
+     f"annotation says pl.Tuple[{T}, pl.Tensor[[16, 8], pl.INT32]] but the tuple holds pl.Tuple[{T}, {T}]", 10, 9),
+    ("r = (a, c)\nreturn a, b", "'c' is not defined", 10, 17),
     (f"r: pl.Tuple[{T}, pl.Tensor[[16, 8], pl.INT32]] = [a, b]\nreturn r",
      f"annotation says pl.Tuple[{T}, pl.Tensor[[16, 8], pl.INT32]] but the tuple holds pl.Tuple[{T}, {T}]", 10, 9),
     ("r = (a, b)\ns = r[0]\nreturn s, b",

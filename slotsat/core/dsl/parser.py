@@ -1261,8 +1261,9 @@ class _FunctionParser:
         """`NAME = (a, b)` (or the reference's printed `NAME: pl.Tuple[...] = [a, b]`) right
         before `return NAME` is `return a, b`, the form slotsat reads: a tuple built from
         values (the reference's MakeTuple) that is only returned. The assignment's annotation
-        is checked against the values (`_check_built_tuple`); any other tuple built from values
-        is an error (`assign`), as slotsat's IR has no tuple construction."""
+        is checked against the values (`_check_built_tuple`). One never read leaves no statement
+        (`_is_dead_built_tuple`); any other tuple built from values is an error (`assign`), as
+        slotsat's IR has no tuple construction."""
         ret = stmts[-1] if stmts else None
         if len(stmts) < 2 or not isinstance(ret, ast.Return) or not isinstance(ret.value, ast.Name):
             return stmts
@@ -1501,6 +1502,18 @@ class _FunctionParser:
                 self.pending.clear()
                 out.append(ret)
                 continue
+            if self._is_dead_built_tuple(node):
+                # The reference prints a tuple it builds and never reads (an orchestration loop's
+                # assembled results, read value by value after it): its values are read, and it
+                # leaves no statement (slotsat's IR has no tuple construction).
+                assert isinstance(node, ast.Assign | ast.AnnAssign)
+                assert isinstance(node.value, ast.Tuple | ast.List)
+                values = tuple(self._return_value(element, None) for element in node.value.elts)
+                annotation = node.annotation if isinstance(node, ast.AnnAssign) else None
+                self._check_built_tuple((annotation, node), values)
+                out.extend(self.pending)
+                self.pending.clear()
+                continue
             if self._is_scalar_statement(node):
                 # The reference keeps it as an EvalStmt of a scalar expression, which has no
                 # effect: it is read (names resolve, dtypes check) and leaves no statement.
@@ -1553,6 +1566,18 @@ class _FunctionParser:
             self.error(ABOVE_TILE.format(what=f"'{_stmt_kind(node)}' (lowered by the reference's "
                                               "CtrlFlowTransform)"), node)
         self.error(f"unsupported syntax: {_stmt_kind(node)}", node)
+
+    def _is_dead_built_tuple(self, node: ast.stmt) -> bool:
+        """`NAME = [a, b]` (under a tuple annotation) or `NAME = (a, b)`, NAME read nowhere in
+        the function."""
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, annotation = node.targets[0], None
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, annotation = node.target, node.annotation
+        else:
+            return False
+        return (isinstance(target, ast.Name) and node.value is not None
+                and _is_built_tuple(node.value, annotation) and target.id not in self.last_read)
 
     def _is_scalar_statement(self, node: ast.stmt) -> bool:
         """An expression statement that is a scalar expression (`pl.const(0, pl.INT64)`, `n + 1`),
