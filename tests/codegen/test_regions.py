@@ -214,12 +214,23 @@ return out
     assert err.exit_status == EXIT_REJECTED
 
 
-def test_mixed_kernel_is_rejected() -> None:
-    src = kernel(f"""
+MIXED = f"""
 t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = {LOAD}
 m: pl.Tile[[64, 64], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
 return out
-""")
+"""
+
+
+def test_a_split_half_holding_tiles_of_both_cores_is_rejected_as_such() -> None:
+    """An AIC / AIV function is a half the split already made (the reference's own hand-off IR
+    can leave dead tiles of the other core in one): not an earlier stage's IR."""
+    err = error(kernel(MIXED, kind="(type=pl.FunctionType.AIC)"))
+    assert err.message == ("the AIC function 'kernel' uses Vec and Mat, tiles of both a vector and a cube "
+                           "core, which no one core runs")
+
+
+def test_mixed_kernel_is_rejected() -> None:
+    src = kernel(MIXED)
     assert error(src).message == (
         "a mixed vector/cube kernel ('kernel' uses Vec and Mat) is the IR of an earlier stage: the "
         "reference's ExpandMixedKernel removes it before the hand-off point, where slotsat takes over (just "
