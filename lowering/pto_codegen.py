@@ -1316,14 +1316,14 @@ def _kernel_kind(fn: ir.Function) -> str:
     if vector and cube:
         names = [s.value for s in spaces]
         listed = ", ".join(names[:-1]) + " and " + names[-1]
-        if fn.type in (ir.FunctionType.AIC, ir.FunctionType.AIV):
-            # a half the split already made (the reference's own IR can leave dead tiles of the
-            # other core in one): not an earlier stage, just nothing one core can run
-            raise PassError(f"the {fn.type.value} function '{fn.name}' uses {listed}, tiles of both a vector "
-                            "and a cube core, which no one core runs", fn.span)
-        # the reference's ExpandMixedKernel splits such a function into its AIC and AIV halves
-        what = f"a mixed vector/cube kernel ('{fn.name}' uses {listed})"
-        raise PassError(BEFORE_HAND_OFF.format(what=what, stage="ExpandMixedKernel"), fn.span)
+        if fn.type is ir.FunctionType.INCORE:
+            # the reference's ExpandMixedKernel splits such a function into its AIC and AIV halves
+            what = f"a mixed vector/cube kernel ('{fn.name}' uses {listed})"
+            raise PassError(BEFORE_HAND_OFF.format(what=what, stage="ExpandMixedKernel"), fn.span)
+        # a half the split already made (the reference's own IR can leave dead tiles of the other
+        # core in one) or a plain function the reference does not split: nothing one core runs
+        raise PassError(f"the {fn.type.value} function '{fn.name}' uses {listed}, tiles of both a vector "
+                        "and a cube core, which no one core runs", fn.span)
     return "cube" if cube else "vector"
 
 

@@ -221,12 +221,15 @@ return out
 """
 
 
-def test_a_split_half_holding_tiles_of_both_cores_is_rejected_as_such() -> None:
+@pytest.mark.parametrize(("kind", "name"), [("(type=pl.FunctionType.AIC)", "AIC"), ("", "Opaque")])
+def test_a_function_the_split_does_not_take_holding_tiles_of_both_cores_is_rejected_as_such(
+        kind: str, name: str) -> None:
     """An AIC / AIV function is a half the split already made (the reference's own hand-off IR
-    can leave dead tiles of the other core in one): not an earlier stage's IR."""
-    err = error(kernel(MIXED, kind="(type=pl.FunctionType.AIC)"))
-    assert err.message == ("the AIC function 'kernel' uses Vec and Mat, tiles of both a vector and a cube "
-                           "core, which no one core runs")
+    can leave dead tiles of the other core in one), and the reference's ExpandMixedKernel does
+    not split a plain function: neither is an earlier stage's IR."""
+    err = error(kernel(MIXED, kind=kind))
+    assert err.message == (f"the {name} function 'kernel' uses Vec and Mat, tiles of both a vector and a "
+                           "cube core, which no one core runs")
 
 
 def test_mixed_kernel_is_rejected() -> None:
