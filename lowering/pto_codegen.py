@@ -1041,7 +1041,7 @@ def preflight(fn: ir.Function) -> None:
             for d in t.shape:
                 if not isinstance(d, int):
                     _preflight_expr(d, p.span)
-    _preflight_body(fn.body, top=True)
+    _preflight_body(fn.body, top=True, fn_type=fn.type)
     _preflight_widths(fn)
 
 
@@ -1105,7 +1105,7 @@ def _tensor_param_blocker(t: ir.TensorType) -> str | None:
     return None
 
 
-def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
+def _preflight_body(body: ir.SeqStmts, top: bool, fn_type: ir.FunctionType) -> None:
     for k, s in enumerate(body.stmts):
         span = _span(s)
         if isinstance(s, ir.WhileStmt | ir.ScopeStmt):
@@ -1127,11 +1127,11 @@ def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
             if not _binds_no_value(s):
                 _preflight_binders([s.var], span)
             if isinstance(s.value, ir.Call):
-                _preflight_call(s.value, span)
+                _preflight_call(s.value, span, fn_type)
             else:
                 _preflight_expr(s.value, span)
         elif isinstance(s, ir.EvalStmt):
-            _preflight_call(s.call, span)
+            _preflight_call(s.call, span, fn_type)
         elif isinstance(s, ir.YieldStmt | ir.ReturnStmt):
             for v in s.values:
                 _preflight_expr(v, span)
@@ -1139,7 +1139,7 @@ def _preflight_body(body: ir.SeqStmts, top: bool) -> None:
         # to the function's end (ExpandMixedKernel's AIV half returns from both lanes' branches)
         tail = top and k == len(body.stmts) - 1 and isinstance(s, ir.IfStmt) and not s.return_vars
         for child in ir.stmt_children_bodies(s):
-            _preflight_body(child, top=tail)
+            _preflight_body(child, top=tail, fn_type=fn_type)
 
 
 def _binds_no_value(s: ir.AssignStmt) -> bool:
@@ -1262,12 +1262,12 @@ def _all_subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
         stack.extend(reversed(ir.expr_children(sub)))
 
 
-def _preflight_call(c: ir.Call, span: Span) -> None:
+def _preflight_call(c: ir.Call, span: Span, fn_type: ir.FunctionType) -> None:
     where = c.span if c.span != NO_SPAN else span
     if c.op == "tile.alloc" or (c.op == "system.cacheinvalid" and not c.args and not c.kwargs):
         return  # the whole-GM form insert-comm-fence makes after a wait
     stage = ops.LOWERED_BEFORE_HAND_OFF.get(c.op)
-    if stage is not None:
+    if stage is not None and (stage == "LowerCompositeOps" or fn_type is ir.FunctionType.INCORE):
         raise PassError(BEFORE_HAND_OFF.format(what=f"'{spelled(c.op)}'", stage=stage), where)
     sp = pto_spelling.lookup(c.op)
     if sp is None:

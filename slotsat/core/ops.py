@@ -263,12 +263,12 @@ LOWERED_BEFORE_HAND_OFF: dict[str, str] = {
 """Ops a kernel at the hand-off point no longer holds, with the reference pass that rewrites
 them in kernels before it: `TransformLowerCompositeOps` the sine and cosine (into tile-op
 polynomials) everywhere and the cross-rank tensor collectives (into notify / wait protocols)
-in every function but a HOST orchestrator; ConvertTensorToTileOps (its op-conversion registry) a
-kernel's tensor slice (a `tile.load` of a GM tensor, a `tile.slice` of a local one) and its
-tensor-level transfers (`pld.tile.put` / `get` / `remote_store`). They parse (orchestration
-code keeps them, a hand-written kernel may hold them, and the slots pass reads them as
-opaque ops); codegen, which only emits kernels, says a kernel holding one is an earlier
-stage's IR, naming the pass and `--via-pypto`."""
+in every function but a HOST orchestrator; ConvertTensorToTileOps (its op-conversion registry)
+an InCore function's tensor slice (a `tile.load` of a GM tensor, a `tile.slice` of a local one)
+and its tensor-level transfers (`pld.tile.put` / `get` / `remote_store`). They parse
+(orchestration code keeps them, a hand-written kernel may hold them, and the slots pass reads
+them as opaque ops); codegen, which only emits kernels, says a kernel the pass would have
+rewritten is an earlier stage's IR, naming the pass and `--via-pypto`."""
 
 SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tile.ci", "tile.random", "tile.tri", "tensor.create",
                             "tensor.full", "pld.tensor.window"})

@@ -566,6 +566,15 @@ def test_an_op_a_kernel_loses_before_the_hand_off_is_named_with_its_pass(body: s
     assert err.exit_status == 1
 
 
+def test_a_tensor_slice_in_a_plain_function_is_not_called_an_earlier_stage() -> None:
+    """ConvertTensorToTileOps rewrites InCore functions only: a plain function compiled as a
+    kernel keeps its tensor slice at the hand-off, which codegen does not emit."""
+    err = error(kernel("s: pl.Tensor[[8, 64], pl.FP32] = pl.tensor.slice(a, [8, 64], [0, 0])\n"
+                       "t: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.load(s, [0, 0], [8, 64])\n"
+                       "out = pl.store(t, [0, 0], out)\nreturn out", params=TILE_PARAMS, ret=TILE_RET, kind=""))
+    assert err.message == "slotsat's code generator does not support tensor.slice"
+
+
 def test_a_host_orchestrators_collective_is_passed_on() -> None:
     src = COMPOSITE_SOURCE.format(body="t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [16, 16])"
                                        "\n        out = pl.store(t, [0, 0], out)")
