@@ -547,11 +547,11 @@ class P:
      "out = pl.store(t, [0, 0], out)", "pl.tensor.slice"),
 ])
 def test_an_op_a_kernel_loses_before_the_hand_off_is_named_with_its_pass(body: str, what: str) -> None:
-    """The reference's LowerCompositeOps rewrites the sine and cosine and the cross-rank tensor
-    collectives in every function but a HOST orchestrator, and its ConvertTensorToTileOps a
-    kernel's tensor slice and tensor-level transfers, all before the hand-off point: in a
-    kernel they are an earlier stage's IR, which the error says, naming the pass and
-    --via-pypto. The host orchestrator's own allreduce is not a kernel's and is passed on."""
+    """The reference's LowerCompositeOps rewrites the sine and cosine everywhere and the
+    cross-rank tensor collectives in every function but a HOST orchestrator, and its
+    ConvertTensorToTileOps an InCore function's tensor slice and tensor-level transfers, all
+    before the hand-off point: in such a kernel they are an earlier stage's IR, which the error
+    says, naming the pass and --via-pypto."""
     src = COMPOSITE_SOURCE.format(body=body)
     line = next(k for k, x in enumerate(src.splitlines(), 1) if what.rsplit(".", 1)[1] + "(" in x)
     err = error(src)
