@@ -16,7 +16,7 @@ import pytest
 from slotsat.app.cli import main
 from slotsat.core import ir
 from slotsat.core.dsl import parse_file, parse_source
-from slotsat.core.errors import EXIT_UNREADABLE, SlotsatError
+from slotsat.core.errors import EXIT_UNREADABLE, SlotsatError, Span
 from slotsat.core.limits import max_file_bytes
 
 LOOP = """
@@ -688,6 +688,20 @@ def test_a_huge_expression_fails_cleanly(kernel: Callable[..., str]) -> None:
     # located at the statement CPython's parser could not nest, not at the top of the file
     line = next(k for k, text in enumerate(source.splitlines(), 1) if "x: pl.Scalar" in text)
     assert (info.value.span.line, info.value.span.col) == (line, source.splitlines()[line - 1].index("x") + 1)
+
+
+def test_the_deepest_line_counts_operators_of_code_not_of_strings_or_comments() -> None:
+    """`_deepest_line` names the logical line with the most operator and bracket tokens: a
+    bracketed line continues across physical lines, and operators inside strings (a
+    triple-quoted one across lines too) and comments do not count."""
+    from slotsat.core.dsl.parser import _deepest_line
+
+    plus = " + ".join("n" for _ in range(8))
+    text = ("a = 1  # " + "+" * 50 + "\n"
+            's = "' + "+" * 50 + '" + """\n' + "+" * 50 + '\n"""\n'
+            "t = (n +\n     n +\n     " + plus + ")\n"
+            "u = " + " + ".join("n" for _ in range(5)) + "\n")
+    assert _deepest_line(text) == Span(5, 1)
 
 
 def test_a_deep_but_parsable_expression_is_a_clean_error_or_parses(kernel: Callable[..., str]) -> None:
