@@ -85,7 +85,7 @@ from slotsat.analysis.liveness import Buffer, Liveness, Membership
 from slotsat.core import ir, ops
 from slotsat.core.errors import NO_SPAN, PassError, Span
 from slotsat.core.semantics import fold
-from slotsat.lowering.init_memref import Allocation
+from slotsat.lowering.init_memref import Allocation, Binding
 
 ALIGN = 512
 MAX_SHED_REPACKS = 256
@@ -164,8 +164,7 @@ def check_declared_slots(live: Liveness, allocations: Sequence[Allocation]) -> N
     in-place `trecip`). The reference accepts that binding; slotsat rejects it, because the
     author pinned both tiles and no placement can repair it."""
     for alloc in allocations:
-        by_slot: dict[object, dict[int, ir.Var]] = {}
-        producers: dict[int, ir.Call] = {}
+        by_slot: dict[object, dict[int, Binding]] = {}
         for binding in alloc.bindings:
             v = binding.var
             t = v.type
@@ -176,17 +175,18 @@ def check_declared_slots(live: Liveness, allocations: Sequence[Allocation]) -> N
                 continue  # a copy or a view is the same data as its source
             if buf.owner.id != v.id:
                 continue  # written into a carry's or an if result's buffer, not into the slot
-            by_slot.setdefault(_slot_key(t.memref), {}).setdefault(buf.index, v)
-            producers.setdefault(buf.index, binding.call)
+            by_slot.setdefault(_slot_key(t.memref), {}).setdefault(buf.index, binding)
         for members in by_slot.values():
             ordered = sorted(members.items(), key=lambda kv: live.buffers[kv[0]].start)
-            for (pk, prev), (ck, cur) in pairwise(ordered):
+            for (pk, first), (ck, second) in pairwise(ordered):
+                prev, cur, call = first.var, second.var, second.call
+                assert call is not None  # only bindings with a defining call are members
                 a, b = live.buffers[pk], live.buffers[ck]
                 if a.end > b.start:
                     raise PassError(_co_live_message(live, alloc.name, (prev, a), (cur, b)), cur.span)
-                arg = _overwritten_operand(live, producers[ck], cur, pk) if a.end == b.start else None
+                arg = _overwritten_operand(live, call, cur, pk) if a.end == b.start else None
                 if arg is not None:
-                    op = producers[ck].op
+                    op = call.op
                     raise PassError(
                         f"Tiles '{prev.name_hint}' and '{cur.name_hint}' are both bound to the same slot "
                         f"of the declared allocation '{alloc.name}', and {op} would write "
@@ -197,9 +197,9 @@ def check_declared_slots(live: Liveness, allocations: Sequence[Allocation]) -> N
 
 
 def _overwritten_operand(live: Liveness, call: ir.Call, result: ir.Var, index: int) -> ir.Var | None:
-    """The operand of `call` held in buffer `index` (the previous tile's, on the declared slot
-    that `result` is written into) that the op may not write over while it reads it
-    (`forbidden_args`), if any."""
+    """The tile operand of `call` held in buffer `index` that the op may not write its result
+    `result` over while it reads it (`forbidden_args`), if any: the buffer `result` is written
+    into, or one that shares its place (a tile before it on the same declared slot)."""
     for arg in forbidden_args(call, result):
         if isinstance(arg, ir.Var) and isinstance(arg.type, ir.TileType):
             held = live.buffer(arg)
@@ -363,14 +363,14 @@ class _BufferValues:
         result in one buffer (carry-copies repairs it as the reference's YieldFixup does)."""
         if ops.inherited_arg(call.op) is not None:
             return  # a view or an in-place op: its result is that argument's buffer by design
-        for arg in forbidden_args(call, result):
-            if isinstance(arg, ir.Var) and isinstance(arg.type, ir.TileType) and self.buf(arg) == b:
-                raise SharedBufferConflict(
-                    f"tile '{result.name_hint}' would be written by {call.op} into the buffer of "
-                    f"'{arg.name_hint}', which it reads and may not overwrite: a loop carry or an if "
-                    "result keeps both in one buffer; yield a copy of the result instead",
-                    span if span != NO_SPAN else result.span, result,
-                )
+        arg = _overwritten_operand(self.live, call, result, b)
+        if arg is not None:
+            raise SharedBufferConflict(
+                f"tile '{result.name_hint}' would be written by {call.op} into the buffer of "
+                f"'{arg.name_hint}', which it reads and may not overwrite: a loop carry or an if "
+                "result keeps both in one buffer; yield a copy of the result instead",
+                span if span != NO_SPAN else result.span, result,
+            )
 
     def loop(self, s: ir.ForStmt) -> None:
         line = f"the loop at line {s.span.line}"
