@@ -1266,8 +1266,8 @@ def _preflight_call(c: ir.Call, span: Span, fn_type: ir.FunctionType) -> None:
     where = c.span if c.span != NO_SPAN else span
     if c.op == "tile.alloc" or (c.op == "system.cacheinvalid" and not c.args and not c.kwargs):
         return  # the whole-GM form insert-comm-fence makes after a wait
-    stage = ops.LOWERED_BEFORE_HAND_OFF.get(c.op)
-    if stage is not None and (stage == "LowerCompositeOps" or fn_type is ir.FunctionType.INCORE):
+    stage = ops.lowered_before_hand_off(c.op, fn_type.value)
+    if stage is not None:
         raise PassError(BEFORE_HAND_OFF.format(what=f"'{spelled(c.op)}'", stage=stage), where)
     sp = pto_spelling.lookup(c.op)
     if sp is None:

@@ -270,6 +270,20 @@ and its tensor-level transfers (`pld.tile.put` / `get` / `remote_store`). They p
 them as opaque ops); codegen, which only emits kernels, says a kernel the pass would have
 rewritten is an earlier stage's IR, naming the pass and `--via-pypto`."""
 
+PASS_FUNCTION_TYPES: dict[str, frozenset[str]] = {"ConvertTensorToTileOps": frozenset({"InCore"})}
+"""The function types (`pl.FunctionType` names) a pass of `LOWERED_BEFORE_HAND_OFF` rewrites,
+for a pass that does not rewrite every kernel."""
+
+
+def lowered_before_hand_off(op: str, function_type: str) -> str | None:
+    """The reference pass that rewrites `op` before the hand-off point in a kernel of
+    `function_type` (a `pl.FunctionType` name), or None."""
+    stage = LOWERED_BEFORE_HAND_OFF.get(op)
+    if stage is None:
+        return None
+    types = PASS_FUNCTION_TYPES.get(stage)
+    return stage if types is None or function_type in types else None
+
 SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tile.ci", "tile.random", "tile.tri", "tensor.create",
                             "tensor.full", "pld.tensor.window"})
 """Ops whose result is a new tile or tensor of their `shape` argument and `dtype=` keyword (the
