@@ -377,6 +377,23 @@ class _Loop:
     slots: dict[str, ir.Var | ssa.Carry]
 
 
+def _built_tuple(node: ast.stmt) -> tuple[str, ast.Tuple | ast.List, ast.expr | None] | None:
+    """`NAME = (a, b)` or `NAME: ANNOTATION = [a, b]` under a tuple annotation (`_is_built_tuple`):
+    NAME, the tuple and the annotation; None for any other statement."""
+    target: ast.expr
+    if isinstance(node, ast.AnnAssign):
+        target, annotation = node.target, node.annotation
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, annotation = node.targets[0], None
+    else:
+        return None
+    value = node.value
+    if not isinstance(target, ast.Name) or value is None or not _is_built_tuple(value, annotation):
+        return None
+    assert isinstance(value, ast.Tuple | ast.List)
+    return target.id, value, annotation
+
+
 def _is_built_tuple(value: ast.expr, annotation: ast.expr | None) -> bool:
     """`(a, b)`, or `[a, b]` under a tuple annotation (the reference prints its MakeTuple so):
     a tuple built from values."""
@@ -1290,25 +1307,16 @@ class _FunctionParser:
         before `return NAME` is `return a, b`, the form slotsat reads: a tuple built from
         values (the reference's MakeTuple) that is only returned. The assignment's annotation
         is checked against the values (`_check_built_tuple`). One never read leaves no statement
-        (`_is_dead_built_tuple`); any other tuple built from values is an error (`assign`), as
-        slotsat's IR has no tuple construction."""
+        (`_block_items`); any other tuple built from values is an error (`assign`), as slotsat's
+        IR has no tuple construction."""
         ret = stmts[-1] if stmts else None
         if len(stmts) < 2 or not isinstance(ret, ast.Return) or not isinstance(ret.value, ast.Name):
             return stmts
         bound = stmts[-2]
-        target: ast.expr
-        annotation: ast.expr | None = None
-        if isinstance(bound, ast.AnnAssign):
-            target, annotation = bound.target, bound.annotation
-        elif isinstance(bound, ast.Assign) and len(bound.targets) == 1:
-            target = bound.targets[0]
-        else:
+        built = _built_tuple(bound)
+        if built is None or built[0] != ret.value.id:
             return stmts
-        value = bound.value
-        if (not isinstance(target, ast.Name) or target.id != ret.value.id or value is None
-                or not _is_built_tuple(value, annotation)):
-            return stmts
-        assert isinstance(value, ast.Tuple | ast.List)
+        _, value, annotation = built
         values = ast.copy_location(ast.Tuple(value.elts, ast.Load()), value)
         folded = ast.copy_location(ast.Return(values), bound)
         self._built_tuples[id(folded)] = (annotation, bound)
@@ -1530,14 +1538,13 @@ class _FunctionParser:
                 self.pending.clear()
                 out.append(ret)
                 continue
-            if self._is_dead_built_tuple(node):
+            built = _built_tuple(node)
+            if built is not None and built[0] not in self.last_read:
                 # The reference prints a tuple it builds and never reads (an orchestration loop's
                 # assembled results, read value by value after it): its values are read, and it
                 # leaves no statement (slotsat's IR has no tuple construction).
-                assert isinstance(node, ast.Assign | ast.AnnAssign)
-                assert isinstance(node.value, ast.Tuple | ast.List)
-                values = tuple(self._return_value(element, None) for element in node.value.elts)
-                annotation = node.annotation if isinstance(node, ast.AnnAssign) else None
+                _, built_value, annotation = built
+                values = tuple(self._return_value(element, None) for element in built_value.elts)
                 self._check_built_tuple((annotation, node), values)
                 out.extend(self.pending)
                 self.pending.clear()
@@ -1594,18 +1601,6 @@ class _FunctionParser:
             self.error(ABOVE_TILE.format(what=f"'{_stmt_kind(node)}' (lowered by the reference's "
                                               "CtrlFlowTransform)"), node)
         self.error(f"unsupported syntax: {_stmt_kind(node)}", node)
-
-    def _is_dead_built_tuple(self, node: ast.stmt) -> bool:
-        """`NAME = [a, b]` (under a tuple annotation) or `NAME = (a, b)`, NAME read nowhere in
-        the function."""
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, annotation = node.targets[0], None
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, annotation = node.target, node.annotation
-        else:
-            return False
-        return (isinstance(target, ast.Name) and node.value is not None
-                and _is_built_tuple(node.value, annotation) and target.id not in self.last_read)
 
     def _is_scalar_statement(self, node: ast.stmt) -> bool:
         """An expression statement that is a scalar expression (`pl.const(0, pl.INT64)`, `n + 1`),
