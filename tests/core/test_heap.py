@@ -13,14 +13,17 @@ from slotsat.core import heap
 
 @pytest.fixture(autouse=True)
 def _nothing_frozen() -> Iterator[None]:
-    """Each test starts with nothing frozen (some interpreters start with frozen objects:
-    CPython 3.12 as built here freezes 375 at start-up), and gives back what it found."""
-    frozen = gc.get_freeze_count()
+    """Each test starts and ends with nothing frozen.
+
+    Some interpreters start with frozen objects (CPython 3.12 as built here freezes 375 at
+    start-up); those are handed back to the collector here for good. They cannot be frozen
+    again on their own: `gc.freeze()` at the end would freeze every object the suite holds by
+    then, garbage cycles included, and `gc.get_freeze_count()` walks that whole list on every
+    call (each parse and each compilation asks it): on Python 3.12 that made every later test
+    module several times slower."""
     gc.unfreeze()
     yield
     gc.unfreeze()
-    if frozen:
-        gc.freeze()
 
 
 def test_settle_freezes_inside_a_compilation_and_the_end_unfreezes() -> None:
