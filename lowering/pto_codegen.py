@@ -1124,7 +1124,7 @@ def _preflight_body(body: ir.SeqStmts, top: bool, fn_type: ir.FunctionType) -> N
             _preflight_expr(s.cond, span)
             _preflight_binders(list(s.return_vars), span)
         elif isinstance(s, ir.AssignStmt):
-            if not _binds_no_value(s):
+            if not (_binds_no_value(s) or _binds_prefetch_handle(s)):
                 _preflight_binders([s.var], span)
             if isinstance(s.value, ir.Call):
                 _preflight_call(s.value, span, fn_type)
@@ -1150,6 +1150,31 @@ def _binds_no_value(s: ir.AssignStmt) -> bool:
     return isinstance(t, ir.OpaqueType) and t.spelling == "pl.UnknownType" and isinstance(s.value, ir.Call)
 
 
+PREFETCH_HANDLE_TYPES: dict[str, str] = {
+    "pl.PrefetchAsyncContext": "!pto.prefetch_async_context",
+    "pl.AsyncEvent": "!pto.async_event",
+    "pl.AsyncSession": "!pto.async_session",
+}
+"""The handles of an asynchronous prefetch, by their printed type: what each op of the family
+(`prefetch.make_context`, `async_prefetch`, `session`) yields, as the reference types them."""
+
+PREFETCH_CONTEXT_TYPE = PREFETCH_HANDLE_TYPES["pl.PrefetchAsyncContext"]
+ASYNC_EVENT_TYPE = PREFETCH_HANDLE_TYPES["pl.AsyncEvent"]
+ASYNC_SESSION_TYPE = PREFETCH_HANDLE_TYPES["pl.AsyncSession"]
+
+def _binds_prefetch_handle(s: ir.AssignStmt) -> bool:
+    """A prefetch handle bound by the op that makes it; any other binding of a handle (a loop
+    carry, an `if` result, a copy) is still the opaque-type error."""
+    t = s.var.type
+    return (isinstance(t, ir.OpaqueType) and isinstance(s.value, ir.Call)
+            and ops.PREFETCH_HANDLE_RESULTS.get(s.value.op) == t.spelling)
+
+
+def _makes_prefetch_context(fn: ir.Function) -> bool:
+    return any(isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call)
+               and s.value.op == "prefetch.make_context" for s in ir.walk_stmts(fn.body))
+
+
 def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
     for v in binders:
         t = v.type
@@ -1165,8 +1190,9 @@ def _preflight_binders(binders: list[ir.Var], span: Span) -> None:
             _preflight_array(v, t, span)
         elif isinstance(t, ir.TupleType | ir.OpaqueType):
             kind = type(t).__name__.removesuffix("Type").lower()
-            raise PassError(f"'{v.name_hint}' has a {kind} type, which slotsat's code generator does not "
-                            "emit", span)
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise PassError(f"'{v.name_hint}' has {article} {kind} type, which slotsat's code generator does "
+                            "not emit", span)
 
 
 def _preflight_array(v: ir.Var, t: ir.ArrayType, span: Span) -> None:
@@ -1490,6 +1516,9 @@ class FunctionEmitter(Emitter):
         """The communication context (`%argK: !pto.ptr<i64>`) of each distributed tensor's view."""
         self.spmd_params: dict[str, str] = {}
         """The reference's hidden SPMD identity parameters the body reads, by name."""
+        self.sdma_workspace: str | None = None
+        """The hidden `!pto.ptr<i8>` SDMA workspace parameter (`%argK`) of a function that makes
+        a prefetch context (`prefetch.make_context`), as the reference's signature has it."""
         self._params: list[str] = []
         self._kind = ""
         self._emit_seconds = 0.0
@@ -1556,6 +1585,12 @@ class FunctionEmitter(Emitter):
             params.append(f"{arg}: index")
             self.handles[v.id] = arg
             self.values[arg] = self.graph.opaque(arg, "index")
+        if _makes_prefetch_context(fn):
+            # after the dynamic dimensions and before the SPMD identities, as the reference
+            # appends the runtime-owned workspace
+            self.sdma_workspace = f"%arg{len(params)}"
+            self.used_names.add(self.sdma_workspace[1:])
+            params.append(f"{self.sdma_workspace}: !pto.ptr<i8>")
         self.allocations = resolved_allocations(fn, self.backend)
         self.regions = plan_regions(fn, ptoas=self.planner is Planner.PTOAS, fresh_name=self.fresh_name)
         for region in self.regions.values():
@@ -2421,6 +2456,77 @@ class FunctionEmitter(Emitter):
         if target is not None:
             self.tensor_views[target.id] = self.tensor_view(tensor)
             self.tensor_types[target.id] = self.tensor_types[tensor.id]
+
+    # -- asynchronous GM-to-L2 prefetch (the reference's `pto_ops_prefetch.cpp`) -------------
+
+    def _prefetch_result(self, target: ir.Var | None) -> str:
+        """The SSA name a prefetch op defines: its target's, else a temporary (a bare
+        `pl.prefetch.wait(...)` statement)."""
+        if target is None:
+            return self.new_tmp()
+        name = f"%{self.var_name(target)}"
+        self.handles[target.id] = name
+        return name
+
+    def _prefetch_handle(self, arg: ir.CallArg, kind: str, where: Span) -> str:
+        """The SSA name of a prefetch handle operand of the given type spelling."""
+        if not (isinstance(arg, ir.Var) and arg.type == ir.OpaqueType(kind)):
+            raise PassError(f"expected a {kind} made by its prefetch op here", where)
+        name = self.handles.get(arg.id)
+        if name is None:
+            raise PassError(f"'{arg.name_hint}' has no value here", where)
+        return name
+
+    def _emit_prefetch_context(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                               where: Span) -> None:
+        """`prefetch.make_context()`: `pto.make_prefetch_async_context` over the hidden SDMA
+        workspace parameter."""
+        assert self.sdma_workspace is not None  # `prepare` adds it for every make_context
+        ctx = self._prefetch_result(target)
+        self.line(f"{ctx} = {sp.pto}({self.sdma_workspace} : !pto.ptr<i8>) -> {PREFETCH_CONTEXT_TYPE}")
+
+    def _emit_prefetch(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                       where: Span) -> None:
+        """`prefetch.async_prefetch(src, ctx)`: a `pto.partition_view` of the whole tensor,
+        then `pto.tprefetch_async` of it, whose event the result names."""
+        args = call_arguments(c, sp, where)
+        tensor = args.get("src")
+        if not isinstance(tensor, ir.Var) or not isinstance(tensor.type, ir.TensorType):
+            raise PassError("prefetch.async_prefetch prefetches a whole tensor", where)
+        dims = self.tensor_types[tensor.id].shape
+        if not all(isinstance(d, int) for d in dims) or any(d != 1 for d in dims[:-1]):
+            # the reference's and ptoas's own check (verifyAsyncFlatContiguous1DGMViewLike): one
+            # flat contiguous run of GM of a static size
+            shown = ", ".join(str(d) if isinstance(d, int) else format_expr(d) for d in dims)
+            raise PassError(f"prefetch.async_prefetch prefetches a flat region of a static size: every "
+                            f"dimension of '{tensor.name_hint}' but the last must be 1, got [{shown}]; "
+                            "reshape the tensor to [N] or [1, ..., N] first", where)
+        ctx = self._prefetch_handle(args["ctx"], "pl.PrefetchAsyncContext", where)
+        shape = [_const_dim(d) for d in dims]
+        zeros = ir.ExprList(tuple(ir.ConstInt(0, ir.DType.INDEX) for _ in shape))
+        pv_name, pv = self._partition(tensor, zeros, shape, where)
+        event = self._prefetch_result(target)
+        self.line(f"{event} = {sp.pto}({pv_name}, {ctx} : {pv}, {PREFETCH_CONTEXT_TYPE}) -> "
+                  f"{ASYNC_EVENT_TYPE}")
+
+    def _emit_prefetch_session(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                               where: Span) -> None:
+        """`prefetch.session(ctx)`: `pto.get_prefetch_async_session`, a projection of the context."""
+        args = call_arguments(c, sp, where)
+        ctx = self._prefetch_handle(args["ctx"], "pl.PrefetchAsyncContext", where)
+        session = self._prefetch_result(target)
+        self.line(f"{session} = {sp.pto} {ctx} : {PREFETCH_CONTEXT_TYPE} -> {ASYNC_SESSION_TYPE}")
+
+    def _emit_prefetch_wait(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                            where: Span) -> None:
+        """`prefetch.wait(event, session)`: `pto.comm.wait_async_event`, whose `i1` done flag the
+        result (a pl.BOOL scalar) names."""
+        args = call_arguments(c, sp, where)
+        event = self._prefetch_handle(args["event"], "pl.AsyncEvent", where)
+        session = self._prefetch_handle(args["session"], "pl.AsyncSession", where)
+        done = self._prefetch_result(target)
+        self.line(f"{done} = {sp.pto}({event}, {session} : {ASYNC_EVENT_TYPE}, {ASYNC_SESSION_TYPE}) -> i1")
+        self.values[done] = self.graph.opaque(done, "i1")
 
     # -- communication (distributed kernels, `lowering/dist_comm.py`) -----------------------
 

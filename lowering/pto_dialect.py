@@ -78,6 +78,8 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     VectorType,
+    i1,
+    i8,
     i32,
     i64,
 )
@@ -1012,6 +1014,95 @@ COMM_OPS: tuple[type[IRDLOperation], ...] = (AddPtrOp, CacheInvalidOp, FenceBarr
                                              TNotifyOp, TWaitOp, TPutOp, TGetOp)
 
 
+# asynchronous GM-to-L2 prefetch (the reference's `pto_ops_prefetch.cpp`): a context made from
+# the hidden SDMA workspace parameter, an event per prefetch, the context's session, and a wait
+# that yields a done flag. The three handles are opaque, parameterless types.
+
+
+@irdl_attr_definition
+class PrefetchAsyncContextType(ParametrizedAttribute, TypeAttribute):
+    """`!pto.prefetch_async_context`: the state of the asynchronous prefetches of a kernel."""
+
+    name = "pto.prefetch_async_context"
+
+
+@irdl_attr_definition
+class AsyncEventType(ParametrizedAttribute, TypeAttribute):
+    """`!pto.async_event`: one asynchronous prefetch in flight."""
+
+    name = "pto.async_event"
+
+
+@irdl_attr_definition
+class AsyncSessionType(ParametrizedAttribute, TypeAttribute):
+    """`!pto.async_session`: a prefetch context's session, which a wait polls."""
+
+    name = "pto.async_session"
+
+
+@irdl_op_definition
+class MakePrefetchAsyncContextOp(IRDLOperation):
+    """`%ctx = pto.make_prefetch_async_context(%ws : !pto.ptr<i8>) -> !pto.prefetch_async_context`."""
+
+    name = "pto.make_prefetch_async_context"
+    workspace = operand_def(PtrType)
+    context = result_def(PrefetchAsyncContextType)
+
+    assembly_format = "`(` $workspace `:` type($workspace) `)` attr-dict `->` type($context)"
+
+    def verify_(self) -> None:
+        if cast(PtrType, self.workspace.type).element_type != i8:
+            raise VerifyException("pto.make_prefetch_async_context takes a !pto.ptr<i8> workspace")
+
+
+@irdl_op_definition
+class TPrefetchAsyncOp(IRDLOperation):
+    """`%evt = pto.tprefetch_async(%pv, %ctx : PV, !pto.prefetch_async_context) -> !pto.async_event`:
+    a whole tensor's partition view prefetched into L2."""
+
+    name = "pto.tprefetch_async"
+    source = operand_def(PartitionTensorViewType)
+    context = operand_def(PrefetchAsyncContextType)
+    event = result_def(AsyncEventType)
+
+    assembly_format = (
+        "`(` $source `,` $context `:` type($source) `,` type($context) `)` attr-dict `->` type($event)"
+    )
+
+
+@irdl_op_definition
+class GetPrefetchAsyncSessionOp(IRDLOperation):
+    """`%s = pto.get_prefetch_async_session %ctx : !pto.prefetch_async_context -> !pto.async_session`."""
+
+    name = "pto.get_prefetch_async_session"
+    context = operand_def(PrefetchAsyncContextType)
+    session = result_def(AsyncSessionType)
+
+    assembly_format = "$context attr-dict `:` type($context) `->` type($session)"
+
+
+@irdl_op_definition
+class WaitAsyncEventOp(IRDLOperation):
+    """`%done = pto.comm.wait_async_event(%evt, %s : !pto.async_event, !pto.async_session) -> i1`."""
+
+    name = "pto.comm.wait_async_event"
+    event = operand_def(AsyncEventType)
+    session = operand_def(AsyncSessionType)
+    done = result_def(IntegerType)
+
+    assembly_format = (
+        "`(` $event `,` $session `:` type($event) `,` type($session) `)` attr-dict `->` type($done)"
+    )
+
+    def verify_(self) -> None:
+        if self.done.type != i1:
+            raise VerifyException("pto.comm.wait_async_event yields an i1 done flag")
+
+
+PREFETCH_OPS: tuple[type[IRDLOperation], ...] = (
+    MakePrefetchAsyncContextOp, TPrefetchAsyncOp, GetPrefetchAsyncSessionOp, WaitAsyncEventOp)
+
+
 # cross-core pipes (ptoas's frontend TPUSH / TPOP ops, `PTOOps.td`; the reference's code
 # generator `pto_ops_crosscore.cpp` adds `id`, `slot_num` and `local_slot_num`, which the
 # newer ptoas it targets has, and wins where the two differ)
@@ -1351,9 +1442,13 @@ PTO = Dialect(
         *LOCAL_ARRAY_OPS,
         *COMM_OPS,
         *PIPE_OPS,
+        *PREFETCH_OPS,
     ],
     [
         PtrType,
+        PrefetchAsyncContextType,
+        AsyncEventType,
+        AsyncSessionType,
         TensorViewType,
         PartitionTensorViewType,
         TileBufType,

@@ -29,7 +29,8 @@ FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmu
                    "remote_store", "put", "mrgsort", "gather_mask", "scatter_mask", "reserve_buffer",
                    "import_peer_buffer", "initialize_pipe", "tpush", "tpop", "tfree", "syncall",
                    "cross_core_sync", "set_ffts", "gather_row", "comm_rank", "get", "mscatter",
-                   "array_create", "array_get", "array_set"})
+                   "array_create", "array_get", "array_set", "prefetch_context", "prefetch",
+                   "prefetch_session", "prefetch_wait"})
 """Emission forms; `dps` is the default."""
 
 

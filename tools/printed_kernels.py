@@ -1030,6 +1030,30 @@ class LocalArray:
         return dst
 
 
+@pl.program
+class PrefetchRows:
+    """A flat table prefetched into L2 (an asynchronous GM-to-L2 prefetch of a [1, N] tensor,
+    waited for), then a pipelined loop of row loads: the function gains the hidden SDMA
+    workspace parameter."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        table: pl.Tensor[[1, 4096], pl.FP32],
+        w: pl.Tensor[[64, 128], pl.FP32],
+        out: pl.Out[pl.Tensor[[64, 128], pl.FP32]],
+    ) -> pl.Tensor[[64, 128], pl.FP32]:
+        ctx = pl.prefetch.make_context()
+        evt = pl.prefetch.async_prefetch(table, ctx)
+        session = pl.prefetch.session(ctx)
+        pl.prefetch.wait(evt, session)
+        for r in pl.pipeline(8, stage=2):
+            t = pl.load(w, [r * 8, 0], [8, 128])
+            e = pl.exp(t)
+            out = pl.store(e, [r * 8, 0], out)
+        return out
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1069,6 +1093,7 @@ PROGRAMS = {
     "integer_bits": IntegerBits,
     "scatter_to_memory": ScatterToMemory,
     "local_array": LocalArray,
+    "prefetch_rows": PrefetchRows,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

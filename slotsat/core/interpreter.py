@@ -1665,6 +1665,19 @@ def _op_memory_marker(it: Interpreter, c: ir.Call) -> Value:
     return None
 
 
+def _op_prefetch_handle(it: Interpreter, c: ir.Call) -> Value:
+    """`prefetch.make_context` / `async_prefetch` / `session`: a GM-to-L2 prefetch and the
+    handles that track it. L2 holds copies of GM, so a prefetch changes no value; the handles
+    carry nothing a kernel can read."""
+    return None
+
+
+def _op_prefetch_wait(it: Interpreter, c: ir.Call) -> Value:
+    """`prefetch.wait(event, session)`: blocks until the prefetch landed, then its BOOL done
+    flag is true."""
+    return 1
+
+
 def _op_move(it: Interpreter, c: ir.Call) -> Value:
     t = it._tile(c.args[0], c.span)
     return TileVal(_need_data(t).copy(), t.valid, t.dtype, t.shape)
@@ -3000,6 +3013,10 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.get_subblock_idx": (0, 0, frozenset()),
     "system.fence": (0, 0, frozenset()),
     "system.cacheinvalid": (0, 3, frozenset()),
+    "prefetch.make_context": (0, 0, frozenset()),
+    "prefetch.async_prefetch": (2, 2, frozenset()),
+    "prefetch.session": (1, 1, frozenset()),
+    "prefetch.wait": (2, 2, frozenset()),
     **{f"tile.col_expand{k}": (2, 2, frozenset())
        for k in ("", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif")},
     "tile.row_expand_expdif": (2, 2, frozenset()),
@@ -3108,6 +3125,10 @@ def unmodelled_call(c: ir.Call, cross_core: bool = False) -> str | None:
 
 _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "system.fence": _op_memory_marker,
+    "prefetch.make_context": _op_prefetch_handle,
+    "prefetch.async_prefetch": _op_prefetch_handle,
+    "prefetch.session": _op_prefetch_handle,
+    "prefetch.wait": _op_prefetch_wait,
     "system.cacheinvalid": _op_memory_marker,
     "tile.load": _op_load,
     "tile.store": _op_store,

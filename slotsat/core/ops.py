@@ -374,6 +374,15 @@ of R rows (`DeduceTileGatherCompareType`): an `[R, out_cols]` INT32 tile with ar
 block / scatter layouts, pad and compact mode, and a `[1, R]` row-major tile of the
 `count_dtype=` keyword's dtype (INT32 when omitted), both in Vec and valid in full."""
 
+PREFETCH_HANDLE_RESULTS: dict[str, str] = {
+    "prefetch.make_context": "pl.PrefetchAsyncContext",
+    "prefetch.async_prefetch": "pl.AsyncEvent",
+    "prefetch.session": "pl.AsyncSession",
+}
+"""Ops whose result is a handle of an asynchronous GM-to-L2 prefetch (`prefetch_async.cpp`):
+the opaque type each yields, as the reference's printer spells it. The handles carry no shape
+or buffer."""
+
 REMOTE_LOADED_RESULTS = frozenset({"pld.tile.remote_load"})
 """Ops whose result is a window of a peer's distributed tensor argument 0 read into a tile
 (`DeduceRemoteLoadType`): the `shape` argument (argument 3) of argument 0's dtype, without a

@@ -1100,6 +1100,11 @@ def _compare_gathered_result(call: ir.Call) -> ir.Type | None:
     return ir.TupleType((indices, _explicit_layout(counts, row_major)))
 
 
+def _prefetch_handle_result(call: ir.Call) -> ir.Type | None:
+    """The opaque handle a prefetch op yields (`ops.PREFETCH_HANDLE_RESULTS`)."""
+    return ir.OpaqueType(ops.PREFETCH_HANDLE_RESULTS[call.op])
+
+
 def _remote_loaded_result(call: ir.Call) -> ir.Type | None:
     """A window of a peer's distributed tensor read into a tile (`ops.REMOTE_LOADED_RESULTS`), or
     None."""
@@ -1254,6 +1259,7 @@ _DEDUCED_FROM_CALL: tuple[tuple[Collection[str], Callable[[ir.Call], ir.Type | N
     (ops.EXTRACTED_RESULTS, _extracted_result),
     (ops.COMPARE_GATHERED_RESULTS, _compare_gathered_result),
     (ops.REMOTE_LOADED_RESULTS, _remote_loaded_result),
+    (ops.PREFETCH_HANDLE_RESULTS, _prefetch_handle_result),
     (ops.ELEMENTWISE_TENSOR_RESULTS, _elementwise_tensor_result),
     (ops.VIEWED_RESULTS, _viewed_result),
     (ops.REINTERPRETED_RESULTS, _reinterpreted_result),

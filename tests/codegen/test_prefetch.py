@@ -1,0 +1,128 @@
+# ruff: noqa: E501  (DSL parameter lists and emitted lines are one line each)
+"""The asynchronous GM-to-L2 prefetch family (`prefetch.make_context`, `async_prefetch`,
+`session`, `wait`): the handles it yields, its code and the hidden SDMA workspace parameter.
+
+Groups: the reference's printed kernel compiles to the reference's own module (up to SSA
+names); hand-written DSL deduces the handle types, emits the four ops in order with the
+workspace after every other parameter but the SPMD identities, and `check` runs it (a prefetch
+changes no value); what stays a located error (a source that is not one flat run of GM, a
+handle carried through a loop).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from slotsat.app.commands.check import check_module
+from slotsat.app.pipeline import CompileOptions, compile_source
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.dsl.printer import print_module
+from slotsat.core.options import Mode
+from slotsat.lowering.pto_dialect import normalize, parse_and_verify
+from tests.codegen.harness import compile_, error, kernel, lines
+
+PRINTED = Path(__file__).resolve().parents[1] / "data" / "printed"
+
+TABLE = "table: pl.Tensor[[1, 4096], pl.FP32], a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]"
+PREFETCH = """
+ctx = pl.prefetch.make_context()
+evt = pl.prefetch.async_prefetch(table, ctx)
+session = pl.prefetch.session(ctx)
+pl.prefetch.wait(evt, session)
+"""
+LOOP = """
+for i, (dst,) in pl.pipeline(4, stage=2, init_values=(out,)):
+    t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i * 64, 0], [64, 64])
+    e: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(t)
+    nxt: pl.Tensor[[256, 64], pl.FP32] = pl.store(e, [i * 64, 0], dst)
+    res = pl.yield_(nxt)
+return res
+"""
+
+
+def test_the_printed_kernel_compiles_to_the_references_module() -> None:
+    """`prefetch_rows` of `tools/printed_kernels.py`, as the reference prints it at the hand-off
+    point, in `--mode pypto`: the reference's `.pto` operation for operation."""
+    pre = PRINTED / "prefetch_rows.pre.py"
+    ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
+    theirs = "".join((PRINTED / "prefetch_rows.ref.pto").read_text().splitlines(keepends=True)[1:])
+    assert normalize(parse_and_verify(theirs)) == normalize(ours)
+
+
+def test_hand_written_prefetch_deduces_the_handles_and_round_trips() -> None:
+    module = parse_source(kernel(PREFETCH + LOOP, params=TABLE), "k.py")
+    (fn,) = module.programs[0].functions
+    types = {s.var.name_hint: s.var.type for s in ir.walk_stmts(fn.body) if isinstance(s, ir.AssignStmt)}
+    assert types["ctx"] == ir.OpaqueType("pl.PrefetchAsyncContext")
+    assert types["evt"] == ir.OpaqueType("pl.AsyncEvent")
+    assert types["session"] == ir.OpaqueType("pl.AsyncSession")
+    text = print_module(module)
+    assert "ctx: pl.PrefetchAsyncContext = pl.prefetch.make_context()" in text
+    ir.assert_structural_equal(module, parse_source(text, "again.py"))
+
+
+def test_the_four_ops_are_emitted_in_order_over_the_hidden_workspace() -> None:
+    text = compile_(kernel(PREFETCH + LOOP, params=TABLE)).pto_text
+    (header,) = lines(text, "func.func @kernel")
+    assert "%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>, %arg2: !pto.ptr<f32>, %arg3: !pto.ptr<i8>)" in header
+    body = [line.strip() for line in text.splitlines()]
+    order = [k for k, line in enumerate(body) if "prefetch" in line or "wait_async_event" in line]
+    assert [body[k].split(" = ")[1].split("(")[0].split(" ")[0] for k in order] == [
+        "pto.make_prefetch_async_context", "pto.tprefetch_async", "pto.get_prefetch_async_session",
+        "pto.comm.wait_async_event"]
+    assert body[order[0]] == "%ctx = pto.make_prefetch_async_context(%arg3 : !pto.ptr<i8>) -> !pto.prefetch_async_context"
+    pv = body[order[1] - 1]
+    assert pv.startswith("%")
+    assert "pto.partition_view %table_view, offsets = [%c0_index, %c0_index]" in pv
+    assert pv.endswith("-> !pto.partition_tensor_view<1x4096xf32>")
+    assert body[order[3]].endswith("(%evt, %session : !pto.async_event, !pto.async_session) -> i1")
+    assert "pto.multi_tile_get" in text  # the pipeline loop is slotted as before
+
+
+def test_a_function_without_a_context_has_no_workspace_parameter() -> None:
+    (header,) = lines(compile_(kernel(LOOP, params=TABLE)).pto_text, "func.func @kernel")
+    assert "!pto.ptr<i8>" not in header
+
+
+def test_the_workspace_comes_before_the_spmd_identities() -> None:
+    body = PREFETCH + "b: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()\n" + LOOP.replace("[i * 64, 0], [64, 64])", "[i * 64 + b, 0], [64, 64])", 1)
+    (header,) = lines(compile_(kernel(body, params=TABLE)).pto_text, "func.func @kernel")
+    params = header[header.index("(") + 1 : header.index(")")]
+    assert params.endswith("%arg3: !pto.ptr<i8>, %__pypto_spmd_block_idx: i32, %__pypto_spmd_block_num: i32")
+
+
+def test_the_done_flag_is_a_value_the_kernel_can_read() -> None:
+    body = PREFETCH.replace("pl.prefetch.wait(", "done = pl.prefetch.wait(") + "if done:\n    pl.system.fence()\n" + LOOP
+    text = compile_(kernel(body, params=TABLE)).pto_text
+    assert lines(text, "%done = pto.comm.wait_async_event")
+    assert lines(text, "scf.if %done")
+
+
+def test_check_runs_a_prefetching_kernel() -> None:
+    """L2 holds copies of GM: the prefetch changes no value, and the slotted loop is confirmed."""
+    result = check_module(parse_source(kernel(PREFETCH + LOOP, params=TABLE), "k.py"))
+    (fc,) = result.functions
+    assert fc.unverified is None
+    assert not result.failed
+    assert fc.trials_run > 0
+
+
+@pytest.mark.parametrize("shape", ["[64, 64]", "[2, 2048]"])
+def test_a_source_that_is_not_one_flat_run_is_a_located_error(shape: str) -> None:
+    params = TABLE.replace("[[1, 4096]", f"[{shape}")
+    err = error(kernel(PREFETCH + LOOP, params=params))
+    assert "prefetch.async_prefetch prefetches a flat region of a static size" in str(err)
+    assert f"got {shape}" in str(err)
+    assert err.span.line == 11
+
+
+def test_a_handle_carried_through_a_loop_is_a_located_error() -> None:
+    body = PREFETCH + """
+for j, (c,) in pl.range(2, init_values=(ctx,)):
+    c2 = pl.yield_(c)
+""" + LOOP
+    err = error(kernel(body, params=TABLE))
+    assert "has an opaque type, which slotsat's code generator does not emit" in str(err)
