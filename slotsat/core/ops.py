@@ -374,15 +374,6 @@ of R rows (`DeduceTileGatherCompareType`): an `[R, out_cols]` INT32 tile with ar
 block / scatter layouts, pad and compact mode, and a `[1, R]` row-major tile of the
 `count_dtype=` keyword's dtype (INT32 when omitted), both in Vec and valid in full."""
 
-PREFETCH_HANDLE_RESULTS: dict[str, str] = {
-    "prefetch.make_context": "pl.PrefetchAsyncContext",
-    "prefetch.async_prefetch": "pl.AsyncEvent",
-    "prefetch.session": "pl.AsyncSession",
-}
-"""Ops whose result is a handle of an asynchronous GM-to-L2 prefetch (`prefetch_async.cpp`):
-the opaque type each yields, as the reference's printer spells it. The handles carry no shape
-or buffer."""
-
 REMOTE_LOADED_RESULTS = frozenset({"pld.tile.remote_load"})
 """Ops whose result is a window of a peer's distributed tensor argument 0 read into a tile
 (`DeduceRemoteLoadType`): the `shape` argument (argument 3) of argument 0's dtype, without a
@@ -403,13 +394,24 @@ DISTRIBUTED_RESULTS = frozenset({"pld.tensor.window"})
 """Of `SHAPED_RESULTS`, the ops whose result is a `pld.DistributedTensor` (the reference's
 DeduceWindowType builds a DistributedTensorType of the `shape` argument and `dtype=`)."""
 
+PREFETCH_HANDLE_RESULTS: dict[str, str] = {
+    "prefetch.make_context": "pl.PrefetchAsyncContext",
+    "prefetch.async_prefetch": "pl.AsyncEvent",
+    "prefetch.session": "pl.AsyncSession",
+}
+"""Ops whose result is a handle of an asynchronous GM-to-L2 prefetch (`prefetch_async.cpp`):
+the opaque type each yields, as the reference's printer spells it. The handles carry no shape
+or buffer."""
+
 FIXED_RESULTS: dict[str, str] = {
     "pld.tensor.alloc_window_buffer": "pl.Ptr",
     "pld.system.get_comm_ctx": "pld.CommCtxType",
+    **PREFETCH_HANDLE_RESULTS,
 }
 """Ops whose result has one type whatever the arguments, spelled as its annotation: a window
 buffer's allocation-identity token (`DeduceAllocWindowBufferType` returns the PtrType), a
-distributed tensor's communication context (`DeduceGetCommCtxType`, the CommCtxType)."""
+distributed tensor's communication context (`DeduceGetCommCtxType`, the CommCtxType), the
+handles of a prefetch (`PREFETCH_HANDLE_RESULTS`)."""
 
 RESHAPED_RESULTS = frozenset({"tensor.reshape"})
 """Ops whose result is a tensor of argument 0's dtype and their `shape` argument (without a

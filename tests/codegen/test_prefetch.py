@@ -20,6 +20,7 @@ from slotsat.app.pipeline import CompileOptions, compile_source
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.dsl.printer import print_module
+from slotsat.core.errors import SlotsatError
 from slotsat.core.options import Mode
 from slotsat.lowering.pto_dialect import normalize, parse_and_verify
 from tests.codegen.harness import compile_, error, kernel, lines
@@ -126,3 +127,17 @@ for j, (c,) in pl.range(2, init_values=(ctx,)):
 """ + LOOP
     err = error(kernel(body, params=TABLE))
     assert "has an opaque type, which slotsat's code generator does not emit" in str(err)
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("evt: pl.AsyncSession = pl.prefetch.async_prefetch(table, ctx)",
+     "annotation says pl.AsyncSession but pl.prefetch.async_prefetch produces pl.AsyncEvent"),
+    ("ctx: pl.Scalar[pl.INDEX] = pl.prefetch.make_context()",
+     "annotation says pl.Scalar[pl.INDEX] but pl.prefetch.make_context produces pl.PrefetchAsyncContext"),
+])
+def test_an_annotation_naming_another_handle_is_a_located_error(line: str, message: str) -> None:
+    name = line.split(":", maxsplit=1)[0]
+    body = "\n".join(line if s.startswith(f"{name} = ") else s for s in PREFETCH.strip().splitlines())
+    with pytest.raises(SlotsatError) as info:
+        parse_source(kernel(body + "\n" + LOOP, params=TABLE), "k.py")
+    assert str(info.value) == message

@@ -118,6 +118,8 @@ def type_text(t: ir.Type) -> str:
         return f"pl.Tile[{', '.join(parts)}]"
     if isinstance(t, ir.TupleType):
         return f"pl.Tuple[{', '.join(type_text(e) for e in t.types)}]"
+    if isinstance(t, ir.OpaqueType):
+        return t.spelling
     return "pl.Ptr" if isinstance(t, ir.PtrType) else type(t).__name__
 
 

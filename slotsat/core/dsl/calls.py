@@ -491,7 +491,8 @@ class CallReader:
                 what: str) -> ir.Type:
         inferred = self.infer(call)
         if annot is not None:
-            if inferred is not None and (type(inferred) is not type(annot) or _other_dtype(annot, inferred)):
+            if inferred is not None and (type(inferred) is not type(annot) or _other_dtype(annot, inferred)
+                                         or _other_handle(annot, inferred)):
                 self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}",
                            node)
             return _with_space(annot, call, inferred)
@@ -1100,9 +1101,10 @@ def _compare_gathered_result(call: ir.Call) -> ir.Type | None:
     return ir.TupleType((indices, _explicit_layout(counts, row_major)))
 
 
-def _prefetch_handle_result(call: ir.Call) -> ir.Type | None:
-    """The opaque handle a prefetch op yields (`ops.PREFETCH_HANDLE_RESULTS`)."""
-    return ir.OpaqueType(ops.PREFETCH_HANDLE_RESULTS[call.op])
+def _other_handle(annot: ir.Type, inferred: ir.Type) -> bool:
+    """An annotation naming another opaque handle than the one the op yields (an AsyncSession
+    for the AsyncEvent of `prefetch.async_prefetch`)."""
+    return isinstance(annot, ir.OpaqueType) and isinstance(inferred, ir.OpaqueType) and annot != inferred
 
 
 def _remote_loaded_result(call: ir.Call) -> ir.Type | None:
@@ -1259,7 +1261,6 @@ _DEDUCED_FROM_CALL: tuple[tuple[Collection[str], Callable[[ir.Call], ir.Type | N
     (ops.EXTRACTED_RESULTS, _extracted_result),
     (ops.COMPARE_GATHERED_RESULTS, _compare_gathered_result),
     (ops.REMOTE_LOADED_RESULTS, _remote_loaded_result),
-    (ops.PREFETCH_HANDLE_RESULTS, _prefetch_handle_result),
     (ops.ELEMENTWISE_TENSOR_RESULTS, _elementwise_tensor_result),
     (ops.VIEWED_RESULTS, _viewed_result),
     (ops.REINTERPRETED_RESULTS, _reinterpreted_result),
