@@ -1150,17 +1150,12 @@ def _binds_no_value(s: ir.AssignStmt) -> bool:
     return isinstance(t, ir.OpaqueType) and t.spelling == "pl.UnknownType" and isinstance(s.value, ir.Call)
 
 
-PREFETCH_HANDLE_TYPES: dict[str, str] = {
-    "pl.PrefetchAsyncContext": "!pto.prefetch_async_context",
-    "pl.AsyncEvent": "!pto.async_event",
-    "pl.AsyncSession": "!pto.async_session",
-}
-"""The handles of an asynchronous prefetch, by their printed type: what each op of the family
-(`prefetch.make_context`, `async_prefetch`, `session`) yields, as the reference types them."""
+PREFETCH_CONTEXT_TYPE = "!pto.prefetch_async_context"
+ASYNC_EVENT_TYPE = "!pto.async_event"
+ASYNC_SESSION_TYPE = "!pto.async_session"
+"""The ptoas types of the handles of an asynchronous prefetch (`pl.PrefetchAsyncContext`,
+`pl.AsyncEvent`, `pl.AsyncSession` in the IR: `ops.PREFETCH_HANDLE_RESULTS`)."""
 
-PREFETCH_CONTEXT_TYPE = PREFETCH_HANDLE_TYPES["pl.PrefetchAsyncContext"]
-ASYNC_EVENT_TYPE = PREFETCH_HANDLE_TYPES["pl.AsyncEvent"]
-ASYNC_SESSION_TYPE = PREFETCH_HANDLE_TYPES["pl.AsyncSession"]
 
 def _binds_prefetch_handle(s: ir.AssignStmt) -> bool:
     """A prefetch handle bound by the op that makes it; any other binding of a handle (a loop

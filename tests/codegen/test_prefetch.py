@@ -141,3 +141,19 @@ def test_an_annotation_naming_another_handle_is_a_located_error(line: str, messa
     with pytest.raises(SlotsatError) as info:
         parse_source(kernel(body + "\n" + LOOP, params=TABLE), "k.py")
     assert str(info.value) == message
+
+
+def test_a_prefetch_each_iteration_leaves_the_pipeline_loop_slotted() -> None:
+    """A prefetch and its wait inside the pipelined body (the handles made before the loop):
+    the loop is still slotted, as the reference decides it, and each iteration prefetches."""
+    body = """
+ctx = pl.prefetch.make_context()
+session = pl.prefetch.session(ctx)
+""" + LOOP.replace("    t: pl.Tile", "    evt = pl.prefetch.async_prefetch(table, ctx)\n    pl.prefetch.wait(evt, session)\n    t: pl.Tile", 1)
+    result = compile_(kernel(body, params=TABLE))
+    assert [d.reason for d in result.declines] == []
+    text = result.pto_text
+    loop = text[text.index("scf.for"):]
+    assert "pto.tprefetch_async" in loop
+    assert "pto.comm.wait_async_event" in loop
+    assert "pto.multi_tile_get" in loop
