@@ -6,7 +6,8 @@ Groups: the reference's printed kernel compiles to the reference's own module (u
 names); hand-written DSL deduces the handle types, emits the four ops in order with the
 workspace after every other parameter but the SPMD identities, and `check` runs it (a prefetch
 changes no value); what stays a located error (a source that is not one flat run of GM, a
-handle carried through a loop).
+handle carried through a loop, an annotation naming another handle); a prefetch inside a
+pipelined body leaves the loop slotted.
 """
 
 from __future__ import annotations
