@@ -2463,8 +2463,10 @@ class FunctionEmitter(Emitter):
         self.handles[target.id] = name
         return name
 
-    def _prefetch_handle(self, arg: ir.CallArg, kind: str, where: Span) -> str:
-        """The SSA name of a prefetch handle operand of the given type spelling."""
+    def _prefetch_handle(self, arg: ir.CallArg, producer: str, where: Span) -> str:
+        """The SSA name of a prefetch handle operand: a value of the type the op `producer`
+        yields (`ops.PREFETCH_HANDLE_RESULTS`)."""
+        kind = ops.PREFETCH_HANDLE_RESULTS[producer]
         if not (isinstance(arg, ir.Var) and arg.type == ir.OpaqueType(kind)):
             raise PassError(f"expected a {kind} made by its prefetch op here", where)
         name = self.handles.get(arg.id)
@@ -2496,7 +2498,7 @@ class FunctionEmitter(Emitter):
             raise PassError(f"prefetch.async_prefetch prefetches a flat region of a static size: every "
                             f"dimension of '{tensor.name_hint}' but the last must be 1, got [{shown}]; "
                             "reshape the tensor to [N] or [1, ..., N] first", where)
-        ctx = self._prefetch_handle(args["ctx"], "pl.PrefetchAsyncContext", where)
+        ctx = self._prefetch_handle(args["ctx"], "prefetch.make_context", where)
         shape = [_const_dim(d) for d in dims]
         zeros = ir.ExprList(tuple(ir.ConstInt(0, ir.DType.INDEX) for _ in shape))
         pv_name, pv = self._partition(tensor, zeros, shape, where)
@@ -2508,7 +2510,7 @@ class FunctionEmitter(Emitter):
                                where: Span) -> None:
         """`prefetch.session(ctx)`: `pto.get_prefetch_async_session`, a projection of the context."""
         args = call_arguments(c, sp, where)
-        ctx = self._prefetch_handle(args["ctx"], "pl.PrefetchAsyncContext", where)
+        ctx = self._prefetch_handle(args["ctx"], "prefetch.make_context", where)
         session = self._prefetch_result(target)
         self.line(f"{session} = {sp.pto} {ctx} : {PREFETCH_CONTEXT_TYPE} -> {ASYNC_SESSION_TYPE}")
 
@@ -2517,8 +2519,8 @@ class FunctionEmitter(Emitter):
         """`prefetch.wait(event, session)`: `pto.comm.wait_async_event`, whose `i1` done flag the
         result (a pl.BOOL scalar) names."""
         args = call_arguments(c, sp, where)
-        event = self._prefetch_handle(args["event"], "pl.AsyncEvent", where)
-        session = self._prefetch_handle(args["session"], "pl.AsyncSession", where)
+        event = self._prefetch_handle(args["event"], "prefetch.async_prefetch", where)
+        session = self._prefetch_handle(args["session"], "prefetch.session", where)
         done = self._prefetch_result(target)
         self.line(f"{done} = {sp.pto}({event}, {session} : {ASYNC_EVENT_TYPE}, {ASYNC_SESSION_TYPE}) -> i1")
         self.values[done] = self.graph.opaque(done, "i1")

@@ -158,3 +158,12 @@ session = pl.prefetch.session(ctx)
     assert "pto.tprefetch_async" in loop
     assert "pto.comm.wait_async_event" in loop
     assert "pto.multi_tile_get" in loop
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("session(ctx)", "session(table)", "expected a pl.PrefetchAsyncContext made by its prefetch op here"),
+    ("wait(evt, session)", "wait(session, evt)", "expected a pl.AsyncEvent made by its prefetch op here"),
+])
+def test_a_handle_operand_of_another_kind_is_a_located_error(old: str, new: str, message: str) -> None:
+    err = error(kernel(PREFETCH.replace(old, new) + LOOP, params=TABLE))
+    assert str(err) == message
