@@ -218,8 +218,20 @@ def test_generator_product_and_transpose_results_take_the_type_the_reference_ded
     ]
 
 
+def test_a_generated_tile_is_valid_in_its_valid_shape_argument() -> None:
+    """`tile.random` / `tile.tri` with a `valid_shape` argument: the reference deduces a tile
+    valid in that extent, and so does slotsat (the printer writes it in the annotation)."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            r = pl.tile.random(1, 2, 3, 4, 5, 6, [16, 64], [8, 64], dtype=pl.UINT32)
+            m = pl.tile.tri(0, [16, 16], [4, 16], dtype=pl.FP32)
+    """))
+    assert body[0].startswith("r: pl.Tile[[16, 64], pl.UINT32, pl.Mem.Vec, pl.TileView(valid_shape=[8, 64])] = ")
+    assert body[1].startswith("m: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[4, 16])] = ")
+
+
 @pytest.mark.parametrize("call", [
-    "pl.tile.random(1, 2, 3, 4, 5, 6, [16, 64], [8, 64], dtype=pl.UINT32)",  # the type carries the valid shape
     "pl.tile.matmul_bias(lhs, lhs, lhs)",  # a partially valid operand: so is the product
 ])
 def test_a_result_whose_type_would_carry_a_valid_shape_needs_its_annotation(call: str) -> None:
@@ -1527,13 +1539,76 @@ def test_a_tuple_built_from_values_and_never_read_leaves_no_statement(tail: str)
     ("r = (a, c)\nreturn a, b", "'c' is not defined", 10, 17),
     (f"r: pl.Tuple[{T}, pl.Tensor[[16, 8], pl.INT32]] = [a, b]\nreturn r",
      f"annotation says pl.Tuple[{T}, pl.Tensor[[16, 8], pl.INT32]] but the tuple holds pl.Tuple[{T}, {T}]", 10, 9),
-    ("r = (a, b)\ns = r[0]\nreturn s, b",
-     "a tuple built from values is read only right before the return of it (NAME = (a, b) then return NAME): "
-     "slotsat's IR has no tuple construction; use the values themselves", 10, 13),
+    ("r = (a, b)\ns = r\nreturn s, b",
+     "'r' is not defined here (it holds a tuple built from values, which slotsat reads element by element "
+     "(r[K]) or returns)", 11, 13),
+    ("r = (a, b)\nreturn r[2], b", "a tuple index must be an integer literal in [0, 2), got 2", 11, 18),
+    ("if 1 > 0:\n    r = (a, b)\nelse:\n    r = (b, a)\nreturn r[0], b",
+     "'r' holds a tuple built from values inside a loop, an if or a scope, and is read after it: slotsat reads "
+     "such a tuple only in the block that builds it", 14, 16),
+    ("for i in pl.range(2):\n    r = (a, b)\nreturn r[0], b",
+     "'r' is carried by the loop at 10:9, but it has no value at the end of the loop body (it holds a tuple "
+     "built from values, which slotsat reads element by element (r[K]) or returns)", 10, 9),
 ])
 def test_a_tuple_built_from_values_used_otherwise_is_a_located_error(tail: str, message: str, line: int,
                                                                        col: int) -> None:
     assert error_of(returning(tail)) == (message, line, col)
+
+
+@pytest.mark.parametrize("tail", [
+    "r = (a, b)\ns = r[0]\nreturn s, r[1]",
+    f"r: pl.Tuple[{T}, {T}] = [a, b]\nu: {T} = r[0]\nv: {T} = r[1]\nreturn u, v",
+    "r = (a, b)\nreturn r",
+])
+def test_a_tuple_built_from_values_reads_back_element_by_element(tail: str) -> None:
+    """The reference prints a Python tuple assignment (`u, v = f(x), g(y)`) as a tuple built
+    from values read back by index (`_tuple_tmp: pl.Tuple[...] = [...]`, `u = _tuple_tmp[0]`):
+    `NAME[K]` is the K-th value, so the function is `return a, b` up to the copies."""
+    body = printed_body(returning(tail))
+    assert body[-1] in ("return a_1, b_1", "return s, b_1", "return u, v")
+    assert not any("pl.Tuple" in line for line in body)
+
+
+def test_a_tuple_built_of_calls_and_scalars_evaluates_each_value_once_in_order() -> None:
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+            _tuple_tmp: pl.Tuple[pl.Scalar[pl.INDEX], pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec]] = [4 * 2, pl.tile.load(x, [0, 0], [16, 8])]
+            n: pl.Scalar[pl.INDEX] = _tuple_tmp[0]
+            t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = _tuple_tmp[1]
+            e: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t)
+            out = pl.store(e, [n - 8, 0], out)
+            return out
+    """))
+    assert body[0].startswith("t__tmp_v0: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, ")
+    assert body[1:3] == ["n: pl.Scalar[pl.INDEX] = pl.const(4, pl.INDEX) * pl.const(2, pl.INDEX)",
+                         "t: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = t__tmp_v0"]
+
+
+def test_unpacking_values_reads_them_all_before_binding() -> None:
+    """`a, b = b, a` swaps, as in Python: both values are read before either name is bound."""
+    body = printed_body(program(f"""
+        {INCORE}
+        def k(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+            t = pl.load(x, [0, 0], [16, 8])
+            u = pl.exp(t)
+            t, u = u, t
+            out = pl.store(t, [0, 0], out)
+            return out
+    """))
+    assert body[2:4] == ["t_1: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = u",
+                         "u_1: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = t"]
+    assert body[4].startswith("out_1: pl.Tensor[[16, 8], pl.FP32] = pl.tile.store(t_1, ")
+
+
+def test_unpacking_a_different_number_of_values_is_a_located_error() -> None:
+    source = program(f"""
+        {INCORE}
+        def k(self, x: {T}, out: pl.Out[{T}]) -> {T}:
+            a, b = 1, 2, 3
+            return out
+    """)
+    assert error_of(source) == ("2 names unpack 3 values", 7, 9)
 
 
 # --------------------------------------------------------------------------------------

@@ -90,6 +90,13 @@ def enum_member(name: str | None) -> ir.EnumArg | None:
     return ir.EnumArg(head, member)
 
 
+def exprs_text(items: tuple[ir.Expr, ...]) -> str:
+    """A list of expressions as the DSL prints it (`[9, n]`), for messages."""
+    from slotsat.core.dsl.printer import print_expr
+
+    return "[" + ", ".join(print_expr(e) for e in items) + "]"
+
+
 def valid_or_none(shape: tuple[int, ...], valid: tuple[ir.Expr, ...] | None) -> tuple[ir.Expr, ...] | None:
     """`None` when the valid shape equals the physical shape (the normal form)."""
     if valid is None:

@@ -35,6 +35,7 @@ from slotsat.core.dsl.annotations import (
     TypeReader,
     dotted,
     enum_member,
+    exprs_text,
     fold_const,
     type_text,
     valid_or_none,
@@ -495,13 +496,30 @@ class CallReader:
                                          or _other_handle(annot, inferred)):
                 self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}",
                            node)
-            return _with_space(annot, call, inferred)
+            return _with_space(self._requested_valid(annot, call, inferred, node, what), call, inferred)
         if inferred is not None:
             return _with_space(inferred, call, inferred)
         if statement:
             return ir.TupleType(())
         self.error(f"annotate the result of {what}: slotsat cannot infer its type (write NAME: TYPE = "
                    f"{what}(...))", node)
+
+    def _requested_valid(self, annot: ir.Type, call: ir.Call, inferred: ir.Type | None, node: ast.Call,
+                         what: str) -> ir.Type:
+        """The annotation of a call that states its result's valid shape (`tile.tri`,
+        `tile.random`: `ops.SHAPED_RESULTS` with a `valid_shape` argument): one without a valid
+        shape takes the call's, as the reference's deduced type does; another one is an error."""
+        ref = ops.reference(call.op)
+        if (call.op not in ops.SHAPED_RESULTS or ref is None or _valid_shape_argument(call, ref) is None
+                or not isinstance(annot, ir.TileType) or not isinstance(inferred, ir.TileType)
+                or inferred.shape != annot.shape):
+            return annot
+        if annot.valid_shape is None:
+            return replace(annot, valid_shape=inferred.valid_shape)
+        if annot.valid_shape != inferred.valid_shape:
+            self.error(f"annotation says valid_shape={exprs_text(annot.effective_valid_shape)} but {what} "
+                       f"produces valid_shape={exprs_text(inferred.effective_valid_shape)}", node)
+        return annot
 
     def infer(self, call: ir.Call) -> ir.Type | None:
         """The result type of a generic call when the reference's rule is known."""
@@ -740,16 +758,17 @@ def _local_type(typ: ir.TensorType | ir.TileType) -> ir.Type:
 
 def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
     """The tile or tensor of `call`'s `shape` argument and `dtype=` keyword (`ops.SHAPED_RESULTS`),
-    or None when they are not literal enough to state the type (a tile of a symbolic shape, a
-    tensor of a layout other than ND)."""
+    valid in its `valid_shape` argument where it has one, or None when they are not literal
+    enough to state the type (a tile of a symbolic shape, a tensor of a layout other than ND)."""
     k = ref.args.index("shape")
     shape = call.args[k] if k < len(call.args) else call.kwarg("shape")
     dtype = call.kwarg("dtype")
     if not isinstance(shape, ir.ExprList) or not isinstance(dtype, ir.DTypeArg):
         return None
-    if "valid_shape" in ref.args and (ref.args.index("valid_shape") < len(call.args)
-                                      or call.kwarg("valid_shape") is not None):
+    requested = _valid_shape_argument(call, ref)
+    if requested is not None and not isinstance(requested, ir.ExprList):
         return None
+    valid = None if requested is None else tuple(requested.items)
     dims = tuple(_dim(d) for d in shape.items)
     if ref.result == "tensor":
         if any(d is None for d in dims):
@@ -760,7 +779,7 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
         return ir.TensorType(tuple(d for d in dims if d is not None), dtype.dtype,
                              distributed=call.op in ops.DISTRIBUTED_RESULTS)
     static = tuple(d for d in dims if isinstance(d, int))
-    if ref.result != "tile" or len(static) != len(dims):
+    if ref.result != "tile" or len(static) != len(dims) or (valid is not None and len(valid) != len(static)):
         return None
     space: ir.MemorySpace | None = None
     if ref.fixed_output_memory is not None:
@@ -768,7 +787,16 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
     elif ref.output_memory_kwarg is not None:
         given = call.kwarg(ref.output_memory_kwarg)
         space = given.space if isinstance(given, ir.SpaceArg) else None
-    return ir.TileType(static, dtype.dtype, space)
+    return ir.TileType(static, dtype.dtype, space, None, valid_or_none(static, valid))
+
+
+def _valid_shape_argument(call: ir.Call, ref: ops.RefOp) -> ir.CallArg | None:
+    """The `valid_shape` argument the call gives (`tile.tri`, `tile.random`: the result is valid
+    in that extent), or None."""
+    if "valid_shape" not in ref.args:
+        return None
+    v = ref.args.index("valid_shape")
+    return call.args[v] if v < len(call.args) else call.kwarg("valid_shape")
 
 
 def _full_tile(arg: ir.CallArg) -> ir.TileType | None:

@@ -100,7 +100,7 @@ from typing import NoReturn
 from slotsat.core import ir, ops, phases
 from slotsat.core.dsl import ssa
 from slotsat.core.dsl.annotations import DTYPES as _DTYPES
-from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, type_text
+from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, exprs_text, type_text
 from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
 from slotsat.core.dsl.calls import CallReader
 from slotsat.core.dsl.context import ABOVE_TILE, AFTER_HAND_OFF, BEFORE_HAND_OFF
@@ -1273,8 +1273,11 @@ class _FunctionParser:
     def _return(self, node: ast.stmt, returns: tuple[ir.Type, ...]) -> ir.ReturnStmt:
         assert isinstance(node, ast.Return)
         self.mp.last_span = self.span(node)
+        held = self._built(node.value) if node.value is not None else None
         if node.value is None:
             values: tuple[ir.Expr, ...] = ()
+        elif held is not None:
+            values = held.values
         elif isinstance(node.value, ast.Tuple):
             values = tuple(self._return_value(e, want) for e, want in zip(
                 node.value.elts, (*returns, *([None] * len(node.value.elts))), strict=False))
@@ -1306,9 +1309,9 @@ class _FunctionParser:
         """`NAME = (a, b)` (or the reference's printed `NAME: pl.Tuple[...] = [a, b]`) right
         before `return NAME` is `return a, b`, the form slotsat reads: a tuple built from
         values (the reference's MakeTuple) that is only returned. The assignment's annotation
-        is checked against the values (`_check_built_tuple`). One never read leaves no statement
-        (`_block_items`); any other tuple built from values is an error (`assign`), as slotsat's
-        IR has no tuple construction."""
+        is checked against the values (`_check_built_tuple`); each value is typed by the
+        function's return annotation. Any other tuple built from values is read element by
+        element (`_build_tuple`), as slotsat's IR has no tuple construction."""
         ret = stmts[-1] if stmts else None
         if len(stmts) < 2 or not isinstance(ret, ast.Return) or not isinstance(ret.value, ast.Name):
             return stmts
@@ -1321,6 +1324,35 @@ class _FunctionParser:
         folded = ast.copy_location(ast.Return(values), bound)
         self._built_tuples[id(folded)] = (annotation, bound)
         return [*stmts[:-2], folded]
+
+    def _build_tuple(self, node: ast.stmt, name: str, value: ast.Tuple | ast.List,
+                     annotation: ast.expr | None) -> None:
+        """`NAME = (a, b)`, or the reference's printed `NAME: pl.Tuple[...] = [a, b]` (a tuple built
+        from values, its MakeTuple; a Python tuple assignment `x, y = f(a), g(b)` prints as one,
+        read back as `x = NAME[0]`, ...): its values are read here, in order (a call is hoisted
+        into a temporary), and checked against the annotation; the statement leaves none of its
+        own, as slotsat's IR has no tuple construction. NAME then reads element by element,
+        `NAME[K]` being the K-th value (`ssa.Built`), or in a return; any other read is an error.
+        A tuple that is never read (an orchestration loop's assembled results, read value by
+        value after it) is just its values."""
+        values = tuple(self._return_value(element, None) for element in value.elts)
+        self._check_built_tuple((annotation, node), values)
+        self.env[name] = ssa.Built(f"it holds a tuple built from values, which slotsat reads element by "
+                                   f"element ({name}[K]) or returns", values, self.env)
+
+    def _built(self, node: ast.expr) -> ssa.Built | None:
+        """The tuple built from values that the name `node` holds here (`_build_tuple`), if any;
+        one built in a block that has ended (a loop body, an if branch or a scope body, read
+        after it) is an error."""
+        b = self.env.get(node.id) if isinstance(node, ast.Name) else None
+        if not isinstance(b, ssa.Built):
+            return None
+        assert isinstance(node, ast.Name)
+        if not self.env.within(b.scope):
+            self.error(f"'{node.id}' holds a tuple built from values inside a loop, an if or a scope, "
+                       "and is read after it: slotsat reads such a tuple only in the block that builds it",
+                       node)
+        return b
 
     def _check_built_tuple(self, built: tuple[ast.expr | None, ast.stmt], values: tuple[ir.Expr, ...]
                            ) -> None:
@@ -1539,13 +1571,8 @@ class _FunctionParser:
                 out.append(ret)
                 continue
             built = _built_tuple(node)
-            if built is not None and built[0] not in self.last_read:
-                # The reference prints a tuple it builds and never reads (an orchestration loop's
-                # assembled results, read value by value after it): its values are read, and it
-                # leaves no statement (slotsat's IR has no tuple construction).
-                _, built_value, annotation = built
-                values = tuple(self._return_value(element, None) for element in built_value.elts)
-                self._check_built_tuple((annotation, node), values)
+            if built is not None:
+                self._build_tuple(node, *built)
                 out.extend(self.pending)
                 self.pending.clear()
                 continue
@@ -2228,11 +2255,13 @@ class _FunctionParser:
                 self.error("unsupported syntax: chained assignment", node)
             target = node.targets[0]
         if isinstance(target, ast.Tuple | ast.List):
-            if (annotation is None and all(isinstance(e, ast.Name) for e in target.elts)
-                    and isinstance(node.value, ast.Call) and self.calls.is_call(node.value)):
-                return self._unpack(target, node.value, node)
-            self.error("unsupported syntax: tuple unpacking (only NAME1, NAME2 = pl.yield_(...) or "
-                       "NAME1, NAME2 = CALL(...) of several results)", target)
+            if annotation is None and all(isinstance(e, ast.Name) for e in target.elts):
+                if isinstance(node.value, ast.Call) and self.calls.is_call(node.value):
+                    return self._unpack(target, node.value, node)
+                if isinstance(node.value, ast.Tuple | ast.List) and target.elts:
+                    return self._unpack_values(target, node.value, node)
+            self.error("unsupported syntax: tuple unpacking (only NAME1, NAME2 = VALUE1, VALUE2, NAME1, "
+                       "NAME2 = pl.yield_(...) or NAME1, NAME2 = CALL(...) of several results)", target)
         if isinstance(target, ast.Subscript):
             if _has_slice(target.slice):
                 self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(target)}'"), target)
@@ -2245,10 +2274,6 @@ class _FunctionParser:
         assert isinstance(target, ast.Name)
         value_node = node.value
         assert value_node is not None
-        if _is_built_tuple(value_node, annotation):
-            self.error(f"a tuple built from values is read only right before the return of it (NAME = "
-                       f"{self.mp.source(value_node)} then return NAME): slotsat's IR has no tuple "
-                       "construction; use the values themselves", value_node)
         annot = None if annotation is None else self.type(annotation)
         value, inferred, what = self.value(value_node, annot)
         if isinstance(value, ir.TupleGetItem) and annot is not None and type(annot) is type(inferred):
@@ -2277,6 +2302,25 @@ class _FunctionParser:
             self.rebinding(name.id, item_type, name)
             var = self.bind(name.id, item_type, name)
             item = ir.TupleGetItem(tmp, k, span=self.span(name))
+            stmts.append(ir.AssignStmt(var, item, span=self.span(node)))
+        self.pending.extend(stmts[:-1])
+        return stmts[-1]
+
+    def _unpack_values(self, target: ast.Tuple | ast.List, value: ast.Tuple | ast.List, node: ast.stmt
+                       ) -> ir.AssignStmt:
+        """`a, b = x, y`: every value is read first, in order (a call is hoisted into a
+        temporary), then each name is bound to its value, as Python assigns (`a, b = b, a`
+        swaps; the reference's parser builds the tuple and reads it back by index). The
+        statements before the last go to `pending`."""
+        names = [e for e in target.elts if isinstance(e, ast.Name)]
+        if len(value.elts) != len(names):
+            self.error(f"{len(names)} names unpack {len(value.elts)} values", target)
+        values = [self._return_value(element, None) for element in value.elts]
+        stmts: list[ir.AssignStmt] = []
+        for name, item in zip(names, values, strict=True):
+            typ = _expr_type(item)
+            self.rebinding(name.id, typ, name)
+            var = self.bind(name.id, typ, name)
             stmts.append(ir.AssignStmt(var, item, span=self.span(node)))
         self.pending.extend(stmts[:-1])
         return stmts[-1]
@@ -2367,7 +2411,8 @@ class _FunctionParser:
 
         The annotation is the reference's type for printed IR, so it wins where slotsat's
         rule is only a default: the valid shape (checked for `tile.load`, whose valid shape is
-        an argument) and the explicit `pl.TileView` layout fields."""
+        an argument; `tile.tri` and `tile.random` are checked where the call is read) and the
+        explicit `pl.TileView` layout fields."""
         def mismatch() -> str:  # only spelled for an error: every assignment comes here
             return f"annotation says {type_text(annot)} but {what} produces {type_text(got)}"
 
@@ -2379,9 +2424,9 @@ class _FunctionParser:
                 self.error(mismatch(), node)
             is_load = what == "pl.tile.load"
             if is_load and annot.valid_shape is not None and annot.valid_shape != got.valid_shape:
-                self.error(f"annotation says valid_shape={_exprs_text(annot.effective_valid_shape)} "
+                self.error(f"annotation says valid_shape={exprs_text(annot.effective_valid_shape)} "
                            f"but {what} "
-                           f"produces valid_shape={_exprs_text(got.effective_valid_shape)}", node)
+                           f"produces valid_shape={exprs_text(got.effective_valid_shape)}", node)
             valid = annot.valid_shape if annot.valid_shape is not None else got.valid_shape
             if what != "pl.tile.load" and annot.valid_shape is None and annot.layout is not None:
                 valid = None  # the reference printed the whole view; an absent valid shape is the full one
@@ -2514,9 +2559,17 @@ class _FunctionParser:
         self.error(f"unsupported syntax: {_expr_kind(node)}", node)
 
     def _subscript(self, node: ast.Subscript) -> ir.Expr:
-        """`t[k]` of a tuple-typed value (`ir.TupleGetItem`)."""
+        """`t[k]` of a tuple-typed value (`ir.TupleGetItem`), or the k-th value of a tuple built
+        from values (`_build_tuple`)."""
         if _has_slice(node.slice):
             self.error(ABOVE_TILE.format(what=f"tensor slicing '{self.mp.source(node)}'"), node)
+        built = self._built(node.value)
+        if built is not None:
+            k = _is_int_literal(node.slice)
+            if k is None or not 0 <= k < len(built.values):
+                self.error(f"a tuple index must be an integer literal in [0, {len(built.values)}), got "
+                           f"{self.mp.source(node.slice)}", node.slice)
+            return built.values[k]
         base = self.index_expr(node.value, allow_any=True) if not isinstance(node.value, ast.Subscript) else (
             self._subscript(node.value))
         index = _is_int_literal(node.slice)
@@ -2535,7 +2588,7 @@ class _FunctionParser:
 
     def _scalar_subscript(self, node: ast.Subscript) -> ir.Expr:
         e = self._subscript(node)
-        if not (isinstance(e, ir.TupleGetItem) and isinstance(e.type, ir.ScalarType)):
+        if not isinstance(_expr_type(e), ir.ScalarType):
             self.error(f"'{self.mp.source(node)}' is not a scalar", node)
         return e
 
@@ -2834,12 +2887,6 @@ def _same_kind_shape_dtype(a: ir.Type, b: ir.Type) -> bool:
         assert isinstance(b, ir.ScalarType)
         return a.dtype == b.dtype
     return True
-
-
-def _exprs_text(items: tuple[ir.Expr, ...]) -> str:
-    from slotsat.core.dsl.printer import print_expr
-
-    return "[" + ", ".join(print_expr(e) for e in items) + "]"
 
 
 # --------------------------------------------------------------------------------------

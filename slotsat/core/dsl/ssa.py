@@ -94,6 +94,18 @@ class Carry:
     init: ir.Expr | None = None
 
 
+@dataclass(eq=False)
+class Built(Unbound):
+    """A tuple built from values (the reference's MakeTuple, printed `NAME: pl.Tuple[...] =
+    [a, b]`), which slotsat's IR does not hold: the name has no value of its own, and `NAME[K]`
+    reads the K-th value. `scope` is the block that built it: a read from outside it (after a
+    loop, an if or a scope whose body built it) is an error, not a read of values bound in a
+    block that has ended."""
+
+    values: tuple[ir.Expr, ...]
+    scope: Scope
+
+
 Binding = ir.Var | Carry | Unbound
 
 
@@ -129,6 +141,15 @@ class Scope:
 
     def child(self) -> Scope:
         return Scope(self)
+
+    def within(self, scope: Scope) -> bool:
+        """Whether `scope` is this scope or one it is nested in."""
+        at: Scope | None = self
+        while at is not None:
+            if at is scope:
+                return True
+            at = at.parent
+        return False
 
 
 def is_live(b: Binding | None) -> bool:
