@@ -1166,8 +1166,11 @@ def _binds_prefetch_handle(s: ir.AssignStmt) -> bool:
 
 
 def _makes_prefetch_context(fn: ir.Function) -> bool:
-    return any(isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call)
-               and s.value.op == "prefetch.make_context" for s in ir.walk_stmts(fn.body))
+    """Whether `fn` makes a prefetch context, bound or as a bare statement (which the reference
+    emits all the same, over the hidden SDMA workspace parameter)."""
+    calls = (s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
+             for s in ir.walk_stmts(fn.body))
+    return any(isinstance(c, ir.Call) and c.op == "prefetch.make_context" for c in calls)
 
 
 def _preflight_binders(binders: list[ir.Var], span: Span) -> None:

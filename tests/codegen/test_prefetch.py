@@ -89,6 +89,17 @@ def test_a_function_without_a_context_has_no_workspace_parameter() -> None:
     assert "!pto.ptr<i8>" not in header
 
 
+def test_a_context_made_by_a_bare_statement_still_gets_the_workspace() -> None:
+    """`pl.prefetch.make_context()` whose context nobody reads (the reference's own test of a
+    kernel without parameters): the reference emits it over the workspace all the same."""
+    text = compile_(kernel("pl.prefetch.make_context()\nreturn out\n", params="out: pl.Out[pl.Tensor[[8, 8], pl.FP32]]",
+                           ret="pl.Tensor[[8, 8], pl.FP32]")).pto_text
+    (header,) = lines(text, "func.func @kernel")
+    assert "%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<i8>)" in header
+    assert lines(text, "pto.make_prefetch_async_context") == [
+        "%0 = pto.make_prefetch_async_context(%arg1 : !pto.ptr<i8>) -> !pto.prefetch_async_context"]
+
+
 def test_the_workspace_comes_before_the_spmd_identities() -> None:
     body = PREFETCH + "b: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()\n" + LOOP.replace("[i * 64, 0], [64, 64])", "[i * 64 + b, 0], [64, 64])", 1)
     (header,) = lines(compile_(kernel(body, params=TABLE)).pto_text, "func.func @kernel")
