@@ -2146,7 +2146,9 @@ class FunctionEmitter(Emitter):
             if a.flag:
                 on = (a.argument in call_arguments(c, sp, where) if a.argument is not None
                       else value is not None and _truthy(value))
-                if on or a.always:
+                if (on or a.always) and a.i32:
+                    parts.append(f"{a.name} = {1 if on else 0} : i32")
+                elif on or a.always:
                     parts.append(f"{a.name} = {'true' if on else 'false'}")
                 continue
             key = a.default if value is None else _keyword_text(value)
@@ -2317,13 +2319,28 @@ class FunctionEmitter(Emitter):
 
     def _emit_matmul_acc(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                          where: Span) -> None:
-        """`pto.tmatmul.acc ins(%acc, %lhs, %rhs) outs(%acc)`: the accumulator is updated in place."""
+        """`pto.tmatmul.acc ins(%acc, %lhs, %rhs) outs(%acc)` (and `pto.tgemv.acc`, with its
+        `accPhase`): the accumulator is updated in place."""
         if target is None or not isinstance(target.type, ir.TileType):
             raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
         ins = self._operands(c, sp, target.type.dtype, where)
+        attrs = self._attr_dict(c, sp, where)
         acc, acc_t = ins[0]
         self.handles[target.id] = acc
-        self._dps_line(sp, ins, acc, acc_t, "")  # acc_t: the accumulator handle's own type
+        self._dps_line(sp, ins, acc, acc_t, attrs)  # acc_t: the accumulator handle's own type
+
+    def _emit_tri(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`"pto.ttri"(%diagonal, %dst) {upperOrLower = U : i32} : (i32, TB) -> ()`: the
+        triangular mask, in MLIR's generic form as the reference prints it (ptoas accepts the
+        selector only there); the result's buffer first, then the diagonal, as the reference
+        materializes them."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
+        dst = self.define_tile(target)
+        ((diagonal, diagonal_t),) = self._operands(c, sp, target.type.dtype, where)
+        dst_t = self.handle_types.get(dst, tile_type_string(target.type))
+        attrs = self._attr_dict(c, sp, where)
+        self.line(f'"{sp.pto}"({diagonal}, {dst}){attrs} : ({diagonal_t}, {dst_t}) -> ()')
 
     def _emit_alloc(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`tile.create`: the result's buffer only (`pto.alloc_tile`), as the reference emits."""

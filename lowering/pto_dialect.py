@@ -34,7 +34,8 @@ parameter directives):
   the matmuls and every `pto.t*` compute op codegen's spelling table emits):
   `ins(%a, %b : A, B) outs(%c : C) {attrs}`, and those that print their attributes inside
   `ins(...)` (`DPS_ATTR_INS_OP_NAMES`: `pto.tcvt ins(%a {rmode = #pto<round_mode ROUND>} :
-  A) outs(%c : C)`, `pto.tcmp`, `pto.tcmps`);
+  A) outs(%c : C)`, `pto.tcmp`, `pto.tcmps`), and `pto.ttri` (`TTriOp`, in MLIR's generic
+  form: an integer diagonal and the destination);
 - `%v = pto.tgetval ins(%t, %off : TB, index) outs : DT`, `pto.set_validshape %t, %r, %c :
   TB`, `%v = pto.load_scalar %p[%off] : !pto.ptr<DT> -> DT`, `pto.store_scalar %v, %p[%off] :
   !pto.ptr<DT>, DT`;
@@ -101,6 +102,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_attr_def,
     opt_operand_def,
     opt_prop_def,
     prop_def,
@@ -378,6 +380,7 @@ ENUM_CASES: dict[str, tuple[str, ...]] = {
     "atomic_type": ("atomic_none", "atomic_add"),
     "notify_op": ("set", "atomic_add"),
     "wait_cmp": ("eq", "ge"),
+    "acc_phase": ("partial", "final"),
 }
 """The enum attributes slotsat emits and their cases, as `PTOAttrs.td` spells them."""
 
@@ -566,6 +569,7 @@ def _dps_op(op_name: str, base: type[DpsOp] = DpsOp) -> type[DpsOp]:
 
 DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tload", "pto.tstore", "pto.tmov", "pto.tmatmul", "pto.tmatmul.acc", "pto.tmatmul.bias",
+    "pto.tgemv", "pto.tgemv.acc", "pto.tgemv.bias",
     "pto.tabs", "pto.texp", "pto.tlog", "pto.tsqrt", "pto.trsqrt", "pto.trecip", "pto.tneg", "pto.tnot",
     "pto.trelu",
     "pto.tadd", "pto.tsub", "pto.tmul", "pto.tdiv", "pto.tmax", "pto.tmin", "pto.tfmod", "pto.trem",
@@ -581,7 +585,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
     "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tsel", "pto.tsels",
-    "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert", "pto.mscatter",
+    "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert", "pto.mscatter", "pto.trandom",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
 
@@ -592,6 +596,24 @@ DPS_OPS: tuple[type[DpsOp], ...] = (
     *(_dps_op(name) for name in DPS_OP_NAMES),
     *(_dps_op(name, DpsAttrInsOp) for name in DPS_ATTR_INS_OP_NAMES),
 )
+
+
+@irdl_op_definition
+class TTriOp(IRDLOperation):
+    """`"pto.ttri"(%d, %dst) {upperOrLower = U : i32} : (i32, TB) -> ()`: the triangular mask
+    (ptoas's `TTriOp`, 0 lower, 1 upper) in MLIR's generic form, the one the reference prints
+    (it notes ptoas accepts the selector attribute only there), so the op has no custom format
+    here: its operands are the integer diagonal and the destination."""
+
+    name = "pto.ttri"
+    diagonal = operand_def(IntegerType)
+    dst = operand_def()
+    upper_or_lower = opt_attr_def(IntegerAttr[I32], attr_name="upperOrLower")
+
+    def verify_(self) -> None:
+        flag = self.upper_or_lower
+        if flag is not None and flag.value.data not in (0, 1):
+            raise VerifyException(f"{self.name} upperOrLower must be 0 (lower) or 1 (upper)")
 
 
 class _GatherScatterSyntax(IRDLOperation):
@@ -1432,6 +1454,7 @@ PTO = Dialect(
         TReshapeOp,
         SubViewOp,
         *DPS_OPS,
+        TTriOp,
         TGatherOp,
         TScatterOp,
         TMrgSortOp,

@@ -30,7 +30,7 @@ FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmu
                    "import_peer_buffer", "initialize_pipe", "tpush", "tpop", "tfree", "syncall",
                    "cross_core_sync", "set_ffts", "gather_row", "comm_rank", "get", "mscatter",
                    "array_create", "array_get", "array_set", "prefetch_context", "prefetch",
-                   "prefetch_session", "prefetch_wait"})
+                   "prefetch_session", "prefetch_wait", "tri"})
 """Emission forms; `dps` is the default."""
 
 
@@ -53,7 +53,8 @@ class AttrSpelling:
     `values` by the printed keyword value (None: print no attribute), or a flag printed as
     `NAME = true` when the keyword is true (and `NAME = false` otherwise when `always`). A
     flag with an `argument` instead of a keyword is on when the call passes that argument
-    (`tile.col_sum`'s optional `tmp_tile` selects ptoas's binary-tree form, `isBinary`)."""
+    (`tile.col_sum`'s optional `tmp_tile` selects ptoas's binary-tree form, `isBinary`). An
+    `i32` flag prints as `NAME = 1 : i32` / `NAME = 0 : i32` (`tile.tri`'s `upperOrLower`)."""
 
     name: str
     keyword: str
@@ -63,6 +64,7 @@ class AttrSpelling:
     flag: bool
     always: bool = False
     argument: str | None = None
+    i32: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +101,11 @@ def _attr(name: str, e: dict[str, Any]) -> AttrSpelling:
         raise ValueError(f"pto_ops.json: attribute {name} needs exactly one of 'keyword' and 'argument'")
     if argument is not None and not e.get("bool", False):
         raise ValueError(f"pto_ops.json: attribute {name} made from an argument must be a flag")
+    if e.get("i32", False) and not e.get("bool", False):
+        raise ValueError(f"pto_ops.json: attribute {name} printed as an i32 must be a flag")
     return AttrSpelling(name, e.get("keyword", ""), e.get("enum"), dict(e.get("values", {})),
-                        e.get("default"), bool(e.get("bool", False)), bool(e.get("always", False)), argument)
+                        e.get("default"), bool(e.get("bool", False)), bool(e.get("always", False)), argument,
+                        bool(e.get("i32", False)))
 
 
 def _spelling(op: str, e: dict[str, Any]) -> Spelling:

@@ -1054,6 +1054,53 @@ class PrefetchRows:
         return out
 
 
+@pl.program
+class GemvDecode:
+    """A decode-style GEMV: a row vector times a [K, N] matrix with a bias row, the matrix
+    streamed over K in a pipelined loop of `tile.gemv_acc` (the accumulator carried in Acc)."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[1, 512], pl.BF16],
+        w: pl.Tensor[[512, 64], pl.BF16],
+        bias: pl.Tensor[[1, 64], pl.FP32],
+        y: pl.Out[pl.Tensor[[1, 64], pl.FP32]],
+    ) -> pl.Tensor[[1, 64], pl.FP32]:
+        bm = pl.load(bias, [0, 0], [1, 64], target_memory=pl.Mem.Mat)
+        x0 = pl.load(x, [0, 0], [1, 128], target_memory=pl.Mem.Mat)
+        w0 = pl.load(w, [0, 0], [128, 64], target_memory=pl.Mem.Mat)
+        left, right = pl.move(x0, target_memory=pl.Mem.Left), pl.move(w0, target_memory=pl.Mem.Right)
+        acc = pl.tile.gemv_bias(left, right, pl.move(bm, target_memory=pl.Mem.Bias))
+        for k in pl.pipeline(0, 3, stage=2):
+            xk = pl.load(x, [0, k * 128 + 128], [1, 128], target_memory=pl.Mem.Mat)
+            wk = pl.load(w, [k * 128 + 128, 0], [128, 64], target_memory=pl.Mem.Mat)
+            acc = pl.tile.gemv_acc(acc, pl.move(xk, target_memory=pl.Mem.Left),
+                                   pl.move(wk, target_memory=pl.Mem.Right))
+        y = pl.store(acc, [0, 0], y)
+        return y
+
+
+@pl.program
+class CausalMask:
+    """Rows of scores masked by a lower-triangular `tile.tri` mask (the causal mask of an
+    attention block, generated on chip), each block's rows streamed through a pipelined loop."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        s: pl.Tensor[[128, 32], pl.FP32],
+        out: pl.Out[pl.Tensor[[128, 32], pl.FP32]],
+    ) -> pl.Tensor[[128, 32], pl.FP32]:
+        mask = pl.tile.tri(0, [16, 32], dtype=pl.FP32)
+        upper = pl.tile.tri(-4, [16, 32], [12, 32], dtype=pl.FP32, upper=True)
+        for b in pl.pipeline(8, stage=2):
+            t = pl.load(s, [b * 16, 0], [16, 32])
+            m = pl.mul(pl.mul(t, mask), upper)
+            out = pl.store(m, [b * 16, 0], out)
+        return out
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1094,6 +1141,8 @@ PROGRAMS = {
     "scatter_to_memory": ScatterToMemory,
     "local_array": LocalArray,
     "prefetch_rows": PrefetchRows,
+    "gemv_decode": GemvDecode,
+    "causal_mask": CausalMask,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

@@ -28,16 +28,17 @@ extent its result's type declares, else over all of it), `tile.slice`
 `max_iterations`), runtime scopes (transparent) and returns at the end of `if` branches run as
 written; the scalar operations of `ir.ScalarUnary` / `ir.ScalarBinary` compute exactly.
 Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), `tile.full`,
-`tile.ci` (one row), `tile.get_block_idx` / `get_block_num` / `get_subblock_idx` (the run's
-`identity`), the `col_expand` family and the `expdif` (`exp(a - b)`) of both expand families,
-`tile.minimums`, `tile.rsqrt` with its scratch tile, `tensor.read`, `tensor.dim`,
-`tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`, `tile.transpose_view`,
-`tile.slice` with a valid-shape request, `tile.store` with `atomic=pl.AtomicType.Add`
+`tile.ci` (one row), `tile.tri` (the triangular mask), `tile.get_block_idx` / `get_block_num` /
+`get_subblock_idx` (the run's `identity`), the `col_expand` family and the `expdif`
+(`exp(a - b)`) of both expand families, `tile.minimums`, `tile.rsqrt` with its scratch tile,
+`tensor.read`, `tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`,
+`tile.transpose_view`, `tile.slice` with a valid-shape request, `tile.store` with `atomic=pl.AtomicType.Add`
 (accumulates into the tensor), `tile.row_expand`, the max / min broadcasts `tile.row_expand_max` / `min` and
 `tile.col_expand_max` / `min`, `tile.row_prod`, `tile.matmul_bias` (the bias row added to every
-row), `tile.fmod` (of floats, C's `fmod`), the partial ops `tile.part_add` / `mul` / `max` /
-`min` (over the first operand's valid region, which keeps its own values where the second is
-not valid), `tile.scatter` (flat offsets, in place on its destination),
+row), the GEMV family `tile.gemv` / `gemv_bias` / `gemv_acc` (a [16, N] tile valid in its first
+row; `acc_phase` only at its default), `tile.fmod` (of floats, C's `fmod`), the partial ops
+`tile.part_add` / `mul` / `max` / `min` (over the first operand's valid region, which keeps its
+own values where the second is not valid), `tile.scatter` (flat offsets, in place on its destination),
 `tile.reinterpret_view` (the bytes read as another dtype), `tile.col_prod`,
 `tile.col_sum`, `tensor.write` (in place on
 the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
@@ -1615,6 +1616,52 @@ def _op_matmul_bias(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(_wrap_array(prod + row, dtype), valid, dtype, (lt.shape[0], rt.shape[1]))
 
 
+def _gemv(it: Interpreter, c: ir.Call, lhs: ir.CallArg, rhs: ir.CallArg) -> tuple[Array, int, DType]:
+    """The GEMV family's product row `A[0, :K] @ B[:K, :N]` (pto-isa's TGEMV: `K` and `N` are
+    `B`'s valid extent, the row vector `A` one row), its column count `N` and its dtype."""
+    lt, rt = it._tile(lhs, c.span), it._tile(rhs, c.span)
+    if lt.shape[0] != 1:
+        raise InterpreterError(f"'{c.op}' multiplies a [1, K] row vector, got a {list(lt.shape)} tile",
+                               c.span)
+    prod, _ = _matmul(lt, rt, c)
+    return prod[0], rt.valid[1], DType.FP32 if lt.dtype.is_float else DType.INT32
+
+
+def _gemv_tile(row: Array, valid_cols: int, dtype: DType) -> TileVal:
+    """The reference's GEMV result: a [16, N] Acc tile whose valid part is its first row
+    (`DeduceTileGemv*Type`); the other rows are not defined and read as zero here."""
+    data = np.zeros((16, row.shape[0]), dtype=np.float64 if dtype.is_float else object)
+    data[0] = row
+    return TileVal(_wrap_array(data, dtype), (1, valid_cols), dtype, (16, row.shape[0]))
+
+
+def _op_gemv(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.gemv(lhs, rhs)`: the row vector times the matrix (TGEMV)."""
+    return _gemv_tile(*_gemv(it, c, c.args[0], c.args[1]))
+
+
+def _op_gemv_bias(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.gemv_bias(lhs, rhs, bias)`: the product plus the `[1, N]` bias row (TGEMV_BIAS)."""
+    row, valid_cols, dtype = _gemv(it, c, c.args[0], c.args[1])
+    bias = it._tile(c.args[2], c.span)
+    if bias.shape[0] != 1 or bias.shape[1] != row.shape[0]:
+        raise InterpreterError(f"'{c.op}' needs a [1, {row.shape[0]}] bias row", c.span)
+    return _gemv_tile(row + _need_data(bias)[0].astype(row.dtype), valid_cols, dtype)
+
+
+def _op_gemv_acc(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.gemv_acc(acc, lhs, rhs)`: the product added to the accumulator's first row, in
+    place (TGEMV_ACC)."""
+    acc = it._tile(c.args[0], c.span)
+    row, _, _ = _gemv(it, c, c.args[1], c.args[2])
+    if acc.shape[1] != row.shape[0] or acc.shape[0] < 1:
+        raise InterpreterError(f"'{c.op}' accumulator shape {acc.shape} differs from [16, {row.shape[0]}]",
+                               c.span)
+    data = _need_data(acc).astype(np.float64 if acc.dtype.is_float else object)
+    data[0] = data[0] + row
+    return TileVal(_wrap_array(data, acc.dtype), acc.valid, acc.dtype, acc.shape, acc.backing)
+
+
 def _op_part(it: Interpreter, c: ir.Call) -> Value:
     """`tile.part_add(src0, src1)` and kin (`part_mul`, `part_max`, `part_min`; TPARTADD ...):
     the operation where both sources are valid, and `src0` where only it is, over the result's
@@ -1828,6 +1875,26 @@ def _op_ci(it: Interpreter, c: ir.Call) -> Value:
     step = -1 if isinstance(flag, ir.ConstInt) and flag.value else 1
     values = [dtype.wrap(start + step * j) for j in range(cols)]
     return TileVal(np.array([values], dtype=numpy_dtype(dtype)), (1, cols), dtype, (1, cols))
+
+
+def _op_tri(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.tri(diagonal, shape[, valid_shape], upper=...)`: pto-isa's TTRI mask over the valid
+    region, 1 where `j <= i + diagonal` (lower) or `j >= i + diagonal` (`upper=True`), else 0;
+    outside the valid region the instruction writes nothing (zeros here)."""
+    rows, cols = _rc(it._list(c.args[1], "tri shape", c.span))
+    dtype = _dtype_kwarg(c)
+    diagonal = it.scalar(c.args[0]) if isinstance(c.args[0], ir.SCALAR_EXPRS) else None  # type: ignore[arg-type]
+    if not isinstance(diagonal, int):
+        raise InterpreterError("tile.tri needs an integer diagonal", c.span)
+    valid = _rc(it._list(c.args[2], "tri valid shape", c.span)) if len(c.args) > 2 else (rows, cols)
+    if any(v < 0 or v > d for v, d in zip(valid, (rows, cols), strict=True)):
+        raise InterpreterError(f"tile.tri valid shape {list(valid)} does not fit the tile {[rows, cols]}",
+                               c.span)
+    i, j = np.indices((rows, cols))
+    flag = c.kwarg("upper")
+    mask = (j >= i + diagonal) if isinstance(flag, ir.ConstInt) and flag.value else (j <= i + diagonal)
+    mask &= (i < valid[0]) & (j < valid[1])
+    return TileVal(as_dtype(mask.astype(np.float64), dtype), valid, dtype, (rows, cols))
 
 
 def _op_spmd(it: Interpreter, c: ir.Call) -> Value:
@@ -3008,6 +3075,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.create": (1, 1, frozenset({"dtype", "target_memory", "transpose", "flat_layout"})),
     "tile.full": (1, 2, frozenset({"dtype", "value"})),
     "tile.ci": (2, 2, frozenset({"dtype", "descending"})),
+    "tile.tri": (2, 3, frozenset({"dtype", "upper"})),
     "tile.get_block_idx": (0, 0, frozenset()),
     "tile.get_block_num": (0, 0, frozenset()),
     "tile.get_subblock_idx": (0, 0, frozenset()),
@@ -3024,6 +3092,9 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.row_expand_min": (2, 2, frozenset()),
     "tile.row_prod": (2, 2, frozenset()),
     "tile.matmul_bias": (3, 3, frozenset()),
+    "tile.gemv": (2, 2, frozenset()),
+    "tile.gemv_bias": (3, 3, frozenset()),
+    "tile.gemv_acc": (3, 3, frozenset()),
     "tile.fmod": (2, 2, frozenset()),
     "tile.scatter": (3, 3, frozenset()),
     "tile.mscatter": (3, 3, frozenset()),
@@ -3145,6 +3216,9 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     **{f"tile.{k}": _op_row_reduce for k in ("row_sum", "row_max", "row_min", "row_prod")},
     **{f"tile.row_expand_{k}": _op_row_expand for k in ("add", "sub", "mul", "div", "max", "min")},
     "tile.matmul_bias": _op_matmul_bias,
+    "tile.gemv": _op_gemv,
+    "tile.gemv_bias": _op_gemv_bias,
+    "tile.gemv_acc": _op_gemv_acc,
     "tile.fmod": _op_fmod,
     "tile.scatter": _op_scatter,
     "tile.mscatter": _op_mscatter,
@@ -3160,6 +3234,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.create": _op_create,
     "tile.full": _op_full,
     "tile.ci": _op_ci,
+    "tile.tri": _op_tri,
     "tile.get_block_idx": _op_spmd,
     "tile.get_block_num": _op_spmd,
     "tile.get_subblock_idx": _op_spmd,

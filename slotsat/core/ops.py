@@ -290,7 +290,8 @@ SHAPED_RESULTS = frozenset({"tile.create", "tile.full", "tile.ci", "tile.random"
 reference's type deduction in `tile_ops/memory.cpp` / `tensor_ops/memory.cpp`: the index
 sequence `tile.ci`, the generators `tile.random` and `tile.tri` among them); a tile's memory
 space is the registry's fixed output space or the `output_memory_kwarg` keyword's. A call
-that also gives a `valid_shape` argument is not deduced (its type carries that valid shape)."""
+that also gives a `valid_shape` argument (`tile.tri`, `tile.random`) is valid in that extent,
+as the reference deduces it."""
 
 MATMUL_RESULTS: dict[str, tuple[int, int]] = {
     "tile.matmul_bias": (0, 1),
@@ -773,11 +774,14 @@ def is_default_keyword(key: str, value: Any) -> bool:
 
 def _is_default(key: str, value: Any) -> bool:
     """A keyword whose value changes nothing: `clamp=False`, `atomic=pl.AtomicType.None_`,
-    `high_precision=False`."""
+    `high_precision=False`, the GEMV family's `acc_phase='unspecified'` (no `accPhase` attribute,
+    the reference's `GemvAccPhaseAttr`)."""
     member = getattr(value, "member", None)
     if key == "atomic" and member == "None_":
         return True
     flag = getattr(value, "value", None)
+    if key == "acc_phase":
+        return flag == "unspecified"
     return key in ("clamp", "high_precision") and flag in (False, 0) and not isinstance(flag, float)
 
 

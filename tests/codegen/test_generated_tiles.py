@@ -1,0 +1,116 @@
+# ruff: noqa: E501  (DSL parameter lists and emitted lines are one line each)
+"""The tiles generated on chip: `tile.tri`, the triangular mask (an attention block's causal
+mask), and `tile.random`: their result types, their ops as the reference's PTO backend emits
+them (`pto.ttri`, `pto.trandom`), and the mask's values.
+
+Groups: the reference's printed kernel compiles to the reference's own module (the masks in
+MLIR's generic form, as the reference prints them) and `check` confirms it with its loop
+slotted; a generated tile is valid in the call's `valid_shape` (an annotation that leaves it out
+takes it, one that contradicts it is an error); the interpreter's lower and upper masks against
+numpy's `tril` / `triu` over the valid region; `pto.trandom` of the six seed words, and a
+`rounds` other than the default a located error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from slotsat.app.cli import main
+from slotsat.app.pipeline import CompileOptions, compile_source
+from slotsat.core import ir
+from slotsat.core.dsl.parser import parse_source
+from slotsat.core.errors import SlotsatError
+from slotsat.core.options import Mode
+from slotsat.lowering.pto_dialect import normalize, parse_and_verify
+from tests.codegen.harness import compile_, kernel, lines
+from tests.reliability.interp_harness import kernel as interp_kernel
+from tests.reliability.interp_harness import run
+
+PRINTED = Path(__file__).resolve().parents[1] / "data" / "printed"
+PARAMS = "out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]"
+RET = "pl.Tensor[[16, 32], pl.FP32]"
+
+
+def test_the_printed_kernel_is_confirmed_with_its_loop_slotted(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check", str(PRINTED / "causal_mask.pre.py"), "--trials", "2"])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 0, out
+    assert any("rotated: t__ssa_v0[b__idx_v0 % 2]; outputs match" in line for line in out)
+    assert out[-1].endswith(": confirmed")
+
+
+def test_the_printed_kernel_compiles_to_the_references_module() -> None:
+    """`causal_mask` of `tools/printed_kernels.py`, as the reference prints it at the hand-off
+    point, in `--mode pypto`: the reference's `.pto` operation for operation, the masks in MLIR's
+    generic form `"pto.ttri"(%d, %dst) {upperOrLower = U : i32} : (i32, TB) -> ()`."""
+    pre = PRINTED / "causal_mask.pre.py"
+    ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
+    theirs = "".join((PRINTED / "causal_mask.ref.pto").read_text().splitlines(keepends=True)[1:])
+    assert normalize(parse_and_verify(theirs)) == normalize(ours)
+    assert [line.split(")", 1)[1].split(":")[0].strip() for line in lines(ours, '"pto.ttri"(')] == [
+        "{upperOrLower = 0", "{upperOrLower = 1"]
+
+
+def test_an_annotation_without_a_valid_shape_takes_the_calls() -> None:
+    src = kernel("m: pl.Tile[[16, 32], pl.FP32] = pl.tile.tri(1, [16, 32], valid_shape=[9, 21], dtype=pl.FP32, upper=True)\nreturn pl.store(m, [0, 0], out)\n",
+                 params=PARAMS, ret=RET)
+    fn = parse_source(src, "k.py").programs[0].functions[0]
+    (m,) = [s.var for s in ir.walk_stmts(fn.body) if isinstance(s, ir.AssignStmt) and s.var.name_hint == "m"]
+    assert isinstance(m.type, ir.TileType)
+    assert m.type.valid_shape == (ir.ConstInt(9, ir.DType.INDEX), ir.ConstInt(21, ir.DType.INDEX))
+    text = compile_(src).pto_text
+    (ttri,) = lines(text, '"pto.ttri"(')
+    assert ttri.startswith('"pto.ttri"(%c1_i32, %m) {upperOrLower = 1 : i32} : (i32, ')
+    (view,) = lines(text, "pto.partition_view")
+    assert "sizes = [%c9_index, %c21_index]" in view  # the store writes the valid 9 x 21
+
+
+def test_an_annotation_contradicting_the_valid_shape_is_a_located_error() -> None:
+    src = kernel("m: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[8, 21])] = pl.tile.tri(1, [16, 32], [9, 21], dtype=pl.FP32)\nreturn pl.store(m, [0, 0], out)\n",
+                 params=PARAMS, ret=RET)
+    with pytest.raises(SlotsatError) as info:
+        parse_source(src, "k.py")
+    assert info.value.message == "annotation says valid_shape=[8, 21] but pl.tile.tri produces valid_shape=[9, 21]"
+
+
+@pytest.mark.parametrize(("diagonal", "upper"), [(0, False), (2, False), (-3, False), (0, True), (5, True), (-1, True)])
+def test_the_interpreter_builds_the_ttri_mask_over_the_valid_region(diagonal: int, upper: bool) -> None:
+    fn = interp_kernel(PARAMS, RET, f"""
+m: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[12, 20])] = pl.tile.tri({diagonal}, [16, 32], [12, 20], dtype=pl.FP32, upper={upper})
+r: pl.Tensor[[16, 32], pl.FP32] = pl.store(m, [0, 0], out)
+return r
+""")
+    (out,) = run(fn, {"out": np.full((16, 32), 7, np.float32)}, modelled=True)
+    ones = np.ones((12, 20), np.float32)
+    want = np.full((16, 32), 7, np.float32)  # outside the valid region the store writes nothing
+    want[:12, :20] = np.triu(ones, diagonal) if upper else np.tril(ones, diagonal)
+    np.testing.assert_array_equal(out, want)
+
+
+RANDOM = "out: pl.Out[pl.Tensor[[16, 64], pl.UINT32]], seed: pl.Scalar[pl.INT32]"
+
+
+def test_random_emits_trandom_with_its_six_seed_words() -> None:
+    """`tile.random(key0, key1, counter0..3, shape, valid_shape)`: `pto.trandom` of the six
+    words as i32 values into the result (valid in its `valid_shape`), as the reference emits it
+    at the default `rounds=10` (the operations of its module for this kernel, up to names)."""
+    src = kernel("r = pl.tile.random(seed, 2, 3, 4, 5, 6, [16, 64], [8, 64], dtype=pl.UINT32)\nout = pl.store(r, [0, 0], out)\nreturn out\n",
+                 params=RANDOM, ret="pl.Tensor[[16, 64], pl.UINT32]")
+    text = compile_(src).pto_text
+    (op,) = lines(text, "pto.trandom")
+    assert op.startswith("pto.trandom ins(%arg1, %c2_i32, %c3_i32, %c4_i32, %c5_i32, %c6_i32 : i32, i32, i32, i32, i32, i32) outs(%r : ")
+    (view,) = lines(text, "pto.partition_view")
+    assert "sizes = [%c8_index, %c64_index]" in view
+
+
+def test_random_with_other_rounds_is_a_located_error() -> None:
+    """ptoas takes another `rounds` only in MLIR's generic form; slotsat emits the default."""
+    src = kernel("r = pl.tile.random(seed, 2, 3, 4, 5, 6, [16, 64], dtype=pl.UINT32, rounds=7)\nout = pl.store(r, [0, 0], out)\nreturn out\n",
+                 params=RANDOM, ret="pl.Tensor[[16, 64], pl.UINT32]")
+    with pytest.raises(SlotsatError) as info:
+        compile_source(src, "k.py", CompileOptions())
+    assert info.value.message == "slotsat's code generator does not support tile.random with keyword 'rounds'"
+    assert (info.value.span.line, info.value.span.col) == (10, 13)
