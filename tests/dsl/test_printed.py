@@ -438,6 +438,31 @@ def test_module_constants_are_substituted() -> None:
     assert "pl.tile.muls(t, 0.5)" in text
 
 
+def test_module_aliases_of_dsl_constants_are_substituted() -> None:
+    """`DTYPE = pl.FP16` (and an alias of it), `PAD = pl.PadValue.max`: Python reads the module's
+    globals, and so does the reference's parser; a parameter of the same name shadows one."""
+    src = program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[64, 64], DTYPE], DT: pl.Scalar[pl.INDEX]):
+            t: pl.Tile[[64, 64], DT2, pl.Mem.Vec] = pl.tile.load(x, [DT, 0], [64, 64])
+            u: pl.Tile[[64, 64], pl.FP16, pl.Mem.Vec, pl.TileView(pad=PAD)] = pl.tile.fillpad(t, pad_value=PAD)
+    """, "DTYPE = pl.FP16\nDT2 = DTYPE\nDT = pl.FP32\nPAD = pl.PadValue.max\n")
+    text = canonical(src)
+    assert "def k(self, x: pl.Tensor[[64, 64], pl.FP16], DT: pl.Scalar[pl.INDEX]):" in text
+    assert "t: pl.Tile[[64, 64], pl.FP16, pl.Mem.Vec] = pl.tile.load(x, [DT, 0], " in text
+    assert "pl.TileView(pad=pl.PadValue.max)] = pl.tile.fillpad(t, pad_value=pl.PadValue.max)" in text
+
+
+def test_a_module_alias_bound_twice_is_a_located_error() -> None:
+    with pytest.raises(SlotsatError) as info:
+        parse_source(program("""
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: pl.Tensor[[64, 64], DTYPE]):
+                pass
+        """, "DTYPE = pl.FP16\nDTYPE = pl.FP32\n"))
+    assert (info.value.message, info.value.span.line) == ("'DTYPE' is already defined at module level", 3)
+
+
 def test_an_empty_program_the_reference_printed() -> None:
     src = "# pypto.program: _jit_proj\nimport pypto.language as pl\n\n@pl.program\nclass _jit_proj:"
     module = parse_source(src)

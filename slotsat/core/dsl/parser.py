@@ -87,6 +87,7 @@ The reference's printed IR (`05-decisions.md` item 12) is read as well:
 from __future__ import annotations
 
 import ast
+import copy as copy_module
 import gc
 import keyword
 import math
@@ -234,6 +235,37 @@ def parse_expression(text: str, resolve: Callable[[str], ir.Var | None],
 
 # --------------------------------------------------------------------------------------
 # helpers
+
+
+class _PlAliases(ast.NodeTransformer):
+    """Replace each read of a module-level alias of a `pl.` name (`_ModuleParser._module_pl_alias`)
+    by the name it stands for, placed where the alias is read (so errors point there); not in a
+    function that binds the name itself (a parameter or a local of that name shadows it)."""
+
+    def __init__(self, aliases: dict[str, ast.Attribute], bound: dict[int, set[str]]) -> None:
+        self.aliases = aliases
+        self.bound = bound
+        self.shadowed: set[str] = set()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        outer = self.shadowed
+        self.shadowed = outer | self.bound.get(id(node), set())
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.shadowed = outer
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return self.generic_visit(node) if self.aliases else node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        alias = self.aliases.get(node.id)
+        if alias is None or node.id in self.shadowed or not isinstance(node.ctx, ast.Load):
+            return node
+        copy = copy_module.deepcopy(alias)
+        for part in ast.walk(copy):
+            ast.copy_location(part, node)
+        return copy
 
 
 _TRIPLE_SINGLE = "'" * 3
@@ -438,6 +470,8 @@ class _ModuleParser:
         """Module-level `NAME = pl.dynamic("HINT")`: NAME -> HINT."""
         self.constants: dict[str, int | float | bool] = {}
         """Module-level `NAME = LITERAL`: substituted where used."""
+        self.pl_aliases: dict[str, ast.Attribute] = {}
+        """Module-level `NAME = pl.X.Y` (a dtype, an enum member): substituted where used."""
         self.function_names: set[str] = set()
         self.function_params: dict[str, tuple[ir.Type, ...]] = {}
         self.function_returns: dict[str, tuple[ir.Type, ...]] = {}
@@ -511,7 +545,8 @@ class _ModuleParser:
                 classes.append(node)
             elif isinstance(node, ast.Assign) and self._is_alias(node):
                 pending_aliases.append(node)
-            elif isinstance(node, ast.Assign | ast.AnnAssign) and self._module_constant(node):
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and (
+                    self._module_constant(node) or self._module_pl_alias(node)):
                 continue
             elif isinstance(node, ast.Assign):
                 self._module_decl(node)
@@ -527,6 +562,8 @@ class _ModuleParser:
             self.error(_IMPORT_MESSAGE, Span(1, 1))
         if not classes:
             self.error(_EMPTY_MESSAGE, Span(1, 1))
+        for c in classes:
+            _PlAliases(self.pl_aliases, self.bound_names).visit(c)
         return ir.Module(tuple(self._program(c) for c in classes))
 
     def _ast(self) -> ast.Module:
@@ -719,8 +756,28 @@ class _ModuleParser:
             self.constants[name.id] = constant
         return True
 
+    def _module_pl_alias(self, node: ast.Assign | ast.AnnAssign) -> bool:
+        """`DTYPE = pl.FP16`, `PAD = pl.PadValue.max`: a name for a DSL constant (a dtype, an enum
+        member; a `pl.` / `pld.` attribute, not a call), read wherever the name is (`_PlAliases`),
+        as Python reads the module's globals. Also `B = A` of such a name. False for any other
+        assignment."""
+        if (not isinstance(node, ast.Assign) or len(node.targets) != 1
+                or not isinstance(node.targets[0], ast.Name)):
+            return False
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in self.pl_aliases:
+            value = self.pl_aliases[value.id]
+        name = dotted(value) if isinstance(value, ast.Attribute) else None
+        if name is None or not name.startswith(("pl.", "pld.")):
+            return False
+        assert isinstance(value, ast.Attribute)
+        self._define_module_name(node.targets[0].id, node.targets[0])
+        self.pl_aliases[node.targets[0].id] = value
+        return True
+
     def _define_module_name(self, name: str, node: ast.AST) -> None:
-        if name in self.dynamics or name in self.constants or name in self.decls or name in ("pl", "pld"):
+        if (name in self.dynamics or name in self.constants or name in self.decls or name in self.pl_aliases
+                or name in ("pl", "pld")):
             self.error(f"'{name}' is already defined at module level", node)
 
     def _constant_value(self, node: ast.expr) -> int | float | bool | None:
@@ -760,7 +817,8 @@ class _ModuleParser:
     def _is_alias(self, node: ast.Assign) -> bool:
         """`B = A` naming something other than an earlier constant (`SIZE = _SIZE` is a
         constant of the same value, read by `_module_constant`)."""
-        return isinstance(node.value, ast.Name) and node.value.id not in self.constants
+        return (isinstance(node.value, ast.Name) and node.value.id not in self.constants
+                and node.value.id not in self.pl_aliases)
 
     def _module_decl(self, node: ast.Assign) -> None:
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
