@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,9 @@ TT = (
 )
 PARAMS = "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]"
 RET = "pl.Tensor[[256, 64], pl.FP32]"
+PRINTED = Path(__file__).resolve().parents[1] / "data" / "printed"
+"""The printed kernels: the reference's IR at the hand-off point (`NAME.pre.py`) and its module
+(`NAME.ref.pto`, after a first line naming the file), made by `tools/gen_printed.py`."""
 
 
 def kernel(
@@ -57,3 +61,13 @@ def error(src: str, planner: Planner = Planner.PTOAS, mode: Mode = Mode.SLOTSAT)
 
 def lines(text: str, needle: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if needle in line]
+
+
+def references_module(name: str) -> tuple[list[str], list[str]]:
+    """The printed kernel `name` compiled in `--mode pypto`, and the reference's own module for
+    it, each in the normal form (`normalize`): equal when slotsat emits the reference's module
+    operation for operation, SSA names aside."""
+    pre = PRINTED / f"{name}.pre.py"
+    ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
+    theirs = "".join((PRINTED / f"{name}.ref.pto").read_text().splitlines(keepends=True)[1:])
+    return normalize(ours), normalize(parse_and_verify(theirs))

@@ -19,14 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from slotsat.app.pipeline import CompileOptions, compile_source, run_passes
+from slotsat.app.pipeline import run_passes
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.dsl.printer import print_module
-from slotsat.core.options import Mode
 from slotsat.lowering.dist_comm import COMM_CTX_TYPE, InsertCommFence, MaterializeDistTensorCtx
-from slotsat.lowering.pto_dialect import normalize, parse_and_verify
-from tests.codegen.harness import compile_, error, kernel, lines
+from tests.codegen.harness import compile_, error, kernel, lines, references_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PRINTED = ROOT / "tests" / "data" / "printed"
@@ -311,7 +309,5 @@ def test_the_pypto_mode_module_equals_the_references_up_to_names(name: str) -> N
     `dist_rank` and `dist_barrier` where the next rank `(rank + 1) % nranks` is a floor
     remainder: the reference emits a bare `arith.remsi`, slotsat's syntactic proof does not
     see the dividend non-negative, a cast rank, and adds the sign correction.)"""
-    pre = PRINTED / f"{name}.pre.py"
-    ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
-    theirs = "".join((PRINTED / f"{name}.ref.pto").read_text().splitlines(keepends=True)[1:])
-    assert normalize(parse_and_verify(theirs)) == normalize(ours)
+    ours, theirs = references_module(name)
+    assert ours == theirs

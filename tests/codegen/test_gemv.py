@@ -18,12 +18,9 @@ import numpy as np
 import pytest
 
 from slotsat.app.cli import main
-from slotsat.app.pipeline import CompileOptions, compile_source
 from slotsat.core.interp_errors import InterpreterError, Unmodelled
 from slotsat.core.interpreter import ensure_modelled
-from slotsat.core.options import Mode
-from slotsat.lowering.pto_dialect import normalize, parse_and_verify
-from tests.codegen.harness import compile_, kernel, lines
+from tests.codegen.harness import compile_, kernel, lines, references_module
 from tests.reliability.interp_harness import kernel as interp_kernel
 from tests.reliability.interp_harness import run
 
@@ -53,10 +50,8 @@ def _body(ops: str) -> str:
 def test_the_printed_decode_kernel_compiles_to_the_references_module() -> None:
     """`gemv_decode` of `tools/printed_kernels.py`, as the reference prints it at the hand-off
     point, in `--mode pypto`: the reference's `.pto` operation for operation."""
-    pre = PRINTED / "gemv_decode.pre.py"
-    ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
-    theirs = "".join((PRINTED / "gemv_decode.ref.pto").read_text().splitlines(keepends=True)[1:])
-    assert normalize(parse_and_verify(theirs)) == normalize(ours)
+    ours, theirs = references_module("gemv_decode")
+    assert ours == theirs
 
 
 def test_the_printed_decode_kernel_is_confirmed_with_its_loop_slotted(capsys: pytest.CaptureFixture[str]) -> None:

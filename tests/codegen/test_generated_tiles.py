@@ -23,9 +23,7 @@ from slotsat.app.pipeline import CompileOptions, compile_source
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.errors import SlotsatError
-from slotsat.core.options import Mode
-from slotsat.lowering.pto_dialect import normalize, parse_and_verify
-from tests.codegen.harness import compile_, kernel, lines
+from tests.codegen.harness import compile_, kernel, lines, references_module
 from tests.reliability.interp_harness import kernel as interp_kernel
 from tests.reliability.interp_harness import run
 
@@ -46,11 +44,9 @@ def test_the_printed_kernel_compiles_to_the_references_module() -> None:
     """`causal_mask` of `tools/printed_kernels.py`, as the reference prints it at the hand-off
     point, in `--mode pypto`: the reference's `.pto` operation for operation, the masks in MLIR's
     generic form `"pto.ttri"(%d, %dst) {upperOrLower = U : i32} : (i32, TB) -> ()`."""
-    pre = PRINTED / "causal_mask.pre.py"
-    ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
-    theirs = "".join((PRINTED / "causal_mask.ref.pto").read_text().splitlines(keepends=True)[1:])
-    assert normalize(parse_and_verify(theirs)) == normalize(ours)
-    assert [line.split(")", 1)[1].split(":")[0].strip() for line in lines(ours, '"pto.ttri"(')] == [
+    ours, theirs = references_module("causal_mask")
+    assert ours == theirs
+    assert [line.split(")", 1)[1].split(":")[0].strip() for line in ours if line.startswith('"pto.ttri"(')] == [
         "{upperOrLower = 0", "{upperOrLower = 1"]
 
 

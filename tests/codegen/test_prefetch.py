@@ -17,14 +17,11 @@ from pathlib import Path
 import pytest
 
 from slotsat.app.commands.check import check_module
-from slotsat.app.pipeline import CompileOptions, compile_source
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.dsl.printer import print_module
 from slotsat.core.errors import SlotsatError
-from slotsat.core.options import Mode
-from slotsat.lowering.pto_dialect import normalize, parse_and_verify
-from tests.codegen.harness import compile_, error, kernel, lines
+from tests.codegen.harness import compile_, error, kernel, lines, references_module
 
 PRINTED = Path(__file__).resolve().parents[1] / "data" / "printed"
 
@@ -48,10 +45,8 @@ return res
 def test_the_printed_kernel_compiles_to_the_references_module() -> None:
     """`prefetch_rows` of `tools/printed_kernels.py`, as the reference prints it at the hand-off
     point, in `--mode pypto`: the reference's `.pto` operation for operation."""
-    pre = PRINTED / "prefetch_rows.pre.py"
-    ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
-    theirs = "".join((PRINTED / "prefetch_rows.ref.pto").read_text().splitlines(keepends=True)[1:])
-    assert normalize(parse_and_verify(theirs)) == normalize(ours)
+    ours, theirs = references_module("prefetch_rows")
+    assert ours == theirs
 
 
 def test_hand_written_prefetch_deduces_the_handles_and_round_trips() -> None:
