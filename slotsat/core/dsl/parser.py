@@ -64,7 +64,8 @@ The reference's printed IR (`05-decisions.md` item 12) is read as well:
 
 - Module level: `N = pl.dynamic("N")` declares a symbolic dimension; `N = 128` (an int, float
   or bool literal, or integer arithmetic over earlier constants) is a constant, substituted
-  where it is used; `import pypto.language.distributed as pld` is accepted (`pld.` names are
+  where it is used, and so is `DTYPE = pl.FP16` (a name for a `pl.` attribute: a dtype, an enum
+  member); `import pypto.language.distributed as pld` is accepted (`pld.` names are
   always available, as in the reference's printed text). A program class whose body the
   reference printed empty (`class P:` at the end of the file) is an empty program.
 - Decorators: `@pl.program` (optionally `(strict_ssa=...)`), `@pl.function(type=, level=,
@@ -78,7 +79,8 @@ The reference's printed IR (`05-decisions.md` item 12) is read as well:
   `for (a,) in pl.while_(init_values=(...)):` with `pl.cond(COND)` first, `with pl.scope():`.
 - Expressions: `-x`, `not x`, `~x`, `abs(x)`, `/`, `**`, `&`, `|`, `^`, `<<`, `>>`, `and`,
   `or`, `pl.min`, `pl.max` (`ir.ScalarUnary` / `ir.ScalarBinary`), `t[k]` of a tuple
-  (`ir.TupleGetItem`), casts between any scalar dtypes.
+  (`ir.TupleGetItem`; of a tuple built from values, `NAME: pl.Tuple[...] = [a, b]`, the k-th
+  value), casts between any scalar dtypes; `a, b = x, y` binds each name to its value.
 - Constructs that exist only above the hand-off point (`@pl.jit`, `@pl.inline`, `with
   pl.at(...)`, `pl.spmd`, `pl.split_aiv`, tensor slicing, Python helper functions) are one
   error that names `--via-pypto` (`ABOVE_TILE`).
