@@ -2173,9 +2173,12 @@ class FunctionEmitter(Emitter):
     def _emit_dps(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`PTO ins(OPERANDS : TYPES) outs(%dst : TYPE)`: the result tile's buffer is the
         destination (an in-place op's destination is its argument's buffer, which the
-        liveness classes already share)."""
+        liveness classes already share). The buffer is allocated before the operands are read,
+        as the reference allocates a statement's result before its op's code: the constants
+        each makes are hoisted in the reference's order."""
         if target is None or not isinstance(target.type, ir.TileType):
             raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
+        dst = self.define_tile(target)
         ins = self._operands(c, sp, target.type.dtype, where)
         if sp.pto is not None and sp.pto.startswith("pto.tcolexpand"):
             # ptoas lowers these reading the operand's physical extent, which a subview's type
@@ -2183,7 +2186,6 @@ class FunctionEmitter(Emitter):
             ins = [self._materialized(name, c, where) if name in self.subview_windows else (name, t)
                    for name, t in ins]
         attrs = self._attr_dict(c, sp, where)
-        dst = self.define_tile(target)
         if sp.scratch is not None and sp.scratch not in call_arguments(c, sp, where):
             src = c.args[0]
             assert isinstance(src, ir.Var)
