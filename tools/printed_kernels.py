@@ -1083,8 +1083,9 @@ class GemvDecode:
 
 @pl.program
 class CausalMask:
-    """Rows of scores masked by a lower-triangular `tile.tri` mask (the causal mask of an
-    attention block, generated on chip), each block's rows streamed through a pipelined loop."""
+    """Rows of scores masked on chip by two `tile.tri` masks: a lower-triangular one (the causal
+    mask of an attention block) and an upper one off the diagonal and valid in 12 rows; each
+    block's rows streamed through a pipelined loop."""
 
     @pl.function(type=pl.FunctionType.InCore)
     def kernel(
