@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from slotsat.analysis.budget import Backend
+from slotsat.app.cli import main
 from slotsat.app.pipeline import CompileOptions, CompileResult, compile_source
 from slotsat.core.errors import SlotsatError
 from slotsat.core.options import Mode, Planner
@@ -71,3 +72,14 @@ def references_module(name: str) -> tuple[list[str], list[str]]:
     ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
     theirs = "".join((PRINTED / f"{name}.ref.pto").read_text().splitlines(keepends=True)[1:])
     return normalize(ours), normalize(parse_and_verify(theirs))
+
+
+def confirmed(name: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """`slotsat check` of the printed kernel `name` (two trials): its output lines, after checking
+    that it exits 0, compared outputs and ends `confirmed`."""
+    status = main(["check", str(PRINTED / f"{name}.pre.py"), "--trials", "2"])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 0, out
+    assert out[-1].endswith(": confirmed")
+    assert any("outputs match" in line for line in out)
+    return out

@@ -12,19 +12,14 @@ product row, the bias row, the accumulation in place) against numpy, and what it
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from slotsat.app.cli import main
 from slotsat.core.interp_errors import InterpreterError, Unmodelled
 from slotsat.core.interpreter import ensure_modelled
-from tests.codegen.harness import compile_, kernel, lines, references_module
+from tests.codegen.harness import compile_, confirmed, kernel, lines, references_module
 from tests.reliability.interp_harness import kernel as interp_kernel
 from tests.reliability.interp_harness import run
-
-PRINTED = Path(__file__).resolve().parents[1] / "data" / "printed"
 
 PARAMS = "x: pl.Tensor[[1, 256], pl.FP32], w: pl.Tensor[[256, 32], pl.FP32], bias: pl.Tensor[[1, 32], pl.FP32], y: pl.Out[pl.Tensor[[1, 32], pl.FP32]]"
 RET = "pl.Tensor[[1, 32], pl.FP32]"
@@ -55,11 +50,8 @@ def test_the_printed_decode_kernel_compiles_to_the_references_module() -> None:
 
 
 def test_the_printed_decode_kernel_is_confirmed_with_its_loop_slotted(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["check", str(PRINTED / "gemv_decode.pre.py"), "--trials", "2"])
-    out = capsys.readouterr().out.splitlines()
-    assert status == 0, out
+    out = confirmed("gemv_decode", capsys)
     assert any("rotated: xk__ssa_v0[k__idx_v0 % 2], wk__ssa_v0[k__idx_v0 % 2]; outputs match" in line for line in out)
-    assert out[-1].endswith(": confirmed")
 
 
 @pytest.mark.parametrize(("phase", "attr"), [("'unspecified'", ""), ("'partial'", " {accPhase = #pto<acc_phase partial>}"),

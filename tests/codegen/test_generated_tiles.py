@@ -13,31 +13,24 @@ numpy's `tril` / `triu` over the valid region; `pto.trandom` of the six seed wor
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from slotsat.app.cli import main
 from slotsat.app.pipeline import CompileOptions, compile_source
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.errors import SlotsatError
-from tests.codegen.harness import compile_, kernel, lines, references_module
+from tests.codegen.harness import compile_, confirmed, kernel, lines, references_module
 from tests.reliability.interp_harness import kernel as interp_kernel
 from tests.reliability.interp_harness import run
 
-PRINTED = Path(__file__).resolve().parents[1] / "data" / "printed"
 PARAMS = "out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]"
 RET = "pl.Tensor[[16, 32], pl.FP32]"
 
 
 def test_the_printed_kernel_is_confirmed_with_its_loop_slotted(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["check", str(PRINTED / "causal_mask.pre.py"), "--trials", "2"])
-    out = capsys.readouterr().out.splitlines()
-    assert status == 0, out
+    out = confirmed("causal_mask", capsys)
     assert any("rotated: t__ssa_v0[b__idx_v0 % 2]; outputs match" in line for line in out)
-    assert out[-1].endswith(": confirmed")
 
 
 def test_the_printed_kernel_compiles_to_the_references_module() -> None:

@@ -25,6 +25,7 @@ from slotsat.core.dsl.parser import parse_source
 from slotsat.core.inputs import DYNAMIC_DIMENSION, random_identity, random_inputs
 from slotsat.core.interp_errors import InterpreterError
 from slotsat.core.interpreter import Interpreter, ensure_modelled
+from tests.codegen.harness import confirmed
 
 ROOT = Path(__file__).resolve().parents[2]
 PRINTED = ROOT / "tests" / "data" / "printed"
@@ -278,11 +279,7 @@ CONFIRMED = ["acc_into_mat", "assemble_transpose", "branches", "causal_mask", "c
 
 @pytest.mark.parametrize("name", CONFIRMED)
 def test_printed_kernels_with_modelled_ops_are_confirmed(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["check", str(PRINTED / f"{name}.pre.py"), "--trials", "2"])
-    out = capsys.readouterr().out.splitlines()
-    assert status == 0, out
-    assert out[-1].endswith(": confirmed")
-    assert any("outputs match" in line for line in out)
+    confirmed(name, capsys)
 
 
 def test_every_printed_kernel_has_a_verdict() -> None:
