@@ -240,11 +240,14 @@ class Reference:
     # -- requests -------------------------------------------------------------------------
 
     def compile(self, path: str, *, kernel: str | None = None,
-                specialize: dict[str, dict[str, Any]] | None = None, oracle: bool = False) -> list[Kernel]:
+                specialize: dict[str, dict[str, Any]] | None = None, oracle: bool = False,
+                from_main: bool = False) -> list[Kernel]:
         """Run the kernel file and compile its kernels to the hand-off point (with `oracle`,
-        through LowerPipelineLoops). Raises `SlotsatError` located in the file."""
+        through LowerPipelineLoops); with `from_main`, a jit kernel takes its arguments from
+        the first call the file's `__main__` block makes to it. Raises `SlotsatError` located
+        in the file."""
         answer = self._ask({"op": "compile", "path": path, "kernel": kernel,
-                            "specialize": specialize or {}, "oracle": oracle}, path)
+                            "specialize": specialize or {}, "oracle": oracle, "from_main": from_main}, path)
         return [_kernel(k) for k in answer["kernels"]]
 
     def parse(self, text: str) -> tuple[bool, str]:
@@ -424,9 +427,10 @@ def shared() -> Reference:
     return ref
 
 
-def handoff(path: str, *, kernel: str | None = None, specialize: Sequence[str] = ()) -> str:
+def handoff(path: str, *, kernel: str | None = None, specialize: Sequence[str] = (),
+            from_main: bool = False) -> str:
     """The hand-off IR of the kernels of `path`, printed by the reference, as one module."""
     read_source(path)  # the size, existence and encoding checks every command makes
     values = parse_specialize(specialize, path)
-    kernels = shared().compile(path, kernel=kernel, specialize=values)
+    kernels = shared().compile(path, kernel=kernel, specialize=values, from_main=from_main)
     return join_programs([k.handoff for k in kernels])

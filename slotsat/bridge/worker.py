@@ -23,6 +23,12 @@ Protocol (every message one line of JSON):
   [D, ...], "dtype": NAME}}` (a tensor parameter: the kernel is specialized the way the
   reference does it from sample tensors, `lower(**samples)`, with shape-only tensors of that
   shape and dtype on torch's `meta` device);
+- with `"from_main": true` in a compile request, a `@pl.jit` kernel takes its arguments
+  instead from the first call (`kernel(...)`, `kernel.lower(...)` or `kernel.compile(...)`)
+  the file's `if __name__ == "__main__":` block makes to it: the worker runs that block with
+  those methods replaced by a recorder that returns None, and stops it once every kernel asked
+  for has been called; the kernel is then lowered with the recorded arguments (a `config=`
+  keyword, PyPTO's run configuration, is dropped);
 - `{"op": "parse", "text": T}`: `pl.parse_program(T)`, answered with the program printed
   back;
 - every answer is `{"ok": true, ...}` or `{"ok": false, "error": {"file", "line", "col",
@@ -40,7 +46,7 @@ import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 HANDOFF_PASS = "LowerPipelineToSlots"
 LOOPS_PASS = "LowerPipelineLoops"
@@ -60,6 +66,16 @@ class Failure(Exception):
 class _Stop(BaseException):
     """Ends a pass-pipeline run once the snapshots are taken (not an `Exception`, so the
     reference's own `except Exception` handlers let it through)."""
+
+
+class _Called(BaseException):
+    """Ends a run of the file's `__main__` block once it has called every kernel asked for
+    (not an `Exception`, so the block's own handlers let it through)."""
+
+
+JIT_ENTRY_POINTS = ("__call__", "lower", "compile")
+"""The methods of a jit kernel through which a file's `__main__` block specializes it: running
+it on the device, lowering it, compiling it. `--from-main` records the first such call."""
 
 
 def _one_line(text: str) -> str:
@@ -213,16 +229,29 @@ class Reference:
         module = self._load(path)
         values = dict(request.get("specialize") or {})
         wanted = request.get("kernel")
+        from_main = bool(request.get("from_main"))
         builder = self._builder(module, wanted)
         if builder is not None:
+            if from_main:
+                raise Failure(f"--from-main takes the arguments of @pl.jit kernels; program builder "
+                              f"'{wanted}' takes its values from --specialize", path,
+                              self._def_line_of(builder), kind="usage")
             kernels = [(str(wanted), self._build(str(wanted), builder, values, path))]
         else:
             kernels = self._kernels(module, path, wanted)
             self._check_specialize(kernels, values, path)
+        if from_main and values:
+            raise Failure("--from-main takes every argument of a kernel from its call in the file's "
+                          "__main__ block; drop --specialize, or drop --from-main and give each argument "
+                          "with --specialize", path, kind="usage")
+        calls = self._main_calls(path, kernels) if from_main else {}
         oracle = bool(request.get("oracle"))
         out = []
         for name, obj in kernels:
-            out.append(self._run(name, obj, path, values, oracle))
+            call = calls.get(name)
+            if call is None and isinstance(obj, self.jit_type):
+                call = _Call(obj, (), self._arguments(name, obj, values, path, self._def_line(obj)))
+            out.append(self._run(name, obj, path, oracle, call))
         return {"ok": True, "kernels": out}
 
     # -- loading ----------------------------------------------------------------------
@@ -474,10 +503,10 @@ class Reference:
         if missing:
             p = missing[0]
             more = f" (so do {', '.join(missing[1:])})" if len(missing) > 1 else ""
+            example = f"'{p}=pl.Tensor[[128, 128], pl.FP32]'"
             raise Failure(f"kernel '{name}': tensor parameter '{p}' has a bare 'pl.Tensor' annotation, no "
                           f"shape: add --specialize '{p}=pl.Tensor[[D0, D1, ...], pl.DTYPE]' with its shape "
-                          f"and dtype, e.g. '{p}=pl.Tensor[[128, 128], pl.FP32]'{more}", path, line,
-                          kind="usage")
+                          f"and dtype, e.g. {example}{more}{self._main_hint(path)}", path, line, kind="usage")
         kwargs: dict[str, Any] = {}
         for pname, (kind, ann) in kinds.items():
             spec = mine.get(pname)
@@ -507,7 +536,13 @@ class Reference:
     def _scalar_missing(self, name: str, p: str, path: str, line: int) -> Failure:
         return Failure(f"kernel '{name}': scalar parameter '{p}' needs a value: --specialize {p}=VALUE "
                        f"(an integer, a float, True or False) or --specialize {p}=RUNTIME to keep it a "
-                       "runtime scalar", path, line, kind="usage")
+                       f"runtime scalar{self._main_hint(path)}", path, line, kind="usage")
+
+    @staticmethod
+    def _main_hint(path: str) -> str:
+        """The other way to give a kernel's arguments, when the file has a `__main__` block."""
+        return "; or --from-main to take every argument from the call the file's __main__ block " \
+            "makes" if _main_block_line(path) is not None else ""
 
     def _params(self, obj: Any) -> list[str]:
         func = getattr(obj, "_func", None)
@@ -529,6 +564,96 @@ class Reference:
                 raise Failure(f"--specialize {name}: no @pl.jit kernel of the file has a parameter "
                               f"'{name}' (parameters: {listing})", path, kind="usage")
 
+    # -- --from-main: the arguments a file's `__main__` block calls a kernel with --------
+
+    def _main_calls(self, path: str, kernels: list[tuple[str, Any]]) -> dict[str, _Call]:
+        """The first call the file's `if __name__ == "__main__":` block makes to each jit
+        kernel of `kernels`, keyed by kernel name. Runs the block (the whole file again, as
+        `python FILE` does) with `JIT_ENTRY_POINTS` recording instead of compiling or running,
+        and stops it once every kernel has been called. Raises a located `Failure` when the
+        file has no such block, or when the block ends or fails before calling a kernel."""
+        jits = {name: obj for name, obj in kernels if isinstance(obj, self.jit_type)}
+        if not jits:
+            raise Failure("--from-main takes the arguments of @pl.jit kernels; this file's kernels are "
+                          "@pl.program classes, which take none", path, kind="usage")
+        block = _main_block_line(path)
+        if block is None:
+            raise Failure("--from-main: the file has no `if __name__ == \"__main__\":` block to take the "
+                          "kernel's arguments from; give them with --specialize", path, kind="usage")
+        wanted = {_jit_key(obj): name for name, obj in jits.items()}
+        calls: dict[str, _Call] = {}
+
+        saved = {m: self.jit_type.__dict__[m] for m in JIT_ENTRY_POINTS if m in self.jit_type.__dict__}
+
+        def recorder(method: str) -> Callable[..., Any]:
+            def record(jit: Any, *args: Any, **kwargs: Any) -> Any:
+                name = wanted.get(_jit_key(jit))
+                if name is not None and name not in calls:
+                    given = {k: v for k, v in kwargs.items() if k != "config"}  # PyPTO's RunConfig
+                    calls[name] = _Call(jit, args, given)
+                    if len(calls) == len(wanted):
+                        raise _Called
+                if method == "lower":  # compiles nothing past the IR; the block may read it
+                    return saved[method](jit, *args, **kwargs)
+                return None  # running or building a kernel: nothing is run or built
+            return record
+
+        stopped: Failure | None = None
+        try:
+            for m in saved:
+                setattr(self.jit_type, m, recorder(m))
+            self._run_main(path)
+        except _Called:
+            pass
+        except SystemExit as err:
+            stopped = _locate(err, path, block)
+            stopped.payload["message"] = f"exited (SystemExit: {err.code})"
+        except Exception as err:
+            stopped = _locate(err, path, block)
+        finally:
+            for m, method in saved.items():
+                setattr(self.jit_type, m, method)
+        missing = [name for name in jits if name not in calls]
+        if not missing:
+            return calls
+        name = missing[0]
+        called = [n for n in jits if n in calls]
+        also = f"; it called {', '.join(called)}: select one with --kernel, or" if called else ";"
+        if stopped is None:
+            raise Failure(f"--from-main: the file's __main__ block ran to its end without calling kernel "
+                          f"'{name}'{also} give its arguments with --specialize", path, block, kind="usage")
+        stopped.payload["message"] = _one_line(
+            f"--from-main: the file's __main__ block stopped before it called kernel '{name}' "
+            f"({stopped.payload['message']}){also} give its arguments with --specialize")
+        stopped.payload["kind"] = "usage"
+        raise stopped
+
+    def _run_main(self, path: str) -> None:
+        """The file as `python -O FILE` runs it (`python -O -m PACKAGE.MODULE` for a package
+        member with relative imports), with `sys.argv` holding only its name. Its asserts are
+        skipped, as under `-O`: a recorded call computes nothing, so a check of its result
+        would stop the block before it reaches the next kernel."""
+        import types
+
+        package = _package_of(path)
+        name = package[1] if package is not None else None
+        spec = importlib.util.find_spec(name) if name is not None else None
+        with open(spec.origin if spec is not None and spec.origin else path, encoding="utf-8") as f:
+            code = compile(f.read(), path, "exec", optimize=1)
+        module = types.ModuleType("__main__")
+        module.__dict__.update({"__file__": path, "__builtins__": __builtins__, "__cached__": None,
+                                "__spec__": spec, "__loader__": spec.loader if spec is not None else None,
+                                "__package__": name.rpartition(".")[0] if name is not None else None})
+        argv, main = sys.argv[:], sys.modules.get("__main__")
+        sys.argv[:] = [path]
+        sys.modules["__main__"] = module
+        try:
+            exec(code, module.__dict__)
+        finally:
+            sys.argv[:] = argv
+            if main is not None:
+                sys.modules["__main__"] = main
+
     # -- running ----------------------------------------------------------------------
 
     def _def_line(self, obj: Any) -> int:
@@ -547,7 +672,9 @@ class Reference:
         line = getattr(span, "begin_line", 1) if span is not None else 1
         return line if isinstance(line, int) and line > 0 else 1
 
-    def _run(self, name: str, obj: Any, path: str, values: dict[str, Any], oracle: bool) -> dict[str, Any]:
+    def _run(self, name: str, obj: Any, path: str, oracle: bool, call: _Call | None) -> dict[str, Any]:
+        """The reference's pass pipeline on a program, or on jit kernel `call.jit` lowered with
+        the call's arguments, up to the hand-off point (with `oracle`, through LowerPipelineLoops)."""
         snaps: dict[str, Any] = {}
         current: list[str] = []
 
@@ -570,11 +697,10 @@ class Reference:
         jit = isinstance(obj, self.jit_type)
         line = self._def_line(obj) if jit else self._program_line(obj)
         failure: str | None = None
-        kwargs = self._arguments(name, obj, values, path, line) if jit else {}
         try:
             with ctx:
-                if jit:
-                    obj.lower(**kwargs)  # the specialization API: one pass-pipeline run
+                if call is not None:
+                    call.jit.lower(*call.args, **call.kwargs)  # the specialization API: one pipeline run
                 else:
                     self.manager.get_strategy(self.strategy).run_passes(obj)
         except _Stop:
@@ -664,6 +790,41 @@ class Reference:
                 "depth": depth, "kind": loop.kind.name, "stages": None if stages is None else int(stages),
                 "iv": loop.loop_var.name_hint, "start": self._text(loop.start), "stop": self._text(loop.stop),
                 "step": self._text(loop.step), "tiles": tiles}
+
+
+class _Call(NamedTuple):
+    """A call of a jit kernel recorded in a run of its file's `__main__` block."""
+
+    jit: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def _jit_key(jit: Any) -> tuple[str, str]:
+    """A jit kernel by its function's file and qualified name: the same kernel, whichever run
+    of its file defined the object."""
+    func = getattr(jit, "_func", None)
+    code = getattr(func, "__code__", None)
+    file = os.path.realpath(code.co_filename) if code is not None else ""
+    return file, str(getattr(func, "__qualname__", id(jit)))
+
+
+def _main_block_line(path: str) -> int | None:
+    """The line of the file's module-level `if __name__ == "__main__":`, if it has one."""
+    import ast
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        test = node.test if isinstance(node, ast.If) else None
+        if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" \
+                and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant) \
+                and test.comparators[0].value == "__main__":
+            return node.lineno
+    return None
 
 
 def _call_name(value: Any) -> str | None:

@@ -244,8 +244,8 @@ def test_specialize_and_kernel_without_via_pypto_are_refused(capsys: pytest.Capt
     for argv in (["slots", ROW_SCALE, "--specialize", "n=1"], ["codegen", ROW_SCALE, "--kernel", "RowScale"]):
         assert cli.main(argv) == 2
         # An argument error: no source location (there is none), as argparse's own errors.
-        assert capsys.readouterr().err == ("slotsat: error: --specialize and --kernel select what "
-                                           "PyPTO compiles; they need --via-pypto\n")
+        assert capsys.readouterr().err == ("slotsat: error: --specialize, --from-main and --kernel select "
+                                           "what PyPTO compiles; they need --via-pypto\n")
 
 
 def test_the_help_says_that_via_pypto_runs_the_file(capsys: pytest.CaptureFixture[str]) -> None:

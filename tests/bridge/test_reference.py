@@ -432,3 +432,86 @@ def test_a_file_of_inline_helpers_says_so_and_an_inline_function_is_no_kernel_al
     assert err == (f"{kernel}:4:1: error: --kernel add_rows: 'add_rows' is a @pl.jit.inline function, spliced "
                    "into the @pl.jit entry that calls it, with no program of its own: compile the file of that "
                    "entry\n")
+
+
+# -- --from-main: a jit kernel's arguments from the file's own `__main__` block -------------------
+
+MAIN = BARE.replace("import pypto.language as pl\n", "import pypto.language as pl\nimport torch\n", 1) + '''
+
+@pl.jit
+def double(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(x, [0, 0], [16, 32])
+        pl.store(pl.add(t, t), [0, 0], y)
+    return y
+
+
+if __name__ == "__main__":
+    a = torch.ones((256, 64), dtype=torch.float16)
+    c = torch.zeros((256, 64), dtype=torch.float16)
+    scaled_add(a, a, c, 256, config=None)
+    assert torch.equal(c, a + a), "the recorded call computed nothing"
+    x = torch.ones((16, 32), dtype=torch.float32)
+    program = double.lower(x, torch.zeros((16, 32), dtype=torch.float32))
+    print(len(program.functions))
+    double(x, x)
+'''
+
+
+def test_from_main_takes_every_argument_from_the_first_call_of_the_main_block(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """PyPTO's own examples give their shapes only in the tensors their `__main__` block passes.
+    The block runs as under `python -O` (its asserts on results the recorded calls did not
+    compute are skipped); a `.lower(...)` call returns the real program, which the block may read."""
+    kernel = _file(tmp_path, "main.py", MAIN)
+    status, out, err = _import([kernel, "--specialize", "rows=256"], capsys)
+    assert (status, out) == (2, "")
+    assert err.endswith("(so do b, c); or --from-main to take every argument from the call the file's __main__ "
+                        "block makes\n")
+    status, out, err = _import([kernel, "--from-main"], capsys)
+    assert (status, err) == (0, "")
+    assert "a__ssa_v0: pl.Tensor[[256, 64], pl.FP16]" in out
+    assert "pl.pipeline(8, stage=2" in out  # rows // 32 with rows = 256 from the call
+    assert "x__ssa_v0: pl.Tensor[[16, 32], pl.FP32]" in out  # the second kernel, after the assert
+    status, out, err = _import([kernel, "--from-main", "--kernel", "double"], capsys)
+    assert (status, err) == (0, "")
+    assert "scaled_add" not in out
+    assert "x__ssa_v0: pl.Tensor[[16, 32], pl.FP32]" in out
+
+
+@pytest.mark.parametrize(("main", "where", "message"), [
+    ('if __name__ == "__main__":\n    pass\n', "23:1",
+     "--from-main: the file's __main__ block ran to its end without calling kernel 'scaled_add'; give its "
+     "arguments with --specialize"),
+    ('if __name__ == "__main__":\n    scaled_add(torch.ones((64, 64)), None, None, 64)\n    raise SystemExit(3)\n',
+     "25:1", "--from-main: the file's __main__ block stopped before it called kernel 'double' (exited "
+     "(SystemExit: 3)); it called scaled_add: select one with --kernel, or give its arguments with --specialize"),
+    ('if __name__ == "__main__":\n    x = 1\n    x.shape\n', "25:1",
+     "--from-main: the file's __main__ block stopped before it called kernel 'scaled_add' (AttributeError: "
+     "'int' object has no attribute 'shape'); give its arguments with --specialize"),
+    ("", "1:1", "--from-main: the file has no `if __name__ == \"__main__\":` block to take the kernel's "
+                "arguments from; give them with --specialize"),
+])
+def test_from_main_says_why_a_kernel_got_no_arguments(tmp_path: Path, main: str, where: str, message: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    text = MAIN[: MAIN.index('if __name__ == "__main__":')] + main
+    kernel = _file(tmp_path, "main.py", text)
+    status, out, err = _import([kernel, "--from-main"], capsys)
+    assert (status, out) == (2, "")
+    assert err == f"{kernel}:{where}: error: {message}\n"
+
+
+def test_from_main_is_not_combined_with_specialize_and_needs_the_bridge(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kernel = _file(tmp_path, "main.py", MAIN)
+    status, _, err = _import([kernel, "--from-main", "--specialize", "rows=256"], capsys)
+    assert (status, err) == (2, f"{kernel}:1:1: error: --from-main takes every argument of a kernel from its call "
+                                "in the file's __main__ block; drop --specialize, or drop --from-main and give "
+                                "each argument with --specialize\n")
+    status = cli.main(["codegen", kernel, "--from-main"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "--specialize, --from-main and --kernel select what PyPTO compiles; they need --via-pypto" in err
+    status = cli.main(["codegen", kernel, "--via-pypto", "--from-main", "--kernel", "double", "--backend", "none"])
+    out = capsys.readouterr()
+    assert (status, out.err) == (0, "")

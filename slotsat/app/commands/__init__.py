@@ -76,14 +76,18 @@ VIA_PYPTO_HELP = ("compile FILE with the installed PyPTO up to its hand-off poin
 
 
 def add_pypto_options(parser: argparse.ArgumentParser, *, via: bool = True) -> None:
-    """`--via-pypto` (unless the command always goes through PyPTO), `--specialize` and
-    `--kernel`. A command that reads a kernel file calls this and then `kernel_source`."""
+    """`--via-pypto` (unless the command always goes through PyPTO), `--specialize`,
+    `--from-main` and `--kernel`. A command that reads a kernel file calls this and then `kernel_source`."""
     if via:
         parser.add_argument("--via-pypto", action="store_true", help=VIA_PYPTO_HELP)
     parser.add_argument("--specialize", action="append", default=[], metavar="NAME=VALUE",
                         help="a parameter of a @pl.jit kernel: a scalar's value (an integer, a float, True, "
                              "False, or RUNTIME to keep it a runtime scalar) or a tensor's shape and dtype "
                              "('a=pl.Tensor[[128, 64], pl.FP32]' or 'a=[128, 64]:FP32'); repeatable")
+    parser.add_argument("--from-main", action="store_true",
+                        help="give each @pl.jit kernel the arguments of the first call the file's "
+                             "`if __name__ == \"__main__\":` block makes to it (runs that block up to "
+                             "there; the call itself compiles and runs nothing)")
     parser.add_argument("--kernel", default=None, metavar="NAME",
                         help="only this @pl.program class or @pl.jit function of FILE (default: every "
                              "@pl.program class and @pl.jit entry it defines)")
@@ -102,9 +106,12 @@ def kernel_source(args: argparse.Namespace) -> tuple[str, str]:
 
     file: str = args.file
     if not getattr(args, "via_pypto", False):
-        if getattr(args, "specialize", None) or getattr(args, "kernel", None) is not None:
-            raise UsageError("--specialize and --kernel select what PyPTO compiles; they need --via-pypto")
+        if getattr(args, "specialize", None) or getattr(args, "kernel", None) is not None \
+                or getattr(args, "from_main", False):
+            raise UsageError("--specialize, --from-main and --kernel select what PyPTO compiles; they need "
+                             "--via-pypto")
         return read_source(file), file
     from slotsat.bridge import handoff
 
-    return handoff(file, kernel=args.kernel, specialize=args.specialize), handoff_label(file)
+    return handoff(file, kernel=args.kernel, specialize=args.specialize, from_main=args.from_main), \
+        handoff_label(file)

@@ -1,7 +1,7 @@
 """`slotsat import FILE`: the IR PyPTO prints for a kernel file at the hand-off point.
 
 ```
-slotsat import FILE [-o OUT.py] [--specialize NAME=VALUE ...] [--kernel NAME]
+slotsat import FILE [-o OUT.py] [--specialize NAME=VALUE ... | --from-main] [--kernel NAME]
 ```
 
 Runs FILE as Python under the installed PyPTO (the reference's front end is Python: this
@@ -12,7 +12,11 @@ OUT.py. That is the tile-level IR every other command reads; `--via-pypto` on `s
 `codegen` and `check` does the same in one step. A scalar parameter of a jit kernel takes its
 value from `--specialize NAME=VALUE` (`RUNTIME` keeps it a runtime scalar), a tensor parameter
 with a bare `pl.Tensor` annotation its shape and dtype from `--specialize
-'NAME=pl.Tensor[[D0, ...], pl.DTYPE]'` (or `NAME=[D0, ...]:DTYPE`).
+`'NAME=pl.Tensor[[D0, ...], pl.DTYPE]'` (or `NAME=[D0, ...]:DTYPE`). With `--from-main`
+instead, every argument comes from the first call the file's `if __name__ == "__main__":`
+block makes to the kernel (`kernel(...)`, `kernel.lower(...)` or `kernel.compile(...)`), the
+way PyPTO's own examples give their shapes: the block runs up to that call, which records its
+arguments and compiles and runs nothing.
 
 Exit status 0; 2 when PyPTO is not installed (one line saying how to install it), when the
 reference rejects the kernel (its own message, located in FILE) or does not finish within
@@ -40,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from slotsat.bridge import handoff
 
-    text = handoff(args.file, kernel=args.kernel, specialize=args.specialize)
+    text = handoff(args.file, kernel=args.kernel, specialize=args.specialize, from_main=args.from_main)
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_OK
