@@ -1496,6 +1496,8 @@ class FunctionEmitter(Emitter):
         self.carry_guard: dict[int, tuple[int, str]] = {}
         self.notes: list[Note] = []
         self.loop_stack: list[LoopInfo] = []
+        self.block_counts: set[int] = set()
+        """The scalars bound to `tile.get_block_num()`: the SPMD block count, at least 1."""
         self.view_names: set[str] = set()
         """Handles that are SSA views (`pto.treshape`, `pto.subview` results)."""
         self.subview_names: set[str] = set()
@@ -3318,6 +3320,8 @@ class FunctionEmitter(Emitter):
         assert sp.param is not None
         param = self.spmd_param(sp.param)
         self.handles[target.id] = self.arith("index_cast", [param], _int_type(target.dtype), cast_from="i32")
+        if c.op == "tile.get_block_num":
+            self.block_counts.add(target.id)
 
     def _emit_dim(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`tensor.dim(t, axis)`: the dimension's value (a literal, or the dynamic dimension's
@@ -3433,16 +3437,31 @@ class FunctionEmitter(Emitter):
     def _bound(self, e: ir.Expr) -> str:
         return self.index_value(e)
 
-    def for_(self, s: ir.ForStmt) -> None:
+    def _step(self, s: ir.ForStmt) -> ir.Expr:
+        """The loop's step, folded, once it is known positive. `scf.for` counts upward by a
+        positive step: a non-positive one drops the body or never ends, and ptoas accepts either
+        silently. So the step is a positive literal, or the SPMD block count (a grid-stride loop,
+        `for b in pl.range(idx, n, num)` with `num = pl.tile.get_block_num()`), which is at
+        least 1. The reference also emits any other runtime step, unchecked; slotsat refuses it
+        rather than guess its sign."""
         step = fold(s.step)
-        if not isinstance(step, ir.ConstInt) or ir.literal_value(step) is None or step.value <= 0:
-            raise PassError(
-                f"loops in device functions must have a positive constant step, got {format_expr(s.step)}",
-                s.span,
-            )
+        if isinstance(step, ir.ConstInt) and ir.literal_value(step) is not None:
+            if step.value > 0:
+                return step
+            raise PassError(f"loops in device functions must have a positive step, got {step.value}: scf.for "
+                            "counts upward only; count up and invert the index in the body", s.span)
+        if isinstance(step, ir.Var) and step.id in self.block_counts:
+            return step
+        raise PassError(f"loops in device functions need a step known to be positive: a literal, or the SPMD "
+                        f"block count of pl.tile.get_block_num(); got {format_expr(s.step)}, whose sign "
+                        "slotsat cannot prove (scf.for drops the body of a negative step and never ends at "
+                        "zero)", s.span)
+
+    def for_(self, s: ir.ForStmt) -> None:
+        step = self._step(s)
         lb = self._bound(s.start)
         ub = self._bound(s.stop)
-        st = self.const(step.value, ir.DType.INDEX)
+        st = self.index_value(step)  # after the bounds: the reference's order of hoisted constants
         iv = f"%{self.var_name(s.loop_var)}"
         self.handles[s.loop_var.id] = iv
         self.values[iv] = self.graph.opaque(iv)

@@ -119,6 +119,42 @@ return out
     assert "__pypto_spmd" not in text
 
 
+GRID_STRIDE = """
+b0: pl.Scalar[pl.INDEX] = pl.tile.get_block_idx()
+nb: pl.Scalar[pl.INDEX] = pl.tile.get_block_num()
+for i, (acc,) in pl.range(b0, 16, STEP, init_values=(out,)):
+    t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [i * 16, 0], [16, 64])
+    o = pl.store(t, [i * 16, 0], acc)
+    r = pl.yield_(o)
+return r
+"""
+GRID_PARAMS = "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]], n: pl.Scalar[pl.INDEX]"
+GRID_RET = "pl.Tensor[[256, 64], pl.FP32]"
+
+
+def test_a_grid_stride_loop_steps_by_the_spmd_block_count() -> None:
+    """`for i in pl.range(block_idx, n, block_num)`: PyPTO's SPMD examples spread rows over the
+    blocks so; the block count is at least 1, so the runtime step is a valid scf.for step."""
+    text = _emit(GRID_STRIDE.replace("STEP", "nb"), GRID_PARAMS, GRID_RET, decls="", planner=Planner.PYPTO)
+    (num,) = lines(text, "arith.index_cast %__pypto_spmd_block_num : i32 to index")
+    (idx,) = lines(text, "arith.index_cast %__pypto_spmd_block_idx : i32 to index")
+    (loop,) = lines(text, "scf.for %i")
+    assert f"= {idx.split(' =')[0].strip()} to %c16_index step {num.split(' =')[0].strip()} " in loop
+    check_module(text)
+
+
+@pytest.mark.parametrize(("step", "message"), [
+    ("n", "loops in device functions need a step known to be positive: a literal, or the SPMD block count of "
+          "pl.tile.get_block_num(); got n, whose sign slotsat cannot prove"),
+    ("b0", "got b0, whose sign slotsat cannot prove"),
+    ("-1", "loops in device functions must have a positive step, got -1: scf.for counts upward only"),
+])
+def test_a_step_not_known_positive_is_refused_at_the_loop(step: str, message: str) -> None:
+    err = error(kernel(GRID_STRIDE.replace("STEP", step), params=GRID_PARAMS, ret=GRID_RET))
+    assert message in err.message
+    assert err.span.line == 12  # the `for` line of the program around the body
+
+
 # --------------------------------------------------------------------------------------
 # integer min / max, bit operations, logical and / or, float comparisons
 
