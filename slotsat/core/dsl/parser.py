@@ -90,6 +90,7 @@ from __future__ import annotations
 
 import ast
 import copy as copy_module
+import difflib
 import gc
 import keyword
 import math
@@ -1127,6 +1128,24 @@ class _FunctionParser:
         if (name in _ABOVE_TILE_SCOPES or name in _ABOVE_TILE_DECORATORS or name in _ABOVE_TILE_CALLS
                 or name.startswith("pl.jit.")):
             self.error(ABOVE_TILE.format(what=f"'{name}'"), node)
+
+    def unknown_call(self, func: ast.expr) -> NoReturn:
+        """The error for a call of something that is neither an op nor `self.f`: for a bare
+        name, what the name is (a function of the program called without `self.`, a value, or
+        nothing: Python's "not defined", with a did-you-mean among the program's functions)."""
+        if isinstance(func, ast.Name):
+            name = func.id
+            functions = sorted(self.mp.function_names)
+            if name in self.mp.function_names:
+                self.error(f"'{name}' is a function of the program: call it as self.{name}(...)", func)
+            if self.env.get(name) is not None or name in self.mp.constants:
+                self.error(f"'{name}' is a value, not a function: a kernel calls pl operations and the "
+                           "program's functions (self.f(...))", func)
+            close = difflib.get_close_matches(name, functions, n=1, cutoff=0.7)
+            hint = f"; did you mean self.{close[0]}(...)?" if close else ""
+            self.error(f"'{name}' is not defined: a kernel calls pl operations and the program's functions "
+                       f"(self.f(...)){hint}", func)
+        self.error(f"unsupported syntax: call of '{self.mp.source(func)}'", func)
 
     def unknown_pl(self, name: str, node: ast.AST) -> NoReturn:
         """The error for an unknown `pl.` / `pld.` name: above tile level, a misspelled op
@@ -2454,7 +2473,7 @@ class _FunctionParser:
         if not self.calls.is_call(call):
             if name is not None and name.startswith(("pl.", "pld.")):
                 self.unknown_pl(name, call.func)
-            self.error(f"unsupported syntax: call of '{self.mp.source(call.func)}'", call.func)
+            self.unknown_call(call.func)
         op_call, _ = self.op_call(call, None, statement=True)
         return ir.EvalStmt(op_call, span=self.span(node))
 
@@ -2509,7 +2528,7 @@ class _FunctionParser:
         if not self.calls.is_call(node):
             if name is not None and name.startswith(("pl.", "pld.")):
                 self.unknown_pl(name, node.func)
-            self.error(f"unsupported syntax: call of '{self.mp.source(node.func)}'", node.func)
+            self.unknown_call(node.func)
         return self.calls.call(node, annot, statement)
 
     def opaque_arg(self, node: ast.expr) -> ir.CallArg:
@@ -2785,7 +2804,7 @@ class _FunctionParser:
             if name in NON_OPS:
                 self.error(f"{name} is not an expression", node)
             self.unknown_pl(name, node.func)
-        self.error(f"unsupported syntax: call of '{self.mp.source(node.func)}'", node.func)
+        self.unknown_call(node.func)
 
     def _minmax(self, node: ast.Call, name: str) -> ir.Expr:
         if name == "abs":
