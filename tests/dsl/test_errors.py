@@ -579,8 +579,8 @@ CASES: list[tuple[str, str, str, str, int, int]] = [
     ("misspelled-op", "t = pl.tile.lod(a, [0, 0], [64, 64])\nreturn out", "",
      "unsupported DSL construct 'pl.tile.lod'; did you mean 'pl.tile.load'?", 8, 13),
     ("misspelled-function", "t = kernal(a, n, out)\nreturn out", "",
-     "'kernal' is not defined: a kernel calls pl operations and the program's functions (self.f(...)); did you "
-     "mean self.kernel(...)?", 8, 13),
+     "'kernal' is not defined: a kernel calls pl operations and the program's functions (self.f(...)); "
+     "did you mean self.kernel(...)?", 8, 13),
     ("function-without-self", "t = kernel(a, n, out)\nreturn out", "",
      "'kernel' is a function of the program: call it as self.kernel(...)", 8, 13),
     ("call-of-a-value", "t = n(a)\nreturn out", "",
