@@ -570,8 +570,11 @@ class Reference:
         """The first call the file's `if __name__ == "__main__":` block makes to each jit
         kernel of `kernels`, keyed by kernel name. Runs the block (the whole file again, as
         `python FILE` does) with `JIT_ENTRY_POINTS` recording instead of compiling or running,
-        and stops it once every kernel has been called. Raises a located `Failure` when the
-        file has no such block, or when the block ends or fails before calling a kernel."""
+        and stops it once every kernel has been called. A kernel the block does not call but
+        whose annotations give every argument (shaped tensors, no scalar without a default)
+        compiles as it does without `--from-main`. Raises a located `Failure` when the file has
+        no such block, or when the block ends or fails before calling a kernel that needs
+        arguments."""
         jits = {name: obj for name, obj in kernels if isinstance(obj, self.jit_type)}
         if not jits:
             raise Failure("--from-main takes the arguments of @pl.jit kernels; this file's kernels are "
@@ -580,9 +583,35 @@ class Reference:
         if block is None:
             raise Failure("--from-main: the file has no `if __name__ == \"__main__\":` block to take the "
                           "kernel's arguments from; give them with --specialize", path, kind="usage")
-        wanted = {_jit_key(obj): name for name, obj in jits.items()}
-        calls: dict[str, _Call] = {}
+        calls, stopped = self._record_main(path, block, {_jit_key(obj): name for name, obj in jits.items()})
+        missing = []
+        for name, obj in jits.items():
+            if name in calls:
+                continue
+            try:  # a kernel whose annotations give every argument needs no call
+                calls[name] = _Call(obj, (), self._arguments(name, obj, {}, path, self._def_line(obj)))
+            except Failure:
+                missing.append(name)
+        if not missing:
+            return calls
+        name = missing[0]
+        called = [n for n in jits if n in calls and calls[n].jit is not jits[n]]
+        also = f"; it called {', '.join(called)}: select one with --kernel, or" if called else ";"
+        if stopped is None:
+            raise Failure(f"--from-main: the file's __main__ block ran to its end without calling kernel "
+                          f"'{name}'{also} give its arguments with --specialize", path, block, kind="usage")
+        stopped.payload["message"] = _one_line(
+            f"--from-main: the file's __main__ block stopped before it called kernel '{name}' "
+            f"({stopped.payload['message']}){also} give its arguments with --specialize")
+        stopped.payload["kind"] = "usage"
+        raise stopped
 
+    def _record_main(self, path: str, block: int, wanted: dict[tuple[str, str], str]
+                     ) -> tuple[dict[str, _Call], Failure | None]:
+        """Run the file's `__main__` block with `JIT_ENTRY_POINTS` recording the first call of
+        each kernel of `wanted` (by `_jit_key`), until all are called: the calls, by kernel
+        name, and why the block stopped before that (a located failure), if it did."""
+        calls: dict[str, _Call] = {}
         saved = {m: self.jit_type.__dict__[m] for m in JIT_ENTRY_POINTS if m in self.jit_type.__dict__}
 
         def recorder(method: str) -> Callable[..., Any]:
@@ -613,20 +642,7 @@ class Reference:
         finally:
             for m, method in saved.items():
                 setattr(self.jit_type, m, method)
-        missing = [name for name in jits if name not in calls]
-        if not missing:
-            return calls
-        name = missing[0]
-        called = [n for n in jits if n in calls]
-        also = f"; it called {', '.join(called)}: select one with --kernel, or" if called else ";"
-        if stopped is None:
-            raise Failure(f"--from-main: the file's __main__ block ran to its end without calling kernel "
-                          f"'{name}'{also} give its arguments with --specialize", path, block, kind="usage")
-        stopped.payload["message"] = _one_line(
-            f"--from-main: the file's __main__ block stopped before it called kernel '{name}' "
-            f"({stopped.payload['message']}){also} give its arguments with --specialize")
-        stopped.payload["kind"] = "usage"
-        raise stopped
+        return calls, stopped
 
     def _run_main(self, path: str) -> None:
         """The file as `python -O FILE` runs it (`python -O -m PACKAGE.MODULE` for a package

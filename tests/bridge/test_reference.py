@@ -479,6 +479,20 @@ def test_from_main_takes_every_argument_from_the_first_call_of_the_main_block(
     assert "x__ssa_v0: pl.Tensor[[16, 32], pl.FP32]" in out
 
 
+def test_from_main_leaves_a_kernel_that_needs_no_arguments_as_it_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A kernel with shaped annotations and no scalar to give compiles without a call: PyPTO's
+    distributed examples call their device kernels only from inside a host kernel."""
+    shaped = MAIN.replace('if __name__ == "__main__":', JIT.split("\n\n\n", 1)[1].replace(
+        "blocks: pl.Scalar[pl.INDEX]", "blocks: pl.Scalar[pl.INDEX] = 4").replace("COLS", "128")
+        + '\n\nif __name__ == "__main__":')
+    kernel = _file(tmp_path, "main.py", shaped)
+    status, out, err = _import([kernel, "--from-main"], capsys)
+    assert (status, err) == (0, "")
+    assert "pl.pipeline(4, stage=2, init_values=(y__ssa_v0,))" in out  # stream_exp, never called
+    assert "pl.pipeline(8, stage=2" in out  # scaled_add, from its call
+
+
 @pytest.mark.parametrize(("main", "where", "message"), [
     ('if __name__ == "__main__":\n    pass\n', "23:1",
      "--from-main: the file's __main__ block ran to its end without calling kernel 'scaled_add'; give its "
