@@ -588,10 +588,10 @@ class Reference:
         for name, obj in jits.items():
             if name in calls:
                 continue
-            try:  # a kernel whose annotations give every argument needs no call
-                calls[name] = _Call(obj, (), self._arguments(name, obj, {}, path, self._def_line(obj)))
-            except Failure:
+            if self._needs_arguments(obj):
                 missing.append(name)
+            else:  # its annotations give every argument: it compiles as without --from-main
+                calls[name] = _Call(obj, (), self._arguments(name, obj, {}, path, self._def_line(obj)))
         if not missing:
             return calls
         name = missing[0]
@@ -605,6 +605,13 @@ class Reference:
             f"({stopped.payload['message']}){also} give its arguments with --specialize")
         stopped.payload["kind"] = "usage"
         raise stopped
+
+    def _needs_arguments(self, obj: Any) -> bool:
+        """Whether a jit kernel needs a value from its caller: a bare tensor annotation, or a
+        scalar parameter without a default."""
+        params = inspect.signature(obj._func).parameters
+        return any(kind == "bare" or (kind == "scalar" and params[p].default is inspect.Parameter.empty)
+                   for p, (kind, _) in self._kinds(obj).items())
 
     def _record_main(self, path: str, block: int, wanted: dict[tuple[str, str], str]
                      ) -> tuple[dict[str, _Call], Failure | None]:
