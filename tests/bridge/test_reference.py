@@ -491,6 +491,14 @@ def test_from_main_leaves_a_kernel_that_needs_no_arguments_as_it_is(
     assert (status, err) == (0, "")
     assert "pl.pipeline(4, stage=2, init_values=(y__ssa_v0,))" in out  # stream_exp, never called
     assert "pl.pipeline(8, stage=2" in out  # scaled_add, from its call
+    # without the default, stream_exp needs a call the block never makes
+    kernel = _file(tmp_path, "main.py", shaped.replace("blocks: pl.Scalar[pl.INDEX] = 4", "blocks: pl.Scalar[pl.INDEX]"))
+    status, out, err = _import([kernel, "--from-main"], capsys)
+    assert (status, out) == (2, "")
+    assert err.startswith(f"{kernel}:")
+    assert err.endswith(": error: --from-main: the file's __main__ block ran to its end without calling kernel "
+                        "'stream_exp'; it called scaled_add, double: select one with --kernel, or give its "
+                        "arguments with --specialize\n")
 
 
 @pytest.mark.parametrize(("main", "where", "message"), [
