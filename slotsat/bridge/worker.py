@@ -25,10 +25,11 @@ Protocol (every message one line of JSON):
   shape and dtype on torch's `meta` device);
 - with `"from_main": true` in a compile request, a `@pl.jit` kernel takes its arguments
   instead from the first call (`kernel(...)`, `kernel.lower(...)` or `kernel.compile(...)`)
-  the file's `if __name__ == "__main__":` block makes to it: the worker runs that block with
-  those methods replaced by a recorder that returns None, and stops it once every kernel asked
-  for has been called; the kernel is then lowered with the recorded arguments (a `config=`
-  keyword, PyPTO's run configuration, is dropped);
+  the file's `if __name__ == "__main__":` block makes to it: the worker runs that block (as
+  `python -O` would) with those methods replaced by a recorder that runs and builds nothing
+  (`lower` still returns the program), and stops it once every kernel that needs arguments has
+  been called; the kernel is then lowered with the recorded arguments (a `config=` keyword,
+  PyPTO's run configuration, is dropped);
 - `{"op": "parse", "text": T}`: `pl.parse_program(T)`, answered with the program printed
   back;
 - every answer is `{"ok": true, ...}` or `{"ok": false, "error": {"file", "line", "col",
@@ -676,6 +677,8 @@ class Reference:
             sys.argv[:] = argv
             if main is not None:
                 sys.modules["__main__"] = main
+            else:
+                del sys.modules["__main__"]
 
     # -- running ----------------------------------------------------------------------
 
