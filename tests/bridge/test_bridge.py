@@ -241,15 +241,19 @@ def test_the_time_limit_comes_from_the_environment(monkeypatch: pytest.MonkeyPat
 
 
 def test_specialize_and_kernel_without_via_pypto_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in (["slots", ROW_SCALE, "--specialize", "n=1"], ["codegen", ROW_SCALE, "--kernel", "RowScale"]):
+    for argv in (["slots", ROW_SCALE, "--specialize", "n=1"], ["codegen", ROW_SCALE, "--kernel", "RowScale"],
+                 ["explore", ROW_SCALE, "--from-main"]):
         assert cli.main(argv) == 2
         # An argument error: no source location (there is none), as argparse's own errors.
         assert capsys.readouterr().err == ("slotsat: error: --specialize, --from-main and --kernel select "
                                            "what PyPTO compiles; they need --via-pypto\n")
+    assert cli.main(["explore", "(i + 1) % 2", "--loop", "i=0:8", "--via-pypto"]) == 2
+    assert capsys.readouterr().err == ("slotsat: error: --via-pypto, --specialize, --from-main and --kernel "
+                                       "take a kernel FILE, not an expression\n")
 
 
 def test_the_help_says_that_via_pypto_runs_the_file(capsys: pytest.CaptureFixture[str]) -> None:
-    for command in ("slots", "codegen", "check"):
+    for command in ("slots", "codegen", "check", "explore"):
         with pytest.raises(SystemExit):
             cli.main([command, "--help"])
         text = " ".join(capsys.readouterr().out.split())

@@ -537,3 +537,18 @@ def test_from_main_is_not_combined_with_specialize_and_needs_the_bridge(
     status = cli.main(["codegen", kernel, "--via-pypto", "--from-main", "--kernel", "double", "--backend", "none"])
     out = capsys.readouterr()
     assert (status, out.err) == (0, "")
+
+
+def test_explore_file_goes_through_pypto_like_codegen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`explore FILE --via-pypto` lists the expressions of the hand-off IR; its diagnostics
+    name the file as `codegen --via-pypto` does."""
+    kernel = _file(tmp_path, "stream.py", JIT)
+    status = cli.main(["explore", kernel, "--via-pypto", "--specialize", "blocks=4"])
+    out = capsys.readouterr()
+    assert (status, out.err) == (0, "")
+    assert "  #1 line 9: slot operand of 't__ssa_v0', 2 slots: b__idx_v0 % 2\n" in out.out
+    assert "     loops: b__idx_v0 in range(0, 4, 1)\n" in out.out
+    status = cli.main(["explore", kernel, "--via-pypto"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith(f"{kernel}:6:1: error: kernel 'stream_exp': scalar parameter 'blocks' needs a value")

@@ -99,12 +99,13 @@ def handoff_label(file: str) -> str:
     return f"{file}[hand-off]"
 
 
-def kernel_source(args: argparse.Namespace) -> tuple[str, str]:
-    """The text a command parses and the file name its diagnostics use: FILE itself, or with
-    `--via-pypto` the hand-off IR PyPTO prints for it."""
+def kernel_source(args: argparse.Namespace, file: str | None = None) -> tuple[str, str]:
+    """The text a command parses and the file name its diagnostics use: FILE (`args.file`
+    unless given) itself, or with `--via-pypto` the hand-off IR PyPTO prints for it."""
     from slotsat.core.limits import read_source
 
-    file: str = args.file
+    if file is None:
+        file = str(args.file)
     if not getattr(args, "via_pypto", False):
         if getattr(args, "specialize", None) or getattr(args, "kernel", None) is not None \
                 or getattr(args, "from_main", False):

@@ -7,13 +7,14 @@
   and which one extraction picked; then the emitted `arith` lines of the picked form.
   `STOP` (and `START`) may be `?` (a runtime value). With `--json` the output is
   `{"expr", "forms": [{"form", "ops", "nonneg", "matcher_accepts", "picked"}], "emitted": [...]}`.
-- `slotsat explore FILE [--function F]`: every slot operand and integer expression codegen
+- `slotsat explore FILE [--function F] [--via-pypto ...]`: every slot operand and integer expression codegen
   lowers for the kernel file (after the slots pass, replication and init-memref, as codegen
   reads them), numbered, each with its line, what it is, the expression, its loops and the
   forms as above, the picked one marked. All of a function's expressions share one e-graph.
   `--json` prints `{"file", "functions": [{"name", "expressions": [{"id", "line", "kind",
   "expr", "slots", "loops": [{"iv", "start", "stop", "step"}], "forms": [...],
-  "picked"}]}]}`.
+  "picked"}]}]}`. With `--via-pypto` (and `--specialize`, `--from-main`, `--kernel`, as on
+  `codegen`) FILE goes through PyPTO to its hand-off IR first.
 
 `--dot OUT.dot|OUT.svg` draws the e-classes of one expression (FILE: the one `--select N`
 numbers, default 1) with the picked form's nodes highlighted; `.svg` needs graphviz's `dot`
@@ -35,7 +36,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from slotsat.app.commands import UsageError, add_backend, add_compat, add_mode, add_planner
+from slotsat.app.commands import UsageError, add_backend, add_compat, add_mode, add_planner, add_pypto_options
 from slotsat.app.commands.explore_forms import form_json, form_lines
 from slotsat.core import ir
 from slotsat.core.dsl import parse_expression
@@ -89,6 +90,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_planner(parser)
     add_backend(parser)
     add_compat(parser)
+    add_pypto_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -206,6 +208,9 @@ def run(args: argparse.Namespace) -> int:
         from slotsat.app.commands.explore_file import run_file
 
         return run_file(args)
+    if args.via_pypto or args.specialize or args.from_main or args.kernel is not None:
+        raise UsageError("--via-pypto, --specialize, --from-main and --kernel take a kernel FILE, not an "
+                         "expression")
     return run_expr(args)
 
 

@@ -71,16 +71,17 @@ class Explored:
         }
 
 
-def read_module(path: str) -> ir.Module:
-    """The kernel file as IR (the DSL parser; read and parse errors carry the file)."""
+def read_module(args: argparse.Namespace) -> tuple[ir.Module, str]:
+    """The kernel file as IR, and the file name diagnostics use (FILE, or with `--via-pypto`
+    its hand-off IR's label); read and parse errors carry that name."""
+    from slotsat.app.commands import kernel_source
     from slotsat.core.dsl.parser import parse_source
-    from slotsat.core.limits import read_source
 
-    text = read_source(path)
+    text, file = kernel_source(args, args.expr)
     try:
-        return parse_source(text, path)
+        return parse_source(text, file), file
     except SlotsatError as err:
-        err.with_file(path)
+        err.with_file(file)
         raise
 
 
@@ -127,10 +128,12 @@ def _loops_text(site: IndexSite) -> str:
 
 
 def run_file(args: argparse.Namespace) -> int:
+    file = args.expr
     try:
-        explored = explore_module(read_module(args.expr), args)
+        module, file = read_module(args)
+        explored = explore_module(module, args)
     except SlotsatError as err:
-        err.with_file(args.expr)
+        err.with_file(file)
         raise
     if args.dot is not None:
         if not 1 <= args.select <= len(explored):
