@@ -1130,9 +1130,13 @@ class _FunctionParser:
             self.error(ABOVE_TILE.format(what=f"'{name}'"), node)
 
     def unknown_call(self, func: ast.expr) -> NoReturn:
-        """The error for a call of something that is neither an op nor `self.f`: for a bare
-        name, what the name is (a function of the program called without `self.`, a value, or
-        nothing: Python's "not defined", with a did-you-mean among the program's functions)."""
+        """The error for a call of something that is neither an op nor `self.f`: for a `pl.` /
+        `pld.` name, `unknown_pl`'s; for a bare name, what the name is (a function of the
+        program called without `self.`, a value, or nothing: Python's "not defined", with a
+        did-you-mean among the program's functions)."""
+        name = dotted(func)
+        if name is not None and name.startswith(("pl.", "pld.")):
+            self.unknown_pl(name, func)
         if isinstance(func, ast.Name):
             name = func.id
             functions = sorted(self.mp.function_names)
@@ -2471,8 +2475,6 @@ class _FunctionParser:
             self.error("pl.tile.alloc(..., pinned=True) statements are accepted only at the top of a "
                        "function body", node)
         if not self.calls.is_call(call):
-            if name is not None and name.startswith(("pl.", "pld.")):
-                self.unknown_pl(name, call.func)
             self.unknown_call(call.func)
         op_call, _ = self.op_call(call, None, statement=True)
         return ir.EvalStmt(op_call, span=self.span(node))
@@ -2524,10 +2526,7 @@ class _FunctionParser:
 
     def op_call(self, node: ast.Call, annot: ir.Type | None,
                 statement: bool = False) -> tuple[ir.Call, ir.Type]:
-        name = dotted(node.func)
         if not self.calls.is_call(node):
-            if name is not None and name.startswith(("pl.", "pld.")):
-                self.unknown_pl(name, node.func)
             self.unknown_call(node.func)
         return self.calls.call(node, annot, statement)
 
@@ -2800,10 +2799,8 @@ class _FunctionParser:
             if not isinstance(var.type, ir.ScalarType):
                 self.error(f"{dotted(node.func)}(...) is not a scalar; assign it to a name first", node)
             return var
-        if name is not None and name.startswith(("pl.", "pld.")):
-            if name in NON_OPS:
-                self.error(f"{name} is not an expression", node)
-            self.unknown_pl(name, node.func)
+        if name in NON_OPS:
+            self.error(f"{name} is not an expression", node)
         self.unknown_call(node.func)
 
     def _minmax(self, node: ast.Call, name: str) -> ir.Expr:
