@@ -24,10 +24,9 @@ from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.dsl.printer import print_module
 from slotsat.lowering.dist_comm import COMM_CTX_TYPE, InsertCommFence, MaterializeDistTensorCtx
-from tests.codegen.harness import compile_, error, kernel, lines, references_module
+from tests.codegen.harness import PRINTED, compile_, error, kernel, lines, references_module
 
 ROOT = Path(__file__).resolve().parents[2]
-PRINTED = ROOT / "tests" / "data" / "printed"
 T = "pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec]"
 WINDOWS = ("a: pl.Tensor[[16, 64], pl.FP32], data: pld.DistributedTensor[[16, 64], pl.FP32], "
            "signal: pld.DistributedTensor[[2, 1], pl.INT32], me: pl.Scalar[pl.INT32], peer: pl.Scalar[pl.INT32], "

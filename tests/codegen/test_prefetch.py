@@ -12,8 +12,6 @@ pipelined body leaves the loop slotted.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from slotsat.app.commands.check import check_module
@@ -22,8 +20,6 @@ from slotsat.core.dsl.parser import parse_source
 from slotsat.core.dsl.printer import print_module
 from slotsat.core.errors import SlotsatError
 from tests.codegen.harness import compile_, error, kernel, lines, references_module
-
-PRINTED = Path(__file__).resolve().parents[1] / "data" / "printed"
 
 TABLE = "table: pl.Tensor[[1, 4096], pl.FP32], a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]"
 PREFETCH = """

@@ -29,10 +29,9 @@ from slotsat.core.errors import PassError
 from slotsat.core.options import Planner
 from slotsat.lowering.pto_dialect import normalize, parse_and_verify
 from tests.codegen.address_oracle import check_module
-from tests.codegen.harness import references_module
+from tests.codegen.harness import PRINTED, references_module
 
 ROOT = Path(__file__).resolve().parents[2]
-PRINTED = ROOT / "tests" / "data" / "printed"
 KERNELS = sorted(p.name.removesuffix(".pre.py") for p in PRINTED.glob("*.pre.py"))
 GOLDEN = ROOT / "tests" / "golden" / "printed"
 SETUP_OPS = frozenset({"pto.alloc_tile", "pto.make_tensor_view", "pto.partition_view", "pto.alloc_multi_tile",

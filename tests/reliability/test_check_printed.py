@@ -25,10 +25,9 @@ from slotsat.core.dsl.parser import parse_source
 from slotsat.core.inputs import DYNAMIC_DIMENSION, random_identity, random_inputs
 from slotsat.core.interp_errors import InterpreterError
 from slotsat.core.interpreter import Interpreter, ensure_modelled
-from tests.codegen.harness import confirmed
+from tests.codegen.harness import PRINTED, confirmed
 
 ROOT = Path(__file__).resolve().parents[2]
-PRINTED = ROOT / "tests" / "data" / "printed"
 
 
 def _src(params: str, ret: str, body: str, decls: str = "") -> str:
