@@ -1018,6 +1018,11 @@ def _fold_or_keep(e: ir.Expr) -> ir.Expr:
     return folded if isinstance(folded, ir.ConstInt) else e
 
 
+RANDOM_ROUNDS = (7, 10)
+"""The cipher round counts `pto.trandom` takes (ptoas's TRandomOp verifier)."""
+RANDOM_DEFAULT_ROUNDS = 10
+"""The count ptoas's TRandomOp assumes without the attribute (`DefaultValuedAttr`)."""
+
 _UNEMITTED_SPACES = frozenset(
     {ir.MemorySpace.LeftScale, ir.MemorySpace.RightScale, ir.MemorySpace.ScalarLocal})
 
@@ -2345,6 +2350,29 @@ class FunctionEmitter(Emitter):
         dst_t = self.handle_types.get(dst, tile_type_string(target.type))
         attrs = self._attr_dict(c, sp, where)
         self.line(f'"{sp.pto}"({diagonal}, {dst}){attrs} : ({diagonal_t}, {dst_t}) -> ()')
+
+    def _emit_random(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
+        """`tile.random`: `pto.trandom ins(KEY0, ..., COUNTER3 : i32, ...) outs(%dst : TB)` at
+        the default 10 cipher rounds; another round count (ptoas takes 7 and 10) in MLIR's
+        generic form, `"pto.trandom"(KEY0, ..., COUNTER3, %dst) {rounds = N : i32} : (i32, ...,
+        TB) -> ()`, the one spelling ptoas reads the attribute in, as the reference prints it."""
+        rounds = c.kwarg("rounds")
+        n = rounds.value if isinstance(rounds, ir.ConstInt) else None
+        if rounds is not None and n not in RANDOM_ROUNDS:
+            got = _keyword_text(rounds) or "a value known only at run time"
+            raise PassError(f"tile.random takes rounds={' or '.join(map(str, RANDOM_ROUNDS))} (the cipher "
+                            f"rounds ptoas accepts), got {got}", where)
+        if n is None or n == RANDOM_DEFAULT_ROUNDS:
+            self._emit_dps(target, c, sp, where)
+            return
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
+        dst = self.define_tile(target)
+        ins = self._operands(c, sp, target.type.dtype, where)
+        dst_t = self.handle_types.get(dst, tile_type_string(target.type))
+        names = "".join(f"{name}, " for name, _ in ins)
+        types = "".join(f"{t}, " for _, t in ins)
+        self.line(f'"{sp.pto}"({names}{dst}) {{rounds = {n} : i32}} : ({types}{dst_t}) -> ()')
 
     def _emit_alloc(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`tile.create`: the result's buffer only (`pto.alloc_tile`), as the reference emits."""

@@ -34,8 +34,9 @@ parameter directives):
   the matmuls and every `pto.t*` compute op codegen's spelling table emits):
   `ins(%a, %b : A, B) outs(%c : C) {attrs}`, and those that print their attributes inside
   `ins(...)` (`DPS_ATTR_INS_OP_NAMES`: `pto.tcvt ins(%a {rmode = #pto<round_mode ROUND>} :
-  A) outs(%c : C)`, `pto.tcmp`, `pto.tcmps`), and `pto.ttri` (`TTriOp`, in MLIR's generic
-  form: an integer diagonal and the destination);
+  A) outs(%c : C)`, `pto.tcmp`, `pto.tcmps`), `pto.ttri` (`TTriOp`, in MLIR's generic
+  form: an integer diagonal and the destination) and `pto.trandom` (`TRandomOp`: six i32
+  words and the destination, with a `rounds` attribute in MLIR's generic form);
 - `%v = pto.tgetval ins(%t, %off : TB, index) outs : DT`, `pto.set_validshape %t, %r, %c :
   TB`, `%v = pto.load_scalar %p[%off] : !pto.ptr<DT> -> DT`, `pto.store_scalar %v, %p[%off] :
   !pto.ptr<DT>, DT`;
@@ -60,6 +61,7 @@ Beside the dialect, `make_context()` loads `arith.index_castui` (`IndexCastUIOp`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import ClassVar, Self, cast
 
@@ -584,8 +586,8 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.trowexpandmax", "pto.trowexpandmin", "pto.trowexpandexpdif",
     "pto.tcolexpand", "pto.tcolexpandadd", "pto.tcolexpandsub", "pto.tcolexpandmul", "pto.tcolexpanddiv",
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
-    "pto.texpands", "pto.textract", "pto.tfillpad", "pto.ttrans", "pto.tconcat", "pto.tsel", "pto.tsels",
-    "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert", "pto.mscatter", "pto.trandom",
+    "pto.texpands", "pto.textract", "pto.tfillpad", "pto.tfillpad_expand", "pto.ttrans", "pto.tconcat",
+    "pto.tsel", "pto.tsels", "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert", "pto.mscatter",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
 
@@ -614,6 +616,84 @@ class TTriOp(IRDLOperation):
         flag = self.upper_or_lower
         if flag is not None and flag.value.data not in (0, 1):
             raise VerifyException(f"{self.name} upperOrLower must be 0 (lower) or 1 (upper)")
+
+
+@irdl_op_definition
+class TRandomOp(IRDLOperation):
+    """`pto.trandom ins(%k0, %k1, %c0, %c1, %c2, %c3 : i32, ...) outs(%dst : TB)`: the random
+    tile of two key and four counter words (ptoas's `TRandomOp`) at its default 10 cipher
+    rounds. Another count is written in MLIR's generic form, `"pto.trandom"(%k0, ..., %c3,
+    %dst) {rounds = N : i32} : (i32, ..., TB) -> ()`, as the reference prints it; this op prints
+    that case as `pto.trandom(%k0, ..., %dst) {rounds = N : i32} : (...) -> ()`, the generic
+    form without the quotes (it reads both, and `normalize` drops the quotes), so a module
+    prints back as it was written. ptoas's own custom format, an attribute dictionary before
+    the colon inside `ins(...)`, is read too."""
+
+    name = "pto.trandom"
+    key0 = operand_def(IntegerType)
+    key1 = operand_def(IntegerType)
+    counter0 = operand_def(IntegerType)
+    counter1 = operand_def(IntegerType)
+    counter2 = operand_def(IntegerType)
+    counter3 = operand_def(IntegerType)
+    dst = operand_def()
+    rounds = opt_attr_def(IntegerAttr[I32])
+
+    WORDS: ClassVar[int] = 6
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        if parser.parse_optional_keyword("ins") is not None:
+            parser.parse_punctuation("(")
+            names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+            attrs = dict(parser.parse_optional_attr_dict())
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+            parser.parse_keyword("outs")
+            parser.parse_punctuation("(")
+            names.append(parser.parse_unresolved_operand())
+            parser.parse_punctuation(":")
+            types.append(parser.parse_type())
+            parser.parse_punctuation(")")
+        else:
+            names = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+            attrs = dict(parser.parse_optional_attr_dict())
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+            parser.parse_punctuation("->")
+            parser.parse_punctuation("(")
+            parser.parse_punctuation(")")
+        if len(names) != cls.WORDS + 1 or len(types) != len(names):
+            parser.raise_error(f"pto.trandom takes {cls.WORDS} words and a destination, each with its type")
+        operands = [parser.resolve_operand(n, t) for n, t in zip(names, types, strict=True)]
+        return cls.build(operands=operands, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        words = list(self.operands[: self.WORDS])
+        if self.rounds is None:
+            printer.print_string(" ins(")
+            printer.print_list(words, printer.print_operand)
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in words], printer.print_attribute)
+            printer.print_string(") outs(")
+            printer.print_operand(self.dst)
+            printer.print_string(" : ")
+            printer.print_attribute(self.dst.type)
+            printer.print_string(")")
+            return
+        printer.print_string("(")
+        printer.print_list(self.operands, printer.print_operand)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : (")
+        printer.print_list([v.type for v in self.operands], printer.print_attribute)
+        printer.print_string(") -> ()")
+
+    def verify_(self) -> None:
+        rounds = self.rounds
+        if rounds is not None and rounds.value.data not in (7, 10):
+            raise VerifyException(f"{self.name} expects rounds to be 7 or 10")
 
 
 class _GatherScatterSyntax(IRDLOperation):
@@ -1455,6 +1535,7 @@ PTO = Dialect(
         SubViewOp,
         *DPS_OPS,
         TTriOp,
+        TRandomOp,
         TGatherOp,
         TScatterOp,
         TMrgSortOp,
@@ -1543,6 +1624,11 @@ def parse_and_verify(text: str) -> str:
     return stream.getvalue()
 
 
+_QUOTED_OP = re.compile(r'^((?:%[^=]*= )?)"([a-z_]+\.[A-Za-z0-9_.]+)"\(')
+"""An op in MLIR's generic form, `"pto.ttri"(...`: `normalize` drops the quotes (`TRandomOp`
+prints its generic case without them)."""
+
+
 def normalize(text: str) -> list[str]:
     """Lines of `text` in a form where slotsat's layout and xdsl's printing coincide.
 
@@ -1557,7 +1643,6 @@ def normalize(text: str) -> list[str]:
     op before it (the reference prints `pto.aic_initialize_pipe`'s operands on their own
     line). So operations, operands, attributes and types are compared exactly.
     """
-    import re
 
     lines: list[str] = []
     scopes: list[dict[str, str]] = [{}]
@@ -1592,6 +1677,7 @@ def normalize(text: str) -> list[str]:
         if not line:
             continue
         line = line.replace("builtin.module", "module", 1)
+        line = _QUOTED_OP.sub(r"\1\2(", line, count=1)
         if line == "func.return":
             line = "return"
         if line.startswith("func.func"):

@@ -1102,6 +1102,28 @@ class CausalMask:
         return out
 
 
+@pl.program
+class ExpandRandom:
+    """tile.fillpad_expand of rows loaded into a taller tile (the rows below padded with
+    PadValue.max) and tile.random at 7 cipher rounds, which the reference prints in MLIR's
+    generic form."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[48, 64], pl.FP32],
+        seed: pl.Scalar[pl.INT32],
+        out: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+        bits: pl.Out[pl.Tensor[[16, 64], pl.UINT32]],
+    ) -> tuple[pl.Tensor[[64, 64], pl.FP32], pl.Tensor[[16, 64], pl.UINT32]]:
+        t = pl.tile.load(a, [0, 0], [48, 64], target_memory=pl.Mem.Vec)
+        full = pl.tile.fillpad_expand(t, [64, 64], pad_value=pl.PadValue.max)
+        out = pl.tile.store(full, [0, 0], out)
+        r = pl.tile.random(seed, 2, 3, 4, 5, 6, [16, 64], dtype=pl.UINT32, rounds=7)
+        bits = pl.tile.store(r, [0, 0], bits)
+        return out, bits
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1144,6 +1166,7 @@ PROGRAMS = {
     "prefetch_rows": PrefetchRows,
     "gemv_decode": GemvDecode,
     "causal_mask": CausalMask,
+    "expand_random": ExpandRandom,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

@@ -302,8 +302,9 @@ class _Run:
     def dps(self, op: Operation) -> None:
         ins = [self.get(o) for o in getattr(op, "ins", ())]
         outs = [self.get(o) for o in getattr(op, "outs", ())]
-        if op.name == "pto.ttri":  # its operands are the diagonal and the destination, no lists
-            outs = [self.get(op.operands[1])]
+        if op.name in ("pto.ttri", "pto.trandom"):  # scalar operands, then the destination; no lists
+            ins = [self.get(o) for o in op.operands[:-1]]
+            outs = [self.get(op.operands[-1])]
         t = self.trace.clock
         self.trace.clock += 1
         read = [x for x in ins if isinstance(x, Tile)]

@@ -66,12 +66,14 @@ def lines(text: str, needle: str) -> list[str]:
 
 def references_module(name: str) -> tuple[list[str], list[str]]:
     """The printed kernel `name` compiled in `--mode pypto`, and the reference's own module for
-    it, each in the normal form (`normalize`): equal when slotsat emits the reference's module
-    operation for operation, SSA names aside."""
+    it, each read by xdsl and printed back in the normal form (`normalize`): equal when slotsat
+    emits the reference's module operation for operation, SSA names aside (an op either prints
+    in MLIR's generic form, such as `pto.trandom` with its `rounds`, is compared as xdsl prints
+    it; the spelling itself is `op_lines`' to compare)."""
     pre = PRINTED / f"{name}.pre.py"
     ours = compile_source(pre.read_text(), pre.name, CompileOptions(mode=Mode.PYPTO)).pto_text
     theirs = "".join((PRINTED / f"{name}.ref.pto").read_text().splitlines(keepends=True)[1:])
-    return normalize(ours), normalize(parse_and_verify(theirs))
+    return normalize(parse_and_verify(ours)), normalize(parse_and_verify(theirs))
 
 
 def confirmed(name: str, capsys: pytest.CaptureFixture[str]) -> list[str]:

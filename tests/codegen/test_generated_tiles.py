@@ -7,8 +7,8 @@ Groups: the reference's printed kernel compiles to the reference's own module (t
 MLIR's generic form, as the reference prints them) and `check` confirms it with its loop
 slotted; a generated tile is valid in the call's `valid_shape` (an annotation that leaves it out
 takes it, one that contradicts it is an error); the interpreter's lower and upper masks against
-numpy's `tril` / `triu` over the valid region; `pto.trandom` of the six seed words, and a
-`rounds` other than the default a located error.
+numpy's `tril` / `triu` over the valid region; `pto.trandom` of the six seed words, at 7 rounds
+in MLIR's generic form, and a `rounds` ptoas does not take a located error.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from slotsat.app.pipeline import CompileOptions, compile_source
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.errors import SlotsatError
-from tests.codegen.harness import compile_, confirmed, kernel, lines, references_module
+from slotsat.core.options import Mode
+from tests.codegen.harness import PRINTED, compile_, confirmed, kernel, lines, references_module
 from tests.reliability.interp_harness import kernel as interp_kernel
 from tests.reliability.interp_harness import run
 
@@ -39,8 +40,10 @@ def test_the_printed_kernel_compiles_to_the_references_module() -> None:
     generic form `"pto.ttri"(%d, %dst) {upperOrLower = U : i32} : (i32, TB) -> ()`."""
     ours, theirs = references_module("causal_mask")
     assert ours == theirs
-    assert [line.split(")", 1)[1].split(":")[0].strip() for line in ours if line.startswith('"pto.ttri"(')] == [
+    assert [line.split(")", 1)[1].split(":")[0].strip() for line in ours if line.startswith("pto.ttri(")] == [
         "{upperOrLower = 0", "{upperOrLower = 1"]
+    text = compile_source((PRINTED / "causal_mask.pre.py").read_text(), "k.py", CompileOptions(mode=Mode.PYPTO)).pto_text
+    assert len(lines(text, '"pto.ttri"(')) == 2
 
 
 def test_an_annotation_without_a_valid_shape_takes_the_calls() -> None:
@@ -95,11 +98,38 @@ def test_random_emits_trandom_with_its_six_seed_words() -> None:
     assert "sizes = [%c8_index, %c64_index]" in view
 
 
-def test_random_with_other_rounds_is_a_located_error() -> None:
-    """ptoas takes another `rounds` only in MLIR's generic form; slotsat emits the default."""
+def test_random_at_seven_rounds_is_emitted_in_the_generic_form() -> None:
+    """ptoas reads a `rounds` other than its default 10 only in MLIR's generic form, which the
+    reference prints: the six words and the destination, then the attribute."""
     src = kernel("r = pl.tile.random(seed, 2, 3, 4, 5, 6, [16, 64], dtype=pl.UINT32, rounds=7)\nout = pl.store(r, [0, 0], out)\nreturn out\n",
+                 params=RANDOM, ret="pl.Tensor[[16, 64], pl.UINT32]")
+    text = compile_(src).pto_text
+    (op,) = lines(text, "pto.trandom")
+    assert op.startswith('"pto.trandom"(%arg1, %c2_i32, %c3_i32, %c4_i32, %c5_i32, %c6_i32, %r) {rounds = 7 : i32} : (i32, i32, i32, i32, i32, i32, !pto.tile_buf<')
+    assert op.endswith(">) -> ()")
+
+
+def test_random_at_ten_rounds_is_the_destination_style_form() -> None:
+    src = kernel("r = pl.tile.random(seed, 2, 3, 4, 5, 6, [16, 64], dtype=pl.UINT32, rounds=10)\nout = pl.store(r, [0, 0], out)\nreturn out\n",
+                 params=RANDOM, ret="pl.Tensor[[16, 64], pl.UINT32]")
+    (op,) = lines(compile_(src).pto_text, "pto.trandom")
+    assert op.startswith("pto.trandom ins(%arg1, ")
+
+
+def test_random_with_rounds_ptoas_rejects_is_a_located_error() -> None:
+    """ptoas's verifier takes 7 or 10 cipher rounds; any other count is refused at the call."""
+    src = kernel("r = pl.tile.random(seed, 2, 3, 4, 5, 6, [16, 64], dtype=pl.UINT32, rounds=8)\nout = pl.store(r, [0, 0], out)\nreturn out\n",
                  params=RANDOM, ret="pl.Tensor[[16, 64], pl.UINT32]")
     with pytest.raises(SlotsatError) as info:
         compile_source(src, "k.py", CompileOptions())
-    assert info.value.message == "slotsat's code generator does not support tile.random with keyword 'rounds'"
+    assert info.value.message == "tile.random takes rounds=7 or 10 (the cipher rounds ptoas accepts), got 8"
     assert (info.value.span.line, info.value.span.col) == (10, 13)
+
+
+def test_the_printed_random_and_fillpad_expand_compile_to_the_references_module() -> None:
+    """`expand_random` of `tools/printed_kernels.py`: `tile.fillpad_expand` into a taller tile
+    (`pto.tfillpad_expand`, the pad in the destination's type) and `tile.random` at 7 rounds,
+    operation for operation as the reference emits them in `--mode pypto`."""
+    ours, theirs = references_module("expand_random")
+    assert ours == theirs
+    assert any(line.startswith("pto.tfillpad_expand ins(") for line in ours)
