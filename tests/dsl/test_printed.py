@@ -632,6 +632,20 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
             y = pl.tensor.create([4], dtype=pl.FP32, layout=pl.TensorLayout.NZ)
     """), "annotate the result of pl.tensor.create: slotsat cannot infer its type (write NAME: TYPE = "
           "pl.tensor.create(...))", 7, 13),
+    # the reference's printer marks a use nothing in scope defines (its while-loop system test
+    # prints the loop's counter so at the hand-off point)
+    ("free-var", program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def f(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
+            i__ssa_v0: pl.Scalar[pl.INDEX] = 0
+            for (i__iter_v1,) in pl.while_(init_values=(i__ssa_v0,)):
+                pl.cond(i__iter_v1_1__FREE_VAR < 4)
+                i__ssa_v3: pl.Scalar[pl.INDEX] = i__iter_v1_1__FREE_VAR + 1
+                i__rv_v2 = pl.yield_(i__ssa_v3)
+            return x
+    """), "'i__iter_v1_1__FREE_VAR' is a free variable: the reference marks with '__FREE_VAR' a value its IR "
+          "uses where no statement in scope defines it (malformed IR from its passes before the hand-off "
+          "point), so there is no program here to read", 9, 21),
 ]
 
 

@@ -159,6 +159,9 @@ _STMT_KINDS: dict[type, str] = {
     ast.AsyncFunctionDef: "async function", ast.Match: "match statement",
 }
 
+FREE_VAR_SUFFIX = "__FREE_VAR"
+"""What the reference's printer appends to a variable used where nothing in scope defines it
+(`IRPythonPrinter::GetVarName`): a dump of malformed IR, never a name a kernel defines."""
 _EMPTY_MESSAGE = "a kernel file must import pypto.language and define a @pl.program"
 _IMPORT_MESSAGE = "expected 'import pypto.language as pl'"
 
@@ -1098,6 +1101,10 @@ class _FunctionParser:
             self.error(b.message(name), node)
         if b is None and name in self.mp.dynamics:
             return self.mp.dynamic(name, node)
+        if name.endswith(FREE_VAR_SUFFIX):
+            self.error(f"'{name}' is a free variable: the reference marks with '{FREE_VAR_SUFFIX}' a value "
+                       "its IR uses where no statement in scope defines it (malformed IR from its passes "
+                       "before the hand-off point), so there is no program here to read", node)
         self.error(f"'{name}' is not defined", node)
 
     def lookup_optional(self, name: str) -> ir.Var | None:
