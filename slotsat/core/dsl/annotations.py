@@ -35,7 +35,7 @@ import ast
 from typing import NoReturn
 
 from slotsat.core import ir, ops
-from slotsat.core.dsl.context import AFTER_HAND_OFF, BEFORE_HAND_OFF, FunctionContext
+from slotsat.core.dsl.context import AFTER_HAND_OFF, FunctionContext
 
 DTYPES: dict[str, ir.DType] = {d.value: d for d in ir.DType}
 SPACES: dict[str, ir.MemorySpace] = {s.value: s for s in ir.MemorySpace if s is not ir.MemorySpace.DDR}
@@ -226,10 +226,14 @@ class TypeReader:
                            elt)
             dims.append(d)
         if len(dims) > 2 and not window:
-            # PTO-ISA takes 2-D tiles; the reference's FlattenTileNdTo2D flattens every higher
-            # rank (merging the leading axes) before the hand-off point
-            self.error(BEFORE_HAND_OFF.format(what=f"a tile of rank {len(dims)} ({self.source(node)})",
-                                              stage="FlattenTileNdTo2D"), node)
+            # PTO-ISA takes 2-D tiles; the reference's FlattenTileNdTo2D flattens higher ranks
+            # (merging the leading axes) before the hand-off point, though not every one: its
+            # printed IR can still hold a rank-3 reshape between two 2-D tiles
+            self.error(f"a tile of rank {len(dims)} ({self.source(node)}): slotsat reads tiles of rank 1 or "
+                       "2, the form the reference's FlattenTileNdTo2D gives tiles before the hand-off point "
+                       "(just before LowerPipelineToSlots); compile a kernel written above that point with "
+                       "--via-pypto (a tile of higher rank the reference itself prints there is declined)",
+                       node)
         if not dims:
             self.error(f"a tile shape has rank 1 or 2, got rank {len(dims)}", node)
         return tuple(dims)
