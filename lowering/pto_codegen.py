@@ -1019,9 +1019,10 @@ def _fold_or_keep(e: ir.Expr) -> ir.Expr:
 
 
 RANDOM_ROUNDS = (7, 10)
-"""The cipher round counts `pto.trandom` takes (ptoas's TRandomOp verifier)."""
+"""The cipher round counts `pto.trandom` takes (ptoas's TRandomOp verifier; the dialect's
+`TRandomOp` checks the same, kept apart so that codegen does not import xdsl)."""
 RANDOM_DEFAULT_ROUNDS = 10
-"""The count ptoas's TRandomOp assumes without the attribute (`DefaultValuedAttr`)."""
+"""The count ptoas's TRandomOp runs without the attribute (`DefaultValuedAttr`)."""
 
 _UNEMITTED_SPACES = frozenset(
     {ir.MemorySpace.LeftScale, ir.MemorySpace.RightScale, ir.MemorySpace.ScalarLocal})
@@ -2353,9 +2354,9 @@ class FunctionEmitter(Emitter):
 
     def _emit_random(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`tile.random`: `pto.trandom ins(KEY0, ..., COUNTER3 : i32, ...) outs(%dst : TB)` at
-        the default 10 cipher rounds; another round count (ptoas takes 7 and 10) in MLIR's
-        generic form, `"pto.trandom"(KEY0, ..., COUNTER3, %dst) {rounds = N : i32} : (i32, ...,
-        TB) -> ()`, the one spelling ptoas reads the attribute in, as the reference prints it."""
+        the default 10 cipher rounds; the other count ptoas takes, 7, in MLIR's generic form,
+        `"pto.trandom"(KEY0, ..., COUNTER3, %dst) {rounds = N : i32} : (i32, ..., TB) -> ()`, as
+        the reference prints it."""
         rounds = c.kwarg("rounds")
         n = rounds.value if isinstance(rounds, ir.ConstInt) else None
         if rounds is not None and n not in RANDOM_ROUNDS:

@@ -618,6 +618,11 @@ class TTriOp(IRDLOperation):
             raise VerifyException(f"{self.name} upperOrLower must be 0 (lower) or 1 (upper)")
 
 
+TRANDOM_ROUNDS = (7, 10)
+"""The cipher round counts `pto.trandom` takes (ptoas's `TRandomOp::verify`); without the
+attribute it runs 10 (`DefaultValuedAttr`)."""
+
+
 @irdl_op_definition
 class TRandomOp(IRDLOperation):
     """`pto.trandom ins(%k0, %k1, %c0, %c1, %c2, %c3 : i32, ...) outs(%dst : TB)`: the random
@@ -692,7 +697,7 @@ class TRandomOp(IRDLOperation):
 
     def verify_(self) -> None:
         rounds = self.rounds
-        if rounds is not None and rounds.value.data not in (7, 10):
+        if rounds is not None and rounds.value.data not in TRANDOM_ROUNDS:
             raise VerifyException(f"{self.name} expects rounds to be 7 or 10")
 
 
@@ -1641,9 +1646,10 @@ def normalize(text: str) -> list[str]:
     loop's `%i = ...`, `iter_args(%a = ...)`) always makes a new value in its region, a use
     refers to the innermost definition in scope. A line that starts with `(` continues the
     op before it (the reference prints `pto.aic_initialize_pipe`'s operands on their own
-    line). So operations, operands, attributes and types are compared exactly.
+    line). An op in MLIR's generic form loses the quotes around its name (`TRandomOp` prints
+    its generic case without them). So operations, operands, attributes and types are
+    compared exactly.
     """
-
     lines: list[str] = []
     scopes: list[dict[str, str]] = [{}]
     count = 0
