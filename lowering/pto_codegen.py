@@ -137,6 +137,7 @@ from slotsat.lowering.regions import (
     valid_extents,
 )
 from slotsat.lowering.target_constraints import check_target_constraints
+from slotsat.lowering.valid_views import check_valid_view_uses, materialized_symbols
 
 CUBE_SPACES = frozenset(
     {ir.MemorySpace.Mat, ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace.Acc, ir.MemorySpace.Bias}
@@ -1018,6 +1019,16 @@ def _fold_or_keep(e: ir.Expr) -> ir.Expr:
     return folded if isinstance(folded, ir.ConstInt) else e
 
 
+def _times(a: ir.Expr, b: ir.Expr) -> ir.Expr:
+    """`a * b` for a stride product: a literal 1 factor is left out (the reference's stride of
+    a symbolic innermost dimension is that dimension's value, not a product with 1)."""
+    if ir.literal_value(b) == 1:
+        return a
+    if ir.literal_value(a) == 1:
+        return b
+    return _fold_or_keep(ir.Mul(a, b, ir.DType.INDEX))
+
+
 RANDOM_ROUNDS = (7, 10)
 """The cipher round counts `pto.trandom` takes (ptoas's TRandomOp verifier; the dialect's
 `TRandomOp` checks the same, kept apart so that codegen does not import xdsl)."""
@@ -1049,6 +1060,8 @@ def preflight(fn: ir.Function) -> None:
                     _preflight_expr(d, p.span)
     _preflight_body(fn.body, top=True, fn_type=fn.type)
     _preflight_widths(fn)
+    materialized_symbols(fn)
+    check_valid_view_uses(fn)
 
 
 _SITE_NAMES = {"offset": "the offset", "shape": "the extent", "bound": "the loop bound",
@@ -1104,8 +1117,8 @@ def _preflight_widths(fn: ir.Function) -> None:
 def _tensor_param_blocker(t: ir.TensorType) -> str | None:
     view = t.view
     if view is not None:
-        if view.valid_shape or view.pad is not None:
-            return "a pl.TensorView with a valid shape or pad"
+        if view.pad is not None:
+            return "a pl.TensorView with a pad"
         if not view.stride and view.layout != "ND":
             return f"a pl.TensorView layout {view.layout} without strides"
     return None
@@ -1566,7 +1579,10 @@ class FunctionEmitter(Emitter):
         # tensors first, then scalars, each in parameter order: the runtime passes a kernel's
         # arguments in that layout whatever the signature's order (the reference's PTOParam
         # dispatch), so the reference's signature has it too
-        order = [p for p in fn.params if isinstance(p.type, ir.TensorType)]
+        # the symbols only a declared valid shape names are leading `index` parameters after
+        # the reference's MaterializeValidShapeSymbols: the first scalars
+        tensors = [p for p in fn.params if isinstance(p.type, ir.TensorType)]
+        order = [*tensors, *materialized_symbols(fn)]
         order += [p for p in fn.params if not isinstance(p.type, ir.TensorType)]
         self.arg_of = {p.id: f"%arg{k}" for k, p in enumerate(order)}
         for k, p in enumerate(order):
@@ -1709,13 +1725,13 @@ class FunctionEmitter(Emitter):
             if rank >= 3:
                 col[rank - 3] = dims_e[rank - 2]
                 for k in range(rank - 4, -1, -1):
-                    col[k] = _fold_or_keep(ir.Mul(col[k + 1], dims_e[k + 1], ir.DType.INDEX))
+                    col[k] = _times(col[k + 1], dims_e[k + 1])
             strides = [self.index_value(e) for e in col]
             layout = "dn"
         else:
             stride_e: list[ir.Expr] = [ir.ConstInt(1, ir.DType.INDEX)] * len(dims_e)
             for k in range(len(dims_e) - 2, -1, -1):
-                stride_e[k] = _fold_or_keep(ir.Mul(dims_e[k + 1], stride_e[k + 1], ir.DType.INDEX))
+                stride_e[k] = _times(dims_e[k + 1], stride_e[k + 1])
             strides = [self.index_value(e) for e in stride_e]
             if t.view is not None:
                 layout = t.view.layout.lower()

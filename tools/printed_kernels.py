@@ -1124,6 +1124,31 @@ class ExpandRandom:
         return out, bits
 
 
+VALID_COLS = pl.dynamic("VALID_COLS")
+
+
+@pl.program
+class ValidView:
+    """A score tensor whose pl.TensorView declares a valid shape with a symbol nothing else
+    binds (the reference's MaterializeValidShapeSymbols makes it a leading index parameter),
+    read with the runtime width the caller passes, padded and scaled, as the dynamic paged
+    attention example's softmax does."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        s: pl.Tensor[[16, 128], pl.FP32, pl.TensorView(valid_shape=[16, VALID_COLS], stride=[],
+                                                        layout=pl.TensorLayout.ND)],
+        n: pl.Scalar[pl.INDEX],
+        out: pl.Out[pl.Tensor[[16, 128], pl.FP32]],
+    ) -> pl.Tensor[[16, 128], pl.FP32]:
+        t = pl.tile.load(s, [0, 0], [16, 128], [16, n], target_memory=pl.Mem.Vec)
+        padded = pl.tile.fillpad(t, pad_value=pl.PadValue.min)
+        scaled = pl.tile.muls(padded, 0.5)
+        out = pl.tile.store(scaled, [0, 0], out)
+        return out
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1167,6 +1192,7 @@ PROGRAMS = {
     "gemv_decode": GemvDecode,
     "causal_mask": CausalMask,
     "expand_random": ExpandRandom,
+    "valid_view": ValidView,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

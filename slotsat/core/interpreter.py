@@ -3313,8 +3313,26 @@ def ensure_modelled(fn: ir.Function, *, cross_core: bool = False) -> None:
         call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
         if isinstance(call, ir.Call) and call.op != "tile.alloc":
             reason = unmodelled_call(call, cross_core)
+            if reason is None and isinstance(s, ir.AssignStmt):
+                reason = _narrowed_load(call, s.var)
             if reason is not None:
                 raise Unmodelled(f"the interpreter does not model {reason}", call.span)
+
+
+def _narrowed_load(call: ir.Call, var: ir.Var) -> str | None:
+    """Why a `tile.load` of a tensor that declares a valid shape is not run: its tile is valid
+    in less than the extent it reads (`slotsat.core.dsl.window_reads`: the reference narrows to
+    the tensor's extent), which the interpreter's load, reading its valid shape, does not
+    model."""
+    if call.op != "tile.load" or not call.args or not isinstance(var.type, ir.TileType):
+        return None
+    src, requested = call.args[0], call.args[3] if len(call.args) > 3 else None
+    if not (isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType) and src.type.view is not None
+            and src.type.view.valid_shape and isinstance(requested, ir.ExprList)):
+        return None
+    if len(requested.items) == len(var.type.shape) and var.type.effective_valid_shape == requested.items:
+        return None
+    return "a load narrowed to its tensor's declared valid shape (pl.TensorView(valid_shape=...))"
 
 
 def ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:

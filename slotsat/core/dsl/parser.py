@@ -102,7 +102,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from slotsat.core import ir, ops, phases
-from slotsat.core.dsl import ssa
+from slotsat.core.dsl import ssa, window_reads
 from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, exprs_text, type_text
 from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
@@ -3126,13 +3126,23 @@ def _shape_of(arg: ir.CallArg) -> tuple[int, ...]:
     return tuple(e.value for e in arg.items if isinstance(e, ir.ConstInt))
 
 
-def _load_type(args: list[ir.CallArg], space: ir.MemorySpace | None) -> ir.Type:
+def _load_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None) -> ir.Type:
     tensor = args[0]
     assert isinstance(tensor, ir.Var)
     assert isinstance(tensor.type, ir.TensorType)
     valid = args[3]
+    offsets = args[1]
     assert isinstance(valid, ir.ExprList)
-    shape, valid_shape = flattened_window(_shape_of(args[2]), valid.items)
+    assert isinstance(offsets, ir.ExprList)
+    window = _shape_of(args[2])
+    items = valid.items
+    if tensor.type.view is not None and tensor.type.view.valid_shape:
+        # a tensor that declares a valid shape: the reference's window-read rule
+        annot = oc.annot.valid_shape if isinstance(oc.annot, ir.TileType) and len(window) <= 2 else None
+        items, why = window_reads.load_valid(tensor.type, offsets.items, window, valid.items, annot)
+        if why is not None:
+            oc.fp.error(why, oc.node)
+    shape, valid_shape = flattened_window(window, items)
     return ir.TileType(shape, tensor.type.dtype, space, None, _valid_or_none(shape, valid_shape))
 
 
@@ -3184,7 +3194,7 @@ def unstorable(tile: ir.TileType, dtype: ir.DType) -> str | None:
 def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None, call: ir.Call) -> ir.Type:
     rule = oc.spec.rule
     if rule is ops.TypeRule.LOAD:
-        return _load_type(args, space)
+        return _load_type(oc, args, space)
     if rule is ops.TypeRule.STORE:
         return _store_type(oc, args)
     t0 = _tile_arg(args, 0)

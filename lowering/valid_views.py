@@ -1,0 +1,98 @@
+"""Tensor parameters whose `pl.TensorView` declares a valid shape
+(`x: pl.Tensor[[M, N], pl.FP32, pl.TensorView(valid_shape=[M, VALID], ...)]`) in the code
+generator: what the reference does with them after the hand-off point, and which of their uses
+slotsat emits.
+
+Facts (PyPTO: `src/ir/transforms/materialize_valid_shape_symbols_pass.cpp`, its PTO code
+generator):
+
+- The tensor's `pto.make_tensor_view` is of its physical shape; the declared valid shape acts
+  only through the valid shape of the windows read from the tensor, which the front end
+  deduces (`slotsat.core.dsl.window_reads`: the tile's valid shape in its type, the load's
+  request as the extent of the GM read).
+- MaterializeValidShapeSymbols, after the hand-off point: a symbol a device kernel's declared
+  valid shape names bare, and that nothing else binds (not a scalar parameter, not in a tensor
+  parameter's physical shape), becomes a leading parameter of the kernel, in declaration
+  order; the runtime passes scalars after tensors, so it is the first `index` scalar of the
+  signature. A symbol that only a compound entry (`VALID + 1`) names is an error there.
+
+Such a tensor is emitted as the source of `tile.load` (and read by `tensor.dim`); any other use
+(a store into it, a remote load, a view) is declined with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from slotsat.core import ir
+from slotsat.core.errors import NO_SPAN, PassError, Span
+from slotsat.lowering.common import format_expr
+
+
+def declared_valid(t: ir.Type) -> tuple[ir.Expr, ...]:
+    """The valid shape a tensor type's `pl.TensorView` declares, or `()`."""
+    if isinstance(t, ir.TensorType) and t.view is not None:
+        return t.view.valid_shape
+    return ()
+
+
+def materialized_symbols(fn: ir.Function) -> list[ir.Var]:
+    """The symbols MaterializeValidShapeSymbols makes leading `index` parameters of `fn`, in
+    declaration order; a `PassError` at the parameter when an unbound symbol appears only in a
+    compound entry of a declared valid shape (the reference rejects that kernel)."""
+    bound = {p.id for p in fn.params if not isinstance(p.type, ir.TensorType)}
+    for p in fn.params:
+        if isinstance(p.type, ir.TensorType):
+            for d in p.type.shape:
+                if not isinstance(d, int):
+                    bound.update(v.id for v in ir.expr_vars(d))
+    symbols: dict[int, ir.Var] = {}
+    for p in fn.params:
+        for d in declared_valid(p.type):
+            if isinstance(d, ir.Var) and d.id not in bound:
+                symbols.setdefault(d.id, d)
+    for p in fn.params:
+        for d in declared_valid(p.type):
+            if isinstance(d, ir.Var):
+                continue
+            for v in ir.expr_vars(d):
+                if v.id not in bound and v.id not in symbols:
+                    raise PassError(
+                        f"parameter '{p.name_hint}' names the symbol '{v.name_hint}' only inside the valid "
+                        f"extent '{format_expr(d)}', so no caller can supply its value (the reference's "
+                        "MaterializeValidShapeSymbols rejects it): declare it on its own in a valid_shape, "
+                        "or pass the extent as a pl.Scalar[pl.INDEX] parameter", p.span)
+    return list(symbols.values())
+
+
+def check_valid_view_uses(fn: ir.Function) -> None:
+    """Decline, with a located `PassError`, a use of a tensor with a declared valid shape other
+    than as the source of `tile.load` or `tensor.dim`."""
+    if not any(declared_valid(p.type) for p in fn.params):
+        return
+    for s in ir.walk_stmts(fn.body):
+        for c in _calls(s):
+            for k, p in enumerate(c.args):
+                # the parameter, or a value of its type (a loop-carried tensor, an alias)
+                if not isinstance(p, ir.Var) or not declared_valid(p.type):
+                    continue
+                where = c.span if c.span != NO_SPAN else _span(s)
+                if c.op == "tensor.dim":
+                    continue  # the physical extent, which the declared valid shape leaves alone
+                if c.op != "tile.load" or k != 0:
+                    raise PassError(f"tensor '{p.name_hint}' declares a valid shape (pl.TensorView"
+                                    f"(valid_shape=...)); slotsat's code generator emits it only as the "
+                                    f"source of tile.load, not of {c.op}", where)
+
+
+def _calls(s: ir.Stmt) -> Iterator[ir.Call]:
+    if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call):
+        yield s.value
+    elif isinstance(s, ir.EvalStmt):
+        yield s.call
+
+
+def _span(s: ir.Stmt) -> Span:
+    return getattr(s, "span", NO_SPAN)
+
+

@@ -1,0 +1,134 @@
+# ruff: noqa: E501  (DSL parameter lists and emitted lines are one line each)
+"""A tensor parameter whose `pl.TensorView` declares a valid shape
+(`lowering/valid_views.py`): the symbol only that declaration names becomes the first `index`
+scalar of the signature (the reference's MaterializeValidShapeSymbols), the tensor's view is of
+its physical shape, and a `tile.load` of it reads its requested extent into a tile valid in the
+extent the front end deduces as the reference does (`slotsat.core.dsl.window_reads`); every
+other use is a located decline.
+
+Groups: the printed kernel compiles to the reference's own module and `check` confirms it; the
+signature's order; a request kept, a load narrowed to the tensor's extent (no request, a
+literal extent under the request), one only the reference's analyzer decides (an error, or the
+annotation's); other uses declined; a symbol only inside a compound extent is an error, as in
+the reference.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from slotsat.core.errors import SlotsatError
+from tests.codegen.harness import compile_, confirmed, error, kernel, lines, references_module
+
+DECLS = 'VALID = pl.dynamic("VALID")\nM = pl.dynamic("M")'
+VIEW = "pl.TensorView(valid_shape=[16, VALID], stride=[], layout=pl.TensorLayout.ND)"
+PARAMS = f"s: pl.Tensor[[16, 128], pl.FP32, {VIEW}], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]"
+RET = "pl.Tensor[[16, 128], pl.FP32]"
+STORE = "out = pl.tile.store(t, [0, 0], out)\nreturn out\n"
+
+
+def src(load: str, params: str = PARAMS) -> str:
+    return kernel(f"t = {load}\n{STORE}", params=params, ret=RET, decls=DECLS)
+
+
+def test_the_printed_kernel_compiles_to_the_references_module() -> None:
+    ours, theirs = references_module("valid_view")
+    assert ours == theirs
+    (head,) = [line for line in ours if line.startswith("func.func @kernel(")]
+    assert "%v2: index, %v3: index)" in head  # VALID, then n
+
+
+def test_the_printed_kernel_is_confirmed(capsys: pytest.CaptureFixture[str]) -> None:
+    confirmed("valid_view", capsys)
+
+
+def test_the_declared_symbol_is_the_first_scalar_and_the_view_is_physical() -> None:
+    text = compile_(src("pl.tile.load(s, [0, 0], [16, 128], [16, n], target_memory=pl.Mem.Vec)")).pto_text
+    (head,) = lines(text, "func.func @kernel")
+    assert head.startswith("func.func @kernel(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>, %arg2: index, %arg3: index)")
+    (view,) = lines(text, "pto.make_tensor_view %arg0")
+    assert "shape = [%c16_index, %c128_index]" in view
+    assert any("sizes = [%c16_index, %arg3]" in x for x in lines(text, "pto.partition_view"))
+
+
+def test_a_symbol_in_a_physical_shape_is_not_a_new_parameter() -> None:
+    params = "s: pl.Tensor[[16, M], pl.FP32, pl.TensorView(valid_shape=[16, M], stride=[], layout=pl.TensorLayout.ND)], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]"
+    text = compile_(src("pl.tile.load(s, [0, 0], [16, 128], [16, n], target_memory=pl.Mem.Vec)", params)).pto_text
+    (head,) = lines(text, "func.func @kernel")
+    assert "(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>, %arg2: index, %arg3: index)" in head  # n, then M
+
+
+def test_a_request_the_declared_extent_may_exceed_is_kept() -> None:
+    """A literal declared extent of 100 and a request of 64: the tile is valid in 64."""
+    params = PARAMS.replace("VALID]", "100]")
+    text = compile_(src("pl.tile.load(s, [0, 0], [16, 128], [16, 64], target_memory=pl.Mem.Vec)", params)).pto_text
+    assert any("sizes = [%c16_index, %c64_index]" in x for x in lines(text, "pto.partition_view"))
+    (alloc,) = lines(text, "%t = pto.alloc_tile")
+    assert "valid_col = %c64_index" in alloc
+
+
+def test_a_symbolic_request_the_declared_extent_may_exceed_is_kept() -> None:
+    """`min(VALID, 128) <= n` fails at VALID = 128, n = 0: no analyzer proves it."""
+    text = compile_(src("pl.tile.load(s, [0, 0], [16, 128], [16, n], target_memory=pl.Mem.Vec)")).pto_text
+    (alloc,) = lines(text, "%t = pto.alloc_tile")
+    assert "valid_col = %arg3" in alloc
+
+
+def test_a_load_of_the_whole_window_is_valid_in_the_tensors_extent() -> None:
+    """No request (the window): the reference narrows to `min(VALID, 128)` (it proves
+    `min(x, 128) <= 128`); the read is still the whole window, as the reference emits it."""
+    text = compile_(src("pl.tile.load(s, [0, 0], [16, 128], target_memory=pl.Mem.Vec)")).pto_text
+    (alloc,) = lines(text, "%t = pto.alloc_tile")
+    col = alloc.split("valid_col = ")[1].split(" ")[0]
+    assert f"{col} = arith.minsi %arg2, %c128_index : index" in lines(text, "arith.minsi")
+    assert any("sizes = [%c16_index, %c128_index]" in x for x in lines(text, "pto.partition_view"))
+
+
+def test_a_literal_declared_extent_under_the_request_narrows() -> None:
+    params = PARAMS.replace("VALID]", "100]")
+    text = compile_(src("pl.tile.load(s, [0, 0], [16, 128], [16, 120], target_memory=pl.Mem.Vec)", params)).pto_text
+    (alloc,) = lines(text, "%t = pto.alloc_tile")
+    assert "valid_col = %c100_index" in alloc
+
+
+AMBIGUOUS = "pl.tile.load(s, [0, 0], [16, 128], [16, pl.min(128, VALID)], target_memory=pl.Mem.Vec)"
+"""`min(VALID, 128) <= min(128, VALID)` holds for every value, but whether the reference's
+analyzer proves it decides which of the two it keeps."""
+
+
+def test_a_load_only_the_analyzer_decides_is_an_error_naming_the_annotation() -> None:
+    with pytest.raises(SlotsatError) as info:
+        compile_(src(AMBIGUOUS))
+    assert info.value.message == (
+        "the load requests the valid extent 'pl.min(128, VALID)' on axis 1, where the tensor declares 'VALID': "
+        "the reference narrows the read to the tensor's extent where its arithmetic analyzer proves that "
+        "smaller, which slotsat cannot tell here; annotate the result's valid shape "
+        "(pl.TileView(valid_shape=[...])) with the one the reference deduces")
+    assert (info.value.span.line, info.value.span.col) == (11, 13)
+
+
+def test_the_annotation_decides_a_load_only_the_analyzer_decides() -> None:
+    annotated = "t: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, pl.min(VALID, 128)])] = "
+    text = compile_(kernel(f"{annotated}{AMBIGUOUS}\n{STORE}", params=PARAMS, ret=RET, decls=DECLS)).pto_text
+    (alloc,) = lines(text, "%t = pto.alloc_tile")
+    col = alloc.split("valid_col = ")[1].split(" ")[0]
+    assert f"{col} = arith.minsi %arg2, %c128_index : index" in lines(text, "arith.minsi")
+
+
+def test_another_use_of_the_tensor_is_declined() -> None:
+    body = "t = pl.tile.load(out, [0, 0], [16, 128], target_memory=pl.Mem.Vec)\ns = pl.tile.store(t, [0, 0], s)\nreturn out\n"
+    err = error(kernel(body, params=PARAMS, ret=RET, decls=DECLS))
+    assert err.message == ("tensor 's' declares a valid shape (pl.TensorView(valid_shape=...)); slotsat's code "
+                           "generator emits it only as the source of tile.load, not of tile.store")
+    assert err.span.line == 12
+
+
+def test_a_symbol_only_in_a_compound_extent_is_an_error() -> None:
+    params = PARAMS.replace("VALID]", "VALID + 1]")
+    with pytest.raises(SlotsatError) as info:
+        compile_(src("pl.tile.load(s, [0, 0], [16, 128], [16, n], target_memory=pl.Mem.Vec)", params))
+    assert info.value.message == (
+        "parameter 's' names the symbol 'VALID' only inside the valid extent 'VALID + 1', so no caller can "
+        "supply its value (the reference's MaterializeValidShapeSymbols rejects it): declare it on its own in "
+        "a valid_shape, or pass the extent as a pl.Scalar[pl.INDEX] parameter")
+    assert info.value.span.line == 10
