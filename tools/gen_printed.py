@@ -2,7 +2,11 @@
 
 Run with the Python that has the reference (PyPTO) installed:
 
-    /work/pyptovenv/bin/python tools/gen_printed.py [-o tests/data/printed]
+    .venv/bin/python tools/gen_printed.py [-o tests/data/printed] [NAME ...]
+
+(only the kernels NAME of `PROGRAMS` / `JIT` when given: a kernel added to the corpus is
+generated without rewriting the others, and a kernel the reference's code generator stops on is
+reported by name.)
 
 For each kernel it runs the reference's default pass pipeline under the PTOAS memory planner
 in one run (as `ir.compile` does, `../shared/tools/pypto/README.md`) and writes what
@@ -101,6 +105,7 @@ def jit_program(fn: Any) -> Any:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--out", type=Path, default=OUT)
+    ap.add_argument("names", nargs="*", metavar="NAME", help="only these kernels (default: every one)")
     args = ap.parse_args(argv)
     try:
         sys.path.insert(0, str(HERE))
@@ -110,8 +115,13 @@ def main(argv: list[str] | None = None) -> int:
               "../shared/tools/pypto/README.md", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    programs: dict[str, Any] = dict(kernels.PROGRAMS)
-    programs.update({name: jit_program(fn) for name, fn in kernels.JIT.items()})
+    wanted = set(args.names) or set(kernels.PROGRAMS) | set(kernels.JIT)
+    unknown = sorted(wanted - set(kernels.PROGRAMS) - set(kernels.JIT))
+    if unknown:
+        print(f"gen_printed: no kernel named {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    programs: dict[str, Any] = {n: p for n, p in kernels.PROGRAMS.items() if n in wanted}
+    programs.update({name: jit_program(fn) for name, fn in kernels.JIT.items() if name in wanted})
     for name, program in programs.items():
         snaps = snapshots(program)
         if "pre" not in snaps:
@@ -122,7 +132,12 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(prog.as_python() + "\n")
             print(f"wrote {path}")
         path = args.out / f"{name}.ref.pto"
-        path.write_text(reference_pto(program))
+        try:
+            text = reference_pto(program)
+        except RuntimeError as err:  # the reference's code generator stops on this kernel
+            print(f"gen_printed: {name}: the reference's code generator stopped: {err}", file=sys.stderr)
+            return 1
+        path.write_text(text)
         print(f"wrote {path}")
     return 0
 
