@@ -244,8 +244,9 @@ def check_privacy(fn: ir.Function, scalars: Mapping[str, int] | None = None, *,
                   max_steps: int = DEFAULT_MAX_STEPS) -> PrivacyReport:
     """Simulate `fn` under the pipelined schedule and report every slot-privacy conflict.
 
-    `scalars` gives the scalar parameters by name; a missing one is unknown (loops bounded by
-    it are skipped with a note). Tensor data is never needed.
+    `scalars` gives the scalar parameters by name, and the symbolic dimensions and declared
+    valid extents the types name; a missing one is unknown (loops bounded by it are skipped
+    with a note). Tensor data is never needed.
     """
     tracer = _Tracer()
     interp = Interpreter(physical=True, prefetch=False, compute=False, tracer=tracer,
@@ -253,6 +254,9 @@ def check_privacy(fn: ir.Function, scalars: Mapping[str, int] | None = None, *,
     args: dict[str, Any] = {}
     for p in fn.params:
         args[p.name_hint] = (scalars or {}).get(p.name_hint)
+    for v in (*ir.dynamic_dimensions(fn), *ir.valid_shape_symbols(fn)):
+        if scalars and v.name_hint in scalars:  # the drawn value of a symbol a type names
+            args[v.name_hint] = scalars[v.name_hint]
     interp.run(fn, args)
     violations = _conflicts(fn.name, tracer.occupancies)
     return PrivacyReport(fn.name, tuple(violations), tuple(tracer.notes), len(tracer.occupancies))

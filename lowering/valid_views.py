@@ -38,31 +38,24 @@ def declared_valid(t: ir.Type) -> tuple[ir.Expr, ...]:
 
 def materialized_symbols(fn: ir.Function) -> list[ir.Var]:
     """The symbols MaterializeValidShapeSymbols makes leading `index` parameters of `fn`, in
-    declaration order; a `PassError` at the parameter when an unbound symbol appears only in a
-    compound entry of a declared valid shape (the reference rejects that kernel)."""
-    bound = {p.id for p in fn.params if not isinstance(p.type, ir.TensorType)}
-    for p in fn.params:
-        if isinstance(p.type, ir.TensorType):
-            for d in p.type.shape:
-                if not isinstance(d, int):
-                    bound.update(v.id for v in ir.expr_vars(d))
-    symbols: dict[int, ir.Var] = {}
-    for p in fn.params:
-        for d in declared_valid(p.type):
-            if isinstance(d, ir.Var) and d.id not in bound:
-                symbols.setdefault(d.id, d)
+    declaration order (`ir.valid_shape_symbols`); a `PassError` at the parameter when an
+    unbound symbol appears only in a compound entry of a declared valid shape (the reference
+    rejects that kernel)."""
+    symbols = ir.valid_shape_symbols(fn)
+    known = {p.id for p in fn.params} | {v.id for v in symbols}
+    known.update(v.id for v in ir.dynamic_dimensions(fn))
     for p in fn.params:
         for d in declared_valid(p.type):
             if isinstance(d, ir.Var):
                 continue
             for v in ir.expr_vars(d):
-                if v.id not in bound and v.id not in symbols:
+                if v.id not in known:
                     raise PassError(
                         f"parameter '{p.name_hint}' names the symbol '{v.name_hint}' only inside the valid "
                         f"extent '{format_expr(d)}', so no caller can supply its value (the reference's "
                         "MaterializeValidShapeSymbols rejects it): declare it on its own in a valid_shape, "
                         "or pass the extent as a pl.Scalar[pl.INDEX] parameter", p.span)
-    return list(symbols.values())
+    return symbols
 
 
 def check_valid_view_uses(fn: ir.Function) -> None:

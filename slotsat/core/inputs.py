@@ -46,8 +46,9 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     `scalar_range` for scalars. Each
     symbolic dimension of a tensor parameter's shape is drawn from `DYNAMIC_DIMENSION` and
     given under its name (the interpreter binds it from there); so is a scalar parameter that
-    a tensor parameter's shape names (drawn before the others). Tensor parameters held whole
-    holding more than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an
+    a tensor parameter's shape names (drawn before the others), and a symbol only a declared
+    valid shape names (`ir.valid_shape_symbols`, drawn within its physical extent). Tensor
+    parameters held whole holding more than `SLOTSAT_INTERP_MAX_ELEMENTS` elements together are an
     `InterpreterError` before any array is made.
 
     A tensor parameter of more than `PAGED_ABOVE` elements is a `PagedTensor`: drawn page by
@@ -75,6 +76,13 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         dims[v.id] = out[v.name_hint] = max(_draw_dimension(rng, sized), floors.get(v.name_hint, 0))
     for v in _dimension_parameters(fn):  # a scalar parameter that is a tensor's dimension
         dims[v.id] = out[v.name_hint] = max(_draw_dimension(rng, sized), floors.get(v.name_hint, 0))
+    for v in ir.valid_shape_symbols(fn):
+        # a declared valid extent (pl.TensorView(valid_shape=[...])): within every physical
+        # extent it is declared on
+        if v.name_hint in names or v.name_hint in out:
+            raise InterpreterError(f"the valid-shape symbol '{v.name_hint}' has a parameter's or a "
+                                   "dimension's name", v.span)
+        out[v.name_hint] = int(rng.integers(0, _declared_extent(fn, v, dims) + 1))
     extents = sorted({d for p in fn.params if isinstance(p.type, ir.TensorType)
                       for d in p.type.shape if isinstance(d, int)} | set(dims.values()))
     total = 0
@@ -394,6 +402,19 @@ def _scalar_sources(fn: ir.Function, e: ir.Expr) -> list[ir.Var]:
 
 SIZED_DIMENSION = (64, 256)
 """The range `random_inputs(sized=True)` draws a symbolic dimension from, in multiples of 16."""
+
+
+def _declared_extent(fn: ir.Function, symbol: ir.Var, dims: dict[int, int]) -> int:
+    """The least physical extent of the axes whose declared valid extent is `symbol` (a
+    dimension's drawn value where it is one)."""
+    extents: list[int] = []
+    for p in fn.params:
+        t = p.type
+        if isinstance(t, ir.TensorType) and t.view is not None:
+            for d, v in zip(t.shape, t.view.valid_shape, strict=False):
+                if isinstance(v, ir.Var) and v.id == symbol.id:
+                    extents.append(d if isinstance(d, int) else _dimension(d, dims, p))
+    return min(extents)
 
 
 def _draw_dimension(rng: np.random.Generator, sized: bool) -> int:

@@ -633,7 +633,8 @@ class Interpreter:
             if missing:
                 raise InterpreterError(f"no value for parameter(s) {', '.join(missing)}", fn.span)
             values: list[Any] = [args.get(p.name_hint) for p in fn.params]
-            for v in ir.dynamic_dimensions(fn):  # a symbolic dimension's value, by its name
+            # a symbolic dimension's value, and a declared valid extent's, by its name
+            for v in (*ir.dynamic_dimensions(fn), *ir.valid_shape_symbols(fn)):
                 if v.name_hint in args:
                     self._env[v.id] = _canon(int(args[v.name_hint]), DType.INDEX)
         else:
@@ -1165,7 +1166,29 @@ def _op_load(it: Interpreter, c: ir.Call) -> Value:
         (rows, cols), (vr, vc) = _rc(shape), _rc(valid)
     data = np.zeros((rows, cols), dtype=tensor.dtype)
     data[:vr, :vc] = region.reshape(vr, vc)
+    narrowed = _narrowed_valid(it, c, (vr, vc))
+    if narrowed is not None:
+        # a tensor that declares a valid shape: the read is the requested extent, the tile is
+        # valid in the (smaller) extent its type gives (`slotsat.core.dsl.window_reads`)
+        vr, vc = narrowed
     return TileVal(data, (vr, vc), _tensor_dtype(c.args[0]), (rows, cols))
+
+
+def _narrowed_valid(it: Interpreter, c: ir.Call, read: tuple[int, int]) -> tuple[int, int] | None:
+    """The valid extent the load's result type gives when its source declares a valid shape
+    and the type is narrower than the read, else None."""
+    src, target = c.args[0], it._target
+    if not (isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType) and src.type.view is not None
+            and src.type.view.valid_shape and target is not None and isinstance(target.type, ir.TileType)):
+        return None
+    valid = [it.scalar(e) for e in target.type.effective_valid_shape]
+    if not all(isinstance(v, int) for v in valid):
+        return None
+    vr, vc = _rc([int(v) for v in valid])  # type: ignore[arg-type]
+    if vr > read[0] or vc > read[1]:
+        raise InterpreterError(f"the load's type is valid in {[vr, vc]}, more than the {list(read)} it reads",
+                               c.span)
+    return (vr, vc) if (vr, vc) != read else None
 
 
 def _merged(shape: Sequence[int]) -> tuple[int, int]:
@@ -3313,26 +3336,8 @@ def ensure_modelled(fn: ir.Function, *, cross_core: bool = False) -> None:
         call = s.value if isinstance(s, ir.AssignStmt) else s.call if isinstance(s, ir.EvalStmt) else None
         if isinstance(call, ir.Call) and call.op != "tile.alloc":
             reason = unmodelled_call(call, cross_core)
-            if reason is None and isinstance(s, ir.AssignStmt):
-                reason = _narrowed_load(call, s.var)
             if reason is not None:
                 raise Unmodelled(f"the interpreter does not model {reason}", call.span)
-
-
-def _narrowed_load(call: ir.Call, var: ir.Var) -> str | None:
-    """Why a `tile.load` of a tensor that declares a valid shape is not run: its tile is valid
-    in less than the extent it reads (`slotsat.core.dsl.window_reads`: the reference narrows to
-    the tensor's extent), which the interpreter's load, reading its valid shape, does not
-    model."""
-    if call.op != "tile.load" or not call.args or not isinstance(var.type, ir.TileType):
-        return None
-    src, requested = call.args[0], call.args[3] if len(call.args) > 3 else None
-    if not (isinstance(src, ir.Var) and isinstance(src.type, ir.TensorType) and src.type.view is not None
-            and src.type.view.valid_shape and isinstance(requested, ir.ExprList)):
-        return None
-    if len(requested.items) == len(var.type.shape) and var.type.effective_valid_shape == requested.items:
-        return None
-    return "a load narrowed to its tensor's declared valid shape (pl.TensorView(valid_shape=...))"
 
 
 def ensure_tensor_parameters(fn: ir.Function, max_elements: int) -> None:

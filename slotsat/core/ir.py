@@ -1037,6 +1037,26 @@ def dynamic_dimensions(fn: Function) -> list[Var]:
     return list(out.values())
 
 
+def valid_shape_symbols(fn: Function) -> list[Var]:
+    """The symbols a tensor parameter's `pl.TensorView(valid_shape=[...])` names bare that
+    nothing else binds (not a parameter, not in a tensor parameter's shape), in first-seen
+    order: the reference's MaterializeValidShapeSymbols makes each a leading `index`
+    parameter; the interpreter draws their values as it draws a dynamic dimension's."""
+    bound = {p.id for p in fn.params}
+    for p in fn.params:
+        if isinstance(p.type, TensorType):
+            for d in p.type.shape:
+                if not isinstance(d, int):
+                    bound.update(v.id for v in expr_vars(d))
+    out: dict[int, Var] = {}
+    for p in fn.params:
+        if isinstance(p.type, TensorType) and p.type.view is not None:
+            for d in p.type.view.valid_shape:
+                if isinstance(d, Var) and d.id not in bound:
+                    out.setdefault(d.id, d)
+    return list(out.values())
+
+
 def stmt_children_bodies(s: Stmt) -> tuple[SeqStmts, ...]:
     if isinstance(s, ForStmt | WhileStmt | ScopeStmt):
         return (s.body,)

@@ -132,3 +132,19 @@ def test_a_symbol_only_in_a_compound_extent_is_an_error() -> None:
         "supply its value (the reference's MaterializeValidShapeSymbols rejects it): declare it on its own in "
         "a valid_shape, or pass the extent as a pl.Scalar[pl.INDEX] parameter")
     assert info.value.span.line == 10
+
+
+def test_the_interpreter_keeps_a_narrowed_tile_to_its_valid_extent() -> None:
+    """The load reads the whole window, the tile is valid in `min(VALID, 128)`: the store
+    writes those columns and leaves the rest of the output as it was."""
+    import numpy as np
+
+    from slotsat.core.dsl.parser import parse_source
+    from slotsat.core.interpreter import Interpreter
+
+    fn = parse_source(src("pl.tile.load(s, [0, 0], [16, 128], target_memory=pl.Mem.Vec)"), "k.py").programs[0].functions[0]
+    s = np.arange(16 * 128, dtype=np.float32).reshape(16, 128)
+    out = np.full((16, 128), -1.0, dtype=np.float32)
+    (result,) = Interpreter(physical=False, prefetch=False).run(fn, {"s": s, "n": 0, "out": out, "VALID": 40})
+    assert np.array_equal(result[:, :40], s[:, :40])
+    assert np.all(result[:, 40:] == -1.0)
