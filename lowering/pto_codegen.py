@@ -358,6 +358,9 @@ class Emitter:
         self.emitted = EmittedScope()
         self.clamps: ScopedMemo[str] = ScopedMemo()
         """Default mode: offsets already clamped in scope, by SSA name (see `_clamped`)."""
+        self.hoisted: ScopedMemo[str] = ScopedMemo()
+        """Default mode: the hoisted `arith` operations already emitted in scope, by op,
+        operands and type (see `_hoisted_op`)."""
         self.namer = _Namer(self)
         self.recorder = _Recorder(self.graph, self.values)
         self.scalar_scope: dict[int, tuple[int, ...]] = {}
@@ -486,6 +489,7 @@ class Emitter:
         self.block_ids.append(self.blocks)
         self.emitted.push()
         self.clamps.push()
+        self.hoisted.push()
         self.namer.push()
         self.depth += 1
         try:
@@ -493,6 +497,7 @@ class Emitter:
         finally:
             self.depth -= 1
             self.namer.pop()
+            self.hoisted.pop()
             self.clamps.pop()
             self.emitted.pop()
             self.block_ids.pop()
@@ -546,14 +551,14 @@ class Emitter:
             a, b = self.lower(e.a), self.lower(e.b)
             signed, unsigned = _HOISTED_BINARY[e.op]
             op = _FLOAT_MIN_MAX[e.op] if e.dtype.is_float else unsigned if e.dtype.is_unsigned else signed
-            name = self.arith(op, [a, b], _int_type(e.dtype))
+            name = self._hoisted_op(op, [a, b], _int_type(e.dtype))
             self.handles[self._placeholder(e).id] = name
         elif isinstance(e, ir.ScalarUnary) and _lowered_unary(e):
             a = self.lower(e.a)
             op, operand = _HOISTED_UNARY[e.op]
             c = self.const(operand, e.dtype)
             mlir = _int_type(e.dtype)
-            name = self.arith(op, [c, a] if op == "subi" else [a, c], mlir)
+            name = self._hoisted_op(op, [c, a] if op == "subi" else [a, c], mlir)
             self.handles[self._placeholder(e).id] = name
         elif isinstance(e, ir.Cmp) and ir.expr_dtype(e.a).is_float:
             a, b = self.lower(e.a), self.lower(e.b)
@@ -572,6 +577,20 @@ class Emitter:
             self._emit_hoisted(e.b)
         elif isinstance(e, ir.Cast):
             self._emit_hoisted(e.a)
+
+    def _hoisted_op(self, op: str, operands: list[str], mlir: str) -> str:
+        """`arith.OP` of `operands`: in the default mode once per block scope (an operation of
+        the same operands emitted earlier in scope is its value; these ops are pure), in
+        `Mode.PYPTO` at every use, as the reference emits it."""
+        key = (op, tuple(operands), mlir)
+        if self.mode is Mode.SLOTSAT:
+            known = self.hoisted.lookup(key)
+            if known is not None:
+                return known
+        name = self.arith(op, operands, mlir)
+        if self.mode is Mode.SLOTSAT:
+            self.hoisted.add(key, name)
+        return name
 
     def _placeholder(self, e: ir.Expr) -> ir.Var:
         """The variable standing for the hoisted operation `e` (one per expression object)."""

@@ -148,3 +148,15 @@ def test_the_interpreter_keeps_a_narrowed_tile_to_its_valid_extent() -> None:
     (result,) = Interpreter(physical=False, prefetch=False).run(fn, {"s": s, "n": 0, "out": out, "VALID": 40})
     assert np.array_equal(result[:, :40], s[:, :40])
     assert np.all(result[:, 40:] == -1.0)
+
+
+def test_the_default_mode_computes_a_valid_extent_once_per_block() -> None:
+    """`min(VALID, 128)` sizes the loaded tile, the result of exp and the store: one
+    `arith.minsi` in the default mode (a pure op emitted earlier in scope is reused), one per
+    use in `--mode pypto`, as the reference emits it."""
+    from slotsat.core.options import Mode
+
+    body = "t = pl.tile.load(s, [0, 0], [16, 128], target_memory=pl.Mem.Vec)\ne = pl.tile.exp(t)\nout = pl.tile.store(e, [0, 0], out)\nreturn out\n"
+    text = kernel(body, params=PARAMS, ret=RET, decls=DECLS)
+    assert len(lines(compile_(text).pto_text, "arith.minsi")) == 1
+    assert len(lines(compile_(text, mode=Mode.PYPTO).pto_text, "arith.minsi")) == 3
