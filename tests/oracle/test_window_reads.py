@@ -23,7 +23,7 @@ from slotsat.bridge import Reference
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.errors import SlotsatError
-from slotsat.core.semantics import eval_expr
+from slotsat.core.interpreter import eval_scalar
 
 pytestmark = pytest.mark.pypto
 
@@ -56,14 +56,9 @@ def _loaded(text: str) -> ir.TileType:
     return s.var.type
 
 
-def _value(e: ir.Expr, names: dict[str, int]) -> int:
-    env = {v.id: names[v.name_hint.split("__")[0]] for v in ir.expr_vars(e)}
-    if isinstance(e, ir.ScalarBinary) and e.op in ("min", "max"):
-        a, b = _value(e.a, names), _value(e.b, names)
-        return min(a, b) if e.op == "min" else max(a, b)
-    if isinstance(e, ir.Sub) and isinstance(e.a, ir.ScalarBinary):
-        return _value(e.a, names) - _value(e.b, names)
-    return eval_expr(e, env)
+def _value(e: ir.Expr, names: dict[str, int]) -> object:
+    """`e`'s value with each symbol read by its name (a printed name without its SSA suffix)."""
+    return eval_scalar(e, lambda v: names[v.name_hint.split("__")[0]])
 
 
 def _equal(a: tuple[ir.Expr, ...], b: tuple[ir.Expr, ...]) -> bool:

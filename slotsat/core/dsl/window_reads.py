@@ -26,7 +26,6 @@ import itertools
 from collections.abc import Sequence
 
 from slotsat.core import ir
-from slotsat.core.semantics import EvalError, eval_expr
 
 WITNESS_VALUES = (0, 1, 128, 1 << 20)
 """The values a witness tries for each symbol."""
@@ -50,16 +49,6 @@ def available(valid: ir.Expr, offset: ir.Expr, window: int) -> ir.Expr:
     return ir.ScalarBinary("min", remaining, ir.ConstInt(window, ir.DType.INDEX), ir.DType.INDEX)
 
 
-def _value(e: ir.Expr, env: dict[int, int]) -> int:
-    if isinstance(e, ir.ScalarBinary) and e.op in ("min", "max"):
-        a, b = _value(e.a, env), _value(e.b, env)
-        return min(a, b) if e.op == "min" else max(a, b)
-    if isinstance(e, ir.Sub | ir.Add | ir.Mul) and any(isinstance(x, ir.ScalarBinary) for x in (e.a, e.b)):
-        a, b = _value(e.a, env), _value(e.b, env)
-        return a - b if isinstance(e, ir.Sub) else a + b if isinstance(e, ir.Add) else a * b
-    return eval_expr(e, env)
-
-
 def refuted(lhs: ir.Expr, rhs: ir.Expr) -> bool:
     """Whether an assignment of the symbols (non-negative, as the reference's analyzer takes an
     index to be) makes `lhs > rhs`: then no sound analyzer proves `lhs <= rhs`. Up to
@@ -76,12 +65,21 @@ def refuted(lhs: ir.Expr, rhs: ir.Expr) -> bool:
         left = {v.id for e in (lhs, *_parts(lhs)) for v in ir.expr_vars(e)}
         envs = ({vid: large if vid in left else small for vid in ids}
                 for small, large in itertools.product(WITNESS_VALUES, WITNESS_VALUES))
+    # the interpreter's scalar evaluator (pl.min / pl.max included), imported here: the parser
+    # loads this module, and the interpreter's numpy is no part of reading a kernel
+    from slotsat.core.interp_errors import InterpreterError
+    from slotsat.core.interpreter import eval_scalar
+
     for env in envs:
+        def lookup(v: ir.Var, env: dict[int, int] = env) -> int | None:
+            return env.get(v.id)
+
         try:
-            if _value(lhs, env) > _value(rhs, env):
-                return True
-        except (EvalError, KeyError):
+            a, b = eval_scalar(lhs, lookup), eval_scalar(rhs, lookup)
+        except (InterpreterError, ArithmeticError):
             continue
+        if a is not None and b is not None and a > b:
+            return True
     return False
 
 
