@@ -137,7 +137,7 @@ from slotsat.lowering.regions import (
     valid_extents,
 )
 from slotsat.lowering.target_constraints import check_target_constraints
-from slotsat.lowering.valid_views import check_valid_view_uses, materialized_symbols
+from slotsat.lowering.valid_views import check_valid_view_use, materialized_symbols
 
 CUBE_SPACES = frozenset(
     {ir.MemorySpace.Mat, ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace.Acc, ir.MemorySpace.Bias}
@@ -1080,7 +1080,6 @@ def preflight(fn: ir.Function) -> None:
     _preflight_body(fn.body, top=True, fn_type=fn.type)
     _preflight_widths(fn)
     materialized_symbols(fn)
-    check_valid_view_uses(fn)
 
 
 _SITE_NAMES = {"offset": "the offset", "shape": "the extent", "bound": "the loop bound",
@@ -1358,6 +1357,7 @@ def _preflight_call(c: ir.Call, span: Span, fn_type: ir.FunctionType) -> None:
                 _preflight_expr(item, where)
         elif not isinstance(arg, ir.SpaceArg | ir.DTypeArg):
             _preflight_expr(arg, where)
+    check_valid_view_use(c, where)
 
 
 def _kernel_kind(fn: ir.Function) -> str:

@@ -22,10 +22,8 @@ Such a tensor is emitted as the source of `tile.load` (and read by `tensor.dim`)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from slotsat.core import ir
-from slotsat.core.errors import NO_SPAN, PassError, Span
+from slotsat.core.errors import PassError, Span
 from slotsat.lowering.common import format_expr
 
 
@@ -58,34 +56,15 @@ def materialized_symbols(fn: ir.Function) -> list[ir.Var]:
     return symbols
 
 
-def check_valid_view_uses(fn: ir.Function) -> None:
-    """Decline, with a located `PassError`, a use of a tensor with a declared valid shape other
-    than as the source of `tile.load` or `tensor.dim`."""
-    if not any(declared_valid(p.type) for p in fn.params):
+def check_valid_view_use(c: ir.Call, where: Span) -> None:
+    """Decline, with a located `PassError`, a call that uses a tensor with a declared valid
+    shape other than as the source of `tile.load` or in `tensor.dim` (the physical extent,
+    which the declared valid shape leaves alone)."""
+    if c.op == "tensor.dim":
         return
-    for s in ir.walk_stmts(fn.body):
-        for c in _calls(s):
-            for k, p in enumerate(c.args):
-                # the parameter, or a value of its type (a loop-carried tensor, an alias)
-                if not isinstance(p, ir.Var) or not declared_valid(p.type):
-                    continue
-                where = c.span if c.span != NO_SPAN else _span(s)
-                if c.op == "tensor.dim":
-                    continue  # the physical extent, which the declared valid shape leaves alone
-                if c.op != "tile.load" or k != 0:
-                    raise PassError(f"tensor '{p.name_hint}' declares a valid shape (pl.TensorView"
-                                    f"(valid_shape=...)); slotsat's code generator emits it only as the "
-                                    f"source of tile.load, not of {c.op}", where)
-
-
-def _calls(s: ir.Stmt) -> Iterator[ir.Call]:
-    if isinstance(s, ir.AssignStmt) and isinstance(s.value, ir.Call):
-        yield s.value
-    elif isinstance(s, ir.EvalStmt):
-        yield s.call
-
-
-def _span(s: ir.Stmt) -> Span:
-    return getattr(s, "span", NO_SPAN)
-
-
+    for k, p in enumerate(c.args):
+        # the parameter, or a value of its type (a loop-carried tensor, an alias)
+        if isinstance(p, ir.Var) and declared_valid(p.type) and (c.op != "tile.load" or k != 0):
+            raise PassError(f"tensor '{p.name_hint}' declares a valid shape (pl.TensorView"
+                            f"(valid_shape=...)); slotsat's code generator emits it only as the "
+                            f"source of tile.load, not of {c.op}", where)
