@@ -425,6 +425,33 @@ def test_an_index_parameter_shadowing_a_symbolic_dimension_keeps_its_name() -> N
     ir.assert_structural_equal(parse_source(text), module)
 
 
+def test_a_local_shadowing_a_symbolic_dimension_leaves_shapes_to_the_symbol() -> None:
+    """The reference's type resolver reads a shape's name from the module first: after
+    `M = pl.tensor.dim(a, 0)` in the body, `pl.Tensor[[M, 128], ...]` is still the symbol `M`
+    (PyPTO's own dynamic-shape codegen test writes exactly this), while an expression reads
+    the local. The local prints under a fresh name, so the print reads back the same."""
+    shadowing = program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, a: pl.Tensor[[M, 128], pl.FP32], out: pl.Tensor[[M, 128], pl.FP32]) -> pl.Tensor[[M, 128], pl.FP32]:
+            M = pl.tensor.dim(a, 0)
+            for i, (acc,) in pl.range(0, M, 2, init_values=(out,)):
+                t: pl.Tile[[2, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [i, 0], [2, 128])
+                stored: pl.Tensor[[M, 128], pl.FP32] = pl.tile.store(t, [i, 0], acc)
+                acc_next = pl.yield_(stored)
+            return acc_next
+    """, 'M = pl.dynamic("M")\n')
+    module = parse_source(shadowing)
+    fn = module.programs[0].functions[0]
+    (symbol,) = {d for p in fn.params for d in p.type.shape if isinstance(d, ir.Var)}
+    assert symbol.name_hint == "M"
+    assert symbol not in fn.params
+    text = print_module(module)
+    assert "M_1: pl.Scalar[pl.INDEX] = pl.tensor.dim(a, 0)" in text
+    assert "pl.range(0, M_1, 2" in text
+    assert "stored: pl.Tensor[[M, 128], pl.FP32]" in text
+    ir.assert_structural_equal(parse_source(text), module)
+
+
 def test_module_constants_are_substituted() -> None:
     src = program("""
         @pl.function(type=pl.FunctionType.InCore)

@@ -195,7 +195,7 @@ class TypeReader:
 
     def dim(self, node: ast.expr) -> int | ir.Expr:
         """One tensor dimension: an int (literals fold) or a runtime INDEX expression."""
-        e = self.fp.index_expr(node, dims=True)
+        e = self.fp.index_expr(node, shape=True)
         value = fold_const(e)
         if value is not None:
             if value < 0:

@@ -65,7 +65,10 @@ The reference's printed IR (`05-decisions.md` item 12) is read as well:
 - Module level: `N = pl.dynamic("N")` declares a symbolic dimension; `N = 128` (an int, float
   or bool literal, or integer arithmetic over earlier constants) is a constant, substituted
   where it is used, and so is `DTYPE = pl.FP16` (a name for a `pl.` attribute: a dtype, an enum
-  member); `import pypto.language.distributed as pld` is accepted (`pld.` names are
+  member). In a tensor's or tile's shape such a name means the module's even where a local
+  of the body rebinds it (`M = pl.tensor.dim(a, 0)`), as the reference's type resolver reads
+  it; an INDEX parameter named as a `pl.dynamic` symbol is that symbol.
+  `import pypto.language.distributed as pld` is accepted (`pld.` names are
   always available, as in the reference's printed text). A program class whose body the
   reference printed empty (`class P:` at the end of the file) is an empty program.
 - Decorators: `@pl.program` (optionally `(strict_ssa=...)`), `@pl.function(type=, level=,
@@ -1053,6 +1056,8 @@ class _FunctionParser:
         self.last_read = mp.last_read.get(id(node), {})
         self.analysis = ssa.Analysis()
         self.params: tuple[ir.Var, ...] = ()
+        self.scalar_params: set[ir.Var] = set()
+        """The function's scalar parameters, bound before the other parameters' types read them."""
         self.ptrs: dict[str, ir.Var] = {}
         self.bases: dict[object, ir.Var] = {}
         self.alloc_names: dict[str, object] = {}
@@ -1350,6 +1355,8 @@ class _FunctionParser:
                 is_scalar = isinstance(ann, ast.Subscript) and dotted(ann.value) == "pl.Scalar"
                 if is_scalar == first:
                     bound[k] = self.bind(arg.arg, self.type(arg.annotation), arg, param=True)
+                    if is_scalar:
+                        self.scalar_params.add(bound[k])
         return tuple(bound[k] for k in range(len(given)))
 
     def _returns(self, node: ast.expr | None) -> tuple[ir.Type, ...]:
@@ -2548,10 +2555,13 @@ class _FunctionParser:
     # -- scalar expressions
 
     def index_expr(self, node: ast.expr, allow_any: bool = False, allow_float: bool = False,
-                   dims: bool = False) -> ir.Expr:
+                   dims: bool = False, shape: bool = False) -> ir.Expr:
         """A scalar expression whose bare literals are INDEX (§7.1). With `allow_any`, a name
         of any type (tile, tensor) is accepted at the top. With `dims` (a type annotation's
-        dimension), a name that is not defined is a symbolic dimension of the program."""
+        dimension), a name that is not defined is a symbolic dimension of the program. With
+        `shape` (an entry of a tensor's or tile's shape; implies `dims`), a module-level
+        constant or `pl.dynamic` name wins over a local of the same name, as the reference's
+        type resolver reads shapes (a view's valid shape reads the local first)."""
         if allow_any and isinstance(node, ast.Name) and node.id not in self.mp.constants:
             var = self.lookup_dim(node.id, node) if dims else self.lookup(node.id, node)
             if isinstance(var.type, ir.PtrType):
@@ -2561,14 +2571,15 @@ class _FunctionParser:
             return self.calls.hoist(node)
         if allow_any and isinstance(node, ast.Subscript):
             return self._subscript(node)
-        saved = self._dims
-        self._dims = dims
+        saved = self._dims, self._shape
+        self._dims, self._shape = dims or shape, shape
         try:
             return self.settle(self.expr(node, allow_float), ir.DType.INDEX)
         finally:
-            self._dims = saved
+            self._dims, self._shape = saved
 
     _dims = False
+    _shape = False
 
     def lookup_dim(self, name: str, node: ast.AST) -> ir.Var:
         """A name in a type's dimension: a local, else a symbolic dimension of the program."""
@@ -2598,10 +2609,17 @@ class _FunctionParser:
 
     def _name(self, node: ast.Name) -> _Typed:
         constant = self.mp.constants.get(node.id)
-        if constant is not None and self.lookup_optional(node.id) is None:
+        if constant is not None and (self._shape or self.lookup_optional(node.id) is None):
             if isinstance(constant, bool):
                 return ir.ConstInt(int(constant), ir.DType.BOOL, span=self.span(node))
             return _Bare(constant, self.span(node))
+        if self._shape and node.id in self.mp.dynamics:
+            # An INDEX parameter named as a `pl.dynamic` symbol is that symbol (the reference's
+            # parser rebinds the declaration to the parameter); a local of the name is not.
+            local = self.lookup_optional(node.id)
+            if local is not None and local in self.scalar_params:
+                return local
+            return self.mp.dynamic(node.id, node)
         var = self.lookup_dim(node.id, node) if self._dims else self.lookup(node.id, node)
         if not isinstance(var.type, ir.ScalarType):
             kind = {ir.TileType: "a tile", ir.TensorType: "a tensor", ir.PtrType: "a pointer"}.get(
