@@ -49,18 +49,20 @@ apart, the L0 spaces exempt), which is also the rule where the capacity is unkno
 
 One buffer, one value (every planner)
 -------------------------------------
-Codegen keeps a loop carry (initial value, carried variable, yielded value, result), an
-`if` result with the values its branches yield, and an in-place result with its operand in
-one buffer (`30-pto-codegen.md` §5.5). That is right only while the buffer holds the value
-a name is read for: a tile read inside a loop after the loop overwrote its buffer (the
-initial value of a carry read in the body, or the operand of an in-place op in a loop), a
-carried value read after its next value is written, or a branch yielding a value its buffer
-no longer holds would read the wrong data. An abstract walk tracks which value each buffer
-holds (a loop's body once, with the buffers it writes marked as holding "an earlier
-iteration's" value; an `if`'s branches from one state, joined) and rejects such a read. It
-also rejects a result the sharing would write into the buffer of an operand its op may not
-overwrite while reading it (`forbidden_args`: `x = pl.recip(x)` carried), which the reference
-compiles by giving the result a buffer of its own and moving it into the carry's.
+Codegen keeps a loop carry (initial value, carried variable, yielded value, result), an `if`
+result with the values its branches yield, and an in-place result with its operand in one
+buffer (`30-pto-codegen.md` §5.5). That is right only while the buffer holds the value a
+name is read for: a tile read inside a loop after the loop overwrote its buffer (the initial
+value of a carry read in the body, or the operand of an in-place op in a loop), a carried
+value read after its next value is written, or a branch yielding a value its buffer no
+longer holds would read the wrong data. A view yielded into a carry or result that has a
+buffer of its own is rejected too (its bytes are its source's). An abstract walk tracks
+which value each buffer holds (a loop's body once, with the buffers it writes marked as
+holding "an earlier iteration's" value; an `if`'s branches from one state, joined) and
+rejects such a read. It also rejects a result the sharing would write into the buffer of an
+operand its op may not overwrite while reading it (`forbidden_args`: `x = pl.recip(x)`
+carried), which the reference compiles by giving the result a buffer of its own and moving
+it into the carry's.
 
 Declared slots (every planner)
 ------------------------------
@@ -430,7 +432,29 @@ class _BufferValues:
 def check_shared_buffers(fn: ir.Function, live: Liveness) -> None:
     """Reject a tile read after another value overwrote the buffer it shares (see the module
     docstring, "One buffer, one value")."""
+    misplaced = _misplaced_view(live)
+    if misplaced is not None:
+        raise misplaced
     _BufferValues(live).body(fn.body)
+
+
+def _misplaced_view(live: Liveness) -> SharedBufferConflict | None:
+    """A view (`tile.reshape`, `tile.slice`) that a loop or a branch of an `if` yields into a
+    carry or result with a buffer of its own: the view's bytes are its source's, so the
+    result's buffer would never receive them (the first such view, in buffer order)."""
+    for buf in live.buffers:
+        for v in buf.members:
+            src = live.views.get(v.id)
+            home = None if src is None else live.buffer_of.get(src)
+            if home is not None and home != buf.index:
+                source = live.buffers[home].owner
+                return SharedBufferConflict(
+                    f"tile '{v.name_hint}' is a view of the buffer of '{source.name_hint}' but is yielded "
+                    f"as a loop carry or if result that keeps the buffer of '{buf.owner.name_hint}': a view "
+                    "writes no bytes of its own; yield a copy of it (pl.tile.move)",
+                    v.span, v,
+                )
+    return None
 
 
 # --------------------------------------------------------------------------------------

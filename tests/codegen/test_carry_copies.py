@@ -22,7 +22,7 @@ from slotsat.core.interpreter import outputs_equal, run_function
 from slotsat.core.options import Planner
 from slotsat.lowering.carry_copies import CarryCopies
 from tests.codegen.address_oracle import check_module
-from tests.codegen.harness import compile_, error, kernel
+from tests.codegen.harness import compile_, error, kernel, lines
 
 T = "pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec]"
 PARAMS = "a: pl.Tensor[[256, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]"
@@ -197,3 +197,72 @@ return o
             "out": np.zeros((256, 64), np.float32)}
     if "recip" in op:  # the interpreter computes recip; the copy changes nothing it computes
         assert outputs_equal(run_function(before, args, physical=False), run_function(lowered(src), args)) is None
+
+
+COL = "pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec]"
+ROW = "pl.Tile[[1, 16], pl.FP32, pl.Mem.Vec]"
+COL_PARAMS = ("x: pl.Tensor[[16, 1], pl.FP32], n: pl.Scalar[pl.INDEX], "
+              "out: pl.Out[pl.Tensor[[16, 1], pl.FP32]]")
+COL_RET = "pl.Tensor[[16, 1], pl.FP32]"
+
+IF_OF_VIEWS = kernel(f"""
+a: {COL} = pl.load(x, [0, 0], [16, 1])
+if n == 0:
+    r1: {ROW} = pl.tile.reshape(a, [1, 16])
+    m1: {ROW} = pl.tile.mul(r1, r1)
+    v1: {COL} = pl.tile.reshape(m1, [16, 1])
+    p = pl.yield_(v1)
+else:
+    r2: {ROW} = pl.tile.reshape(a, [1, 16])
+    m2: {ROW} = pl.tile.add(r2, r2)
+    v2: {COL} = pl.tile.reshape(m2, [16, 1])
+    p = pl.yield_(v2)
+o: pl.Tensor[[16, 1], pl.FP32] = pl.store(p, [0, 0], out)
+return o
+""", params=COL_PARAMS, ret=COL_RET)
+
+LOOP_OF_A_VIEW = kernel(f"""
+a: {COL} = pl.load(x, [0, 0], [16, 1])
+for i, (acc,) in pl.range(4, init_values=(a,)):
+    r: {ROW} = pl.tile.reshape(acc, [1, 16])
+    m: {ROW} = pl.tile.mul(r, r)
+    v: {COL} = pl.tile.reshape(m, [16, 1])
+    nxt = pl.yield_(v)
+o: pl.Tensor[[16, 1], pl.FP32] = pl.store(nxt, [0, 0], out)
+return o
+""", params=COL_PARAMS, ret=COL_RET)
+
+
+@pytest.mark.parametrize("src", [IF_OF_VIEWS, LOOP_OF_A_VIEW], ids=["if", "loop"])
+def test_a_yielded_view_is_moved_into_the_result_buffer(src: str) -> None:
+    """A reshape's bytes are its source's: yielded into an if result or a loop carry that has a
+    buffer of its own, it is copied in (the reference moves each branch's reshape into the
+    if's result). Before, nothing wrote the result and the store read a buffer never set."""
+    fn = lowered(src)
+    copied = [a.name_hint for m in moves(fn) for a in m.value.args  # type: ignore[union-attr]
+              if isinstance(a, ir.Var)]
+    assert copied == (["v1", "v2"] if src is IF_OF_VIEWS else ["v"])
+    text = compile_(src).pto_text
+    target = "%p" if src is IF_OF_VIEWS else "%a"
+    stores = lines(text, "pto.tstore")
+    assert stores[-1].startswith(f"pto.tstore ins({target} : ")
+    for line in lines(text, "pto.tmov"):
+        assert line.split("outs(")[1].startswith(f"{target} : ")
+    original = parse_source(src, "k.py").programs[0].functions[0]
+    rng = np.random.default_rng(3)
+    for n in (0, 1):
+        args = {"x": rng.standard_normal((16, 1)).astype(np.float32), "n": n, "out": np.zeros((16, 1), np.float32)}
+        assert outputs_equal(run_function(original, args, physical=False), run_function(fn, args)) is None
+
+
+def test_a_yielded_view_the_copy_cannot_take_stays_an_error() -> None:
+    """The check names the view; without a repair its message stands (no silent result buffer
+    that nothing writes)."""
+    from slotsat.analysis.liveness import liveness
+    from slotsat.lowering.memory_reuse import SharedBufferConflict, check_shared_buffers
+
+    fn = parse_source(IF_OF_VIEWS, "k.py").programs[0].functions[0]
+    with pytest.raises(SharedBufferConflict) as info:
+        check_shared_buffers(fn, liveness(fn))
+    assert info.value.var.name_hint == "v1"
+    assert "is a view of the buffer of 'm1'" in str(info.value)
