@@ -310,6 +310,23 @@ def test_an_annotated_literal_takes_the_annotation_dtype() -> None:
     ]
 
 
+def test_a_returned_literal_takes_the_return_dtype() -> None:
+    """`return 0` from a function returning `pl.Scalar[pl.INT32]` (PyPTO's host-orchestration
+    test) is the INT32 constant, as an annotated assignment's literal is; it must fit."""
+    body = printed_body(program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, n: pl.Scalar[pl.INT32]) -> pl.Scalar[pl.INT32]:
+            return 0
+    """))
+    assert body == ["return pl.const(0, pl.INT32)"]
+    source = program("""
+        @pl.function(type=pl.FunctionType.Orchestration)
+        def main(self, n: pl.Scalar[pl.INT32]) -> pl.Scalar[pl.INT8]:
+            return 300
+    """)
+    assert error_of(source) == ("integer literal 300 does not fit pl.INT8 (-128 to 127)", 7, 16)
+
+
 def test_an_annotated_literal_must_fit_and_other_mixes_stay_errors() -> None:
     source = program("""
         @pl.function(type=pl.FunctionType.Orchestration)

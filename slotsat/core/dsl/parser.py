@@ -1464,12 +1464,15 @@ class _FunctionParser:
 
     def _return_value(self, node: ast.expr, want: ir.Type | None) -> ir.Expr:
         """A returned value; `return pl.op(...)` hoists the call into a temporary typed by the
-        return annotation."""
+        return annotation, and a returned integer literal takes the annotation's dtype (`return
+        0` from a function returning `pl.Scalar[pl.INT32]`), as in an annotated assignment."""
         if isinstance(node, ast.Call) and self.calls.is_call(node):
             call, typ = self.calls.call(node, want)
             var = self.temp(typ, node)
             self.pending.append(ir.AssignStmt(var, call, span=self.span(node)))
             return var
+        if isinstance(want, ir.ScalarType) and want.dtype.is_int and self._is_literal(node):
+            return self.settle(self.expr(node), want.dtype)
         return self.index_expr(node, allow_any=True)
 
     # -- the allocation prefix
