@@ -1540,6 +1540,9 @@ class FunctionEmitter(Emitter):
         """Handles that are SSA views (`pto.treshape`, `pto.subview` results)."""
         self.subview_names: set[str] = set()
         self.subview_base: dict[str, str] = {}
+        self.subview_bytes: dict[str, tuple[int | None, tuple[int, ...]]] = {}
+        """A `pto.subview` handle -> its byte offset into the buffer under it (None: not literal)
+        and that buffer's shape (its rows' pitch)."""
         self.subview_windows: dict[str, tuple[str, str, list[str], ir.TileType]] = {}
         """A slice view's source handle and type, its offsets and its tile type (`_materialized`)."""
         self.view_root: dict[str, str] = {}
@@ -2237,6 +2240,48 @@ class FunctionEmitter(Emitter):
             self._alloc_line(tmp, src, src.type, scratch_of=target)
             ins.append((tmp, tile_type_string(src.type)))
         self._dps_line(sp, ins, dst, self.handle_types.get(dst, tile_type_string(target.type)), attrs)
+
+    def _emit_gatherb(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                      where: Span) -> None:
+        """`tile.gatherb(src, offsets)`: `pto.tgatherb ins(%src, %offsets : TB, TB) outs(%dst :
+        TB)`, the block gather by byte offsets. As PyPTO's backend does
+        (`MakeGatherbCodegenPTO`), the source must start 32-byte aligned: a slice source at
+        literal offsets whose byte offset is a multiple of 32, a declared slot at a literal byte
+        offset that is one; anything else is an error, not an unaligned gather."""
+        if len(c.args) != 2 or not all(isinstance(a, ir.Var) and isinstance(a.type, ir.TileType)
+                                       for a in c.args):
+            raise PassError(f"{c.op} takes a source tile and a tile of byte offsets", where)
+        src = c.args[0]
+        assert isinstance(src, ir.Var)
+        assert isinstance(src.type, ir.TileType)
+        handle = self.handle(src)
+        if handle in self.subview_names:
+            offset, _ = self.subview_bytes.get(handle, (None, ()))
+            if offset is None or offset % 32:
+                raise PassError(f"{c.op}: the source slice '{src.name_hint}' must start at a byte offset "
+                                "provably a multiple of 32 (literal offsets), as the reference requires"
+                                + ("" if offset is None else f"; it starts at byte {offset}"), where)
+        memref = src.type.memref
+        if memref is not None:
+            base = fold(memref.byte_offset)
+            if not isinstance(base, ir.ConstInt):
+                raise PassError(f"{c.op}: the source '{src.name_hint}' sits at a runtime byte offset of "
+                                "its allocation; the reference requires a literal offset that is a multiple "
+                                "of 32", where)
+            if base.value >= 0 and base.value % 32:
+                raise PassError(f"{c.op}: the source '{src.name_hint}' sits at byte offset {base.value} of "
+                                "its allocation, not a multiple of 32, which the reference requires", where)
+        self._emit_dps(target, c, sp, where)
+
+    def _emit_barrier(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                      where: Span) -> None:
+        """`system.bar_v` / `bar_m` / `bar_all`: `pto.barrier <PIPE_V>` (the entry's pipe), as
+        PyPTO's backend emits them; they take no arguments."""
+        if c.args or c.kwargs:
+            raise PassError(f"{c.op} takes no arguments", where)
+        if target is not None:
+            raise PassError(f"{c.op} has no result to assign", where)
+        self.line(f"{sp.pto} <{sp.param}>")
 
     def _materialized(self, view: str, c: ir.Call, where: Span) -> tuple[str, str]:
         """The slice view `view` copied into a buffer of its own: `pto.alloc_tile` of the
@@ -3251,6 +3296,15 @@ class FunctionEmitter(Emitter):
         self.view_names.add(name)
         if c.op == "tile.slice":
             self.subview_names.add(name)
+            at = c.args[2]
+            assert isinstance(at, ir.ExprList)
+            if src in self.subview_bytes:  # a slice of a slice: the rows keep the buffer's pitch
+                under, pitch = self.subview_bytes[src]
+            elif src in self.view_names:
+                under, pitch = None, src_arg.type.shape
+            else:
+                under, pitch = 0, src_arg.type.shape
+            self.subview_bytes[name] = (_slice_bytes(src_arg.type, pitch, at.items, under), pitch)
             self.subview_base[name] = src
             self.subview_windows[name] = (src, src_t, offs, target.type)
         self.handle_types[name] = dst_t
@@ -3762,6 +3816,24 @@ def _matches_default(value: ir.CallArg, default: object) -> bool:
     if isinstance(default, bool):
         return isinstance(value, ir.ConstInt) and bool(value.value) == default
     return _keyword_text(value) == str(default)
+
+
+def _slice_bytes(source: ir.TileType, pitch: tuple[int, ...], offsets: Sequence[ir.Expr],
+                 base: int | None) -> int | None:
+    """The byte offset of a slice at `offsets` of `source` into the buffer under it, whose
+    shape is `pitch` (`base`: the source's own offset there), or None when an offset is not
+    literal."""
+    at = [ir.literal_value(_try_fold(e)) for e in offsets]
+    if base is None or any(a is None for a in at) or len(at) != 2 or len(pitch) != 2:
+        return None
+    row, col = at
+    assert row is not None
+    assert col is not None
+    rows, cols = pitch
+    blayout, _, _ = layout_of(source)
+    element = row * cols + col if blayout == "row_major" else col * rows + row
+    bits = element * source.dtype.bits
+    return None if bits % 8 else base + bits // 8
 
 
 def _subview_valid(source: ir.TileType, sizes: tuple[int, int], offsets: Sequence[ir.Expr]

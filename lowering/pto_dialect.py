@@ -588,6 +588,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
     "pto.texpands", "pto.textract", "pto.tfillpad", "pto.tfillpad_expand", "pto.ttrans", "pto.tconcat",
     "pto.tsel", "pto.tsels", "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert", "pto.mscatter",
+    "pto.tgatherb",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
 
@@ -1013,11 +1014,13 @@ class FenceBarrierAllOp(IRDLOperation):
 
 @irdl_op_definition
 class BarrierOp(IRDLOperation):
-    """`pto.barrier <PIPE_ALL>`: drain the named pipes of this core."""
+    """`pto.barrier <PIPE_X>`: drain the named pipe of this core (ptoas's `BarrierOp`)."""
 
     name = "pto.barrier"
     pipe = prop_def(StringAttr)
-    PIPES: ClassVar[tuple[str, ...]] = ("PIPE_ALL",)
+    PIPES: ClassVar[tuple[str, ...]] = ("PIPE_S", "PIPE_V", "PIPE_M", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3",
+                                        "PIPE_ALL", "PIPE_MTE4", "PIPE_MTE5", "PIPE_V2", "PIPE_FIX")
+    """ptoas's `PTO_PipeAttr` cases that name a pipe (`PTOAttrs.td`)."""
 
     @classmethod
     def parse(cls, parser: Parser) -> BarrierOp:

@@ -1124,6 +1124,30 @@ class ExpandRandom:
         return out, bits
 
 
+@pl.program
+class GatherBarrier:
+    """tile.gatherb of blocks from a slice of a slice (32-byte aligned: 16 halves in), and
+    the three pipe barriers, which the reference emits as pto.barrier <PIPE_V / M / ALL>."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        src: pl.Tensor[[16, 256], pl.FP16],
+        offsets: pl.Tensor[[8, 8], pl.UINT32],
+        out: pl.Out[pl.Tensor[[8, 128], pl.FP16]],
+    ) -> pl.Tensor[[8, 128], pl.FP16]:
+        t = pl.tile.load(src, [0, 0], [16, 256], target_memory=pl.Mem.Vec)
+        outer = pl.tile.slice(t, [16, 240], [0, 1])
+        inner = pl.tile.slice(outer, [16, 128], [0, 15])
+        o = pl.tile.load(offsets, [0, 0], [8, 8], target_memory=pl.Mem.Vec)
+        pl.system.bar_v()
+        g = pl.tile.gatherb(inner, o)
+        pl.system.bar_m()
+        out = pl.tile.store(g, [0, 0], out)
+        pl.system.bar_all()
+        return out
+
+
 VALID_COLS = pl.dynamic("VALID_COLS")
 
 
@@ -1193,6 +1217,7 @@ PROGRAMS = {
     "causal_mask": CausalMask,
     "expand_random": ExpandRandom,
     "valid_view": ValidView,
+    "gather_barrier": GatherBarrier,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

@@ -13,6 +13,8 @@ in MLIR's generic form, and a `rounds` ptoas does not take a located error.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -133,3 +135,42 @@ def test_the_printed_random_and_fillpad_expand_compile_to_the_references_module(
     ours, theirs = references_module("expand_random")
     assert ours == theirs
     assert any(line.startswith("pto.tfillpad_expand ins(") for line in ours)
+
+
+def test_the_printed_gatherb_and_pipe_barriers_compile_to_the_references_module() -> None:
+    """`gather_barrier` of `tools/printed_kernels.py`: `tile.gatherb` (`pto.tgatherb`) of a
+    slice of a slice and `system.bar_v` / `bar_m` / `bar_all` (`pto.barrier <PIPE_...>`), as
+    the reference emits them in `--mode pypto`. The reference also allocates a buffer for each
+    slice that nothing uses (the `pto.alloc_tile` just before each `pto.subview`); without
+    those, and with values unnumbered, the two modules are the same."""
+    ours, theirs = references_module("gather_barrier")
+    dead = {k for k, line in enumerate(theirs) if "pto.alloc_tile" in line and k + 1 < len(theirs)
+            and "pto.subview" in theirs[k + 1]}
+    assert len(dead) == 2
+
+    def unnumbered(lines: list[str]) -> list[str]:
+        return [re.sub(r"%v\d+", "%v", line) for line in lines if "arith.constant" not in line]
+
+    assert unnumbered(ours) == unnumbered([line for k, line in enumerate(theirs) if k not in dead])
+    assert [line.split(" ins(")[0] for line in ours if "pto.barrier" in line or "pto.tgatherb" in line] == [
+        "pto.barrier <PIPE_V>", "pto.tgatherb", "pto.barrier <PIPE_M>", "pto.barrier <PIPE_ALL>"]
+
+
+GATHERB = "src: pl.Tensor[[16, 256], pl.FP16], offsets: pl.Tensor[[8, 8], pl.UINT32], out: pl.Out[pl.Tensor[[8, 128], pl.FP16]]"
+
+
+@pytest.mark.parametrize(("at", "byte"), [("[0, 1]", 2), ("[1, 0]", 512 + 0), ("[0, 17]", 34)])
+def test_a_gatherb_source_slice_must_start_32_byte_aligned(at: str, byte: int) -> None:
+    """The reference requires tile.gatherb's source to start at a byte offset provably a
+    multiple of 32; a slice one row in (512 bytes) is, one or 17 halves in is not."""
+    src = kernel(f"t: pl.Tile[[16, 256], pl.FP16, pl.Mem.Vec] = pl.load(src, [0, 0], [16, 256])\n"
+                 f"s: pl.Tile[[8, 128], pl.FP16, pl.Mem.Vec] = pl.tile.slice(t, [8, 128], {at})\n"
+                 "o: pl.Tile[[8, 8], pl.UINT32, pl.Mem.Vec] = pl.load(offsets, [0, 0], [8, 8])\n"
+                 "g: pl.Tile[[8, 128], pl.FP16, pl.Mem.Vec] = pl.tile.gatherb(s, o)\n"
+                 "out = pl.store(g, [0, 0], out)\nreturn out\n", params=GATHERB, ret="pl.Tensor[[8, 128], pl.FP16]")
+    if byte % 32 == 0:
+        assert "pto.tgatherb ins(%s, %o : " in compile_source(src, "k.py", CompileOptions()).pto_text
+        return
+    with pytest.raises(SlotsatError) as info:
+        compile_source(src, "k.py", CompileOptions())
+    assert info.value.message.endswith(f"as the reference requires; it starts at byte {byte}")
