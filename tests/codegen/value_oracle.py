@@ -10,7 +10,7 @@ selects) a fresh array filled with a poison value (NaN, or the most negative int
 that a read of a tile nothing wrote shows in the outputs, a `pto.treshape` a re-typed view
 of the same elements (the tile's layout decides their order). After the run, each tensor
 parameter's memory is what the kernel left in global memory. Not modelled (`Unmodelled`):
-`pto.subview`, tiles at planner addresses (the PYPTO planner's `addr`), hidden parameters.
+tiles at planner addresses (the PYPTO planner's `addr`), hidden parameters.
 
 `compare(fn, text, args, name)` runs the slotsat IR function `fn` in the project's
 interpreter and the module's function `name` here, on the same arguments, and returns the first
@@ -20,9 +20,11 @@ output that differs (None: they agree). A module with an op this file does not m
 Modelled: `scf.for` / `scf.if` and scalar `arith` (`address_oracle._Run`); `pto.tload`,
 `pto.tstore`, `pto.tmov`; elementwise `tadd tsub tmul tdiv tmax tmin`, their scalar forms
 `tadds tsubs tmuls tdivs tmaxs tmins`, `texp tlog tsqrt trsqrt trecip tneg tabs trelu`,
-`texpands`, `tcvt` (value conversion), the row reductions `trowsum trowmax trowmin` (the
-scratch operand ignored) and the row / column broadcasts `trowexpand*` / `tcolexpand*` of
-add, sub, mul, div, max and min. Each writes the destination's valid region (its
+`texpands`, `tcvt` (value conversion), the row reductions `trowsum trowmax trowmin` and
+column reductions `tcolsum tcolmax tcolmin` (a scratch operand ignored), the row / column
+broadcasts `trowexpand*` / `tcolexpand*` of add, sub, mul, div, max and min, `tmatmul`
+(`.acc`, `.bias`; in float64), `pto.subview` (a window of its source), `textract`,
+`set_validshape`, `tgetval`. Each writes the destination's valid region (its
 `pto.alloc_tile` valid extent, or the static one its type gives).
 """
 
@@ -38,7 +40,7 @@ from xdsl.ir import Operation, SSAValue
 
 from slotsat.core import ir
 from slotsat.core.interpreter import outputs_equal, round_bf16, run_function
-from slotsat.lowering.pto_dialect import MultiTileBufType, TileBufType
+from slotsat.lowering.pto_dialect import MultiTileBufType, SubViewOp, TileBufType
 from tests.codegen.address_oracle import Trace, _Run, functions
 
 
@@ -54,6 +56,8 @@ _BINARY = {"tadd": np.add, "tsub": np.subtract, "tmul": np.multiply, "tdiv": np.
 _UNARY = {"texp": np.exp, "tlog": np.log, "tsqrt": np.sqrt, "trsqrt": lambda x: 1 / np.sqrt(x),
           "trecip": lambda x: 1 / x, "tneg": np.negative, "tabs": np.abs, "trelu": lambda x: np.maximum(x, 0)}
 _REDUCE = {"trowsum": np.sum, "trowmax": np.max, "trowmin": np.min}
+_COLUMN_REDUCE = {"tcolsum": np.sum, "tcolmax": np.max, "tcolmin": np.min}
+_COMPUTED = frozenset({*_BINARY, *_UNARY, *_REDUCE, *_COLUMN_REDUCE})
 
 
 def _dtype(t: Any) -> type:
@@ -140,7 +144,7 @@ class _ValueRun(_Run):
         handler = getattr(self, "_" + short.replace(".", "_"), None)
         if handler is not None:
             handler(op)
-        elif short in _BINARY or short in _UNARY or short.rstrip("s") in _BINARY or short in _REDUCE \
+        elif short in _COMPUTED or short.rstrip("s") in _BINARY \
                 or short.startswith(("trowexpand", "tcolexpand")):
             self._compute(op, short)
         else:
@@ -211,7 +215,59 @@ class _ValueRun(_Run):
         self.env[op.results[0]] = _Tile(_view_of(base.reshape(-1), t), valid, str(t.dtype) == "bf16")
 
     def _subview(self, op: Operation) -> None:
-        raise Unmodelled("pto.subview")
+        assert isinstance(op, SubViewOp)
+        src = self.tile(op.source)
+        t = op.result.type
+        assert isinstance(t, TileBufType)
+        offsets = [self.int_(o) for o in op.offsets]
+        valid_operands = [self.int_(o) for o in op.valid]
+        row, col = offsets
+        # the window may reach past its source where only its valid part is used (the
+        # reference's gather_row: a whole tile's sizes, one valid row)
+        window = src.data[row: row + t.rows.data, col: col + t.cols.data]
+        valid = (valid_operands[0], valid_operands[1]) if len(valid_operands) == 2 else \
+            _static_valid(t) or (t.rows.data, t.cols.data)
+        if valid[0] > window.shape[0] or valid[1] > window.shape[1]:
+            raise AssertionError(f"pto.subview at {offsets}: its valid {valid} leaves its source")
+        self.env[op.results[0]] = _Tile(window, valid, src.bf16)
+
+    def _textract(self, op: Operation) -> None:
+        src, dst = self.tile(op.operands[0]), self.tile(op.operands[-1])
+        row, col = self.int_(op.operands[1]), self.int_(op.operands[2])
+        rows, cols = dst.valid
+        dst.write(rows, cols, src.data[row: row + rows, col: col + cols])
+
+    def _set_validshape(self, op: Operation) -> None:
+        tile = self.tile(op.operands[0])
+        tile.valid = (self.int_(op.operands[1]), self.int_(op.operands[2]))
+
+    def _tgetval(self, op: Operation) -> None:
+        tile = self.tile(op.operands[0])
+        if not tile.data.flags.c_contiguous:
+            raise Unmodelled("pto.tgetval of a tile that is not one row-major block")
+        self.env[op.results[0]] = tile.data.reshape(-1)[self.int_(op.operands[1])].item()
+
+    def _tmatmul(self, op: Operation) -> None:
+        a, b, dst = self.tile(op.operands[0]), self.tile(op.operands[1]), self.tile(op.operands[-1])
+        self._product(dst, a, b)
+
+    def _tmatmul_acc(self, op: Operation) -> None:
+        acc, a, b = (self.tile(o) for o in op.operands[:3])
+        self._product(self.tile(op.operands[-1]), a, b, acc.data[: acc.valid[0], : acc.valid[1]].copy())
+
+    def _tmatmul_bias(self, op: Operation) -> None:
+        a, b, bias = (self.tile(o) for o in op.operands[:3])
+        self._product(self.tile(op.operands[-1]), a, b, bias.data[:1, : bias.valid[1]].copy())
+
+    def _product(self, dst: _Tile, a: _Tile, b: _Tile, plus: np.ndarray | None = None) -> None:
+        m, k = a.valid
+        n = b.valid[1]
+        if b.valid[0] != k or dst.valid != (m, n) or (plus is not None and plus.shape[0] not in (1, m)):
+            raise Unmodelled("a matmul whose operands' valid extents differ from its result's")
+        value = a.data[:m, :k].astype(np.float64) @ b.data[:k, :n].astype(np.float64)
+        if plus is not None:
+            value = value + plus
+        dst.write(m, n, value)
 
     def tile(self, v: SSAValue) -> _Tile:
         x = self.get(v)
@@ -256,7 +312,11 @@ class _ValueRun(_Run):
         dst = self.tile(op.operands[-1])
         rows, cols = dst.valid
         with np.errstate(all="ignore"):
-            if short in _REDUCE:
+            if short in _COLUMN_REDUCE:
+                src = ins[0]
+                assert isinstance(src, _Tile)
+                value = _COLUMN_REDUCE[short](src.data[: src.valid[0], :cols], axis=0, keepdims=True)
+            elif short in _REDUCE:
                 src = ins[0]
                 assert isinstance(src, _Tile)
                 value = _REDUCE[short](src.data[:rows, : src.valid[1]], axis=1, keepdims=True)
@@ -306,6 +366,8 @@ def run_module_function(text: str, name: str, params: list[ir.Var], args: Mappin
         value = args[param.name_hint]
         if isinstance(param.type, ir.TensorType):
             memory[param.name_hint] = run.env[arg] = _Memory(np.array(value, copy=True))
+        elif isinstance(arg.type, IntegerType) and arg.type.width.data == 1:
+            run.env[arg] = int(value) & 1  # an i1 keeps its low bit, as the interpreter wraps it
         elif isinstance(arg.type, IntegerType | IndexType):
             run.env[arg] = int(value)
         else:
@@ -355,7 +417,8 @@ def compare(fn: ir.Function, text: str, args: Mapping[str, Any], name: str | Non
         raise Unmodelled("a returned value that is not a tensor parameter")
     got = run_module_function(text, name or fn.name, list(fn.params), args)
     written = [t for t in targets if t is not None]
-    # bfloat16 keeps 8 significant bits: one rounding step apart is 2 ** -8 relative
-    tolerance = 1e-2 if any(t.dtype is ir.DType.BF16 for t in written) else 1e-3
+    # bfloat16 keeps 8 significant bits, float16 11: sums in another order differ by a few
+    # rounding steps
+    tolerance = 1e-2 if any(t.dtype in (ir.DType.BF16, ir.DType.FP16) for t in written) else 1e-3
     return outputs_equal(tuple(expected), tuple(got[t.name_hint] for t in written), rtol=tolerance,
                          atol=tolerance, labels=[t.name_hint for t in written])
