@@ -1735,6 +1735,12 @@ def _op_memory_marker(it: Interpreter, c: ir.Call) -> Value:
     return None
 
 
+def _op_pipe_barrier(it: Interpreter, c: ir.Call) -> Value:
+    """`system.bar_v` / `bar_m` / `bar_all`: wait for this core's pipes to drain; the
+    interpreter runs each op to completion in order, so a barrier changes no value."""
+    return None
+
+
 def _op_prefetch_handle(it: Interpreter, c: ir.Call) -> Value:
     """`prefetch.make_context` / `async_prefetch` / `session`: a GM-to-L2 prefetch and the
     handles that track it. L2 holds copies of GM, so a prefetch changes no value; the handles
@@ -3103,6 +3109,9 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.get_block_num": (0, 0, frozenset()),
     "tile.get_subblock_idx": (0, 0, frozenset()),
     "system.fence": (0, 0, frozenset()),
+    "system.bar_v": (0, 0, frozenset()),
+    "system.bar_m": (0, 0, frozenset()),
+    "system.bar_all": (0, 0, frozenset()),
     "system.cacheinvalid": (0, 3, frozenset()),
     "prefetch.make_context": (0, 0, frozenset()),
     "prefetch.async_prefetch": (2, 2, frozenset()),
@@ -3219,6 +3228,9 @@ def unmodelled_call(c: ir.Call, cross_core: bool = False) -> str | None:
 
 _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "system.fence": _op_memory_marker,
+    "system.bar_v": _op_pipe_barrier,
+    "system.bar_m": _op_pipe_barrier,
+    "system.bar_all": _op_pipe_barrier,
     "prefetch.make_context": _op_prefetch_handle,
     "prefetch.async_prefetch": _op_prefetch_handle,
     "prefetch.session": _op_prefetch_handle,

@@ -22,6 +22,7 @@ from slotsat.app.pipeline import CompileOptions, compile_source
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.errors import SlotsatError
+from slotsat.core.interpreter import outputs_equal, run_function
 from slotsat.core.options import Mode
 from tests.codegen.harness import PRINTED, compile_, confirmed, kernel, lines, references_module
 from tests.reliability.interp_harness import kernel as interp_kernel
@@ -174,3 +175,19 @@ def test_a_gatherb_source_slice_must_start_32_byte_aligned(at: str, byte: int) -
     with pytest.raises(SlotsatError) as info:
         compile_source(src, "k.py", CompileOptions())
     assert info.value.message.endswith(f"as the reference requires; it starts at byte {byte}")
+
+
+def test_the_pipe_barriers_change_no_value_in_the_interpreter() -> None:
+    """`system.bar_v` / `bar_m` / `bar_all` drain this core's pipes; the interpreter runs ops in
+    order, so its outputs are those of the kernel without them."""
+    body = ("t: pl.Tile[[16, 256], pl.FP16, pl.Mem.Vec] = pl.load(src, [0, 0], [16, 256])\n"
+            "pl.system.bar_v()\ne: pl.Tile[[16, 256], pl.FP16, pl.Mem.Vec] = pl.exp(t)\npl.system.bar_m()\n"
+            "out = pl.store(e, [0, 0], out)\npl.system.bar_all()\nreturn out\n")
+    params = "src: pl.Tensor[[16, 256], pl.FP16], out: pl.Out[pl.Tensor[[16, 256], pl.FP16]]"
+    with_bars = parse_source(kernel(body, params=params, ret="pl.Tensor[[16, 256], pl.FP16]"), "k.py")
+    without = parse_source(kernel("\n".join(line for line in body.splitlines() if "bar_" not in line),
+                                  params=params, ret="pl.Tensor[[16, 256], pl.FP16]"), "k.py")
+    args = {"src": np.linspace(-1, 1, 16 * 256, dtype=np.float16).reshape(16, 256),
+            "out": np.zeros((16, 256), np.float16)}
+    assert outputs_equal(run_function(without.programs[0].functions[0], args),
+                         run_function(with_bars.programs[0].functions[0], args)) is None
