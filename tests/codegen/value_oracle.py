@@ -9,8 +9,10 @@ window of that memory, a `pto.partition_view` a window of the view, each execute
 selects) a fresh array filled with a poison value (NaN, or the most negative integer) so
 that a read of a tile nothing wrote shows in the outputs, a `pto.treshape` a re-typed view
 of the same elements (the tile's layout decides their order). After the run, each tensor
-parameter's memory is what the kernel left in global memory. Not modelled (`Unmodelled`):
-tiles at planner addresses (the PYPTO planner's `addr`), hidden parameters.
+parameter's memory is what the kernel left in global memory. A tile the PYPTO planner placed
+(`addr = ...`) is the bytes at that address of its space's one byte array, so two tiles the
+planner overlaps overwrite each other here as on the device. Not modelled (`Unmodelled`):
+hidden parameters.
 
 `compare(fn, text, args, name)` runs the slotsat IR function `fn` in the project's
 interpreter and the module's function `name` here, on the same arguments, and returns the first
@@ -79,10 +81,19 @@ class _Tile:
     data: np.ndarray
     valid: tuple[int, int]
     bf16: bool = False
+    flat: np.ndarray | None = None
+    """The buffer's elements in memory order (None: a window of another tile's)."""
 
     def write(self, rows: int, cols: int, value: Any) -> None:
         value = np.broadcast_to(value, (rows, cols)).astype(self.data.dtype)
         self.data[:rows, :cols] = round_bf16(value) if self.bf16 else value
+
+
+def _type_of(v: SSAValue) -> TileBufType:
+    t = v.type
+    if not isinstance(t, TileBufType):
+        raise Unmodelled(f"a tile of type {t}")
+    return t
 
 
 def _static_valid(t: TileBufType) -> tuple[int, int] | None:
@@ -131,9 +142,14 @@ class _Memory:
         return self.logical.copy() if self.first is None else np.array(self.first)
 
 
+_SPACE_BYTES = 4 << 20
+"""The on-chip memory modelled per space (more than any space of the targets holds)."""
+
+
 class _ValueRun(_Run):
     def __init__(self, max_iterations: int) -> None:
         super().__init__(Trace(), max_iterations)
+        self.spaces: dict[str, np.ndarray] = {}
 
     def op(self, op: Operation) -> None:
         name = op.name
@@ -174,12 +190,37 @@ class _ValueRun(_Run):
         assert isinstance(t, TileBufType)
         dtype = _dtype(t.dtype)
         flat = np.full(t.rows.data * t.cols.data, _poison(dtype), dtype=dtype)
-        if getattr(op, "addr", None) is not None:
-            raise Unmodelled("pto.alloc_tile at an address (the PYPTO planner)")
+        addr = getattr(op, "addr", None)
+        if addr is not None:  # the PYPTO planner's placement: the bytes at that address
+            flat = self.placed(t, self.int_(addr))
         rows, cols = getattr(op, "valid_row", None), getattr(op, "valid_col", None)
         valid = (self.int_(rows), self.int_(cols)) if rows is not None and cols is not None else \
             _static_valid(t) or (t.rows.data, t.cols.data)
-        self.env[op.results[0]] = _Tile(_view_of(flat, t), valid, str(t.dtype) == "bf16")
+        self.env[op.results[0]] = _Tile(_view_of(flat, t), valid, str(t.dtype) == "bf16", flat)
+
+    def placed(self, t: TileBufType, addr: int) -> np.ndarray:
+        """The elements of a tile of type `t` at byte `addr` of its on-chip memory: every space
+        one byte array, filled with 0xFF at the start (a NaN, or -1, where nothing was written)."""
+        count = t.rows.data * t.cols.data
+        if str(t.dtype) == "bf16":
+            # held in float32 (as the interpreter holds it): the bfloat16 tiles of a space share
+            # one array of its 2-byte cells, apart from its other tiles
+            if addr < 0 or addr % 2 or addr + 2 * count > _SPACE_BYTES:
+                raise Unmodelled(f"a bfloat16 tile at byte {addr} of {t.loc.data}")
+            key = t.loc.data + ":bf16"
+            if key not in self.spaces:
+                self.spaces[key] = np.full(_SPACE_BYTES // 2, np.nan, dtype=np.float32)
+            return self.spaces[key][addr // 2: addr // 2 + count]
+        dtype = np.dtype(_dtype(t.dtype))
+        size = count * dtype.itemsize
+        if addr < 0 or addr % dtype.itemsize:
+            raise AssertionError(f"a tile at byte {addr} of {t.loc.data}")
+        if addr + size > _SPACE_BYTES:
+            raise Unmodelled(f"a tile past the modelled {_SPACE_BYTES} bytes of {t.loc.data}")
+        space = self.spaces.get(t.loc.data)
+        if space is None:
+            space = self.spaces[t.loc.data] = np.full(_SPACE_BYTES, 0xFF, dtype=np.uint8)
+        return space[addr: addr + size].view(dtype)
 
     def _alloc_multi_tile(self, op: Operation) -> None:
         region = op.results[0].type
@@ -189,10 +230,13 @@ class _ValueRun(_Run):
         rows, cols = getattr(op, "valid_row", None), getattr(op, "valid_col", None)
         valid = (self.int_(rows), self.int_(cols)) if rows is not None and cols is not None else \
             _static_valid(t) or (t.rows.data, t.cols.data)
-        self.env[op.results[0]] = [
-            _Tile(_view_of(np.full(t.rows.data * t.cols.data, _poison(dtype), dtype=dtype), t), valid,
-                  str(t.dtype) == "bf16")
-            for _ in range(region.count.data)]
+        addr = getattr(op, "addr", None)
+        size = t.rows.data * t.cols.data * (2 if str(t.dtype) == "bf16" else np.dtype(dtype).itemsize)
+        count = region.count.data
+        flats = [self.placed(t, self.int_(addr) + k * size) if addr is not None else
+                 np.full(t.rows.data * t.cols.data, _poison(dtype), dtype=dtype) for k in range(count)]
+        bf16 = str(t.dtype) == "bf16"
+        self.env[op.results[0]] = [_Tile(_view_of(flat, t), valid, bf16, flat) for flat in flats]
 
     def _multi_tile_get(self, op: Operation) -> None:
         slots = self.get(op.operands[0])
@@ -206,13 +250,12 @@ class _ValueRun(_Run):
         src = self.tile(op.operands[0])
         t = op.results[0].type
         assert isinstance(t, TileBufType)
-        base = src.data.base if src.data.base is not None else src.data
-        while base.base is not None:
-            base = base.base
-        if base.size != t.rows.data * t.cols.data or base.dtype != _dtype(t.dtype):
+        base = src.flat
+        if base is None or base.size != t.rows.data * t.cols.data or str(t.dtype) != str(
+                _type_of(op.operands[0]).dtype):
             raise Unmodelled("pto.treshape of a window or across element types")
         valid = _static_valid(t) or (t.rows.data, t.cols.data)
-        self.env[op.results[0]] = _Tile(_view_of(base.reshape(-1), t), valid, str(t.dtype) == "bf16")
+        self.env[op.results[0]] = _Tile(_view_of(base, t), valid, str(t.dtype) == "bf16", base)
 
     def _subview(self, op: Operation) -> None:
         assert isinstance(op, SubViewOp)
