@@ -16,14 +16,17 @@ generator):
   order; the runtime passes scalars after tensors, so it is the first `index` scalar of the
   signature. A symbol that only a compound entry (`VALID + 1`) names is an error there.
 
-Such a tensor is emitted as the source of `tile.load` (and read by `tensor.dim`); any other use
-(a store into it, a remote load, a view) is declined with the reason.
+Such a tensor is emitted as the source of `tile.load`, of `pld.tile.remote_load` where the
+declared valid shape is literal (the reference reads the peer's window narrowed to it), and
+read by `tensor.dim`; any other use (a store into it, a view, a remote load of a runtime
+valid extent) is declined with the reason.
 """
 
 from __future__ import annotations
 
-from slotsat.core import ir
+from slotsat.core import ir, ops
 from slotsat.core.errors import PassError, Span
+from slotsat.core.semantics import fold
 from slotsat.lowering.common import format_expr
 
 
@@ -58,13 +61,21 @@ def materialized_symbols(fn: ir.Function) -> list[ir.Var]:
 
 def check_valid_view_use(c: ir.Call, where: Span) -> None:
     """Decline, with a located `PassError`, a call that uses a tensor with a declared valid
-    shape other than as the source of `tile.load` or in `tensor.dim` (the physical extent,
-    which the declared valid shape leaves alone)."""
+    shape other than as the source of `tile.load`, the source of `pld.tile.remote_load` when
+    the declared valid shape is literal (the front end then deduces the tile's valid shape as
+    the reference does, `calls._remote_loaded_result`, and an annotation must agree; the
+    partition read is that valid region), or in `tensor.dim` (the physical extent, which the
+    declared valid shape leaves alone)."""
     if c.op == "tensor.dim":
         return
     for k, p in enumerate(c.args):
         # the parameter, or a value of its type (a loop-carried tensor, an alias)
-        if isinstance(p, ir.Var) and declared_valid(p.type) and (c.op != "tile.load" or k != 0):
+        if not isinstance(p, ir.Var) or not declared_valid(p.type):
+            continue
+        literal = all(ir.literal_value(fold(d)) is not None for d in declared_valid(p.type))
+        if k != 0 or not (c.op == "tile.load" or (c.op in ops.REMOTE_LOADED_RESULTS and literal)):
+            also = " (and of pld.tile.remote_load where the valid shape is literal)" \
+                if c.op in ops.REMOTE_LOADED_RESULTS else ""
             raise PassError(f"tensor '{p.name_hint}' declares a valid shape (pl.TensorView"
                             f"(valid_shape=...)); slotsat's code generator emits it only as the "
-                            f"source of tile.load, not of {c.op}", where)
+                            f"source of tile.load{also}, not of {c.op}", where)

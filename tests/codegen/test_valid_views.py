@@ -160,3 +160,36 @@ def test_the_default_mode_computes_a_valid_extent_once_per_block() -> None:
     text = kernel(body, params=PARAMS, ret=RET, decls=DECLS)
     assert len(lines(compile_(text).pto_text, "arith.minsi")) == 1
     assert len(lines(compile_(text, mode=Mode.PYPTO).pto_text, "arith.minsi")) == 3
+
+
+DIST = ("data: pld.DistributedTensor[[1, 16], pl.FP32, pl.TensorView(valid_shape=[1, {v}], stride=[], "
+        "layout=pl.TensorLayout.ND)], out: pl.Out[pl.Tensor[[1, 16], pl.FP32]], peer: pl.Scalar[pl.INT32]")
+REMOTE = "t = pld.tile.remote_load(data, peer, [0, 0], [1, 16], [1, 16])\nout = pl.tile.store(t, [0, 0], out)\nreturn out\n"
+DIST_RET = "pl.Tensor[[1, 16], pl.FP32]"
+
+
+def test_a_remote_load_reads_the_peers_window_narrowed_to_a_literal_valid_shape() -> None:
+    """PyPTO's distributed codegen test: a peer's `[1, 16]` tensor valid over `[1, 8]`, loaded
+    whole, is read as a `1x8` partition into a tile valid over `[1, 8]` (the reference's
+    module, compared operation for operation by hand)."""
+    text = compile_(kernel(REMOTE, params=DIST.format(v=8), ret=DIST_RET,
+                           decls="import pypto.language.distributed as pld")).pto_text
+    read, write = lines(text, "pto.partition_view")  # the peer's window, then the output's
+    assert "%out_view" in write
+    assert "sizes = [%c1_index, %c8_index]" in read
+    assert read.endswith("-> !pto.partition_tensor_view<1x8xf32>")
+
+
+def test_a_remote_loads_annotation_must_say_the_deduced_valid_shape() -> None:
+    body = REMOTE.replace("t = pld", "t: pl.Tile[[1, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 4])] = pld")
+    err = error(kernel(body, params=DIST.format(v=8), ret=DIST_RET, decls="import pypto.language.distributed as pld"))
+    assert err.message == "annotation says valid_shape=[1, 4] but pld.tile.remote_load produces valid_shape=[1, 8]"
+
+
+def test_a_remote_load_of_a_runtime_valid_shape_is_declined() -> None:
+    body = REMOTE.replace("t = pld", "t: pl.Tile[[1, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, V])] = pld")
+    err = error(kernel(body, params=DIST.format(v="V"), ret=DIST_RET,
+                       decls='import pypto.language.distributed as pld\nV = pl.dynamic("V")'))
+    assert err.message == ("tensor 'data' declares a valid shape (pl.TensorView(valid_shape=...)); slotsat's code "
+                           "generator emits it only as the source of tile.load (and of pld.tile.remote_load where "
+                           "the valid shape is literal), not of pld.tile.remote_load")

@@ -507,16 +507,19 @@ class CallReader:
     def _requested_valid(self, annot: ir.Type, call: ir.Call, inferred: ir.Type | None, node: ast.Call,
                          what: str) -> ir.Type:
         """The annotation of a call that states its result's valid shape (`tile.tri`,
-        `tile.random`: `ops.SHAPED_RESULTS` with a `valid_shape` argument): one without a valid
-        shape takes the call's, as the reference's deduced type does; another one is an error."""
+        `tile.random`: `ops.SHAPED_RESULTS` with a `valid_shape` argument), or whose valid shape
+        the reference deduces from what it reads (`pld.tile.remote_load`, where slotsat deduces
+        it too): one without a valid shape takes the call's, as the reference's deduced type
+        does; another one is an error."""
         ref = ops.reference(call.op)
-        if (call.op not in ops.SHAPED_RESULTS or ref is None or _valid_shape_argument(call, ref) is None
-                or not isinstance(annot, ir.TileType) or not isinstance(inferred, ir.TileType)
-                or inferred.shape != annot.shape):
+        states = call.op in ops.SHAPED_RESULTS and ref is not None and \
+            _valid_shape_argument(call, ref) is not None
+        if (not (states or call.op in ops.REMOTE_LOADED_RESULTS) or not isinstance(annot, ir.TileType)
+                or not isinstance(inferred, ir.TileType) or inferred.shape != annot.shape):
             return annot
         if annot.valid_shape is None:
             return replace(annot, valid_shape=inferred.valid_shape)
-        if annot.valid_shape != inferred.valid_shape:
+        if annot.effective_valid_shape != inferred.effective_valid_shape:
             self.error(f"annotation says valid_shape={exprs_text(annot.effective_valid_shape)} but {what} "
                        f"produces valid_shape={exprs_text(inferred.effective_valid_shape)}", node)
         return annot
