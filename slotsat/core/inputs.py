@@ -14,6 +14,7 @@ extent past its tile into a `Fit` of the parameters it is computed from.
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -38,8 +39,16 @@ from slotsat.core.ir import DType
 from slotsat.core.paged import PAGED_ABOVE, PageBudget, PagedTensor, PageSource
 
 
+class Draw(enum.Enum):
+    """How `random_inputs` draws (see there): as usual, sized for padded kernels, or sparse."""
+
+    PLAIN = "plain"
+    SIZED = "sized"
+    SPARSE = "sparse"
+
+
 def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple[int, int] = (0, 8), *,
-                  sized: bool = False, bounds: Bounds | None = None) -> dict[str, Any]:
+                  draw: Draw = Draw.PLAIN, bounds: Bounds | None = None) -> dict[str, Any]:
     """Seeded random arguments: floats in [0.25, 2) (so log, sqrt and recip stay defined),
     small integers for integer tensors (non-negative ones inside what they index for a tensor
     whose elements the function uses as indices, `_index_parameters`), and integers in
@@ -55,15 +64,23 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     page as runs touch it, the same distribution; the pages the runs on one draw touch
     together count against `SLOTSAT_INTERP_MAX_ELEMENTS` instead.
 
-    `sized` draws as kernels written for padded sizes expect (`check` alternates to it after a
+    `Draw.SIZED` draws as kernels written for padded sizes expect (`check` alternates to it after a
     trial whose original program faulted): dimensions from `SIZED_DIMENSION` in whole
     multiples of 16, and each other integer scalar either in `scalar_range` or equal to one of
     the drawn dimensions (a row count or bound that is a tensor's extent).
+
+    `Draw.SPARSE` draws each signed integer tensor whose entries the function tests against 0
+    or -1 (`sentinel_parameters`) as the padded maps of LLM kernels hold it (`check` cycles to
+    it after sized draws fault too): mostly the sentinel -1 (`SPARSE_SENTINEL_SHARE`), the rest
+    as usual. A slot mapping whose non-negative entries a kernel packs into a small tile is
+    written for such inputs.
 
     `bounds` (what `learn_bounds` learned from earlier faulting draws) raises a drawn
     dimension to its floor and lowers an integer scalar to its cap; then each of its fits
     redraws its parameter (`_fit`)."""
     from slotsat.core.limits import interp_max_elements
+
+    sized = draw is Draw.SIZED
 
     ensure_tensor_parameters(fn, interp_max_elements())
     out: dict[str, Any] = {}
@@ -89,6 +106,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     budget: PageBudget | None = None
     indices = _index_parameters(fn)
     distinct = _scatter_index_parameters(fn)
+    sentinels = sentinel_parameters(fn) if draw is Draw.SPARSE else set()
     for p in fn.params:
         t = p.type
         if p.id in dims:
@@ -96,10 +114,11 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
         if isinstance(t, ir.TensorType):
             shape = tuple(_dimension(d, dims, p) for d in t.shape)
             n = element_count(shape)
-            draw = functools.partial(_draw_elements, t.dtype, indices.get(p.id), p.id in distinct)
+            elements = functools.partial(
+                _draw_elements, t.dtype, _Elements(indices.get(p.id), p.id in distinct, p.id in sentinels))
             if n > PAGED_ABOVE:
                 budget = budget or PageBudget(interp_max_elements())
-                source = PageSource(p.name_hint, shape, np.dtype(numpy_dtype(t.dtype)), draw,
+                source = PageSource(p.name_hint, shape, np.dtype(numpy_dtype(t.dtype)), elements,
                                     int(rng.integers(0, 1 << 62)), budget)
                 out[p.name_hint] = PagedTensor(shape, source)
                 continue
@@ -108,7 +127,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
                 raise InterpreterLimit(f"too large to interpret: the tensor parameters hold more than "
                                        f"{interp_max_elements():,} elements with the drawn dimensions "
                                        "(SLOTSAT_INTERP_MAX_ELEMENTS)", p.span)
-            out[p.name_hint] = draw(rng, n).reshape(shape)
+            out[p.name_hint] = elements(rng, n).reshape(shape)
         elif isinstance(t, ir.ScalarType):
             if t.dtype.is_float:
                 out[p.name_hint] = float(rng.uniform(0.25, 2.0))
@@ -125,12 +144,22 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     return out
 
 
-def _draw_elements(dtype: DType, index_range: tuple[int, int] | None, distinct: bool,
-                   rng: np.random.Generator, n: int) -> Array:
-    """`n` random elements of a tensor parameter of `dtype` (`random_inputs` says which);
-    `index_range`: the `[lo, hi)` of a tensor whose elements index (`_index_parameters`), drawn
-    all different where `distinct` (a scatter's offsets, `_scatter_index_parameters`) and the
-    range holds `n`."""
+@dataclass(frozen=True)
+class _Elements:
+    """How one tensor parameter's elements are drawn (`_draw_elements`)."""
+
+    index_range: tuple[int, int] | None
+    """The `[lo, hi)` of a tensor whose elements index (`_index_parameters`)."""
+    distinct: bool
+    """Drawn all different, where the range holds them (a scatter's offsets)."""
+    sparse: bool
+    """A signed integer tensor mostly -1 (`Draw.SPARSE`)."""
+
+
+def _draw_elements(dtype: DType, how: _Elements, rng: np.random.Generator, n: int) -> Array:
+    """`n` random elements of a tensor parameter of `dtype` (`random_inputs` says which), as
+    `how` says."""
+    index_range, distinct = how.index_range, how.distinct
     if dtype.is_float:
         return as_dtype(rng.uniform(0.25, 2.0, size=n), dtype)
     if dtype is DType.BOOL:
@@ -141,7 +170,14 @@ def _draw_elements(dtype: DType, index_range: tuple[int, int] | None, distinct: 
             return (lo + rng.permutation(hi - lo)[:n]).astype(numpy_dtype(dtype))
         return rng.integers(lo, lo + max(1, min(hi - lo, _SMALL_INDEX)), size=n).astype(numpy_dtype(dtype))
     lo = 0 if dtype.is_unsigned else -8
-    return rng.integers(lo, 9, size=n).astype(numpy_dtype(dtype))
+    values = rng.integers(lo, 9, size=n)
+    if how.sparse and not dtype.is_unsigned:
+        values = np.where(rng.random(n) < SPARSE_SENTINEL_SHARE, -1, values)
+    return values.astype(numpy_dtype(dtype))
+
+
+SPARSE_SENTINEL_SHARE = 15 / 16
+"""The share of -1 entries in a `sparse` draw of a signed integer tensor."""
 
 
 @dataclass
@@ -401,7 +437,7 @@ def _scalar_sources(fn: ir.Function, e: ir.Expr) -> list[ir.Var]:
 
 
 SIZED_DIMENSION = (64, 256)
-"""The range `random_inputs(sized=True)` draws a symbolic dimension from, in multiples of 16."""
+"""The range `random_inputs(draw=Draw.SIZED)` draws a symbolic dimension from, in multiples of 16."""
 
 
 def _declared_extent(fn: ir.Function, symbol: ir.Var, dims: dict[int, int]) -> int:
@@ -490,6 +526,46 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
                 work.append((carried[0], extent, lo - carried[1]))
         elif d is not None:
             work.append((d, extent, lo))
+    return out
+
+
+def sentinel_parameters(fn: ir.Function) -> set[int]:
+    """The signed integer tensor parameters whose elements `fn` compares with 0 or -1 (read by
+    `tensor.read`, through casts and copies, into a comparison such as `0 <= x` or `x != -1`):
+    a kernel that tests an entry's sign expects negative sentinels among them."""
+    params = {p.id for p in fn.params if isinstance(p.type, ir.TensorType) and p.type.dtype.is_int
+              and not p.type.dtype.is_unsigned}
+    defs: dict[int, ir.Expr | ir.Call] = {}
+    exprs: list[ir.Expr] = []
+    for st in ir.walk_stmts(fn.body):
+        if isinstance(st, ir.AssignStmt):
+            defs[st.var.id] = st.value
+            if not isinstance(st.value, ir.Call):
+                exprs.append(st.value)
+        elif isinstance(st, ir.IfStmt):
+            exprs.append(st.cond)
+
+    def read_of(e: ir.Expr | ir.Call, depth: int = 0) -> int | None:
+        while isinstance(e, ir.Cast):
+            e = e.a
+        if isinstance(e, ir.Var) and depth < 16:
+            d = defs.get(e.id)
+            return None if d is None else read_of(d, depth + 1)
+        if isinstance(e, ir.Call) and e.op == "tensor.read" and e.args and isinstance(e.args[0], ir.Var) \
+                and e.args[0].id in params:
+            return e.args[0].id
+        return None
+
+    out: set[int] = set()
+    while exprs:
+        e = exprs.pop()
+        exprs.extend(ir.expr_children(e))
+        if isinstance(e, ir.Cmp):
+            for side, other in ((e.a, e.b), (e.b, e.a)):
+                if ir.literal_value(other) in (0, -1):
+                    found = read_of(side)
+                    if found is not None:
+                        out.add(found)
     return out
 
 

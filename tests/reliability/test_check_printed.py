@@ -22,7 +22,7 @@ from slotsat.app.cli import main
 from slotsat.app.commands.check import check_module
 from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
-from slotsat.core.inputs import DYNAMIC_DIMENSION, random_identity, random_inputs
+from slotsat.core.inputs import DYNAMIC_DIMENSION, Draw, random_identity, random_inputs
 from slotsat.core.interp_errors import InterpreterError
 from slotsat.core.interpreter import Interpreter, ensure_modelled
 from tests.codegen.harness import PRINTED, confirmed
@@ -238,9 +238,40 @@ return o
     (fc,) = check_module(parse_source(src, "k.py")).functions
     assert fc.unverified is None
     assert fc.trials_run == 3
-    args = random_inputs(parse_source(src, "k.py").programs[0].functions[0], np.random.default_rng(0), sized=True)
+    args = random_inputs(parse_source(src, "k.py").programs[0].functions[0], np.random.default_rng(0), draw=Draw.SIZED)
     assert args["T"] % 16 == 0
     assert args["T"] >= 64
+
+
+def test_after_sized_draws_fault_too_maps_are_drawn_sparse() -> None:
+    """The DeepSeek-V4 compressor's write map (PyPTO's kernel library): it packs the
+    non-negative entries of a 128-entry slot mapping into an 8-wide tile, so a map with more
+    than 8 of them writes past the tile. Its callers pass maps padded with -1; so does the
+    sparse draw `check` cycles to, and the kernel is confirmed (before: unverified, every draw
+    faulting)."""
+    src = _src("slots: pl.Tensor[[128], pl.INT64], out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]",
+               "pl.Tensor[[1, 8], pl.INT32]", """
+t: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.full([1, 8], dtype=pl.INT32, value=-1)
+seen: pl.Scalar[pl.INDEX] = 0
+for w, (n,) in pl.range(128, init_values=(seen,)):
+    raw: pl.Scalar[pl.INT64] = pl.tensor.read(slots, [w])
+    if 0 <= raw:
+        pl.tile.write(t, [0, n], pl.cast(raw, pl.INT32))
+        m: pl.Scalar[pl.INDEX] = n + 1
+        nn = pl.yield_(m)
+    else:
+        nn = pl.yield_(n)
+    last = pl.yield_(nn)
+o: pl.Tensor[[1, 8], pl.INT32] = pl.tile.store(t, [0, 0], out)
+return o
+""")
+    (fc,) = check_module(parse_source(src, "k.py")).functions
+    assert fc.unverified is None
+    assert fc.trials_run == 3
+    fn = parse_source(src, "k.py").programs[0].functions[0]
+    sparse = random_inputs(fn, np.random.default_rng(0), draw=Draw.SPARSE)["slots"]
+    assert (sparse == -1).mean() > 0.8
+    assert (random_inputs(fn, np.random.default_rng(0))["slots"] >= 0).mean() > 0.4
 
 
 def test_an_unmodelled_op_is_found_before_any_run_on_any_path() -> None:

@@ -71,7 +71,14 @@ from slotsat.app.commands import (
 )
 from slotsat.core import ir, limits
 from slotsat.core.errors import EXIT_OK, EXIT_REJECTED, SlotsatError, Span
-from slotsat.core.inputs import Bounds, learn_bounds, random_identity, random_inputs
+from slotsat.core.inputs import (
+    Bounds,
+    Draw,
+    learn_bounds,
+    random_identity,
+    random_inputs,
+    sentinel_parameters,
+)
 from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, Unmodelled
 from slotsat.core.interpreter import (
     UNDEFINED_FILLINGS,
@@ -360,11 +367,14 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
     attempts = 0
     last_error = ""
     faults = 0
+    # sparse draws only for a function that tests its entries for sentinels
+    cycle = _CYCLE if sentinel_parameters(fc.function) else _CYCLE[:2]
     while fc.trials_run < trials and attempts < max(trials, 1) * 8:
         attempts += 1
         try:
-            # after a faulted trial, every other draw is sized as padded kernels expect
-            args = random_inputs(fc.function, rng, sized=faults % 2 == 1, bounds=bounds)
+            # after faulted trials the draws cycle: sized as padded kernels expect, then sparse
+            # as the padded maps of LLM kernels are (mostly -1), then plain again
+            args = random_inputs(fc.function, rng, draw=cycle[faults % len(cycle)], bounds=bounds)
         except InterpreterError as err:  # no inputs can be drawn (dynamic or too large shapes)
             fc.unverified = f"no random inputs: {err.message}"
             return scalars
@@ -408,6 +418,11 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
     if fc.trials_run == 0:
         fc.unverified = f"the original program faults on every random input: {last_error}"
     return scalars
+
+
+_CYCLE = (Draw.PLAIN, Draw.SIZED, Draw.SPARSE)
+"""The input draws `check` cycles through, one step per faulted trial (the sparse one only
+where `sentinel_parameters` finds a tensor whose entries the function tests for -1)."""
 
 
 def _privacy(fc: FunctionCheck, scalars: dict[str, int]) -> list[tuple[str, PrivacyReport]]:
