@@ -11,11 +11,11 @@ MaterializeSemanticAliases gives the yielded value a buffer of its own and inser
 `tile.move` of it into the carry's buffer just before the yield (`YieldFixupMutator`, which
 codegen spells `pto.tmov`). This pass does the same, and only where the check would reject
 a read of the carried variable, or a yielded result written in place by an op that may not
-overwrite the carried operand it reads (the reference marks it not in-place safe, or forbids its result that
-operand's buffer), or a yielded view (`tile.reshape`, `tile.slice`: its bytes are its
-source's, so the carry's or result's buffer would never receive them; the reference moves
-each branch's reshape into the if's result): the check decides (one source of truth), this
-pass repairs what it names and asks again.
+overwrite the carried operand it reads (the reference marks it not in-place safe, or forbids
+its result that operand's buffer), or a yielded view (`tile.reshape`, `tile.slice`: its
+bytes are its source's, so the carry's or result's buffer would never receive them; the
+reference moves each branch's reshape into the if's result): the check decides (one source
+of truth), this pass repairs what it names and asks again.
 
 Before / After (an online-softmax running maximum)
 --------------------------------------------------
