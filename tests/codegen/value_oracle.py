@@ -96,10 +96,15 @@ def _type_of(v: SSAValue) -> TileBufType:
     return t
 
 
-def _static_valid(t: TileBufType) -> tuple[int, int] | None:
+def _type_valid(t: TileBufType) -> tuple[int, int]:
+    """The valid extent a tile type states, or its whole shape where it states none (`?`)."""
     if t.v_row.data == "?" or t.v_col.data == "?":
-        return None
+        return t.rows.data, t.cols.data
     return int(t.v_row.data), int(t.v_col.data)
+
+
+def _is_bf16(t: TileBufType) -> bool:
+    return str(t.dtype) == "bf16"
 
 
 def _view_of(flat: np.ndarray, t: TileBufType) -> np.ndarray:
@@ -188,21 +193,30 @@ class _ValueRun(_Run):
     def _alloc_tile(self, op: Operation) -> None:
         t = op.results[0].type
         assert isinstance(t, TileBufType)
-        dtype = _dtype(t.dtype)
-        flat = np.full(t.rows.data * t.cols.data, _poison(dtype), dtype=dtype)
         addr = getattr(op, "addr", None)
-        if addr is not None:  # the PYPTO planner's placement: the bytes at that address
-            flat = self.placed(t, self.int_(addr))
+        flat = self.buffer(t, None if addr is None else self.int_(addr))
+        self.env[op.results[0]] = _Tile(_view_of(flat, t), self.alloc_valid(op, t), _is_bf16(t), flat)
+
+    def alloc_valid(self, op: Operation, t: TileBufType) -> tuple[int, int]:
+        """The valid extent an allocation gives its tile: its operands, else its type's."""
         rows, cols = getattr(op, "valid_row", None), getattr(op, "valid_col", None)
-        valid = (self.int_(rows), self.int_(cols)) if rows is not None and cols is not None else \
-            _static_valid(t) or (t.rows.data, t.cols.data)
-        self.env[op.results[0]] = _Tile(_view_of(flat, t), valid, str(t.dtype) == "bf16", flat)
+        if rows is not None and cols is not None:
+            return self.int_(rows), self.int_(cols)
+        return _type_valid(t)
+
+    def buffer(self, t: TileBufType, addr: int | None) -> np.ndarray:
+        """A tile's elements: the bytes at `addr` of its space where the PYPTO planner placed it,
+        else a fresh poisoned array."""
+        if addr is not None:
+            return self.placed(t, addr)
+        dtype = _dtype(t.dtype)
+        return np.full(t.rows.data * t.cols.data, _poison(dtype), dtype=dtype)
 
     def placed(self, t: TileBufType, addr: int) -> np.ndarray:
         """The elements of a tile of type `t` at byte `addr` of its on-chip memory: every space
         one byte array, filled with 0xFF at the start (a NaN, or -1, where nothing was written)."""
         count = t.rows.data * t.cols.data
-        if str(t.dtype) == "bf16":
+        if _is_bf16(t):
             # held in float32 (as the interpreter holds it): the bfloat16 tiles of a space share
             # one array of its 2-byte cells, apart from its other tiles
             if addr < 0 or addr % 2 or addr + 2 * count > _SPACE_BYTES:
@@ -226,17 +240,12 @@ class _ValueRun(_Run):
         region = op.results[0].type
         assert isinstance(region, MultiTileBufType)
         t = region.slot
-        dtype = _dtype(t.dtype)
-        rows, cols = getattr(op, "valid_row", None), getattr(op, "valid_col", None)
-        valid = (self.int_(rows), self.int_(cols)) if rows is not None and cols is not None else \
-            _static_valid(t) or (t.rows.data, t.cols.data)
+        valid = self.alloc_valid(op, t)
         addr = getattr(op, "addr", None)
-        size = t.rows.data * t.cols.data * (2 if str(t.dtype) == "bf16" else np.dtype(dtype).itemsize)
-        count = region.count.data
-        flats = [self.placed(t, self.int_(addr) + k * size) if addr is not None else
-                 np.full(t.rows.data * t.cols.data, _poison(dtype), dtype=dtype) for k in range(count)]
-        bf16 = str(t.dtype) == "bf16"
-        self.env[op.results[0]] = [_Tile(_view_of(flat, t), valid, bf16, flat) for flat in flats]
+        size = t.rows.data * t.cols.data * (2 if _is_bf16(t) else np.dtype(_dtype(t.dtype)).itemsize)
+        flats = [self.buffer(t, None if addr is None else self.int_(addr) + k * size)
+                 for k in range(region.count.data)]
+        self.env[op.results[0]] = [_Tile(_view_of(flat, t), valid, _is_bf16(t), flat) for flat in flats]
 
     def _multi_tile_get(self, op: Operation) -> None:
         slots = self.get(op.operands[0])
@@ -254,8 +263,7 @@ class _ValueRun(_Run):
         if base is None or base.size != t.rows.data * t.cols.data or str(t.dtype) != str(
                 _type_of(op.operands[0]).dtype):
             raise Unmodelled("pto.treshape of a window or across element types")
-        valid = _static_valid(t) or (t.rows.data, t.cols.data)
-        self.env[op.results[0]] = _Tile(_view_of(base, t), valid, str(t.dtype) == "bf16", base)
+        self.env[op.results[0]] = _Tile(_view_of(base, t), _type_valid(t), _is_bf16(t), base)
 
     def _subview(self, op: Operation) -> None:
         assert isinstance(op, SubViewOp)
@@ -268,8 +276,7 @@ class _ValueRun(_Run):
         # the window may reach past its source where only its valid part is used (the
         # reference's gather_row: a whole tile's sizes, one valid row)
         window = src.data[row: row + t.rows.data, col: col + t.cols.data]
-        valid = (valid_operands[0], valid_operands[1]) if len(valid_operands) == 2 else \
-            _static_valid(t) or (t.rows.data, t.cols.data)
+        valid = (valid_operands[0], valid_operands[1]) if len(valid_operands) == 2 else _type_valid(t)
         if valid[0] > window.shape[0] or valid[1] > window.shape[1]:
             raise AssertionError(f"pto.subview at {offsets}: its valid {valid} leaves its source")
         self.env[op.results[0]] = _Tile(window, valid, src.bf16)
