@@ -2255,8 +2255,8 @@ class FunctionEmitter(Emitter):
         assert isinstance(src, ir.Var)
         assert isinstance(src.type, ir.TileType)
         handle = self.handle(src)
-        if handle in self.subview_names:
-            offset, _ = self.subview_bytes.get(handle, (None, ()))
+        if handle in self.subview_bytes:  # a slice: where it starts in the buffer under it
+            offset, _ = self.subview_bytes[handle]
             if offset is None or offset % 32:
                 raise PassError(f"{c.op}: the source slice '{src.name_hint}' must start at a byte offset "
                                 "provably a multiple of 32 (literal offsets), as the reference requires"
