@@ -165,6 +165,7 @@ def test_insertion_chunks_do_not_change_the_e_graph(chunk: int, monkeypatch: pyt
     """Actions go to egglog in chunks of `INSERT_CHUNK` commands (`_Commands.insert`); a
     subterm shared across chunks is the same e-class in each, so chunking changes nothing the
     engine decides."""
+    monkeypatch.setattr(session_mod, "BULK", False)
     whole = _choices(Mode.SLOTSAT)
     monkeypatch.setattr(session_mod, "INSERT_CHUNK", chunk)
     assert _choices(Mode.SLOTSAT) == whole
