@@ -30,6 +30,7 @@ def _snapshot(spec: ProgramSpec, actions: Sequence[Action], *, bulk: bool, mp: p
     mp.setattr(session_mod, "BULK", bulk)
     with session(spec) as s:
         assert s.low
+        assert s._path.bulk is not None  # type: ignore[attr-defined]  # the loader is in use
         s.insert(actions)
         tables = {name: sorted(map(repr, s.table(name))) for name in spec.symbols if _readable_table(name)}
         return tables, s.rows()
