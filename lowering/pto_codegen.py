@@ -102,7 +102,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
@@ -2584,6 +2584,107 @@ class FunctionEmitter(Emitter):
         if target is not None:
             self.tensor_views[target.id] = self.tensor_view(tensor)
             self.tensor_types[target.id] = self.tensor_types[tensor.id]
+
+    def _emit_mgather(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
+                      where: Span) -> None:
+        """`tile.mgather(mem, idx[, scratch][, valid_shape], coalesce=, gather_oob=,
+        target_memory=)`: a gather from GM into a fresh Vec or Mat tile, as the reference's
+        MakeTileMgatherCodegenPTO emits it. The result is allocated first; `mem` is a
+        `pto.partition_view` of the whole tensor; a Vec result reads a Vec tile of `INT32`
+        indices, a Mat result a GM tensor of them (another whole-tensor view) and, in elem mode,
+        stages through the GM tensor `scratch` (a third one, which must be neither `mem` nor
+        `idx` nor a view of either). The reference's checks for the `a2a3` target hold under
+        `--backend 910b`."""
+        if target is None or not isinstance(target.type, ir.TileType):
+            raise PassError("tile.mgather gathers into a tile: assign its result", where)
+        modes = ops.mgather_modes(c)
+        if modes is None:
+            raise PassError(ops.MGATHER_MODES_MESSAGE, where)
+        elem = modes[0]
+        args = call_arguments(c, sp, where)
+        mem, idx, scratch = self._mgather_operands(target.type, args, elem, where)
+        if self.backend is Backend.ASCEND910B:
+            self._mgather_a2a3(target.type, mem, idx, elem, where)
+        dst = self.define_tile(target)
+        ins = [self._whole_partition(mem, where)]
+        if isinstance(idx.type, ir.TensorType):
+            ins.append(self._whole_partition(idx, where))
+        else:
+            ins.append(self._tile_arg(idx))
+        if scratch is not None:
+            base = self._tensor_base(scratch)
+            for other, role in ((mem, "mem"), (idx, "idx")):
+                if scratch.id == other.id or base == self._tensor_base(other):
+                    raise PassError(f"tile.mgather: the scratch tensor '{scratch.name_hint}' must not "
+                                    f"overlap {role} '{other.name_hint}' (it is a view of the same storage)",
+                                    where)
+            ins.append(self._whole_partition(scratch, where))
+        attrs = self._attr_dict(c, sp, where)
+        self._dps_line(sp, ins, dst, self.handle_types.get(dst, tile_type_string(target.type)), attrs)
+
+    @staticmethod
+    def _mgather_operands(result: ir.TileType, args: Mapping[str, ir.CallArg], elem: bool,
+                          where: Span) -> tuple[ir.Var, ir.Var, ir.Var | None]:
+        """`tile.mgather`'s tensor, its indices and its scratch tensor (Mat elem mode only),
+        checked as the reference's type deduction checks them."""
+        mem, idx, scratch = args.get("mem"), args.get("idx"), args.get("scratch")
+        if not isinstance(mem, ir.Var) or not isinstance(mem.type, ir.TensorType):
+            raise PassError("tile.mgather gathers from a tensor (its first argument)", where)
+        if result.memory_space is ir.MemorySpace.Mat:
+            if not isinstance(idx, ir.Var) or not isinstance(idx.type, ir.TensorType):
+                raise PassError("tile.mgather into a Mat tile reads its indices from a GM tensor", where)
+            staged = isinstance(scratch, ir.Var) and isinstance(scratch.type, ir.TensorType)
+            if elem != staged or (scratch is not None and not staged):
+                raise PassError("tile.mgather into a Mat tile takes a GM scratch tensor (scratch=) in elem "
+                                "mode and only then", where)
+        elif result.memory_space is ir.MemorySpace.Vec:
+            if not isinstance(idx, ir.Var) or not isinstance(idx.type, ir.TileType):
+                raise PassError("tile.mgather into a Vec tile reads its indices from a Vec tile", where)
+            if scratch is not None:
+                raise PassError("tile.mgather takes a scratch tensor only into a Mat tile in elem mode",
+                                where)
+        else:
+            raise PassError("tile.mgather gathers into a Vec or Mat tile", where)
+        if idx.type.dtype is not ir.DType.INT32:
+            raise PassError(f"tile.mgather reads INT32 indices, but '{idx.name_hint}' is "
+                            f"{idx.type.dtype.value}", where)
+        assert scratch is None or isinstance(scratch, ir.Var)
+        return mem, idx, scratch
+
+    @staticmethod
+    def _mgather_a2a3(result: ir.TileType, mem: ir.Var, idx: ir.Var, elem: bool, where: Span) -> None:
+        """The reference's `a2a3` preconditions of `tile.mgather` (MakeTileMgatherCodegenPTO)."""
+        assert isinstance(mem.type, ir.TensorType)
+        if mem.type.dtype in (ir.DType.FP8E4M3FN, ir.DType.FP8E5M2, ir.DType.HF8):
+            raise PassError(f"tile.mgather dtype {mem.type.dtype.value} is not supported on the 'a2a3' "
+                            "backend; use the A5 backend (--backend 950)", where)
+        if result.memory_space is not ir.MemorySpace.Vec:
+            return
+        assert isinstance(idx.type, ir.TileType)
+        if not elem and idx.type.shape[0] != 1:
+            raise PassError("tile.mgather row mode on the 'a2a3' backend requires idx shape [1, R]", where)
+        if mem.type.view is not None and mem.type.view.layout != "ND":
+            raise PassError("tile.mgather Vec output on the 'a2a3' backend currently requires an ND source "
+                            "tensor", where)
+        blayout, slayout, _ = layout_of(result)
+        if (blayout, slayout) != ("row_major", "none_box"):
+            raise PassError("tile.mgather Vec output from an ND tensor on the 'a2a3' backend requires "
+                            "row_major/none layout", where)
+        if (result.shape[1] * result.dtype.bits) % 256:
+            raise PassError("tile.mgather Vec output on the 'a2a3' backend requires each physical row to be "
+                            "32-byte aligned", where)
+
+    def _tensor_base(self, tensor: ir.Var) -> str:
+        """The base pointer under a tensor's view (a `tensor.view` keeps its input's), else the
+        view itself."""
+        view = self.tensor_view(tensor)
+        return self.view_ptrs.get(view, view)
+
+    def _whole_partition(self, tensor: ir.Var, where: Span) -> tuple[str, str]:
+        """`pto.partition_view` of all of `tensor`: zero offsets, its own extents."""
+        shape = self.tensor_types[tensor.id].shape
+        zeros = ir.ExprList(tuple(ir.ConstInt(0, ir.DType.INDEX) for _ in shape))
+        return self._partition(tensor, zeros, [_const_dim(d) for d in shape], where)
 
     # -- asynchronous GM-to-L2 prefetch (the reference's `pto_ops_prefetch.cpp`) -------------
 

@@ -383,6 +383,8 @@ ENUM_CASES: dict[str, tuple[str, ...]] = {
     "notify_op": ("set", "atomic_add"),
     "wait_cmp": ("eq", "ge"),
     "acc_phase": ("partial", "final"),
+    "coalesce": ("row", "elem"),
+    "gather_oob": ("undefined", "clamp", "wrap", "zero"),
 }
 """The enum attributes slotsat emits and their cases, as `PTOAttrs.td` spells them."""
 
@@ -588,7 +590,7 @@ DPS_OP_NAMES: tuple[str, ...] = (
     "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
     "pto.texpands", "pto.textract", "pto.tfillpad", "pto.tfillpad_expand", "pto.ttrans", "pto.tconcat",
     "pto.tsel", "pto.tsels", "pto.tsetval", "pto.tci", "pto.tsort32", "pto.tinsert", "pto.mscatter",
-    "pto.tgatherb",
+    "pto.tgatherb", "pto.mgather",
 )
 """ptoas's destination-style ops of the form `ins(...) outs(...) attr-dict` (`PTOOps.td`)."""
 

@@ -30,7 +30,7 @@ FORMS = frozenset({"dps", "load", "store", "alloc", "reshape", "subview", "matmu
                    "import_peer_buffer", "initialize_pipe", "tpush", "tpop", "tfree", "syncall",
                    "cross_core_sync", "set_ffts", "gather_row", "comm_rank", "get", "mscatter",
                    "array_create", "array_get", "array_set", "prefetch_context", "prefetch",
-                   "prefetch_session", "prefetch_wait", "tri", "random", "barrier", "gatherb"})
+                   "prefetch_session", "prefetch_wait", "tri", "random", "barrier", "gatherb", "mgather"})
 """Emission forms; `dps` is the default."""
 
 

@@ -1148,6 +1148,30 @@ class GatherBarrier:
         return out
 
 
+@pl.program
+class MemoryGather:
+    """tile.mgather from GM in both of its Vec modes, in a pipeline loop: per iteration a [1, 8]
+    vector of row indices gathers eight rows of a table (out-of-range rows read as zero), and
+    an [8, 16] tile of element offsets gathers single elements, wrapping around the table."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        table: pl.Tensor[[64, 16], pl.FP32],
+        rows: pl.Tensor[[4, 8], pl.INT32],
+        offsets: pl.Tensor[[32, 16], pl.INT32],
+        out: pl.Out[pl.Tensor[[32, 16], pl.FP32]],
+    ) -> pl.Tensor[[32, 16], pl.FP32]:
+        for i in pl.pipeline(4, stage=2):
+            r = pl.tile.load(rows, [i, 0], [1, 8], target_memory=pl.Mem.Vec)
+            o = pl.tile.load(offsets, [i * 8, 0], [8, 16], target_memory=pl.Mem.Vec)
+            picked = pl.tile.mgather(table, r, coalesce="row", gather_oob="zero")
+            single = pl.tile.mgather(table, o, coalesce="elem", gather_oob="wrap")
+            both = pl.tile.add(picked, single)
+            out = pl.tile.store(both, [i * 8, 0], out)
+        return out
+
+
 VALID_COLS = pl.dynamic("VALID_COLS")
 
 
@@ -1218,6 +1242,7 @@ PROGRAMS = {
     "expand_random": ExpandRandom,
     "valid_view": ValidView,
     "gather_barrier": GatherBarrier,
+    "memory_gather": MemoryGather,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

@@ -36,6 +36,7 @@ from slotsat.core.interpreter import (
     numpy_dtype,
 )
 from slotsat.core.ir import DType
+from slotsat.core.ops import mgather_modes
 from slotsat.core.paged import PAGED_ABOVE, PageBudget, PagedTensor, PageSource
 
 
@@ -692,6 +693,16 @@ def _index_uses(call: ir.Call) -> list[tuple[ir.CallArg, int]]:
     """What `call` uses as an index, each with the extent it indexes: the offsets tile of an op
     of `OFFSET_OPERANDS` (the element count of what it addresses) and the entries of an op's
     index list (`INDEXED`), each with the size of the dimension it indexes."""
+    if call.op == "tile.mgather" and len(call.args) >= 2:  # elements or rows of the tensor
+        mem = call.args[0]
+        shape = mem.type.shape if isinstance(mem, ir.Var) and isinstance(mem.type, ir.TensorType) else None
+        dims = [d for d in shape or () if isinstance(d, int)]
+        if shape is None or len(dims) != len(shape):
+            return []
+        modes = mgather_modes(call)
+        if modes is None:
+            return []
+        return [(call.args[1], element_count(dims if modes[0] else dims[:-1]))]
     operands = OFFSET_OPERANDS.get(call.op)
     if operands is not None:
         at, offsets = operands

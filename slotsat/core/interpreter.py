@@ -2620,6 +2620,76 @@ def _op_mscatter(it: Interpreter, c: ir.Call) -> Value:
     return tensor
 
 
+def _op_mgather(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.mgather(mem, idx, coalesce=, gather_oob=)` into a Vec tile (pto-isa's MGATHER, as
+    the reference's op docstring and runtime test state it): in elem mode
+    `dst[i, j] = mem.flat[idx[i, j]]` over the indices' shape; in row mode the indices are a
+    `[1, R]` or `[R, 1]` vector and `dst[r, :] = rows[idx[r], :]`, where `rows` is `mem` as a
+    matrix of its last dimension's rows. An index outside `mem` is an `InterpreterError` under
+    `gather_oob` undefined (the hardware reads whatever is there); `clamp` clamps it, `wrap`
+    takes it modulo the extent, `zero` reads 0. Entries beyond the indices' valid part hold
+    undefined data. A Mat result (indices from a GM tensor, elem mode staged through a GM
+    scratch tensor) is not modelled."""
+    if len(c.args) != 2 or c.kwarg("scratch") is not None:
+        raise Unmodelled("the interpreter models tile.mgather into a Vec tile", c.span)
+    space = c.kwarg("target_memory")
+    if isinstance(space, ir.SpaceArg) and space.space is not ir.MemorySpace.Vec:
+        raise Unmodelled("the interpreter models tile.mgather into a Vec tile", c.span)
+    mem = it._tensor(c.args[0], c.span)
+    idx = it._tile(c.args[1], c.span)
+    if isinstance(mem, TensorSym) or idx.data is None:
+        raise InterpreterError("symbolic value in a computing run", c.span)
+    if isinstance(mem, PagedTensor):
+        raise Unmodelled("the interpreter models tile.mgather from a tensor it holds whole", c.span)
+    if idx.dtype is not DType.INT32 or len(idx.shape) != 2:
+        raise InterpreterError("tile.mgather reads a rank-2 tile of INT32 indices", c.span)
+    from slotsat.core import ops
+
+    modes = ops.mgather_modes(c)
+    if modes is None:
+        raise InterpreterError(ops.MGATHER_MODES_MESSAGE, c.span)
+    elem, oob = modes
+    dtype = _tensor_dtype(c.args[0])
+    rows = mem.reshape(-1) if elem else mem.reshape(-1, mem.shape[-1] if mem.ndim else 1)
+    extent = rows.shape[0]
+    if elem:
+        offsets, shape = _need_data(idx).astype(np.int64), idx.shape
+        valid = _valid_mask(idx.shape, idx.valid)
+    else:
+        if 1 not in idx.shape or mem.ndim < 2:
+            raise InterpreterError("tile.mgather row mode reads a [1, R] or [R, 1] index vector of a tensor "
+                                   "of rank 2 or more", c.span)
+        axis = 1 if idx.shape[0] == 1 else 0
+        offsets = _need_data(idx).astype(np.int64).reshape(-1)
+        shape = (idx.shape[axis], mem.shape[-1])
+        valid = np.zeros(shape, dtype=bool)
+        valid[: idx.valid[axis], :] = True
+    outside = (offsets < 0) | (offsets >= extent)
+    if oob == "clamp":
+        offsets = np.clip(offsets, 0, extent - 1)
+    elif oob == "wrap":
+        offsets = np.mod(offsets, extent)
+    elif bool((outside & (valid if elem else valid[:, 0])).any()):
+        if oob == "undefined":
+            bad = int(offsets[outside & (valid if elem else valid[:, 0])][0])
+            raise InterpreterError(f"tile.mgather index {bad} is outside the {extent} "
+                                   f"{'elements' if elem else 'rows'} of its source", c.span)
+    out = rows[np.where(outside, 0, offsets) if oob in ("zero", "undefined") else offsets].copy()
+    if oob == "zero":
+        out[outside] = 0
+    out = out.reshape(shape)
+    what = f"tile.mgather at {c.span.line}:{c.span.col}: entries beyond its indices' valid part"
+    out = np.where(valid, out, it.undefined.data(shape, dtype, what))
+    valid_extent = idx.valid if elem else (idx.valid[1 if idx.shape[0] == 1 else 0], mem.shape[-1])
+    return TileVal(out, valid_extent, dtype, shape)
+
+
+def _valid_mask(shape: tuple[int, ...], valid: tuple[int, ...]) -> Array:
+    mask = np.zeros(shape, dtype=bool)
+    mask[tuple(slice(0, v) for v in valid)] = True
+    return mask
+
+
 def _same_element(a: Any, b: Any) -> bool:
     """Equal elements, a NaN equal to a NaN (bits the hardware's order cannot tell apart)."""
     return bool(a == b or (math.isnan(a) and math.isnan(b)))
@@ -3130,6 +3200,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.fmod": (2, 2, frozenset()),
     "tile.scatter": (3, 3, frozenset()),
     "tile.mscatter": (3, 3, frozenset()),
+    "tile.mgather": (2, 2, frozenset({"coalesce", "gather_oob", "target_memory"})),
     "tile.reinterpret_view": (1, 2, frozenset({"dtype"})),
     "tile.col_prod": (1, 1, frozenset()),
     **{f"tile.part_{k}": (2, 2, frozenset()) for k in ("add", "mul", "max", "min")},
@@ -3216,6 +3287,9 @@ def unmodelled_call(c: ir.Call, cross_core: bool = False) -> str | None:
         return f"tile.store with atomic=pl.AtomicType.{_atomic(c)}"
     if c.op == "tile.fillpad" and (why := _fillpad_unmodelled(c)) is not None:
         return why
+    space = c.kwarg("target_memory") if c.op == "tile.mgather" else None
+    if isinstance(space, ir.SpaceArg) and space.space is not ir.MemorySpace.Vec:
+        return "tile.mgather into a Mat tile (indices from GM, staged through a GM scratch tensor)"
     flag = c.kwarg("exhausted") if c.op == "tile.mrgsort_format2" else None
     if flag is not None and not (isinstance(flag, ir.ConstInt) and flag.value == 0):
         return ("tile.mrgsort_format2 with exhausted=True (the merge stops when a list runs out; "
@@ -3257,6 +3331,7 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.fmod": _op_fmod,
     "tile.scatter": _op_scatter,
     "tile.mscatter": _op_mscatter,
+    "tile.mgather": _op_mgather,
     "tile.reinterpret_view": _op_reinterpret_view,
     "tile.col_prod": _op_col_extreme,
     **{f"tile.part_{k}": _op_part for k in ("add", "mul", "max", "min")},

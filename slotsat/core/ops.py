@@ -30,6 +30,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from slotsat.core import ir
+
 # --------------------------------------------------------------------------------------
 # the reference's op set
 
@@ -798,3 +800,31 @@ def cross_core_role(op: str) -> CrossCore | None:
     ref = reference(op)
     role = None if ref is None else ref.cross_core_role
     return CrossCore(role) if role in ("TPush", "TPop") else None
+
+
+MGATHER_OOB = {"0": "undefined", "1": "clamp", "2": "wrap", "3": "zero",
+               "undefined": "undefined", "clamp": "clamp", "wrap": "wrap", "zero": "zero"}
+"""`tile.mgather`'s `gather_oob` keyword (an integer as printed, a name as written) -> its mode."""
+
+MGATHER_MODES_MESSAGE = ("tile.mgather takes coalesce=0 (\"row\") or 1 (\"elem\") and gather_oob=0 to 3 "
+                         "(\"undefined\", \"clamp\", \"wrap\", \"zero\"), as the reference's type deduction "
+                         "requires")
+"""The error for any other value (`mgather_modes` gives None)."""
+
+
+def mgather_modes(c: ir.Call) -> tuple[bool, str] | None:
+    """`tile.mgather`'s (elem mode, out-of-bounds mode) from its keywords: `coalesce=0` / `"row"`
+    (the default) gathers rows, `1` / `"elem"` elements; `gather_oob` as `MGATHER_OOB`. None
+    for a value outside those, which the caller reports."""
+    def text(name: str) -> str | None:
+        value = c.kwarg(name)
+        if value is None:
+            return "0"
+        if isinstance(value, ir.StrArg):
+            return value.value
+        return str(value.value) if isinstance(value, ir.ConstInt) else None
+
+    coalesce, oob = text("coalesce"), text("gather_oob")
+    if coalesce not in ("0", "1", "row", "elem") or oob not in MGATHER_OOB:
+        return None
+    return coalesce in ("1", "elem"), MGATHER_OOB[oob]

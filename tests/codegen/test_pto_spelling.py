@@ -28,6 +28,11 @@ for tile.slice, the multi-buffer region ops, `pto.syncall` for system.syncall) t
 project's ptoas checkout predates (it spells a tile window `pto.subset` and has no
 multi-buffer ops; hw-native-sys/PTOAS as of 2026-04-17 has no `pto.syncall` either)."""
 
+NEWER_ENUMS_THAN_CHECKOUT = frozenset({"coalesce"})
+"""Enum attributes the reference emits for a newer ptoas than the project's checkout, which
+hw-native-sys/PTOAS as of 2026-04-17 does not define: `pto.mgather`'s `coalesce = #pto<coalesce
+row|elem>`."""
+
 TABLE = pto_spelling.table()
 
 
@@ -115,6 +120,8 @@ def test_enum_cases_exist_in_ptoas() -> None:
     assert path is not None
     text = (path / "PTOAttrs.td").read_text()
     for mnemonic, cases in pto_dialect.ENUM_CASES.items():
+        if mnemonic in NEWER_ENUMS_THAN_CHECKOUT:
+            continue
         m = re.search(r"def (\w+) : EnumAttr<PTO_Dialect, (\w+), \"" + mnemonic + '"', text)
         assert m is not None, mnemonic
         enum_def = re.search(r"def " + m.group(2) + r" : PTO_I32Enum<(.*?)\]>;", text, re.S)
