@@ -385,6 +385,9 @@ ENUM_CASES: dict[str, tuple[str, ...]] = {
     "acc_phase": ("partial", "final"),
     "coalesce": ("row", "elem"),
     "gather_oob": ("undefined", "clamp", "wrap", "zero"),
+    "div_precision": ("high_precision",),
+    "log_precision": ("high_precision",),
+    "recip_precision": ("high_precision",),
 }
 """The enum attributes slotsat emits and their cases, as `PTOAttrs.td` spells them."""
 

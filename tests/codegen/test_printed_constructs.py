@@ -496,14 +496,33 @@ return out
     assert "strides = [%c128_index, %c1_index] {layout = #pto.layout<nd>}" in view
 
 
+@pytest.mark.parametrize(("call", "op", "kind"), [
+    ("pl.tile.div(t, t, high_precision=True)", "pto.tdiv", "div_precision"),
+    ("pl.tile.log(t, high_precision=True)", "pto.tlog", "log_precision"),
+    ("pl.tile.recip(t, high_precision=True)", "pto.trecip", "recip_precision"),
+    ("pl.tile.div(t, t, high_precision=False)", "pto.tdiv", None),
+])
+def test_a_high_precision_op_carries_its_precision_type(call: str, op: str, kind: str | None) -> None:
+    """As the reference's MakePrecisionCodegenPTO: `{precisionType = #pto<KIND high_precision>}`
+    after `outs(...)`, nothing at the default."""
+    text = _emit(f"""
+t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+d: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = {call}
+out = pl.store(d, [0, 0], out)
+return out
+""", TILE_PARAMS, TILE_RET, decls="")
+    (line,) = lines(text, f"{op} ins(")
+    if kind is None:
+        assert line.endswith(">)")
+    else:
+        assert line.endswith(f">) {{precisionType = #pto<{kind} high_precision>}}")
+
+
 # --------------------------------------------------------------------------------------
 # located errors for what is not emitted
 
 
 @pytest.mark.parametrize(("body", "params", "message"), [
-    ("t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])\n"
-     "d: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.div(t, t, high_precision=True)\nreturn out",
-     TILE_PARAMS, "slotsat's code generator does not support tile.div with keyword 'high_precision'"),
     ("pld.system.notify(a, 1, [0, 0], v, op=0)\nreturn out",
      "a: pld.DistributedTensor[[2, 1], pl.INT32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]], "
      "v: pl.Scalar[pl.INT64]",

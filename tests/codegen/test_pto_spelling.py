@@ -28,10 +28,11 @@ for tile.slice, the multi-buffer region ops, `pto.syncall` for system.syncall) t
 project's ptoas checkout predates (it spells a tile window `pto.subset` and has no
 multi-buffer ops; hw-native-sys/PTOAS as of 2026-04-17 has no `pto.syncall` either)."""
 
-NEWER_ENUMS_THAN_CHECKOUT = frozenset({"coalesce"})
+NEWER_ENUMS_THAN_CHECKOUT = frozenset({"coalesce", "div_precision", "log_precision", "recip_precision"})
 """Enum attributes the reference emits for a newer ptoas than the project's checkout, which
 hw-native-sys/PTOAS as of 2026-04-17 does not define: `pto.mgather`'s `coalesce = #pto<coalesce
-row|elem>`."""
+row|elem>` and the `precisionType` of `pto.tdiv` / `tlog` / `trecip` (the dialect declares the one
+case the reference emits, `high_precision`)."""
 
 TABLE = pto_spelling.table()
 
