@@ -17,6 +17,7 @@ import pytest
 
 from slotsat.analysis.budget import Backend
 from slotsat.app.pipeline import CompileOptions, compile_source
+from slotsat.core.dsl import print_module
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.errors import SlotsatError
 from slotsat.core.interp_errors import InterpreterError
@@ -171,3 +172,52 @@ def test_a_mode_outside_the_references_is_a_located_error(keywords: str) -> None
     with pytest.raises(SlotsatError) as info:
         compile_source(src, "k.py", CompileOptions())
     assert info.value.message.startswith("tile.mgather takes coalesce=0 (\"row\") or 1 (\"elem\")")
+
+
+# -- the result type -----------------------------------------------------------------------
+
+GATHERS = {
+    "vec_row": ("mem: pl.Tensor[[64, 32], pl.FP32], idx: pl.Tensor[[1, 16], pl.INT32]",
+                "i = pl.load(idx, [0, 0], [1, 16], [1, 12])\nr = pl.tile.mgather(mem, i, coalesce=\"row\")"),
+    "vec_column": ("mem: pl.Tensor[[64, 32], pl.FP32], idx: pl.Tensor[[16, 1], pl.INT32]",
+                   "i = pl.load(idx, [0, 0], [16, 1])\nr = pl.tile.mgather(mem, i, coalesce=\"row\")"),
+    "vec_elem": ("mem: pl.Tensor[[256], pl.FP16], idx: pl.Tensor[[8, 32], pl.INT32]",
+                 "i = pl.load(idx, [0, 0], [8, 32], [5, 32])\nr = pl.tile.mgather(mem, i, coalesce=\"elem\", gather_oob=\"clamp\")"),
+    "mat_row": ("mem: pl.Tensor[[64, 32], pl.FP16], idx: pl.Tensor[[1, 16], pl.INT32]",
+                "r = pl.tile.mgather(mem, idx, coalesce=\"row\", target_memory=pl.Mem.Mat, valid_shape=[9, 21])"),
+    "mat_elem": ("mem: pl.Tensor[[256], pl.FP16], idx: pl.Tensor[[16, 16], pl.INT32], scratch: pl.Tensor[[256], pl.FP16]",
+                 "r = pl.tile.mgather(mem, idx, coalesce=\"elem\", target_memory=pl.Mem.Mat, scratch=scratch)"),
+}
+
+
+def _gather_program(name: str) -> str:
+    params, body = GATHERS[name]
+    return kernel(body + "\nreturn out\n", params=f"{params}, out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]",
+                  ret="pl.Tensor[[16, 32], pl.FP32]")
+
+
+def _r_type(printed: str) -> str:
+    (line,) = [line for line in printed.splitlines() if line.strip().startswith("r: ")]
+    return line.strip()[3:].split(" = ")[0]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("vec_row", "pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[12, 32])]"),
+    ("vec_column", "pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec]"),
+    ("vec_elem", "pl.Tile[[8, 32], pl.FP16, pl.Mem.Vec, pl.TileView(valid_shape=[5, 32])]"),
+    ("mat_row", "pl.Tile[[16, 32], pl.FP16, pl.Mem.Mat, pl.TileView(valid_shape=[9, 21])]"),
+    ("mat_elem", "pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat]"),
+])
+def test_an_unannotated_gather_gets_the_references_result_type(name: str, expected: str) -> None:
+    """Rows of the tensor's last dimension per index of a row or column vector, or the indices'
+    own shape in elem mode, valid where the indices are (Vec) or where `valid_shape` says (Mat)."""
+    assert _r_type(print_module(parse_source(_gather_program(name), "k.py"))) == expected
+
+
+@pytest.mark.pypto
+@pytest.mark.parametrize("name", sorted(GATHERS))
+def test_the_deduced_gather_type_is_the_references(name: str) -> None:
+    import pypto.language as pl
+
+    source = _gather_program(name)
+    assert _r_type(print_module(parse_source(source, "k.py"))) == _r_type(pl.parse_program(source).as_python())

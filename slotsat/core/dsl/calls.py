@@ -557,6 +557,8 @@ class CallReader:
             return _reshaped_result(call, ref)
         if call.op in ops.SLICED_RESULTS:
             return _sliced_result(call)
+        if call.op == "tile.mgather":
+            return _gathered_result(call)
         if call.op in ops.ARRAY_RESULTS:
             return _array_result(call)
         return _from_operands(call, ref)
@@ -791,6 +793,46 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
         given = call.kwarg(ref.output_memory_kwarg)
         space = given.space if isinstance(given, ir.SpaceArg) else None
     return ir.TileType(static, dtype.dtype, space, None, valid_or_none(static, valid))
+
+
+def _gathered_result(call: ir.Call) -> ir.Type | None:
+    """`tile.mgather`'s tile, as the reference deduces it (DeduceTileMgatherType): of the
+    tensor's dtype; into a Vec tile, in elem mode the indices' shape and valid shape, in row mode
+    one row of the tensor's last dimension per index of the `[1, R]` or `[R, 1]` index vector;
+    into a Mat tile, the index tensor's shape in elem mode, `[R, last dimension]` of a `[1, R]`
+    one in row mode, valid in the call's `valid_shape` where it gives one. None where the
+    operands do not allow one (the annotation then states it, and codegen checks it)."""
+    mem = call.args[0] if call.args else None
+    idx = call.args[1] if len(call.args) > 1 else None
+    modes = ops.mgather_modes(call)
+    if (modes is None or not isinstance(mem, ir.Var) or not isinstance(mem.type, ir.TensorType)
+            or not isinstance(idx, ir.Var) or not isinstance(idx.type, ir.TileType | ir.TensorType)
+            or len(idx.type.shape) != 2 or not mem.type.shape or not isinstance(mem.type.shape[-1], int)):
+        return None
+    elem = modes[0]
+    dims = tuple(d if isinstance(d, int) else None for d in idx.type.shape)
+    if None in dims:
+        return None
+    rows, cols = dims
+    assert rows is not None
+    assert cols is not None
+    last = mem.type.shape[-1]
+    if isinstance(idx.type, ir.TileType):  # into a Vec tile
+        valid = idx.type.effective_valid_shape
+        if elem:
+            return ir.TileType((rows, cols), mem.type.dtype, None, None, idx.type.valid_shape)
+        if 1 not in (rows, cols):
+            return None
+        along = 1 if rows == 1 else 0
+        shape = ((rows, cols)[along], last)
+        return ir.TileType(shape, mem.type.dtype, None, None,
+                           valid_or_none(shape, (valid[along], ir.ConstInt(last, ir.DType.INDEX))))
+    shape = (rows, cols) if elem else (cols, last)
+    if not elem and rows != 1:
+        return None
+    requested = call.kwarg("valid_shape")
+    valid_items = tuple(requested.items) if isinstance(requested, ir.ExprList) else None
+    return ir.TileType(shape, mem.type.dtype, None, None, valid_or_none(shape, valid_items))
 
 
 def _valid_shape_argument(call: ir.Call, ref: ops.RefOp) -> ir.CallArg | None:
