@@ -91,3 +91,21 @@ def test_generated_kernels_compute_what_their_ir_computes(src: str, planner: Pla
         except (Unmodelled, InterpreterError):
             continue
         assert difference is None, f"{name}: {difference}\n{src}"
+
+
+@pytest.mark.parametrize("planner", list(Planner), ids=[p.value for p in Planner])
+def test_a_gather_with_indices_outside_its_table_computes_what_its_ir_computes(planner: Planner) -> None:
+    """`memory_gather`: rows out of range read as zero, element offsets wrap; indices drawn
+    half outside the table. The control reads the rows clamped instead, which differs."""
+    path = ROOT / "tests" / "data" / "printed" / "memory_gather.pre.py"
+    result = compile_source(path.read_text(), str(path), CompileOptions(planner=planner))
+    ((fn, name),) = _kernels(result.pto_text, result.module)
+    rng = np.random.default_rng(7)
+    args = {"table__ssa_v0": rng.standard_normal((64, 16)).astype(np.float32),
+            "rows__ssa_v0": rng.integers(-64, 128, (4, 8)).astype(np.int32),
+            "offsets__ssa_v0": rng.integers(-1024, 2048, (32, 16)).astype(np.int32),
+            "out__ssa_v0": np.zeros((32, 16), np.float32)}
+    assert compare(fn, result.pto_text, args, name) is None
+    clamped = result.pto_text.replace("#pto<gather_oob zero>", "#pto<gather_oob clamp>")
+    assert clamped != result.pto_text
+    assert compare(fn, clamped, args, name) is not None

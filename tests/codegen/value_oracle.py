@@ -26,7 +26,7 @@ Modelled: `scf.for` / `scf.if` and scalar `arith` (`address_oracle._Run`); `pto.
 column reductions `tcolsum tcolmax tcolmin` (a scratch operand ignored), the row / column
 broadcasts `trowexpand*` / `tcolexpand*` of add, sub, mul, div, max and min, `tmatmul`
 (`.acc`, `.bias`; in float64), `pto.subview` (a window of its source), `textract`,
-`set_validshape`, `tgetval`. Each writes the destination's valid region (its
+`set_validshape`, `tgetval`, `mgather` into a Vec tile. Each writes the destination's valid region (its
 `pto.alloc_tile` valid extent, or the static one its type gives).
 """
 
@@ -340,6 +340,40 @@ class _ValueRun(_Run):
             raise Unmodelled("an atomic pto.tstore")
         rows, cols = src.valid
         _rows(pv)[:rows, :cols] = src.data[:rows, :cols]
+
+    def _mgather(self, op: Operation) -> None:
+        """`pto.mgather ins(%mem, %idx) outs(%dst) {coalesce, gatherOob}` of a Vec tile: rows
+        of the whole-tensor view (one per index of a `[1, R]` or `[R, 1]` index tile) or its
+        elements (an index tile of the destination's shape), an index outside clamped, wrapped
+        or read as zero by `gatherOob`; undefined (the default) leaves the poison."""
+        if len(op.operands) != 3:
+            raise Unmodelled("pto.mgather into a Mat tile (GM indices, GM scratch)")
+        mem, dst = self.get(op.operands[0]), self.tile(op.operands[2])
+        idx = self.tile(op.operands[1])
+        assert isinstance(mem, np.ndarray)
+        attrs = {k: getattr(v, "value", None) for k, v in op.attributes.items()}
+        coalesce = attrs.get("coalesce")
+        oob = attrs.get("gatherOob")
+        elem = coalesce is not None and coalesce.data == "elem"
+        mode = "undefined" if oob is None else oob.data
+        source = mem.reshape(-1) if elem else mem.reshape(-1, mem.shape[-1])
+        rows, cols = dst.valid
+        if elem:
+            index = idx.data[:rows, :cols].astype(np.int64)
+        else:
+            vector = idx.data[:1, : idx.valid[1]] if idx.data.shape[0] == 1 else idx.data[: idx.valid[0], :1]
+            index = vector.reshape(-1)[:rows].astype(np.int64)
+        extent = source.shape[0]
+        outside = (index < 0) | (index >= extent)
+        if mode == "clamp":
+            index = np.clip(index, 0, extent - 1)
+        elif mode == "wrap":
+            index = np.mod(index, extent)
+        value = source[np.where(outside, 0, index) if mode in ("zero", "undefined") else index]
+        if mode in ("zero", "undefined") and bool(outside.any()):
+            value = np.array(value, dtype=np.float64 if mode == "undefined" else value.dtype)
+            value[outside] = np.nan if mode == "undefined" else 0
+        dst.write(rows, cols, value if elem else value[:, :cols])
 
     def _tmov(self, op: Operation) -> None:
         src, dst = self.tile(op.operands[0]), self.tile(op.operands[1])
