@@ -257,9 +257,15 @@ _NO_LOAD = _Load("", "", (), None, "")
 
 
 def _readable(text: str) -> bool:
-    """Whether egglog's `input` reads the string back unchanged: one line, no tab, no leading
-    or trailing white space (its reader trims each field)."""
-    return "\t" not in text and len(text.splitlines()) <= 1 and text == text.strip() and "\n" not in text
+    """Whether egglog's `input` reads the string back unchanged: UTF-8, one line, no tab, no
+    leading or trailing white space (its reader trims each field)."""
+    if "\t" in text or len(text.splitlines()) > 1 or text != text.strip() or "\n" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
 
 
 def signatures(egraph: Any, symbols: Mapping[str, Any]) -> dict[str, Signature]:
