@@ -211,8 +211,8 @@ def test_the_interpreter_declines_what_it_does_not_model(monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize(("use", "message"), [
-    ("u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.div(t, t, high_precision=True)",
-     "slotsat's code generator does not support tile.div with keyword 'high_precision'"),
+    ("u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.expands(t, 2.0)",
+     "slotsat's code generator does not support tile.expands"),
     ("u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sel(t, t, t)",
      "slotsat's code generator does not support tile.sel with 3 arguments (it takes 4)"),
     ("u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [64, 64], [i ** 2, 0])",
