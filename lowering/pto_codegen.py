@@ -2628,6 +2628,11 @@ class FunctionEmitter(Emitter):
         """`tile.mgather`'s tensor, its indices and its scratch tensor (Mat elem mode only),
         checked as the reference's type deduction checks them."""
         mem, idx, scratch = args.get("mem"), args.get("idx"), args.get("scratch")
+        if not elem and isinstance(scratch, ir.ExprList):  # row mode: argument 2 is the valid shape
+            scratch = None
+        if scratch is not None and not isinstance(scratch, ir.Var | ir.ExprList):
+            raise PassError("tile.mgather's third argument is its scratch tensor (the op's, as the reference "
+                            "prints it); pass coalesce= and gather_oob= by keyword", where)
         if not isinstance(mem, ir.Var) or not isinstance(mem.type, ir.TensorType):
             raise PassError("tile.mgather gathers from a tensor (its first argument)", where)
         if result.memory_space is ir.MemorySpace.Mat:
@@ -2682,6 +2687,7 @@ class FunctionEmitter(Emitter):
 
     def _whole_partition(self, tensor: ir.Var, where: Span) -> tuple[str, str]:
         """`pto.partition_view` of all of `tensor`: zero offsets, its own extents."""
+        self.tensor_view(tensor)  # a located error for a tensor that has no view here
         shape = self.tensor_types[tensor.id].shape
         zeros = ir.ExprList(tuple(ir.ConstInt(0, ir.DType.INDEX) for _ in shape))
         return self._partition(tensor, zeros, [_const_dim(d) for d in shape], where)

@@ -221,3 +221,22 @@ def test_the_deduced_gather_type_is_the_references(name: str) -> None:
 
     source = _gather_program(name)
     assert _r_type(print_module(parse_source(source, "k.py"))) == _r_type(pl.parse_program(source).as_python())
+
+
+def test_a_mat_row_gather_takes_its_valid_shape_by_position_too() -> None:
+    """The op's argument 2 is the valid shape in Mat row mode (the scratch tensor in elem mode)."""
+    src = kernel("g = pl.tile.mgather(mem, idx, [9, 13], coalesce=0, target_memory=pl.Mem.Mat)\n" + MATMUL,
+                 params=MAT.replace("[[256], pl.FP16], idx", "[[64, 16], pl.FP16], idx").replace("idx: pl.Tensor[[16, 16]", "idx: pl.Tensor[[1, 16]"),
+                 ret="pl.Tensor[[16, 16], pl.FP32]", kind="(type=pl.FunctionType.AIC)")
+    text = compile_source(src, "k.py", CompileOptions()).pto_text
+    assert [line for line in lines(text, "%g = pto.alloc_tile") if "valid_row = %c9_index valid_col = %c13_index" in line]
+    (line,) = lines(text, "pto.mgather ins(")
+    assert line.endswith("{coalesce = #pto<coalesce row>}")
+
+
+def test_a_mode_passed_by_position_is_a_located_error() -> None:
+    src = _vec("[64, 32]", "[1, 16]", "[16, 32]", "pl.FP32").replace("coalesce=0", "1")
+    with pytest.raises(SlotsatError) as info:
+        compile_source(src, "k.py", CompileOptions())
+    assert info.value.message == ("tile.mgather's third argument is its scratch tensor (the op's, as the reference "
+                                  "prints it); pass coalesce= and gather_oob= by keyword")

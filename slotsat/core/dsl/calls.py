@@ -831,6 +831,9 @@ def _gathered_result(call: ir.Call) -> ir.Type | None:
     if not elem and rows != 1:
         return None
     requested = call.kwarg("valid_shape")
+    if requested is None:  # positional: after the scratch tensor in elem mode, else at 2
+        at = 3 if elem else 2
+        requested = call.args[at] if len(call.args) > at else None
     valid_items = tuple(requested.items) if isinstance(requested, ir.ExprList) else None
     return ir.TileType(shape, mem.type.dtype, None, None, valid_or_none(shape, valid_items))
 
