@@ -15,7 +15,8 @@ Languages and rules:
 Running egglog:
 
 - `calls`: the call trees Python states facts and terms in;
-- `session`: the program template, the adapter over egglog, the bounded runner and its limits.
+- `session`: the program template, the adapter over egglog, the bounded runner and its limits;
+- `bulk`: the loader the session inserts through (egglog's `input` and load rules).
 
 The index engine (codegen, `explore`):
 

@@ -52,7 +52,8 @@ of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
 
 Insertion on the command path goes through the bulk loader (`slotsat.egraph_rules.bulk`):
 the actions become rows of load relations that egglog's `input` reads from files and load
-rules turn into the same terms and facts, about ten times faster than one command per action.
+rules turn into the same terms and facts (the 1,000-loop bench function's codegen insert: 0.61 s
+as commands, 0.13 s through the loader).
 An insertion the loader cannot state as rows is sent as commands, in chunks of
 `INSERT_CHUNK`: egglog 13.2 grows memory quadratically with the number of commands in one
 call (§10).
