@@ -2653,6 +2653,9 @@ class FunctionEmitter(Emitter):
         if idx.type.dtype is not ir.DType.INT32:
             raise PassError(f"tile.mgather reads INT32 indices, but '{idx.name_hint}' is "
                             f"{idx.type.dtype.value}", where)
+        if len(idx.type.shape) != 2 or len(result.shape) != 2:
+            raise PassError("tile.mgather reads a 2-D index tile or tensor and gathers into a 2-D tile",
+                            where)
         assert scratch is None or isinstance(scratch, ir.Var)
         return mem, idx, scratch
 
@@ -2675,7 +2678,7 @@ class FunctionEmitter(Emitter):
         if (blayout, slayout) != ("row_major", "none_box"):
             raise PassError("tile.mgather Vec output from an ND tensor on the 'a2a3' backend requires "
                             "row_major/none layout", where)
-        if (result.shape[1] * result.dtype.bits) % 256:
+        if (result.shape[1] * mem.type.dtype.bits) % 256:
             raise PassError("tile.mgather Vec output on the 'a2a3' backend requires each physical row to be "
                             "32-byte aligned", where)
 

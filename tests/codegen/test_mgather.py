@@ -240,3 +240,18 @@ def test_a_mode_passed_by_position_is_a_located_error() -> None:
         compile_source(src, "k.py", CompileOptions())
     assert info.value.message == ("tile.mgather's third argument is its scratch tensor (the op's, as the reference "
                                   "prints it); pass coalesce= and gather_oob= by keyword")
+
+
+@pytest.mark.parametrize(("idx", "load", "message"), [
+    ("[16]", "pl.load(idx, [0], [16])", "reads its indices from a 2-D tile (its second argument)"),
+    ("[4, 4]", "pl.load(idx, [0, 0], [4, 4])", "row mode reads a [1, R] or [R, 1] index vector"),
+])
+def test_operands_the_reference_deduces_no_type_for_are_a_parse_error(idx: str, load: str, message: str) -> None:
+    src = kernel(f"i: pl.Tile[{idx}, pl.INT32, pl.Mem.Vec] = {load}\n"
+                 "g: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.mgather(mem, i, coalesce=0)\n"
+                 "out = pl.store(g, [0, 0], out)\nreturn out\n",
+                 params=f"mem: pl.Tensor[[64, 32], pl.FP32], idx: pl.Tensor[{idx}, pl.INT32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]",
+                 ret="pl.Tensor[[16, 32], pl.FP32]")
+    with pytest.raises(SlotsatError) as info:
+        parse_source(src, "k.py")
+    assert info.value.message == f"pl.tile.mgather {message}, as the reference's type deduction requires"

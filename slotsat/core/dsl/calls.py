@@ -490,6 +490,9 @@ class CallReader:
 
     def _result(self, call: ir.Call, node: ast.Call, annot: ir.Type | None, statement: bool,
                 what: str) -> ir.Type:
+        problem = _gather_problem(call) if call.op == "tile.mgather" else None
+        if problem is not None:
+            self.error(f"{what} {problem}, as the reference's type deduction requires", node)
         inferred = self.infer(call)
         if annot is not None:
             if inferred is not None and (type(inferred) is not type(annot) or _other_dtype(annot, inferred)
@@ -793,6 +796,28 @@ def _shaped_result(call: ir.Call, ref: ops.RefOp) -> ir.Type | None:
         given = call.kwarg(ref.output_memory_kwarg)
         space = given.space if isinstance(given, ir.SpaceArg) else None
     return ir.TileType(static, dtype.dtype, space, None, valid_or_none(static, valid))
+
+
+def _gather_problem(call: ir.Call) -> str | None:
+    """Why `tile.mgather`'s operands have no result type in the reference (DeduceTileMgatherType's
+    checks on their kinds, ranks and dtypes), or None."""
+    mem = call.args[0] if call.args else None
+    idx = call.args[1] if len(call.args) > 1 else None
+    space = call.kwarg("target_memory")
+    mat = isinstance(space, ir.SpaceArg) and space.space is ir.MemorySpace.Mat
+    if not isinstance(mem, ir.Var) or not isinstance(mem.type, ir.TensorType) or not mem.type.shape:
+        return "gathers from a tensor of rank 1 or more (its first argument)"
+    kind = ir.TensorType if mat else ir.TileType
+    if not isinstance(idx, ir.Var) or not isinstance(idx.type, kind) or len(idx.type.shape) != 2:
+        return f"reads its indices from a 2-D {'GM tensor' if mat else 'tile'} (its second argument)"
+    if idx.type.dtype is not ir.DType.INT32:
+        return f"reads INT32 indices, not {idx.type.dtype.value}"
+    modes = ops.mgather_modes(call)
+    if modes is not None and not modes[0] and len(mem.type.shape) < 2:
+        return "row mode gathers rows of a tensor of rank 2 or more"
+    if modes is not None and not modes[0] and 1 not in idx.type.shape[: 1 if mat else 2]:
+        return f"row mode reads a {'[1, R]' if mat else '[1, R] or [R, 1]'} index vector"
+    return None
 
 
 def _gathered_result(call: ir.Call) -> ir.Type | None:
