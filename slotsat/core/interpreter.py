@@ -27,7 +27,7 @@ extent its result's type declares, else over all of it), `tile.slice`
 `tile.alloc` statements (after init-memref) are no-ops; `while` loops (bounded by
 `max_iterations`), runtime scopes (transparent) and returns at the end of `if` branches run as
 written; the scalar operations of `ir.ScalarUnary` / `ir.ScalarBinary` compute exactly.
-Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (zeros), `tile.full`,
+Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (undefined data), `tile.full`,
 `tile.ci` (one row), `tile.tri` (the triangular mask), `tile.get_block_idx` / `get_block_num` /
 `get_subblock_idx` (the run's `identity`), the `col_expand` family and the `expdif`
 (`exp(a - b)`) of both expand families, `tile.minimums`, `tile.rsqrt` with its scratch tile,
@@ -207,8 +207,9 @@ one seeded random pattern with its mirror image."""
 @dataclass
 class Undefined:
     """Data a run reads that the program never defined or whose value the reference leaves
-    open (an element `tile.gather` reads outside its source's valid part, a column
-    `tile.scatter_mask` does not select over a non-zero destination), and how the run fills it.
+    open (a fresh tile's contents, an element `tile.gather` reads outside its source's valid
+    part, a column `tile.scatter_mask` does not select over a non-zero destination), and how the
+    run fills it.
 
     The device leaves such data implementation-defined, so no one filling is right: `slotsat
     check` runs an original program that read some once per filling (`UNDEFINED_FILLINGS`) and
@@ -223,15 +224,23 @@ class Undefined:
     filling: int = 0
     seed: int = 0
     reads: list[str] = field(default_factory=list)
-    """Where the run read undefined data, one line each, in order (`op at LINE:COL ...`)."""
+    """Where the run read undefined data, one line each, in order (`op at LINE:COL ...`), the
+    contents of fresh tiles (`tile.create`) after every other read."""
     _rng: np.random.Generator | None = field(default=None, init=False, repr=False)
+    _plain: int = field(default=0, init=False, repr=False)
+    """How many of `reads` are not a fresh tile's contents (they lead the list)."""
 
-    def data(self, shape: tuple[int, ...], dtype: DType, what: str) -> Array:
-        """Values for `shape` elements of undefined data of `dtype`, read as `what` says."""
+    def data(self, shape: tuple[int, ...], dtype: DType, what: str, *, zeros_first: bool = False) -> Array:
+        """Values for `shape` elements of undefined data of `dtype`, read as `what` says.
+        `zeros_first`: filling 0 is zeros rather than the poison (`tile.create`, which programs
+        use as scratch and whose zeros a plain interpreter run keeps)."""
         if not any(r == what for r in self.reads):
-            self.reads.append(what)
+            # a fresh tile's contents are read by most programs, as scratch: other reads come
+            # first, so the one a message names (`reads[0]`) is the more telling one
+            self.reads.insert(len(self.reads) if zeros_first else self._plain, what)
+            self._plain += 0 if zeros_first else 1
         if self.filling == 0:
-            return _poison(shape, dtype)
+            return np.zeros(shape, dtype=numpy_dtype(dtype)) if zeros_first else _poison(shape, dtype)
         if self._rng is None:
             self._rng = np.random.default_rng(self.seed)
         if dtype.is_float:
@@ -1865,7 +1874,9 @@ def named_arg(c: ir.Call, k: int, name: str) -> ir.CallArg | None:
 
 
 def _op_create(it: Interpreter, c: ir.Call) -> Value:
-    """`tile.create`: a fresh buffer; its contents are not defined by the DSL, zeros here. Its
+    """`tile.create`: a fresh buffer. The reference's op touches no memory, so its contents are
+    undefined data (`Undefined`): zeros in a plain run and in `check`'s first one, its other
+    fillings after, so a program whose outputs depend on them is `unverified`. Its
     valid extent is its type's (`pl.TileView(valid_shape=...)` on the result, as the reference
     allocates it: the lane-1 replay of a dual-dispatch vector half creates a `[0, 0]` tile)."""
     rows, cols = _rc(it._list(c.args[0], "create shape", c.span))
@@ -1877,7 +1888,9 @@ def _op_create(it: Interpreter, c: ir.Call) -> Value:
         if any(v < 0 or v > d for v, d in zip(valid, (rows, cols), strict=True)):
             raise InterpreterError(f"tile.create valid shape {list(valid)} does not fit the tile "
                                    f"{[rows, cols]}", c.span)
-    return TileVal(np.zeros((rows, cols), dtype=numpy_dtype(dtype)), valid, dtype, (rows, cols))
+    what = f"tile.create at {c.span.line}:{c.span.col}: a fresh tile's contents, which nothing wrote"
+    data = it.undefined.data((rows, cols), dtype, what, zeros_first=True)
+    return TileVal(data, valid, dtype, (rows, cols))
 
 
 def _op_full(it: Interpreter, c: ir.Call) -> Value:

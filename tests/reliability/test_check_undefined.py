@@ -158,3 +158,39 @@ def test_a_transformed_program_that_depends_on_undefined_data_differs() -> None:
     assert _transformed_differs(run, trial) == (
         "the transformed program differs on trial 1 with another filling of undefined data (tile.gather at 3:4 "
         "reads outside its source's valid part): result 0: element [0] is 5.0, expected 0.0")
+
+
+_CREATED = """import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        {body}
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], out)
+        return r
+"""
+
+
+@pytest.mark.parametrize(("body", "verdict"), [
+    # the tile as a reduction's scratch: its contents reach no output
+    ("s: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(t, c)\n        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.row_expand_mul(t, s)",
+     "confirmed"),
+    # added into the output without being written: the device adds whatever the buffer held
+    ("u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(t, c)",
+     "unverified: K.kernel: undefined data reaches an output: tile.create at 9:53: a fresh tile's contents, which nothing wrote; with another filling of it, result 0: element [0, 0] is "),
+])
+def test_a_fresh_tiles_contents_are_undefined_data(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str,
+                                                   verdict: str) -> None:
+    """The reference's `tile.create` touches no memory, so its contents are the device's: a
+    program whose outputs read them is unverified, one that only uses the tile as scratch is
+    confirmed (a plain run still sees zeros)."""
+    path = tmp_path / "k.py"
+    path.write_text(_CREATED.format(body=body))
+    status = main(["check", str(path), "--trials", "2"])
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert (status == 0) == (verdict == "confirmed")
+    assert verdict in last

@@ -255,7 +255,8 @@ return r
         undefined = Undefined(filling=filling, seed=5)
         (r,) = Interpreter(physical=False, prefetch=False, undefined=undefined).run(fn, {"a": a, "out": np.zeros((4, 4), np.int32)})
         assert undefined.reads == ["tile.row_argmax at 10:52 of a row holding NaN (which index the device gives is not "
-                                   "pinned down)"]
+                                   "pinned down)",
+                                   "tile.create at 9:53: a fresh tile's contents, which nothing wrote"]
         runs.append(r[:, 0].tolist())
     assert runs[0][:2] == runs[1][:2] == [3, 3]
     assert runs[0][2] != runs[1][2]  # the NaN row's index is whatever the filling says
