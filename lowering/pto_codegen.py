@@ -2577,9 +2577,7 @@ class FunctionEmitter(Emitter):
             raise PassError("tile.mscatter scatters into a tensor", where)
         src, src_t = self._tile_arg(args["src"])
         idx, idx_t = self._tile_arg(args["idx"])
-        shape = [_const_dim(d) for d in self.tensor_types[tensor.id].shape]
-        zeros = ir.ExprList(tuple(ir.ConstInt(0, ir.DType.INDEX) for _ in shape))
-        pv_name, pv = self._partition(tensor, zeros, shape, where)
+        pv_name, pv = self._whole_partition(tensor, where)
         self.line(f"pto.mscatter ins({src}, {idx} : {src_t}, {idx_t}) outs({pv_name} : {pv})")
         if target is not None:
             self.tensor_views[target.id] = self.tensor_view(tensor)
@@ -2742,9 +2740,7 @@ class FunctionEmitter(Emitter):
                             f"dimension of '{tensor.name_hint}' but the last must be 1, got [{shown}]; "
                             "reshape the tensor to [N] or [1, ..., N] first", where)
         ctx = self._prefetch_handle(args["ctx"], "prefetch.make_context", where)
-        shape = [_const_dim(d) for d in dims]
-        zeros = ir.ExprList(tuple(ir.ConstInt(0, ir.DType.INDEX) for _ in shape))
-        pv_name, pv = self._partition(tensor, zeros, shape, where)
+        pv_name, pv = self._whole_partition(tensor, where)
         event = self._prefetch_result(target)
         self.line(f"{event} = {sp.pto}({pv_name}, {ctx} : {pv}, {PREFETCH_CONTEXT_TYPE}) -> "
                   f"{ASYNC_EVENT_TYPE}")
