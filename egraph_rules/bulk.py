@@ -195,8 +195,8 @@ class _Rows:
             assert load.value is not None
             cells.append(self._cell(load.value, action.value))
             self._row(load, cells)
-        elif self.loader.loads.get(action.fn, _NO_LOAD).kind == "relation":
-            load = self._load(action, "relation")
+        elif (found := self.loader.loads.get(action.fn)) is not None and found.kind == "relation":
+            load = self._load(action, "relation")  # its arity checked too
             self._row(load, self._cells(load, action.args))
         else:
             self._node(action)
@@ -253,13 +253,10 @@ class _Rows:
         self.rows.setdefault(load.table, []).append(line)
 
 
-_NO_LOAD = _Load("", "", (), None, "")
-
-
 def _readable(text: str) -> bool:
     """Whether egglog's `input` reads the string back unchanged: UTF-8, one line, no tab, no
     leading or trailing white space (its reader trims each field)."""
-    if "\t" in text or len(text.splitlines()) > 1 or text != text.strip() or "\n" in text:
+    if "\t" in text or len(text.splitlines()) > 1 or text != text.strip():  # a lone "\n" is stripped
         return False
     try:
         text.encode("utf-8")
