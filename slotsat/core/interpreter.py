@@ -23,7 +23,7 @@ part), unary / binary / tile-with-scalar elementwise ops, row reductions and row
 broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the valid `K`,
 `tile.move`, `tile.cast` (float to int truncates toward zero), `tile.reshape` (valid over the
 extent its result's type declares, else over all of it), `tile.slice`
-(both snapshot their source), `tile.read`; `pl.yield_`, loop-carried values, `if`.
+(both views of their source: see Buffers), `tile.read`; `pl.yield_`, loop-carried values, `if`.
 `tile.alloc` statements (after init-memref) are no-ops; `while` loops (bounded by
 `max_iterations`), runtime scopes (transparent) and returns at the end of `if` branches run as
 written; the scalar operations of `ir.ScalarUnary` / `ir.ScalarBinary` compute exactly.
@@ -57,6 +57,16 @@ modelled op in a form of the reference the model does not cover (`unmodelled_cal
 tuple or array value is an `InterpreterError` naming it, raised before the run starts
 (`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic dimensions take the
 values given under their names.
+
+Buffers
+    A fresh tile has a buffer of its own (`TileBuffer`); a view (`tile.slice`, `tile.reshape`,
+    ...) and an in-place result (`tile.write`, `tile.assemble`, `tile.matmul_acc`, ...) share
+    their source's, as the reference's op table says (`ops.buffer_of`). An in-place update,
+    as a statement or an assignment, updates the buffer, and every older name or view of it
+    reads the update (`Interpreter._current`), as on the device; a statement's update also
+    rebinds the argument's name. A read of an older name after an update through a view of
+    another layout (a reshape to another shape, a transposed or reinterpreted view) is not
+    modelled (`Unmodelled`).
 
 The physical-buffer model (`physical=True`, the default)
     A tile whose type carries a MemRef is not a private value: its storage is slot `k` of
@@ -223,6 +233,10 @@ class Undefined:
 
     filling: int = 0
     seed: int = 0
+    only: str | None = None
+    """The one read (as `reads` names it) this filling applies to; every other read takes
+    filling 0. None: all of them (`slotsat check` narrows to one to name the read that
+    reaches an output)."""
     reads: list[str] = field(default_factory=list)
     """Where the run read undefined data, one line each, in order (`op at LINE:COL ...`), the
     contents of fresh tiles (`tile.create`) after every other read."""
@@ -239,7 +253,7 @@ class Undefined:
             # first, so the one a message names (`reads[0]`) is the more telling one
             self.reads.insert(len(self.reads) if zeros_first else self._plain, what)
             self._plain += 0 if zeros_first else 1
-        if self.filling == 0:
+        if self.filling == 0 or (self.only is not None and what != self.only):
             return np.zeros(shape, dtype=numpy_dtype(dtype)) if zeros_first else _poison(shape, dtype)
         if self._rng is None:
             self._rng = np.random.default_rng(self.seed)
@@ -403,6 +417,38 @@ class SlotRef:
     slot_count: int
 
 
+@dataclass(eq=False, slots=True)
+class TileBuffer:
+    """One tile buffer of a computing run, shared by a fresh tile and every view and in-place
+    result of it (`ops.buffer_of`): its whole contents as the last in-place update left them
+    (`data`, `valid`), and how many in-place updates it has had (`version`). A tile value
+    made before the latest update is stale; reading it reads the buffer
+    (`Interpreter._current`). `opaque`: an update went through a view whose layout differs
+    from the buffer's (a reshape, transposed or reinterpreted view), so the contents are not
+    known element by element."""
+
+    data: Array
+    valid: tuple[int, int]
+    version: int = 0
+    opaque: bool = False
+
+    def update(self, window: tuple[int, int] | None, val: TileVal) -> int:
+        """Record `val`, written in place at `window` (None: through a view of another
+        layout); the new version."""
+        self.version += 1
+        data = val.data
+        if window is None or data is None or self.opaque:
+            self.opaque = True
+        elif window == (0, 0) and data.shape == self.data.shape:
+            self.data, self.valid = data, val.valid
+        else:
+            whole = self.data.copy()
+            r, c = window
+            whole[r:r + data.shape[0], c:c + data.shape[1]] = data
+            self.data = whole
+        return self.version
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class TileVal:
     """A tile at run time. `data` is None in symbolic mode. `backing` is the slot write
@@ -417,9 +463,20 @@ class TileVal:
     """What a `tile.cmp` / `tile.cmps` result means: the tile itself is a packed predicate in a
     target-defined encoding, so only `tile.sel` may read it (`Interpreter._tile` declines
     every other reader)."""
+    at: tuple[int, int] | None = (0, 0)
+    """Where this tile sits in `buffer` (row, column), or None for a view of another layout;
+    a view op's handler sets it relative to its source (`tile.slice`: the window's offset)."""
+    buffer: TileBuffer | None = None
+    version: int = 0
+    """`buffer.version` when this value was made: an older one is stale."""
 
     def with_backing(self, ref: SlotRef | None) -> TileVal:
-        return TileVal(self.data, self.valid, self.dtype, self.shape, ref, self.predicate)
+        return TileVal(self.data, self.valid, self.dtype, self.shape, ref, self.predicate, self.at,
+                       self.buffer, self.version)
+
+    def in_buffer(self, buffer: TileBuffer, at: tuple[int, int] | None, version: int) -> TileVal:
+        return TileVal(self.data, self.valid, self.dtype, self.shape, self.backing, self.predicate, at,
+                       buffer, version)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -721,13 +778,61 @@ class Interpreter:
         if isinstance(e, ir.Var):
             if e.id not in self._env:
                 raise InterpreterError(f"'{e.name_hint}' is used before it is defined", e.span)
-            return self._env[e.id]
+            return self._current(e, self._env[e.id])
         return self.scalar(e)
+
+    def _current(self, v: ir.Var, val: Value) -> Value:
+        """`v`'s value as its buffer holds it now: a tile made before an in-place update of its
+        buffer (through another name or view) reads the updated contents (`TileBuffer`)."""
+        if not isinstance(val, TileVal) or val.buffer is None or val.version == val.buffer.version:
+            return val
+        buf = val.buffer
+        if buf.opaque or val.at is None or val.predicate is not None:
+            raise Unmodelled(f"the interpreter does not model a read of '{v.name_hint}' after its buffer was "
+                             "updated in place through a view of another layout", v.span)
+        r, c = val.at
+        whole = val.shape == buf.data.shape
+        data = buf.data if whole else buf.data[r:r + val.shape[0], c:c + val.shape[1]]
+        fresh = TileVal(data, buf.valid if whole else val.valid, val.dtype, val.shape, val.backing, None,
+                        val.at, buf, buf.version)
+        self._env[v.id] = fresh
+        return fresh
+
+    def _placed(self, c: ir.Call, val: TileVal) -> TileVal:
+        """`c`'s result `val` in its buffer: a view or an in-place result shares its source's
+        (an in-place update is recorded there, making every older value of it stale), any
+        other result has a buffer of its own."""
+        from slotsat.core import ops
+
+        buffer, k = ops.buffer_of(c.op)
+        src: Value = None
+        if buffer in (ops.Buffer.VIEW, ops.Buffer.IN_PLACE) and k is not None and k < len(c.args):
+            arg = c.args[k]
+            src = self._env.get(arg.id) if isinstance(arg, ir.Var) else None
+        if val.data is None:
+            return val
+        if not isinstance(src, TileVal) or src.buffer is None:
+            return val.in_buffer(TileBuffer(val.data, val.valid), (0, 0), 0)
+        at = _place_in_buffer(c.op, src, val)
+        version = src.buffer.update(at, val) if ops.writes_source(c.op) else src.buffer.version
+        return val.in_buffer(src.buffer, at, version)
+
+    def _updated(self, c: ir.Call, val: Value, span: Span) -> None:
+        """After a call statement: an op that updates its argument in place (`tile.write`,
+        `tile.assemble`, ...) rebinds that argument's name to the update."""
+        from slotsat.core import ops
+
+        if not isinstance(val, TileVal) or not ops.writes_source(c.op):
+            return
+        _, k = ops.buffer_of(c.op)
+        arg = c.args[k] if k is not None and k < len(c.args) else None
+        if isinstance(arg, ir.Var):
+            self._env[arg.id] = self._bind(arg, val, c, span)
 
     def _tile(self, arg: ir.CallArg, span: Span) -> TileVal:
         if not isinstance(arg, ir.Var):
             raise InterpreterError("expected a tile variable", span)
-        val = self._env.get(arg.id)
+        val = self._current(arg, self._env.get(arg.id))
         if not isinstance(val, TileVal):
             raise InterpreterError(f"'{arg.name_hint}' is not a tile", span)
         if val.predicate is not None:
@@ -740,7 +845,7 @@ class Interpreter:
         """The comparison a `tile.sel` mask holds; its buffer must not have been overwritten."""
         if not isinstance(arg, ir.Var):
             raise InterpreterError("expected a tile variable", span)
-        val = self._env.get(arg.id)
+        val = self._current(arg, self._env.get(arg.id))
         if not isinstance(val, TileVal) or val.predicate is None:
             raise Unmodelled(f"tile.sel with the mask '{arg.name_hint}', which is not a tile.cmp / tile.cmps "
                              "result (a mask's encoding is target-defined)", span)
@@ -807,7 +912,7 @@ class Interpreter:
         elif isinstance(s, ir.EvalStmt):
             self._trace_uses(s.call)
             if s.call.op != "tile.alloc":
-                self._call(s.call, None)
+                self._updated(s.call, self._call(s.call, None), s.span)
         elif isinstance(s, ir.ForStmt):
             self._for(s)
         elif isinstance(s, ir.IfStmt):
@@ -1072,7 +1177,8 @@ class Interpreter:
         if handler is None or reason is not None:
             raise Unmodelled(f"the interpreter does not model {reason}", c.span)
         self._target = target
-        return handler(self, c)
+        val = handler(self, c)
+        return self._placed(c, val) if isinstance(val, TileVal) else val
 
     def _symbolic_call(self, c: ir.Call, target: ir.Var | None) -> Value:
         if target is None:
@@ -1092,6 +1198,18 @@ class Interpreter:
         if isinstance(t, ir.TensorType):
             return TensorSym(tuple(d if isinstance(d, int) else -1 for d in t.shape))
         return None
+
+
+def _place_in_buffer(op: str, src: TileVal, val: TileVal) -> tuple[int, int] | None:
+    """Where `op`'s result `val`, a view or in-place result of `src`, sits in their buffer:
+    `tile.slice` at its window's offset (its handler sets `val.at`), another op of the
+    source's shape and dtype where the source sits; None for a view of another layout
+    (a reshape to another shape, a transposed or reinterpreted view)."""
+    if src.at is None or val.at is None or val.dtype != src.dtype or op == "tile.transpose_view":
+        return None
+    if op == "tile.slice":
+        return src.at[0] + val.at[0], src.at[1] + val.at[1]
+    return src.at if val.shape == src.shape else None
 
 
 def _load_deps(st: ir.AssignStmt) -> list[Any]:
@@ -1848,7 +1966,7 @@ def _op_slice(it: Interpreter, c: ir.Call) -> Value:
             raise _misfit(c, _spelled(c.args[3]), req, shape,
                           f"slice valid shape {request} does not fit the slice shape {list(shape)}")
         valid = (min(valid[0], req[0]), min(valid[1], req[1]))
-    return TileVal(data, valid, t.dtype, shape, t.backing)
+    return TileVal(data, valid, t.dtype, shape, t.backing, at=o)
 
 
 def _op_read(it: Interpreter, c: ir.Call) -> Value:

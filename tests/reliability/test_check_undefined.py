@@ -182,6 +182,10 @@ class K:
     # added into the output without being written: the device adds whatever the buffer held
     ("u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(t, c)",
      "unverified: K.kernel: undefined data reaches an output: tile.create at 9:53: a fresh tile's contents, which nothing wrote; with another filling of it, result 0: element [0, 0] is "),
+    # two fresh tiles read, the first only as scratch: the message names the second, whose
+    # contents make the difference, not the first one read
+    ("s: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(t, c)\n        d: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)\n        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(t, d)",
+     "unverified: K.kernel: undefined data reaches an output: tile.create at 11:53: a fresh tile's contents, which nothing wrote; with another filling of it, result 0: element [0, 0] is "),
 ])
 def test_a_fresh_tiles_contents_are_undefined_data(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str,
                                                    verdict: str) -> None:

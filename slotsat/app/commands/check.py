@@ -240,19 +240,39 @@ def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Und
     gave `expected` used `undefined`, filling 0; see `interpreter.Undefined`)."""
     if not undefined.reads:
         return None
-    what = undefined.reads[0]
     for filling in range(1, UNDEFINED_FILLINGS):
-        try:
-            other = rerun(Undefined(filling=filling, seed=seed))
-        except InterpreterLimit:
-            raise
-        except InterpreterError as err:
+        difference = _filled_differently(rerun, expected, Undefined(filling=filling, seed=seed), labels)
+        if difference is None:
+            continue
+        # name the read that makes the difference: refill one read at a time, in `reads` order
+        what = "; ".join(undefined.reads)
+        for read in undefined.reads if len(undefined.reads) > 1 else ():
+            one = Undefined(filling=filling, seed=seed, only=read)
+            alone = _filled_differently(rerun, expected, one, labels)
+            if alone is not None:
+                what, difference = read, alone
+                break
+        faults, detail = difference
+        if faults:
             return (f"undefined data reaches the program's control: {what}; with another filling of it the "
-                    f"run faults: {err.message}")
-        diff = outputs_identical(expected, other, labels=labels)
-        if diff is not None:
-            return f"undefined data reaches an output: {what}; with another filling of it, {diff}"
+                    f"run faults: {detail}")
+        return f"undefined data reaches an output: {what}; with another filling of it, {detail}"
     return None
+
+
+def _filled_differently(rerun: Rerun, expected: tuple[Value, ...], undefined: Undefined,
+                        labels: list[str]) -> tuple[bool, str] | None:
+    """How the original's outputs with `undefined`'s filling differ from `expected`: (True,
+    the fault) when the run faults, (False, the difference) when an output differs, None when
+    they are identical."""
+    try:
+        other = rerun(undefined)
+    except InterpreterLimit:
+        raise
+    except InterpreterError as err:
+        return True, err.message
+    diff = outputs_identical(expected, other, labels=labels)
+    return None if diff is None else (False, diff)
 
 
 @dataclass(frozen=True)
