@@ -18,7 +18,8 @@ Values
       runtime valid extent. `BF16` is emulated in float32 rounded to bfloat16 after each op.
 
 Operations: `tile.load` (offsets, shape, valid shape; the part outside the valid shape is
-zero; a read outside the tensor is an `InterpreterError`), `tile.store` (writes the valid
+undefined data, which a plain run sees as zeros; a read outside the tensor is an
+`InterpreterError`), `tile.store` (writes the valid
 part), unary / binary / tile-with-scalar elementwise ops, row reductions and row
 broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the valid `K`,
 `tile.move`, `tile.cast` (float to int truncates toward zero), `tile.reshape` (valid over the
@@ -1291,7 +1292,13 @@ def _op_load(it: Interpreter, c: ir.Call) -> Value:
                                f"dimension of size {d} (offsets {offsets}, valid shape {valid})")
         region = tensor[tuple(slice(o, o + e) for o, e in zip(offsets, ext, strict=True))]
         (rows, cols), (vr, vc) = _rc(shape), _rc(valid)
-    data = np.zeros((rows, cols), dtype=tensor.dtype)
+    if (vr, vc) == (rows, cols):
+        data = np.empty((rows, cols), dtype=tensor.dtype)
+    else:
+        # the copy engine writes the valid part only: the rest holds what the buffer held
+        what = (f"tile.load at {c.span.line}:{c.span.col}: the tile's part outside its valid shape "
+                f"{[vr, vc]}, which the load does not write")
+        data = it.undefined.data((rows, cols), _tensor_dtype(c.args[0]), what, zeros_first=True)
     data[:vr, :vc] = region.reshape(vr, vc)
     narrowed = _narrowed_valid(it, c, (vr, vc))
     if narrowed is not None:

@@ -198,3 +198,36 @@ def test_a_fresh_tiles_contents_are_undefined_data(tmp_path: Path, capsys: pytes
     last = capsys.readouterr().out.splitlines()[-1]
     assert (status == 0) == (verdict == "confirmed")
     assert verdict in last
+
+
+_PARTIAL = """import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[8, 16])] = pl.load(x, [0, 0], [16, 16], [8, 16])
+        {body}
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], out)
+        return r
+"""
+
+
+@pytest.mark.parametrize(("body", "verdict"), [
+    # the valid rows only reach the output
+    ("u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[8, 16])] = pl.tile.exp(t)", "confirmed"),
+    # widened to the whole tile: the rows the load did not write reach the output
+    ("u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, 16])] = pl.tile.set_validshape(t, 16, 16)",
+     "unverified: K.kernel: undefined data reaches an output: tile.load at 8:87: the tile's part outside its valid shape [8, 16], which the load does not write; with another filling of it, result 0: element [8, 0] is "),
+])
+def test_a_load_leaves_the_part_outside_its_valid_shape_undefined(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  body: str, verdict: str) -> None:
+    """pto's TLOAD copies the valid part only (`tile.fillpad` exists to give the rest values):
+    a program whose outputs read the rest is unverified."""
+    path = tmp_path / "k.py"
+    path.write_text(_PARTIAL.format(body=body))
+    status = main(["check", str(path), "--trials", "2"])
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert (status == 0) == (verdict == "confirmed")
+    assert verdict in last
