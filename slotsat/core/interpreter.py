@@ -16,6 +16,11 @@ Values
       the name it had before the store as the reference prints it, returns what was stored;
     - tiles are `TileVal`s: a 2-D numpy array (a rank-1 tile `[C]` is `[1, C]`) plus the
       runtime valid extent. `BF16` is emulated in float32 rounded to bfloat16 after each op.
+      A fresh result of an op is valid over the extent its variable's type declares, where
+      the run can evaluate it (`Interpreter._as_declared`): the emitted tile's valid rows and
+      columns are the type's, and the device computes into them whatever its operands' valid
+      parts (reading their undefined data beyond those); a view or in-place result, and any
+      other, over the extent the op's model derives.
 
 Operations: `tile.load` (offsets, shape, valid shape; the part outside the valid shape is
 undefined data, which a plain run sees as zeros; a read outside the tensor is an
@@ -948,6 +953,30 @@ class Interpreter:
                 val = _canon(val, s.var.type.dtype)
         self._env[s.var.id] = self._bind(s.var, val, s.value, s.span)
 
+    def _as_declared(self, c: ir.Call, var: ir.Var, val: TileVal) -> TileVal:
+        """A fresh tile result over the valid extent its variable's type declares: the device
+        computes into a new tile whose valid rows and columns are the type's, whatever its
+        operands' valid parts, so where the type declares more than the handler derived, the
+        result holds the operands' data there, undefined data included. A view or an
+        in-place result keeps the extent its handler derives (the device keeps its source's
+        handle: `tile.fillpad_inplace` pads within the handle's own extent though the printed
+        type declares the whole tile), and so does a declared extent the run cannot
+        evaluate."""
+        from slotsat.core import ops
+
+        t = var.type
+        if val.data is None or not isinstance(t, ir.TileType) or len(t.shape) > 2 \
+                or ops.buffer_of(c.op)[0] is not ops.Buffer.FRESH:
+            return val
+        declared = [self.scalar(x) for x in t.effective_valid_shape]
+        if not all(isinstance(v, int) for v in declared):
+            return val
+        valid = _rc([int(v) for v in declared])  # type: ignore[arg-type]
+        if valid == val.valid or not all(0 <= v <= d for v, d in zip(valid, val.shape, strict=True)):
+            return val
+        return TileVal(val.data, valid, val.dtype, val.shape, val.backing, val.predicate, val.at, val.buffer,
+                       val.version)
+
     def _bind(self, var: ir.Var, val: Value, value: ir.Expr | ir.Call, span: Span) -> Value:
         """Place a new tile in its slot when its type carries a MemRef."""
         t = var.type
@@ -1179,7 +1208,9 @@ class Interpreter:
             raise Unmodelled(f"the interpreter does not model {reason}", c.span)
         self._target = target
         val = handler(self, c)
-        return self._placed(c, val) if isinstance(val, TileVal) else val
+        if not isinstance(val, TileVal):
+            return val
+        return self._placed(c, val if target is None else self._as_declared(c, target, val))
 
     def _symbolic_call(self, c: ir.Call, target: ir.Var | None) -> Value:
         if target is None:

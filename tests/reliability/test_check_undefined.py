@@ -231,3 +231,37 @@ def test_a_load_leaves_the_part_outside_its_valid_shape_undefined(tmp_path: Path
     last = capsys.readouterr().out.splitlines()[-1]
     assert (status == 0) == (verdict == "confirmed")
     assert verdict in last
+
+
+_WIDER = """import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        t0: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [64, 64], [64, 64], target_memory=pl.Mem.Vec)
+        t1: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[32, 64])] = pl.tile.load(a, [0, 0], [64, 64], [32, 64], target_memory=pl.Mem.Vec)
+        t2: {result} = pl.tile.add(t0, t1)
+        r: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(t2, [0, 0], out)
+        return r
+"""
+
+
+@pytest.mark.parametrize(("result", "verdict"), [
+    # the type declares the rows both operands hold
+    ("pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[32, 64])]", "confirmed"),
+    # the type declares all 64 rows (as PyPTO's MixedSlotValidShapes test program does): the
+    # device adds rows 32..63 of t1, which its load did not write, and stores them
+    ("pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec]",
+     "unverified: K.kernel: undefined data reaches an output: tile.load at 9:89: the tile's part outside its valid shape [32, 64], which the load does not write; with another filling of it, result 0: element [32, 0] is "),
+])
+def test_a_fresh_result_is_valid_where_its_type_declares(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         result: str, verdict: str) -> None:
+    """The emitted tile's valid rows are its type's, not the intersection of its operands'."""
+    path = tmp_path / "k.py"
+    path.write_text(_WIDER.format(result=result))
+    status = main(["check", str(path), "--trials", "2"])
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert (status == 0) == (verdict == "confirmed")
+    assert verdict in last
