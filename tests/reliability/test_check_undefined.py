@@ -60,12 +60,30 @@ def test_the_fillings_of_undefined_data_differ_everywhere() -> None:
     assert all(u.reads == ["here"] for u in fills)  # one line per place, however often it is read
 
 
-def test_undefined_data_that_reaches_an_output_leaves_the_check_unverified(
+def test_output_elements_undefined_data_reaches_are_set_aside(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # columns 4 .. 7 of the gather read row 1, never defined; columns 0 .. 3 are compared
+    path = tmp_path / "k.py"
+    path.write_text(_GATHER.format(n=8, tail="        r: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], out)"))
+    assert main(["check", str(path), "--trials", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "K.kernel: no loops; outputs match where defined (2 trials)" in out[0]
+    assert out[1].endswith("note: K.kernel: undefined data reaches some output elements (result 0: 4 of 8, tensor "
+                           "'out': 4 of 8): tile.gather at 11:51 reads outside its source's valid part; they are open "
+                           "on the device and were not compared (outputs match where defined)")
+    assert out[-1].endswith(": confirmed where defined (undefined data reaches some output elements of K.kernel)")
+
+
+def test_undefined_data_that_reaches_every_output_element_leaves_the_check_unverified(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, last = _check(tmp_path, capsys, 8, "r: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], out)")
+    # only columns 4 .. 7 of the gather are stored: nothing defined is left to compare
+    status, last = _check(tmp_path, capsys, 4, """
+h: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(g, [1, 4], [0, 4])
+r: pl.Tensor[[1, 4], pl.FP32] = pl.store(h, [0, 0], out)
+""")
     assert status == 1
     assert "K.kernel: undefined data reaches an output: tile.gather at 11:51 reads outside its source's valid part; " \
-           "with another filling of it, result 0: element [0, 4] is " in last
+           "with another filling of it, result 0: element [0, 0] is " in last
 
 
 def test_undefined_data_in_a_tensor_the_kernel_does_not_return_reaches_an_output(
@@ -78,16 +96,17 @@ def test_undefined_data_in_a_tensor_the_kernel_does_not_return_reaches_an_output
         "        r: pl.Tensor[[1, 8], pl.FP32] = pl.store(s, [0, 0], out)\n        return r")
     path = tmp_path / "k.py"
     path.write_text(source)
-    assert main(["check", str(path), "--trials", "2"]) == 1
-    assert "undefined data reaches an output: tile.gather at 11:51 reads outside its source's valid part; " \
-           "with another filling of it, tensor 'side': element [0, 4] is " in capsys.readouterr().out.splitlines()[-1]
+    assert main(["check", str(path), "--trials", "2"]) == 0
+    assert "undefined data reaches some output elements (tensor 'side': 4 of 8): tile.gather at 11:51 reads " \
+           "outside its source's valid part" in capsys.readouterr().out
 
 
 def test_undefined_data_times_zero_still_reaches_the_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # NaN * 0 is NaN: the poison pattern keeps what a finite filling would lose
-    status, last = _check(tmp_path, capsys, 8, """
+    status, last = _check(tmp_path, capsys, 4, """
 z: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.muls(g, 0.0)
-r: pl.Tensor[[1, 8], pl.FP32] = pl.store(z, [0, 0], out)
+h: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(z, [1, 4], [0, 4])
+r: pl.Tensor[[1, 4], pl.FP32] = pl.store(h, [0, 0], out)
 """)
     assert status == 1
     assert "undefined data reaches an output: tile.gather at 11:51" in last
@@ -217,9 +236,12 @@ class K:
 @pytest.mark.parametrize(("body", "verdict"), [
     # the valid rows only reach the output
     ("u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[8, 16])] = pl.tile.exp(t)", "confirmed"),
-    # widened to the whole tile: the rows the load did not write reach the output
+    # widened to the whole tile: the rows the load did not write reach the output, and are set aside
     ("u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, 16])] = pl.tile.set_validshape(t, 16, 16)",
-     "unverified: K.kernel: undefined data reaches an output: tile.load at 8:87: the tile's part outside its valid shape [8, 16], which the load does not write; with another filling of it, result 0: element [8, 0] is "),
+     "note: K.kernel: undefined data reaches some output elements (result 0: 128 of 256, tensor 'out': 128 of 256): tile.load at 8:87: the tile's part outside its valid shape [8, 16], which the load does not write;"),
+    # widened, then only the rows the load did not write are stored: nothing defined to compare
+    ("v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, 16])] = pl.tile.set_validshape(t, 16, 16)\n        w: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.slice(v, [8, 16], [8, 0])\n        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 16], dtype=pl.FP32, value=0.0)\n        pl.tile.assemble(u, w, [0, 0])\n        pl.tile.assemble(u, w, [8, 0])",
+     "unverified: K.kernel: undefined data reaches an output: tile.load at 8:87: the tile's part outside its valid shape [8, 16], which the load does not write; with another filling of it, result 0: element [0, 0] is "),
 ])
 def test_a_load_leaves_the_part_outside_its_valid_shape_undefined(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                   body: str, verdict: str) -> None:
@@ -228,9 +250,9 @@ def test_a_load_leaves_the_part_outside_its_valid_shape_undefined(tmp_path: Path
     path = tmp_path / "k.py"
     path.write_text(_PARTIAL.format(body=body))
     status = main(["check", str(path), "--trials", "2"])
-    last = capsys.readouterr().out.splitlines()[-1]
-    assert (status == 0) == (verdict == "confirmed")
-    assert verdict in last
+    out = capsys.readouterr().out
+    assert (status == 0) == (not verdict.startswith("unverified"))
+    assert verdict in out
 
 
 _WIDER = """import pypto.language as pl
@@ -254,14 +276,12 @@ class K:
     # the type declares all 64 rows (as PyPTO's MixedSlotValidShapes test program does): the
     # device adds rows 32..63 of t1, which its load did not write, and stores them
     ("pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec]",
-     "unverified: K.kernel: undefined data reaches an output: tile.load at 9:89: the tile's part outside its valid shape [32, 64], which the load does not write; with another filling of it, result 0: element [32, 0] is "),
+     "confirmed where defined (undefined data reaches some output elements of K.kernel)"),
 ])
 def test_a_fresh_result_is_valid_where_its_type_declares(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          result: str, verdict: str) -> None:
     """The emitted tile's valid rows are its type's, not the intersection of its operands'."""
     path = tmp_path / "k.py"
     path.write_text(_WIDER.format(result=result))
-    status = main(["check", str(path), "--trials", "2"])
-    last = capsys.readouterr().out.splitlines()[-1]
-    assert (status == 0) == (verdict == "confirmed")
-    assert verdict in last
+    assert main(["check", str(path), "--trials", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(f": {verdict}")

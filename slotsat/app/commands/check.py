@@ -17,11 +17,16 @@ For every function with tile operations:
    scalar) are redrawn; a run that reaches one of the interpreter's limits (statements, loop
    iterations, elements: `interpreter.InterpreterLimit`) ends the function's check as
    `unverified`, whichever program reached it. An original run that read undefined data
-   (`tile.gather` outside its source's valid part, `tile.scatter_mask`'s unselected columns over a non-zero
-   destination) runs again under the other fillings of that data (`interpreter.Undefined`);
-   if its outputs change, or a run faults, the device's result is not pinned down and the
-   function is `unverified` with that reason. A transformed run that read some is compared
-   with the original's outputs under every filling. When the transformed run differs or
+   (a fresh tile's contents, a load's part outside its valid shape, `tile.gather` outside
+   its source's valid part, `tile.scatter_mask`'s unselected columns over a non-zero
+   destination) runs again under the other fillings of that data (`interpreter.Undefined`).
+   The output elements that change are the ones the device leaves open (garbage in a
+   padding row, say): they are not compared, the function's line says `outputs match where
+   defined` and a note names the read that reaches them and how many there are. If a run
+   faults, a scalar output or a paged tensor changes, or every output element is open, the
+   device's result is not pinned down and the function is `unverified` with that reason. A
+   transformed run that read some is compared with the original's outputs under every
+   filling. When the transformed run differs or
    faults and the author bound tiles to slots of declarations of their own, the original is
    also run on those declarations (as the device runs it); if that run already departs from
    the private-tile meaning and the transformed run does the same, the mismatch is reported
@@ -33,7 +38,8 @@ Output: one verdict line per loop (`FILE:LINE:COL: loop 'i' in P.f: DECISION; ou
 ...; privacy ...`), followed for a declined loop by a `note:` line with the reason's
 sentence, an `error:` line per mismatch or privacy violation, and a summary line.
 The summary says `confirmed` only when every function's outputs were compared on at least
-one input and nothing failed; `FAILED` on a mismatch, a privacy violation or a pass
+one input and nothing failed (`confirmed where defined`, naming the functions, when some
+output elements were open and set aside); `FAILED` on a mismatch, a privacy violation or a pass
 rejection; otherwise `unverified: REASON`: a function uses an op (on any path) or a form of
 an op the interpreter does not model, has no random inputs (a dynamic or too large shape),
 reached an interpreter limit, or faulted on every random input, or the file has no
@@ -82,6 +88,7 @@ from slotsat.core.inputs import (
 from slotsat.core.interp_errors import InterpreterError, InterpreterLimit, Unmodelled
 from slotsat.core.interpreter import (
     UNDEFINED_FILLINGS,
+    Array,
     Interpreter,
     Undefined,
     Value,
@@ -125,6 +132,9 @@ class FunctionCheck:
     rejection: str | None = None
     unverified: str | None = None
     notes: list[str] = field(default_factory=list)
+    open_outputs: str | None = None
+    """What undefined data reaches among the original's outputs, where it reaches only some
+    elements (they are open, not compared: `outputs match where defined`)."""
     privacy_errors: list[str] = field(default_factory=list)
     by_span: dict[tuple[int, int], LoopVerdict] = field(default_factory=dict)
     """Loop verdicts by the span of the loop in the original or the transformed program."""
@@ -233,46 +243,108 @@ Rerun: TypeAlias = Callable[[Undefined], tuple[Value, ...]]
 """The original program on one trial's inputs, run with the given filling of undefined data."""
 
 
+@dataclass(frozen=True)
+class _Open:
+    """The output elements of the original that undefined data reaches (they change with its
+    filling): not compared (`_defined_part`)."""
+
+    masks: tuple[Array | None, ...]
+    """Per output, True where the element is open; None where none is."""
+    note: str
+    """What reaches them, as a note on the function."""
+
+
 def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Undefined, seed: int,
-                       labels: list[str]) -> str | None:
-    """Why undefined data reaches an output of the original program, or None when it read none
-    or its outputs are exactly the same under every other filling of that data (the run that
-    gave `expected` used `undefined`, filling 0; see `interpreter.Undefined`)."""
+                       labels: list[str]) -> str | _Open | None:
+    """How undefined data reaches the outputs of the original program (the run that gave
+    `expected` used `undefined`, filling 0; see `interpreter.Undefined`): None when it read
+    none or its outputs are exactly the same under every other filling of that data; the
+    elements that change (`_Open`); or why no output is pinned down (a run faults, a scalar
+    output or a paged tensor changes, or every element changes)."""
     if not undefined.reads:
         return None
+    others: list[tuple[Value, ...]] = []
     for filling in range(1, UNDEFINED_FILLINGS):
-        difference = _filled_differently(rerun, expected, Undefined(filling=filling, seed=seed), labels)
-        if difference is None:
-            continue
-        # name the read that makes the difference: refill one read at a time, in `reads` order
-        what = "; ".join(undefined.reads)
-        for read in undefined.reads if len(undefined.reads) > 1 else ():
-            one = Undefined(filling=filling, seed=seed, only=read)
-            alone = _filled_differently(rerun, expected, one, labels)
-            if alone is not None:
-                what, difference = read, alone
-                break
-        faults, detail = difference
-        if faults:
+        try:
+            others.append(rerun(Undefined(filling=filling, seed=seed)))
+        except InterpreterLimit:
+            raise
+        except InterpreterError as err:
+            fill = functools.partial(Undefined, filling=filling, seed=seed)
+            what = _culprit(rerun, expected, undefined, fill, labels) or "; ".join(undefined.reads)
             return (f"undefined data reaches the program's control: {what}; with another filling of it the "
-                    f"run faults: {detail}")
-        return f"undefined data reaches an output: {what}; with another filling of it, {detail}"
+                    f"run faults: {err.message}")
+    diffs = [(k, d) for k, other in enumerate(others, 1)
+             if (d := outputs_identical(expected, other, labels=labels)) is not None]
+    if not diffs:
+        return None
+    filling, detail = diffs[0]
+    fill = functools.partial(Undefined, filling=filling, seed=seed)
+    what = _culprit(rerun, expected, undefined, fill, labels) or "; ".join(undefined.reads)
+    masks = _open_masks(expected, others)
+    reaches = f"undefined data reaches an output: {what}; with another filling of it, {detail}"
+    if masks is None or all(m is None or bool(m.all()) for m in masks):
+        return reaches
+    counts = ", ".join(f"{labels[i] if i < len(labels) else f'result {i}'}: {int(m.sum())} of {m.size}"
+                       for i, m in enumerate(masks) if m is not None)
+    return _Open(masks, f"undefined data reaches some output elements ({counts}): {what}; they are open on "
+                        "the device and were not compared (outputs match where defined)")
+
+
+def _culprit(rerun: Rerun, expected: tuple[Value, ...], undefined: Undefined, fill: Callable[..., Undefined],
+             labels: list[str]) -> str | None:
+    """The undefined read whose filling alone (`fill(only=read)`) changes the outputs or makes
+    the run fault (refilled one read at a time, in `reads` order), or None when no one read
+    does alone."""
+    if len(undefined.reads) == 1:
+        return undefined.reads[0]
+    for read in undefined.reads:
+        try:
+            other = rerun(fill(only=read))
+        except InterpreterLimit:
+            raise
+        except InterpreterError:
+            return read
+        if outputs_identical(expected, other, labels=labels) is not None:
+            return read
     return None
 
 
-def _filled_differently(rerun: Rerun, expected: tuple[Value, ...], undefined: Undefined,
-                        labels: list[str]) -> tuple[bool, str] | None:
-    """How the original's outputs with `undefined`'s filling differ from `expected`: (True,
-    the fault) when the run faults, (False, the difference) when an output differs, None when
-    they are identical."""
-    try:
-        other = rerun(undefined)
-    except InterpreterLimit:
-        raise
-    except InterpreterError as err:
-        return True, err.message
-    diff = outputs_identical(expected, other, labels=labels)
-    return None if diff is None else (False, diff)
+def _open_masks(expected: tuple[Value, ...],
+                others: list[tuple[Value, ...]]) -> tuple[Array | None, ...] | None:
+    """Per output, where any other filling's run differs from `expected` (None where none
+    does); None when an output that differs is not an array held whole (a scalar, a paged
+    tensor), so no part of it can be set aside."""
+    masks: list[Array | None] = []
+    for i, x in enumerate(expected):
+        mask: Array | None = None
+        for other in others:
+            y = other[i] if i < len(other) else None
+            if outputs_identical((x,), (y,)) is None:
+                continue
+            if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape):
+                return None
+            same = (x == y) | (np.isnan(x) & np.isnan(y)) if np.issubdtype(x.dtype, np.floating) else x == y
+            mask = ~same if mask is None else mask | ~same
+        masks.append(mask)
+    return tuple(masks)
+
+
+def _defined_part(got: tuple[Value, ...], trial: _Trial) -> tuple[Value, ...]:
+    """`got` with the original's values where its outputs are open (`_Open`), so a
+    comparison looks at the defined elements only."""
+    if not trial.open:
+        return got
+    out: list[Value] = []
+    for i, y in enumerate(got):
+        mask = trial.open[i] if i < len(trial.open) else None
+        x = trial.expected[i]
+        if mask is not None and isinstance(y, np.ndarray) and isinstance(x, np.ndarray) \
+                and x.shape == y.shape:
+            out.append(np.where(mask, x, y))
+        else:
+            out.append(y)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -284,6 +356,8 @@ class _Trial:
     labels: list[str]
     where: str
     seed: int
+    open: tuple[Array | None, ...] = ()
+    """Per output, the elements undefined data reaches in the original (`_Open`), not compared."""
 
 
 def _transformed_differs(run: Rerun, trial: _Trial, subject: str = "the transformed program") -> str | None:
@@ -302,7 +376,7 @@ def _transformed_differs(run: Rerun, trial: _Trial, subject: str = "the transfor
             raise  # `_differential` says unverified: a limit says nothing of the transformation
         except InterpreterError as err:
             return f"{subject} faults {where}{other} where the original does not: {err.message}"
-        diff = outputs_equal(trial.expected, got, labels=trial.labels)
+        diff = outputs_equal(trial.expected, _defined_part(got, trial), labels=trial.labels)
         if diff is not None:
             return f"{subject} differs {where}{other}: {diff}"
         if undefined.filling == 0 and undefined.reads:
@@ -421,14 +495,16 @@ def _differential(fc: FunctionCheck, seed: int, trials: int,
         except InterpreterLimit as err:
             fc.unverified = err.message
             return scalars
-        if reason is not None:
+        if isinstance(reason, str):
             fc.unverified = reason
             return scalars
+        if reason is not None:
+            fc.open_outputs = fc.open_outputs or reason.note
         if not scalars:
             scalars = {k: v for k, v in args.items() if isinstance(v, int)}
         run = functools.partial(_run_transformed, fc.transformed, args, identity, transformed)
         trial = _Trial(expected, labels, f"on trial {attempts} (seed {seed})",
-                       abs(seed) * 1_000_003 + attempts)
+                       abs(seed) * 1_000_003 + attempts, () if reason is None else reason.masks)
         written = functools.partial(_run_transformed, fc.function, args, identity, originals) \
             if _declares_slots(fc.function) else None
         _compare_transformed(fc, run, written, trial)
@@ -598,7 +674,7 @@ def _check_group(program: str, group: ir.Function, functions: dict[str, ir.Funct
                   if isinstance(a, ir.Var) and a.name_hint in scalars}
         with limits.deep_recursion(f"function '{fc.function.name}'", fc.function.span):
             _attach_violations(fc, _privacy(fc, passed))
-        fc.trials_run, fc.mismatch = gc.trials_run, gc.mismatch
+        fc.trials_run, fc.mismatch, fc.open_outputs = gc.trials_run, gc.mismatch, gc.open_outputs
         fc.unverified = None if gc.unverified is None else f"through group '{group.name}': {gc.unverified}"
         if gc.unverified is None:
             fc.notes.append(f"outputs compared through group function '{group.name}' (its AIC and AIV halves "
@@ -621,7 +697,8 @@ def render(result: CheckResult, file: str) -> list[str]:
         elif fc.unverified is not None:
             outputs = "outputs not verified"
         else:
-            outputs = f"outputs match ({fc.trials_run} trials)"
+            defined = " where defined" if fc.open_outputs is not None else ""
+            outputs = f"outputs match{defined} ({fc.trials_run} trials)"
         if not fc.loops:
             privacy = "privacy ok" if not fc.privacy_errors else "privacy VIOLATED"
             lines.append(f"{file}:{_pos(fc.function.span)}: {fc.qualified}: no loops; {outputs}; {privacy}")
@@ -639,6 +716,8 @@ def render(result: CheckResult, file: str) -> list[str]:
         lines.extend(f"{where}: error: {fc.qualified}: {e}" for e in fc.privacy_errors)
         if fc.unverified is not None:
             lines.append(f"{file}:{_pos(fc.function.span)}: note: {fc.qualified}: {fc.unverified}")
+        if fc.open_outputs is not None and fc.unverified is None and fc.mismatch is None:
+            lines.append(f"{file}:{_pos(fc.function.span)}: note: {fc.qualified}: {fc.open_outputs}")
         lines.extend(f"{file}:{_pos(fc.function.span)}: note: {fc.qualified}: {n}" for n in fc.notes)
     failed = sum(1 for f in result.functions if f.failed)
     loops = sum(len(f.loops) for f in result.functions)
@@ -647,7 +726,9 @@ def render(result: CheckResult, file: str) -> list[str]:
     elif result.unverified:
         verdict = "unverified: " + "; ".join(result.unverified)
     else:
-        verdict = "confirmed"
+        opened = [f.qualified for f in result.functions if f.open_outputs is not None]
+        verdict = "confirmed" if not opened else \
+            f"confirmed where defined (undefined data reaches some output elements of {', '.join(opened)})"
     lines.append(f"check: {file}: {len(result.functions)} function(s), {loops} loop(s): {verdict}")
     return lines
 
