@@ -101,6 +101,22 @@ def test_undefined_data_in_a_tensor_the_kernel_does_not_return_reaches_an_output
            "outside its source's valid part" in capsys.readouterr().out
 
 
+def test_an_output_with_no_defined_element_leaves_the_check_unverified(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `side` holds columns 0 .. 3 defined, but `out` only the undefined columns 4 .. 7
+    source = _GATHER.format(n=4, tail="").replace(
+        "out: pl.Out[pl.Tensor[[1, 4], pl.FP32]])",
+        "out: pl.Out[pl.Tensor[[1, 4], pl.FP32]], side: pl.Out[pl.Tensor[[1, 8], pl.FP32]])").replace(
+        "\n\n        return r", "\n        stored: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], side)\n"
+        "        h: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(g, [1, 4], [0, 4])\n"
+        "        r: pl.Tensor[[1, 4], pl.FP32] = pl.store(h, [0, 0], out)\n        return r")
+    path = tmp_path / "k.py"
+    path.write_text(source)
+    assert main(["check", str(path), "--trials", "2"]) == 1
+    assert "unverified: K.kernel: undefined data reaches an output: tile.gather at 11:51" in \
+        capsys.readouterr().out.splitlines()[-1]
+
+
 def test_undefined_data_times_zero_still_reaches_the_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # NaN * 0 is NaN: the poison pattern keeps what a finite filling would lose
     status, last = _check(tmp_path, capsys, 4, """

@@ -23,8 +23,8 @@ For every function with tile operations:
    The output elements that change are the ones the device leaves open (garbage in a
    padding row, say): they are not compared, the function's line says `outputs match where
    defined` and a note names the read that reaches them and how many there are. If a run
-   faults, a scalar output or a paged tensor changes, or every output element is open, the
-   device's result is not pinned down and the function is `unverified` with that reason. A
+   faults, a scalar output or a paged tensor changes, or every element of an output is open,
+   the device's result is not pinned down and the function is `unverified` with that reason. A
    transformed run that read some is compared with the original's outputs under every
    filling. When the transformed run differs or
    faults and the author bound tiles to slots of declarations of their own, the original is
@@ -259,8 +259,8 @@ def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Und
     """How undefined data reaches the outputs of the original program (the run that gave
     `expected` used `undefined`, filling 0; see `interpreter.Undefined`): None when it read
     none or its outputs are exactly the same under every other filling of that data; the
-    elements that change (`_Open`); or why no output is pinned down (a run faults, a scalar
-    output or a paged tensor changes, or every element changes)."""
+    elements that change (`_Open`); or why the outputs are not pinned down (a run faults, a
+    scalar output or a paged tensor changes, or every element of some output changes)."""
     if not undefined.reads:
         return None
     others: list[tuple[Value, ...]] = []
@@ -283,8 +283,8 @@ def _undefined_reaches(rerun: Rerun, expected: tuple[Value, ...], undefined: Und
     what = _culprit(rerun, expected, undefined, fill, labels) or "; ".join(undefined.reads)
     masks = _open_masks(expected, others)
     reaches = f"undefined data reaches an output: {what}; with another filling of it, {detail}"
-    if masks is None or all(m is None or bool(m.all()) for m in masks):
-        return reaches
+    if masks is None or any(m is not None and bool(m.all()) for m in masks):
+        return reaches  # an output with no defined element: nothing of it to compare
     counts = ", ".join(f"{labels[i] if i < len(labels) else f'result {i}'}: {int(m.sum())} of {m.size}"
                        for i, m in enumerate(masks) if m is not None)
     return _Open(masks, f"undefined data reaches some output elements ({counts}): {what}; they are open on "
