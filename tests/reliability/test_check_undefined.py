@@ -41,11 +41,29 @@ class K:
 """
 
 
-def _check(tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, tail: str) -> tuple[int, str]:
+def _checked(tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str) -> tuple[int, list[str]]:
+    """`slotsat check` of `source` (two trials): its exit status and its output lines."""
     path = tmp_path / "k.py"
-    path.write_text(_GATHER.format(n=n, tail="\n".join("        " + ln for ln in tail.strip().splitlines())))
+    path.write_text(source)
     status = main(["check", str(path), "--trials", "2"])
-    return status, capsys.readouterr().out.splitlines()[-1]
+    return status, capsys.readouterr().out.splitlines()
+
+
+def _with_side(n: int, tail: str) -> str:
+    """The gather kernel with a second output, `side` ([1, 8], not returned), that `g` is stored
+    into; then `tail`, which stores `r` into `out`."""
+    lines = "".join("        " + ln + "\n" for ln in tail.strip().splitlines())
+    return _GATHER.format(n=n, tail="").replace(
+        f"out: pl.Out[pl.Tensor[[1, {n}], pl.FP32]])",
+        f"out: pl.Out[pl.Tensor[[1, {n}], pl.FP32]], side: pl.Out[pl.Tensor[[1, 8], pl.FP32]])").replace(
+        "\n\n        return r", "\n        stored: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], side)\n"
+        f"{lines}        return r")
+
+
+def _check(tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, tail: str) -> tuple[int, str]:
+    source = _GATHER.format(n=n, tail="\n".join("        " + ln for ln in tail.strip().splitlines()))
+    status, out = _checked(tmp_path, capsys, source)
+    return status, out[-1]
 
 
 def test_the_fillings_of_undefined_data_differ_everywhere() -> None:
@@ -89,32 +107,20 @@ r: pl.Tensor[[1, 4], pl.FP32] = pl.store(h, [0, 0], out)
 def test_undefined_data_in_a_tensor_the_kernel_does_not_return_reaches_an_output(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # what a kernel writes to a tensor argument is an output, returned or not: `side` is not returned
-    source = _GATHER.format(n=8, tail="").replace(
-        "out: pl.Out[pl.Tensor[[1, 8], pl.FP32]])",
-        "out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], side: pl.Out[pl.Tensor[[1, 8], pl.FP32]])").replace(
-        "\n\n        return r", "\n        stored: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], side)\n"
-        "        r: pl.Tensor[[1, 8], pl.FP32] = pl.store(s, [0, 0], out)\n        return r")
-    path = tmp_path / "k.py"
-    path.write_text(source)
-    assert main(["check", str(path), "--trials", "2"]) == 0
+    status, out = _checked(tmp_path, capsys, _with_side(8, "r: pl.Tensor[[1, 8], pl.FP32] = pl.store(s, [0, 0], out)"))
+    assert status == 0
     assert "undefined data reaches some output elements (tensor 'side': 4 of 8): tile.gather at 11:51 reads " \
-           "outside its source's valid part" in capsys.readouterr().out
+           "outside its source's valid part" in "\n".join(out)
 
 
 def test_an_output_with_no_defined_element_leaves_the_check_unverified(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # `side` holds columns 0 .. 3 defined, but `out` only the undefined columns 4 .. 7
-    source = _GATHER.format(n=4, tail="").replace(
-        "out: pl.Out[pl.Tensor[[1, 4], pl.FP32]])",
-        "out: pl.Out[pl.Tensor[[1, 4], pl.FP32]], side: pl.Out[pl.Tensor[[1, 8], pl.FP32]])").replace(
-        "\n\n        return r", "\n        stored: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], side)\n"
-        "        h: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(g, [1, 4], [0, 4])\n"
-        "        r: pl.Tensor[[1, 4], pl.FP32] = pl.store(h, [0, 0], out)\n        return r")
-    path = tmp_path / "k.py"
-    path.write_text(source)
-    assert main(["check", str(path), "--trials", "2"]) == 1
-    assert "unverified: K.kernel: undefined data reaches an output: tile.gather at 11:51" in \
-        capsys.readouterr().out.splitlines()[-1]
+    status, out = _checked(tmp_path, capsys, _with_side(4, """
+h: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(g, [1, 4], [0, 4])
+r: pl.Tensor[[1, 4], pl.FP32] = pl.store(h, [0, 0], out)"""))
+    assert status == 1
+    assert "unverified: K.kernel: undefined data reaches an output: tile.gather at 11:51" in out[-1]
 
 
 def test_undefined_data_times_zero_still_reaches_the_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -227,12 +233,9 @@ def test_a_fresh_tiles_contents_are_undefined_data(tmp_path: Path, capsys: pytes
     """The reference's `tile.create` touches no memory, so its contents are the device's: a
     program whose outputs read them is unverified, one that only uses the tile as scratch is
     confirmed (a plain run still sees zeros)."""
-    path = tmp_path / "k.py"
-    path.write_text(_CREATED.format(body=body))
-    status = main(["check", str(path), "--trials", "2"])
-    last = capsys.readouterr().out.splitlines()[-1]
+    status, out = _checked(tmp_path, capsys, _CREATED.format(body=body))
     assert (status == 0) == (verdict == "confirmed")
-    assert verdict in last
+    assert verdict in out[-1]
 
 
 _PARTIAL = """import pypto.language as pl
@@ -263,12 +266,9 @@ def test_a_load_leaves_the_part_outside_its_valid_shape_undefined(tmp_path: Path
                                                                   body: str, verdict: str) -> None:
     """pto's TLOAD copies the valid part only (`tile.fillpad` exists to give the rest values):
     a program whose outputs read the rest is unverified."""
-    path = tmp_path / "k.py"
-    path.write_text(_PARTIAL.format(body=body))
-    status = main(["check", str(path), "--trials", "2"])
-    out = capsys.readouterr().out
+    status, out = _checked(tmp_path, capsys, _PARTIAL.format(body=body))
     assert (status == 0) == (not verdict.startswith("unverified"))
-    assert verdict in out
+    assert verdict in "\n".join(out)
 
 
 _WIDER = """import pypto.language as pl
@@ -297,7 +297,6 @@ class K:
 def test_a_fresh_result_is_valid_where_its_type_declares(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          result: str, verdict: str) -> None:
     """The emitted tile's valid rows are its type's, not the intersection of its operands'."""
-    path = tmp_path / "k.py"
-    path.write_text(_WIDER.format(result=result))
-    assert main(["check", str(path), "--trials", "2"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].endswith(f": {verdict}")
+    status, out = _checked(tmp_path, capsys, _WIDER.format(result=result))
+    assert status == 0
+    assert out[-1].endswith(f": {verdict}")
