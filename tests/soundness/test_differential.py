@@ -27,7 +27,8 @@ I32 = ir.DType.INT32
 INT64_MAX = (1 << 63) - 1
 CASES = {"compared": 0, "nonneg_checked": 0, "undefined": 0, "rejected": 0}
 """`undefined`: points where the source expression has no value (a zero divisor), so there is
-nothing to compare; counted and printed, never silently dropped."""
+nothing to compare; `rejected`: roots whose literals fold to an error the compiler reports
+(`INT64_MIN // -1`); both counted and printed, never silently dropped."""
 
 STARTS = [0, 1, 3, 5, 8, 2**31 - 3, 2**31, 2**62, INT64_MAX - 200]
 CONSTS = st.one_of(
