@@ -826,35 +826,30 @@ def _gathered_result(call: ir.Call) -> ir.Type | None:
     one row of the tensor's last dimension per index of the `[1, R]` or `[R, 1]` index vector;
     into a Mat tile, the index tensor's shape in elem mode, `[R, last dimension]` of a `[1, R]`
     one in row mode, valid in the call's `valid_shape` where it gives one. None where the
-    operands do not allow one (the annotation then states it, and codegen checks it)."""
-    mem = call.args[0] if call.args else None
-    idx = call.args[1] if len(call.args) > 1 else None
+    operands do not allow one (`_gather_problem`, which the reader reports first) or a mode or an
+    extent is not a literal (the annotation then states it, and codegen checks it)."""
     modes = ops.mgather_modes(call)
-    if (modes is None or not isinstance(mem, ir.Var) or not isinstance(mem.type, ir.TensorType)
-            or not isinstance(idx, ir.Var) or not isinstance(idx.type, ir.TileType | ir.TensorType)
-            or len(idx.type.shape) != 2 or not mem.type.shape or not isinstance(mem.type.shape[-1], int)):
+    if modes is None or _gather_problem(call) is not None:
+        return None
+    mem, idx = call.args[0], call.args[1]
+    assert isinstance(mem, ir.Var)
+    assert isinstance(mem.type, ir.TensorType)
+    assert isinstance(idx, ir.Var)
+    assert isinstance(idx.type, ir.TileType | ir.TensorType)
+    rows, cols = idx.type.shape
+    last = mem.type.shape[-1]
+    if not (isinstance(rows, int) and isinstance(cols, int) and isinstance(last, int)):
         return None
     elem = modes[0]
-    dims = tuple(d if isinstance(d, int) else None for d in idx.type.shape)
-    if None in dims:
-        return None
-    rows, cols = dims
-    assert rows is not None
-    assert cols is not None
-    last = mem.type.shape[-1]
-    if isinstance(idx.type, ir.TileType):  # into a Vec tile
+    if isinstance(idx.type, ir.TileType):  # into a Vec tile; row mode: a [1, R] or [R, 1] vector
         valid = idx.type.effective_valid_shape
         if elem:
             return ir.TileType((rows, cols), mem.type.dtype, None, None, idx.type.valid_shape)
-        if 1 not in (rows, cols):
-            return None
         along = 1 if rows == 1 else 0
         shape = ((rows, cols)[along], last)
         return ir.TileType(shape, mem.type.dtype, None, None,
                            valid_or_none(shape, (valid[along], ir.ConstInt(last, ir.DType.INDEX))))
-    shape = (rows, cols) if elem else (cols, last)
-    if not elem and rows != 1:
-        return None
+    shape = (rows, cols) if elem else (cols, last)  # into a Mat tile; row mode: a [1, R] vector
     requested = call.kwarg("valid_shape")
     if requested is None:  # positional: after the scratch tensor in elem mode, else at 2
         at = 3 if elem else 2
