@@ -223,14 +223,15 @@ one seeded random pattern with its mirror image."""
 @dataclass
 class Undefined:
     """Data a run reads that the program never defined or whose value the reference leaves
-    open (a fresh tile's contents, an element `tile.gather` reads outside its source's valid
-    part, a column `tile.scatter_mask` does not select over a non-zero destination), and how the
-    run fills it.
+    open (a fresh tile's contents, a load's part outside its valid shape, an element
+    `tile.gather` reads outside its source's valid part, a column `tile.scatter_mask` does not
+    select over a non-zero destination), and how the run fills it.
 
     The device leaves such data implementation-defined, so no one filling is right: `slotsat
     check` runs an original program that read some once per filling (`UNDEFINED_FILLINGS`) and
-    compares its outputs exactly (`outputs_identical`); outputs that differ mean undefined data
-    reaches them, and the verdict is `unverified`. Filling 0 is the poison pattern (NaN, or
+    compares its outputs exactly (`outputs_identical`); elements that differ are the ones
+    undefined data reaches, set aside from the comparison (or, where a whole output or a scalar
+    differs, the verdict is `unverified`). Filling 0 is the poison pattern (NaN, or
     0x5A... for integers: NaN survives arithmetic, `x * 0` included); filling 1 draws values
     from `seed` (floats of magnitude 1e3 to 1e4 with random signs, integers over the dtype's
     range), and filling 2 is filling 1 mirrored (the same draws negated, integers
@@ -245,15 +246,17 @@ class Undefined:
     reaches an output)."""
     reads: list[str] = field(default_factory=list)
     """Where the run read undefined data, one line each, in order (`op at LINE:COL ...`), the
-    contents of fresh tiles (`tile.create`) after every other read."""
+    zeros-first reads (a fresh tile's contents, a load's part outside its valid shape) after
+    every other read."""
     _rng: np.random.Generator | None = field(default=None, init=False, repr=False)
     _plain: int = field(default=0, init=False, repr=False)
-    """How many of `reads` are not a fresh tile's contents (they lead the list)."""
+    """How many of `reads` are not zeros-first reads (they lead the list)."""
 
     def data(self, shape: tuple[int, ...], dtype: DType, what: str, *, zeros_first: bool = False) -> Array:
         """Values for `shape` elements of undefined data of `dtype`, read as `what` says.
         `zeros_first`: filling 0 is zeros rather than the poison (`tile.create`, which programs
-        use as scratch and whose zeros a plain interpreter run keeps)."""
+        use as scratch, and a load's part outside its valid shape: zeros a plain interpreter
+        run keeps)."""
         if not any(r == what for r in self.reads):
             # a fresh tile's contents are read by most programs, as scratch: other reads come
             # first, so the one a message names (`reads[0]`) is the more telling one
