@@ -123,7 +123,7 @@ from typing import Any, Protocol, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from slotsat.core import ir
+from slotsat.core import ir, ops
 from slotsat.core.errors import Span
 from slotsat.core.interp_errors import (
     ExtentOutOfRange,
@@ -811,8 +811,6 @@ class Interpreter:
         """`c`'s result `val` in its buffer: a view or an in-place result shares its source's
         (an in-place update is recorded there, making every older value of it stale), any
         other result has a buffer of its own."""
-        from slotsat.core import ops
-
         buffer, k = ops.buffer_of(c.op)
         src: Value = None
         if buffer in (ops.Buffer.VIEW, ops.Buffer.IN_PLACE) and k is not None and k < len(c.args):
@@ -829,8 +827,6 @@ class Interpreter:
     def _updated(self, c: ir.Call, val: Value, span: Span) -> None:
         """After a call statement: an op that updates its argument in place (`tile.write`,
         `tile.assemble`, ...) rebinds that argument's name to the update."""
-        from slotsat.core import ops
-
         if not isinstance(val, TileVal) or not ops.writes_source(c.op):
             return
         _, k = ops.buffer_of(c.op)
@@ -965,8 +961,6 @@ class Interpreter:
         handle: `tile.fillpad_inplace` pads within the handle's own extent though the printed
         type declares the whole tile), and so does a declared extent the run cannot
         evaluate."""
-        from slotsat.core import ops
-
         t = var.type
         if val.data is None or not isinstance(t, ir.TileType) or len(t.shape) > 2 \
                 or ops.buffer_of(c.op)[0] is not ops.Buffer.FRESH:
@@ -1259,8 +1253,6 @@ def _load_deps(st: ir.AssignStmt) -> list[Any]:
 
 
 def _inherited_var(c: ir.Call) -> ir.Var | None:
-    from slotsat.core import ops
-
     k = ops.inherited_arg(c.op)
     if k is None or k >= len(c.args) or c.op == "tile.store":
         return None
@@ -1928,8 +1920,6 @@ def _op_move(it: Interpreter, c: ir.Call) -> Value:
 
 
 def _op_cast(it: Interpreter, c: ir.Call) -> Value:
-    from slotsat.core import ops
-
     t = it._tile(c.args[0], c.span)
     dtype = ops.cast_dtype(c)
     if dtype is None:
@@ -2815,8 +2805,6 @@ def _op_mgather(it: Interpreter, c: ir.Call) -> Value:
         raise Unmodelled("the interpreter models tile.mgather from a tensor it holds whole", c.span)
     if idx.dtype is not DType.INT32 or len(idx.shape) != 2:
         raise InterpreterError("tile.mgather reads a rank-2 tile of INT32 indices", c.span)
-    from slotsat.core import ops
-
     modes = ops.mgather_modes(c)
     if modes is None:
         raise InterpreterError(ops.MGATHER_MODES_MESSAGE, c.span)
@@ -3434,8 +3422,6 @@ def unmodelled_call(c: ir.Call, cross_core: bool = False) -> str | None:
     """Why the interpreter cannot run the call `c` as the reference means it (an op it has no
     model of, or a form of the op its model does not cover), or None. Cross-core ops are
     modelled only in a half run by its Group function (`cross_core=True`)."""
-    from slotsat.core import ops
-
     if c.op in _UNPINNED:
         return _UNPINNED[c.op]
     if c.op in _CROSS_CORE:
