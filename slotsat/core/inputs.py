@@ -116,7 +116,9 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
             shape = tuple(_dimension(d, dims, p) for d in t.shape)
             n = element_count(shape)
             elements = functools.partial(
-                _draw_elements, t.dtype, _Elements(indices.get(p.id), p.id in distinct, p.id in sentinels))
+                _draw_elements, t.dtype,
+                _Elements(indices.get(p.id), p.id in distinct, p.id in sentinels,
+                          _row_length(shape) if distinct.get(p.id) else None))
             if n > PAGED_ABOVE:
                 budget = budget or PageBudget(interp_max_elements())
                 source = PageSource(p.name_hint, shape, np.dtype(numpy_dtype(t.dtype)), elements,
@@ -155,6 +157,9 @@ class _Elements:
     """Drawn all different, where the range holds them (a scatter's offsets)."""
     sparse: bool
     """A signed integer tensor mostly -1 (`Draw.SPARSE`)."""
+    distinct_run: int | None = None
+    """Where set, `distinct` holds within each run of this many elements (a row: per-row
+    offsets to which a kernel adds a per-row base) instead of across the whole draw."""
 
 
 def _draw_elements(dtype: DType, how: _Elements, rng: np.random.Generator, n: int) -> Array:
@@ -167,7 +172,12 @@ def _draw_elements(dtype: DType, how: _Elements, rng: np.random.Generator, n: in
         return rng.integers(0, 2, size=n).astype(np.bool_)
     if index_range is not None:  # indices: inside what they index
         lo, hi = index_range
-        if distinct and hi - lo >= n:
+        run = how.distinct_run
+        if distinct and run is not None and run <= hi - lo and n % run == 0 \
+                and n // run * (hi - lo) <= _DISTINCT_ROWS_CELLS:  # each row all different
+            ranks = np.argsort(rng.random((n // run, hi - lo)), axis=1)[:, :run]
+            return (lo + ranks).reshape(n).astype(numpy_dtype(dtype))
+        if distinct and run is None and hi - lo >= n:
             return (lo + rng.permutation(hi - lo)[:n]).astype(numpy_dtype(dtype))
         return rng.integers(lo, lo + max(1, min(hi - lo, _SMALL_INDEX)), size=n).astype(numpy_dtype(dtype))
     lo = 0 if dtype.is_unsigned else -8
@@ -175,6 +185,16 @@ def _draw_elements(dtype: DType, how: _Elements, rng: np.random.Generator, n: in
     if how.sparse and not dtype.is_unsigned:
         values = np.where(rng.random(n) < SPARSE_SENTINEL_SHARE, -1, values)
     return values.astype(numpy_dtype(dtype))
+
+
+_DISTINCT_ROWS_CELLS = 1 << 22
+"""The most random keys `_draw_elements` sorts to draw the rows of a tensor all different within
+each (rows times the range); a larger tensor is drawn as plain indices."""
+
+
+def _row_length(shape: tuple[int, ...]) -> int:
+    """The elements in one row of a tensor of `shape` (its last dimension; 1 for a scalar)."""
+    return shape[-1] if shape else 1
 
 
 SPARSE_SENTINEL_SHARE = 15 / 16
@@ -473,7 +493,8 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
     `[lo, hi)` its values are drawn from: elements read (`tensor.read`, `tile.read`, a load,
     through views, casts and the addition of a constant) into the index list of an op that
     addresses a tensor or a tile, or into the offsets tile of a `tile.gather` (loaded, or filled
-    with `tile.write`). A kernel's contract is that its indices stay inside what they index (the
+    with `tile.write`), there or through the tile arithmetic that makes flat offsets of row and
+    column indices (`_spread`). A kernel's contract is that its indices stay inside what they index (the
     hardware reads whatever lies outside), so `random_inputs` draws such tensors there instead
     of making every trial fault. `lo` undoes a constant added on the way (`pos - 3` indexes, so
     `pos` is at least 3); `hi - lo` is the indexed extent where the element is the index itself
@@ -525,9 +546,84 @@ def _index_parameters(fn: ir.Function) -> dict[int, tuple[int, int]]:
             carried = _carried(d, defs)
             if carried is not None:
                 work.append((carried[0], extent, lo - carried[1]))
+            else:
+                work.extend(_spread(d, defs, extent, lo))
         elif d is not None:
             work.append((d, extent, lo))
     return out
+
+
+def _spread(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call], extent: int,
+            lo: int) -> list[tuple[ir.CallArg, int, int]]:
+    """The operands of the tile arithmetic `d` that makes an offset in `[lo, lo + extent)`, each
+    with the range it is drawn from so that the result stays there (`_index_parameters`):
+    - `tile.muls(x, c)`, `c > 0`: `x` in `[ceil(lo / c), ceil((lo + extent) / c))`;
+    - `tile.adds(x, c)`: `x` shifted by `-c`;
+    - `tile.row_expand_add(x, base)`, how a kernel adds a per-row base (`row * row_length`) to
+      per-row offsets: `x` in its row's share of the extent (`extent // rows`), `base` in what
+      the share leaves;
+    - `tile.add(a, b)`: each in the extent less what the other can add (`_largest`), half of it
+      where that is not known.
+    Anything else: nothing (such a tensor is drawn as plain small integers)."""
+    if d.op == "tile.muls" and len(d.args) > 1:
+        c = _literal(d.args[1])
+        if c is None or c <= 0:
+            return []
+        first, end = -(-lo // c), -(-(lo + extent) // c)
+        return [(d.args[0], max(1, end - first), first)]
+    if d.op == "tile.adds" and len(d.args) > 1:
+        c = _literal(d.args[1])
+        return [] if c is None else [(d.args[0], extent, lo - c)]
+    if d.op == "tile.row_expand_add" and len(d.args) > 1:
+        x, base = d.args[0], d.args[1]
+        shape = x.type.shape if isinstance(x, ir.Var) and isinstance(x.type, ir.TileType) else ()
+        rows = shape[0] if shape and isinstance(shape[0], int) and shape[0] > 0 else None
+        if rows is not None:
+            share = max(1, extent // rows)
+            return [(x, share, lo), (base, max(1, extent - share + 1), lo)]
+    if d.op in ("tile.add", "tile.row_expand_add") and len(d.args) > 1:
+        out = []
+        for k in (0, 1):
+            other = _largest(d.args[1 - k], defs)
+            room = extent - other if other is not None else extent // 2
+            out.append((d.args[k], max(1, room), lo))
+        return out
+    return []
+
+
+def _literal(e: ir.CallArg | None) -> int | None:
+    """The value of an integer literal, through casts (`pl.const(8, pl.INT32)`), else None."""
+    while isinstance(e, ir.Cast):
+        e = e.a
+    return ir.literal_value(e) if isinstance(e, ir.ConstInt) else None
+
+
+def _largest(arg: ir.CallArg, defs: Mapping[int, ir.Expr | ir.Call], depth: int = 0) -> int | None:
+    """The largest element of a tile the kernel computes from literals (`tile.ci` with a
+    literal start, `tile.full` of an integer literal, their views and their `tile.muls` by a
+    positive literal), else None."""
+    if not isinstance(arg, ir.Var) or depth > 16:
+        return None
+    d = defs.get(arg.id)
+    if isinstance(d, ir.Var):
+        return _largest(d, defs, depth + 1)
+    if not isinstance(d, ir.Call) or not d.args:
+        return None
+    if d.op == "tile.ci":
+        start = _literal(d.args[0])
+        shape = d.args[1] if len(d.args) > 1 else None
+        dims = [_literal(e) for e in shape.items] if isinstance(shape, ir.ExprList) else [None]
+        if start is None or any(n is None for n in dims):
+            return None
+        return start + max(0, element_count([n for n in dims if n is not None]) - 1)
+    if d.op == "tile.full":
+        return _literal(named_arg(d, 1, "value"))
+    if d.op in _OFFSET_CARRIERS:
+        return _largest(d.args[0], defs, depth + 1)
+    if d.op == "tile.muls" and len(d.args) > 1:
+        c, inner = _literal(d.args[1]), _largest(d.args[0], defs, depth + 1)
+        return inner * c if c is not None and c > 0 and inner is not None and inner >= 0 else None
+    return None
 
 
 def sentinel_parameters(fn: ir.Function) -> set[int]:
@@ -597,40 +693,58 @@ def _yielded(body: ir.SeqStmts) -> list[ir.Expr]:
     return list(last.values) if isinstance(last, ir.YieldStmt) else []
 
 
-def _scatter_index_parameters(fn: ir.Function) -> set[int]:
-    """The integer tensor parameters whose elements a scatter (`SCATTERS`) takes as its offsets
-    as they are (loaded, through views and copies): a kernel's contract is that a scatter
-    writes each offset once (two writes to one offset leave the hardware's order to decide),
-    so `random_inputs` draws their elements all different."""
+def _scatter_index_parameters(fn: ir.Function) -> dict[int, bool]:
+    """The integer tensor parameters whose elements a scatter (`SCATTERS`) takes as its offsets,
+    each with True where only each row's elements must differ: a kernel's contract is that a
+    scatter writes each offset once (two writes to one offset leave the hardware's order to
+    decide), so `random_inputs` draws their elements all different. The offsets are followed
+    back through loads, views and copies, a multiplication by a positive literal (which keeps
+    values apart), and a `tile.row_expand_add` of per-row offsets (distinct within each row:
+    True) and a per-row base (distinct across rows)."""
     defs = {st.var.id: st.value for st in ir.walk_stmts(fn.body) if isinstance(st, ir.AssignStmt)}
     params = {p.id for p in fn.params}
-    out: set[int] = set()
+    out: dict[int, bool] = {}
+    work: list[tuple[ir.CallArg, bool]] = []
     for call in calls_of(fn):
         at = OFFSET_OPERANDS[call.op][1] if call.op in SCATTERS else None
-        node: object = call.args[at] if at is not None and len(call.args) > 2 else None
-        seen: set[int] = set()
-        while isinstance(node, ir.Var) and node.id not in params and node.id not in seen:
-            seen.add(node.id)
-            d = defs.get(node.id)
-            carried = _carried(d, defs) if isinstance(d, ir.Call) else None
-            if carried is not None and carried[1] == 0:
-                node = carried[0]
-            else:
-                node = d if isinstance(d, ir.Var) else None
-        if isinstance(node, ir.Var) and node.id in params:
-            out.add(node.id)
+        if at is not None and len(call.args) > 2:
+            work.append((call.args[at], False))
+    seen: set[tuple[int, bool]] = set()
+    while work:
+        node, per_row = work.pop()
+        if not isinstance(node, ir.Var) or (node.id, per_row) in seen:
+            continue
+        seen.add((node.id, per_row))
+        if node.id in params:
+            out[node.id] = out.get(node.id, True) and per_row
+            continue
+        d = defs.get(node.id)
+        carried = _carried(d, defs) if isinstance(d, ir.Call) else None
+        if carried is not None and carried[1] == 0:
+            work.append((carried[0], per_row))
+        elif isinstance(d, ir.Call) and d.op == "tile.row_expand_add" and len(d.args) > 1:
+            work.extend(((d.args[0], True), (d.args[1], per_row)))
+        elif isinstance(d, ir.Call) and d.op == "tile.muls" and len(d.args) > 1 \
+                and (_literal(d.args[1]) or 0) > 0:
+            work.append((d.args[0], per_row))
+        elif isinstance(d, ir.Var):
+            work.append((d, per_row))
     return out
 
 
 def _carried(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call]) -> tuple[ir.CallArg, int] | None:
     """The argument whose elements the result of `d` holds, and the constant `d` adds to them:
-    a read, a load, a view or copy (`_OFFSET_CARRIERS`), an array's element or next version
+    a read, a load, a view or copy (`_OFFSET_CARRIERS`), a cast to an integer type (an index
+    drawn inside what it indexes fits it), an array's element or next version
     (whose written value `_index_parameters` follows as well), and the row a `tile.col_expand_add`
     broadcasts onto a `tile.full` of an integer literal (how a kernel repeats one row of
     indices down a tile). None for anything else."""
     if d.args and (d.op in ("tensor.read", "tile.read", "tile.load") or d.op in _OFFSET_CARRIERS
                    or d.op in ("array.get_element", "array.update_element")):
         return d.args[0], 0
+    target = d.kwarg("target_type")
+    if d.op == "tile.cast" and d.args and isinstance(target, ir.DTypeArg) and target.dtype.is_int:
+        return d.args[0], 0  # an index narrowed or widened to another integer type
     if d.op == "tile.col_expand_add" and len(d.args) > 1 and isinstance(d.args[0], ir.Var):
         base = defs.get(d.args[0].id)
         value = named_arg(base, 1, "value") if isinstance(base, ir.Call) and base.op == "tile.full" else None

@@ -572,6 +572,81 @@ def test_scattered_offsets_are_drawn_all_different_inside_the_destination(kernel
         assert offsets.max() < 8
 
 
+# offsets made of a per-row part and a per-row base, as PyPTO's own scatter and gather tests
+# build them: `idx + 16 * row` into an [8, 16] tile, `8 * idx + column` into 64 elements, and a
+# row index per row (`32 * idx + column`) into a [32, 32] tile, through an INT16 cast
+_ROW_BASE_SCATTER = ("a: pl.Tensor[[8, 8], pl.FP32], i: pl.Tensor[[8, 8], pl.INT32], "
+                     "out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]", "pl.Tensor[[8, 16], pl.FP32]", """
+v: pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [8, 8])
+o: pl.Tile[[8, 8], pl.INT32, pl.Mem.Vec] = pl.load(i, [0, 0], [8, 8])
+ci: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.ci(pl.const(0, pl.INT32), [1, 8], dtype=pl.INT32)
+rows: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.muls(ci, pl.const(16, pl.INT32))
+base: pl.Tile[[8, 1], pl.INT32, pl.Mem.Vec] = pl.tile.reshape(rows, [8, 1])
+flat: pl.Tile[[8, 8], pl.INT32, pl.Mem.Vec] = pl.tile.row_expand_add(o, base)
+z: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.full([8, 16], dtype=pl.FP32, value=0.0)
+d: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.scatter(z, v, flat)
+r: pl.Tensor[[8, 16], pl.FP32] = pl.store(d, [0, 0], out)
+return r
+""")
+_SCALED_GATHER = ("a: pl.Tensor[[1, 64], pl.FP32], i: pl.Tensor[[1, 8], pl.INT32], "
+                  "out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]", "pl.Tensor[[1, 8], pl.FP32]", """
+src: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [1, 64])
+o: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.load(i, [0, 0], [1, 8])
+s: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.muls(o, pl.const(8, pl.INT32))
+ci: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.ci(pl.const(0, pl.INT32), [1, 8], dtype=pl.INT32)
+flat: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.add(s, ci)
+tmp: pl.Tile[[1, 8], pl.INT32, pl.Mem.Vec] = pl.tile.create([1, 8], dtype=pl.INT32, target_memory=pl.Mem.Vec)
+g: pl.Tile[[1, 8], pl.FP32, pl.Mem.Vec] = pl.tile.gather(src, flat, tmp)
+r: pl.Tensor[[1, 8], pl.FP32] = pl.store(g, [0, 0], out)
+return r
+""")
+_ROW_INDEX_SCATTER = ("a: pl.Tensor[[4, 32], pl.FP16], i: pl.Tensor[[1, 4], pl.INT32], "
+                      "out: pl.Out[pl.Tensor[[32, 32], pl.FP16]]", "pl.Tensor[[32, 32], pl.FP16]", """
+v: pl.Tile[[4, 32], pl.FP16, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 32])
+o: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.load(i, [0, 0], [1, 4])
+scaled: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.tile.muls(o, pl.const(32, pl.INT32))
+base: pl.Tile[[4, 1], pl.INT32, pl.Mem.Vec] = pl.tile.reshape(scaled, [4, 1])
+ci: pl.Tile[[1, 32], pl.INT32, pl.Mem.Vec] = pl.tile.ci(pl.const(0, pl.INT32), [1, 32], dtype=pl.INT32)
+zero: pl.Tile[[4, 32], pl.INT32, pl.Mem.Vec] = pl.tile.full([4, 32], dtype=pl.INT32, value=0)
+cols: pl.Tile[[4, 32], pl.INT32, pl.Mem.Vec] = pl.tile.col_expand(zero, ci)
+flat: pl.Tile[[4, 32], pl.INT32, pl.Mem.Vec] = pl.tile.row_expand_add(cols, base)
+narrow: pl.Tile[[4, 32], pl.INT16, pl.Mem.Vec] = pl.tile.cast(flat, target_type=pl.INT16, mode='none')
+z: pl.Tile[[32, 32], pl.FP16, pl.Mem.Vec] = pl.tile.full([32, 32], dtype=pl.FP16, value=0.0)
+d: pl.Tile[[32, 32], pl.FP16, pl.Mem.Vec] = pl.tile.scatter(z, v, narrow)
+r: pl.Tensor[[32, 32], pl.FP16] = pl.store(d, [0, 0], out)
+return r
+""")
+
+
+def test_per_row_offsets_with_a_row_base_are_drawn_inside_their_row_and_different_in_it() -> None:
+    """`idx + 16 * row` into an [8, 16] tile: each row of `idx` in [0, 16), all different, so
+    every draw runs and writes each offset once."""
+    fn = _fn(*_ROW_BASE_SCATTER)
+    for seed in range(20):
+        inputs = random_inputs(fn, np.random.default_rng(seed))
+        offsets = inputs["i"]
+        assert offsets.min() >= 0
+        assert offsets.max() < 16
+        assert all(len(set(row.tolist())) == 8 for row in offsets)
+        _run(fn, inputs)
+
+
+@pytest.mark.parametrize("program", ["scaled gather", "row index scatter"])
+def test_scaled_indices_are_drawn_so_the_offsets_stay_inside(program: str) -> None:
+    """`8 * idx + column` into 64 elements: `idx` in [0, 8); a row index per row of a [32, 32]
+    scatter (`32 * idx + column`, narrowed to INT16): `idx` in [0, 32), all different."""
+    fn = _fn(*(_SCALED_GATHER if program == "scaled gather" else _ROW_INDEX_SCATTER))
+    top = 8 if program == "scaled gather" else 32
+    for seed in range(20):
+        inputs = random_inputs(fn, np.random.default_rng(seed))
+        idx = inputs["i"].reshape(-1)
+        assert idx.min() >= 0
+        assert idx.max() < top
+        if program == "row index scatter":
+            assert len(set(idx.tolist())) == idx.size
+        _run(fn, inputs)
+
+
 def test_reinterpret_view_reads_the_tile_s_bytes_as_another_dtype() -> None:
     fn = _fn("a: pl.Tensor[[4, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.INT16]]", "pl.Tensor[[4, 8], pl.INT16]", """
 t: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 4])
