@@ -3543,7 +3543,7 @@ class FunctionEmitter(Emitter):
             raise PassError(f"{c.op} must be assigned to a scalar", where)
         assert sp.param is not None
         param = self.spmd_param(sp.param)
-        self.handles[target.id] = self.arith("index_cast", [param], _int_type(target.dtype), cast_from="i32")
+        self.handles[target.id] = self.int_as(param, ir.DType.INT32, target.dtype)
         if c.op == "tile.get_block_num":
             self.block_counts.add(target.id)
 
@@ -3558,8 +3558,22 @@ class FunctionEmitter(Emitter):
         if not isinstance(ttype, ir.TensorType) or k is None or not 0 <= k < len(ttype.shape):
             raise PassError("tensor.dim takes a tensor and a literal axis within its rank", where)
         dim = ttype.shape[k]
-        self.handles[target.id] = (self.const(dim, ir.DType.INDEX) if isinstance(dim, int)
-                                   else self.index_value(dim))
+        value = self.const(dim, ir.DType.INDEX) if isinstance(dim, int) else self.index_value(dim)
+        self.handles[target.id] = self.int_as(value, ir.DType.INDEX, target.dtype)
+
+    def int_as(self, value: str, dtype: ir.DType, target: ir.DType) -> str:
+        """`value`, an integer of `dtype`, as the integer dtype `target` (an op's INDEX or `i32`
+        value bound at its variable's dtype, `d: pl.Scalar[pl.INT64] = pl.tensor.dim(t, 0)`):
+        `arith.index_cast` to or from `index`, `extsi` / `trunci` between widths."""
+        if target is dtype:
+            return value
+        src, dst = _int_type(dtype), _int_type(target)
+        if ir.DType.INDEX in (dtype, target):
+            return self.arith("index_cast", [value], dst, cast_from=src)
+        if target.bits == dtype.bits:
+            return value
+        op = "extsi" if target.bits > dtype.bits else "trunci"
+        return self.arith(op, [value], dst, cast_from=src)
 
     def _flat_offset(self, indices: ir.CallArg, shape: Sequence[int | ir.Expr], where: Span) -> str:
         """The row-major element offset of `indices` in a container of `shape`, as `index`."""

@@ -946,6 +946,9 @@ class Interpreter:
                 self._env[s.var.id] = PtrVal(s.var.name_hint)
                 return
             val = self._call(s.value, s.var)
+            if isinstance(s.var.type, ir.ScalarType) and s.var.type.dtype.is_int_arith \
+                    and type(val) is int:  # an INDEX result bound at another integer dtype wraps
+                val = _canon(val, s.var.type.dtype)
         else:
             val = self._value(s.value)
             if isinstance(s.var.type, ir.ScalarType) and isinstance(val, int | float):

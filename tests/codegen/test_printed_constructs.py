@@ -109,6 +109,24 @@ return out
     assert len(lines(text, "arith.index_cast %__pypto_spmd_subblock_idx : i32 to index")) == 1
 
 
+def test_an_index_result_bound_at_another_integer_dtype_is_converted_to_it() -> None:
+    """`d: pl.Scalar[pl.INT64] = pl.tensor.dim(a, 0)` (as PyPTO prints its own tests' programs)
+    and the block index at INT32 and INT64: the op's value converted to the variable's dtype."""
+    text = _emit("""
+d: pl.Scalar[pl.INT64] = pl.tensor.dim(a, 0)
+b32: pl.Scalar[pl.INT32] = pl.tile.get_block_idx()
+b64: pl.Scalar[pl.INT64] = pl.tile.get_block_idx()
+n: pl.Scalar[pl.INDEX] = pl.cast(d, pl.INDEX) - 256 + pl.cast(b32, pl.INDEX) + pl.cast(b64, pl.INDEX)
+t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [n, 0], [16, 64])
+out = pl.store(t, [0, 0], out)
+return out
+""", "a: pl.Tensor[[256, 64], pl.FP32], out: pl.Out[pl.Tensor[[256, 64], pl.FP32]]",
+        "pl.Tensor[[256, 64], pl.FP32]", decls="")
+    assert len(lines(text, "arith.index_cast %c256_index : index to i64")) == 1
+    assert len(lines(text, "arith.extsi %__pypto_spmd_block_idx : i32 to i64")) == 1
+    assert len(lines(text, "arith.index_cast %__pypto_spmd_block_idx : i32 to index")) == 1
+
+
 def test_no_identity_parameter_without_an_identity_op() -> None:
     text = _emit("""
 t: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])

@@ -349,9 +349,8 @@ def test_an_annotated_literal_must_fit_and_other_mixes_stay_errors() -> None:
      "annotation says pl.Tile[[16, 8], pl.INT32] but pl.tile.full produces pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec]"),
     ("v: pl.Scalar[pl.INT32] = pl.read(x, [0, 0])",
      "annotation says pl.Scalar[pl.INT32] but pl.tensor.read produces pl.Scalar[pl.FP32]"),
-    # the op's own result is INDEX: not a variable's INDEX value rebound at INT64
-    ("b: pl.Scalar[pl.INT64] = pl.tile.get_block_idx()",
-     "annotation says pl.Scalar[pl.INT64] but pl.tile.get_block_idx produces pl.Scalar[pl.INDEX]"),
+    ("b: pl.Scalar[pl.FP32] = pl.tensor.dim(x, 0)",
+     "annotation says pl.Scalar[pl.FP32] but pl.tensor.dim produces pl.Scalar[pl.INDEX]"),
 ])
 def test_an_annotation_naming_another_dtype_than_the_call_produces_is_an_error(line: str, message: str) -> None:
     """A call's result is bound at the annotation's type (the reference printed it), so a
@@ -363,6 +362,25 @@ def test_an_annotation_naming_another_dtype_than_the_call_produces_is_an_error(l
             {line}
     """)
     assert error_of(source) == (message, 7, line.index("= ") + 11)
+
+
+@pytest.mark.parametrize("line", ["d: pl.Scalar[pl.INT64] = pl.tensor.dim(x, 0)",
+                                  "b: pl.Scalar[pl.INT32] = pl.tile.get_block_idx()"])
+def test_an_integer_annotation_rebinds_a_call_s_index_result(line: str) -> None:
+    """The reference's parser takes INDEX as compatible with every integer dtype and rebuilds the
+    call at the annotated one, so it prints `d: pl.Scalar[pl.INT64] = pl.tensor.dim(t, 0)` at the
+    hand-off point: the result is bound at that dtype, and the line prints back as it was."""
+    source = program(f"""
+        {INCORE}
+        def k(self, x: {T}):
+            {line}
+    """)
+    module = parse_source(source, "k.py")
+    ((fn,),) = (p.functions for p in module.programs)
+    (st,) = fn.body.stmts
+    assert isinstance(st, ir.AssignStmt)
+    assert st.var.type == ir.ScalarType(ir.DType.INT64 if "INT64" in line else ir.DType.INT32)
+    assert line in print_module(module)
 
 
 def test_a_module_constant_may_name_an_earlier_one() -> None:

@@ -495,6 +495,8 @@ class CallReader:
             self.error(f"{what} {problem}, as the reference's type deduction requires", node)
         inferred = self.infer(call)
         if annot is not None:
+            if inferred is not None and _index_result_rebound(annot, inferred):
+                return annot
             if inferred is not None and (type(inferred) is not type(annot) or _other_dtype(annot, inferred)
                                          or _other_handle(annot, inferred)):
                 self.error(f"annotation says {type_text(annot)} but {what} produces {type_text(inferred)}",
@@ -707,13 +709,27 @@ _SPACE_NAMES = frozenset(s.value for s in ir.MemorySpace)
 
 def _other_dtype(annot: ir.Type, inferred: ir.Type) -> bool:
     """Whether an annotation names another element or scalar dtype than the call produces (the
-    shape and the view stay the annotation's: the reference printed them). Unlike a variable's
-    value (`x: INT64 = i`), a call's INDEX result is not rebound at INT64: the op's own result
-    has its dtype."""
+    shape and the view stay the annotation's: the reference printed them), INDEX and another
+    integer dtype aside for a scalar (`_index_result_rebound`; an INDEX annotation of another
+    integer result binds the result's own dtype, as the reference's does)."""
     if not isinstance(annot, ir.ScalarType | ir.TileType | ir.TensorType) or not isinstance(
             inferred, ir.ScalarType | ir.TileType | ir.TensorType):
         return False
+    if isinstance(annot, ir.ScalarType) and isinstance(inferred, ir.ScalarType) and \
+            annot.dtype is ir.DType.INDEX and inferred.dtype.is_int:
+        return False
     return annot.dtype != inferred.dtype
+
+
+def _index_result_rebound(annot: ir.Type, inferred: ir.Type) -> bool:
+    """Whether an integer scalar annotation rebinds a call's `INDEX` scalar result at its dtype
+    (`d: pl.Scalar[pl.INT64] = pl.tensor.dim(t, 0)`, `b: pl.Scalar[pl.INT32] =
+    pl.tile.get_block_idx()`): the reference's parser rebuilds the call at the annotated dtype
+    (INDEX is compatible with every integer dtype), prints it so at the hand-off point, and
+    code generation converts the op's value to it."""
+    return isinstance(annot, ir.ScalarType) and isinstance(inferred, ir.ScalarType) \
+        and inferred.dtype is ir.DType.INDEX and annot.dtype.is_int_arith \
+        and annot.dtype is not ir.DType.INDEX
 
 
 def _with_space(typ: ir.Type, call: ir.Call, inferred: ir.Type | None) -> ir.Type:
