@@ -1779,8 +1779,26 @@ def _matmul(lhs: TileVal, r: TileVal, c: ir.Call) -> tuple[Array, tuple[int, int
     if lhs.dtype.is_float:
         prod = a.astype(np.float64) @ b.astype(np.float64)
     else:
-        prod = a.astype(object) @ b.astype(object)
+        prod = _int_product(a, b)
     return prod, (lhs.valid[0], r.valid[1])
+
+
+_EXACT_FLOAT = 1 << 53
+"""Every integer of smaller magnitude is a float64."""
+
+
+def _int_product(a: Array, b: Array) -> Array:
+    """`a @ b` of integer arrays as int64, exact modulo 2**64, so exact in every integer
+    accumulator (at most 64 bits) its callers wrap it to: through float64 BLAS where no partial
+    sum can reach 2**53 (`K * max|a| * max|b|`; an int8 or int16 product always), else in uint64
+    arithmetic, which wraps."""
+    if a.size == 0 or b.size == 0:
+        return np.zeros((a.shape[0], b.shape[1]), dtype=np.int64)
+    a_max, b_max = (max(int(x.max()), -int(x.min())) for x in (a, b))
+    if a.shape[1] * a_max * b_max < _EXACT_FLOAT:
+        return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64)
+    product: Array = (a.astype(np.int64).view(np.uint64) @ b.astype(np.int64).view(np.uint64)).view(np.int64)
+    return product
 
 
 def _op_matmul(it: Interpreter, c: ir.Call) -> Value:
@@ -1797,7 +1815,7 @@ def _op_matmul_bias(it: Interpreter, c: ir.Call) -> Value:
     prod, valid = _matmul(lt, rt, c)
     if bias.shape[0] != 1 or bias.shape[1] != prod.shape[1]:
         raise InterpreterError(f"'{c.op}' needs a [1, {prod.shape[1]}] bias row", c.span)
-    row = _need_data(bias)[:1, :].astype(np.float64 if lt.dtype.is_float else object)
+    row = _need_data(bias)[:1, :].astype(np.float64 if lt.dtype.is_float else np.int64)
     dtype = DType.FP32 if lt.dtype.is_float else DType.INT32
     return TileVal(_wrap_array(prod + row, dtype), valid, dtype, (lt.shape[0], rt.shape[1]))
 
@@ -1816,7 +1834,7 @@ def _gemv(it: Interpreter, c: ir.Call, lhs: ir.CallArg, rhs: ir.CallArg) -> tupl
 def _gemv_tile(row: Array, valid_cols: int, dtype: DType) -> TileVal:
     """The reference's GEMV result: a [16, N] Acc tile whose valid part is its first row
     (`DeduceTileGemv*Type`); the other rows are not defined and read as zero here."""
-    data = np.zeros((16, row.shape[0]), dtype=np.float64 if dtype.is_float else object)
+    data = np.zeros((16, row.shape[0]), dtype=np.float64 if dtype.is_float else np.int64)
     data[0] = row
     return TileVal(_wrap_array(data, dtype), (1, valid_cols), dtype, (16, row.shape[0]))
 
@@ -1843,7 +1861,7 @@ def _op_gemv_acc(it: Interpreter, c: ir.Call) -> Value:
     if acc.shape[1] != row.shape[0] or acc.shape[0] < 1:
         raise InterpreterError(f"'{c.op}' accumulator shape {acc.shape} differs from [16, {row.shape[0]}]",
                                c.span)
-    data = _need_data(acc).astype(np.float64 if acc.dtype.is_float else object)
+    data = _need_data(acc).astype(np.float64 if acc.dtype.is_float else np.int64)
     data[0] = data[0] + row
     return TileVal(_wrap_array(data, acc.dtype), acc.valid, acc.dtype, acc.shape, acc.backing)
 
@@ -1873,9 +1891,14 @@ def _op_fmod(it: Interpreter, c: ir.Call) -> Value:
 
 
 def _wrap_array(a: Array, dtype: DType) -> Array:
+    """`a` stored at `dtype`: integers wrapped at its width (numpy's integer casts keep the low
+    bits, as `DType.wrap` does; Python integers one by one), floats rounded to it."""
+    arr = np.asarray(a)
+    if dtype.is_int and arr.dtype.kind in "iu":
+        return arr.astype(np.int64).astype(numpy_dtype(dtype))
     if dtype.is_int:
-        flat = [dtype.wrap(int(x)) for x in np.asarray(a).reshape(-1)]
-        return np.array(flat, dtype=numpy_dtype(dtype)).reshape(np.asarray(a).shape)
+        flat = [dtype.wrap(int(x)) for x in arr.reshape(-1)]
+        return np.array(flat, dtype=numpy_dtype(dtype)).reshape(arr.shape)
     return as_dtype(np.asarray(a, dtype=np.float64), dtype)
 
 
@@ -1885,7 +1908,7 @@ def _op_matmul_acc(it: Interpreter, c: ir.Call) -> Value:
     prod, _ = _matmul(lt, rt, c)
     if prod.shape != acc.shape:
         raise InterpreterError(f"'{c.op}' accumulator shape {acc.shape} differs from {prod.shape}", c.span)
-    base = _need_data(acc).astype(np.float64 if acc.dtype.is_float else object)
+    base = _need_data(acc).astype(np.float64 if acc.dtype.is_float else np.int64)
     return TileVal(_wrap_array(base + prod, acc.dtype), acc.valid, acc.dtype, acc.shape, acc.backing)
 
 

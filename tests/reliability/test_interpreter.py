@@ -204,6 +204,31 @@ return r
     np.testing.assert_array_equal(r, 2 * (a.astype(np.int64) @ b.astype(np.int64)))
 
 
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 1000, 2**20, 2**31 - 1]))
+def test_an_integer_matmul_is_exact_at_its_accumulator_however_large_the_products(seed: int,
+                                                                                  top: int) -> None:
+    """INT32 operands up to `top` in magnitude: `matmul` then `matmul_acc` equals the exact
+    product sum wrapped at INT32 (small operands take the float64 path, large ones the wrapping
+    uint64 one)."""
+    fn = _kernel("a: pl.Tensor[[16, 32], pl.INT32], b: pl.Tensor[[32, 16], pl.INT32], "
+                 "c: pl.Out[pl.Tensor[[16, 16], pl.INT32]]", "pl.Tensor[[16, 16], pl.INT32]", """
+am: pl.Tile[[16, 32], pl.INT32, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+bm: pl.Tile[[32, 16], pl.INT32, pl.Mem.Mat] = pl.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
+al: pl.Tile[[16, 32], pl.INT32, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+br: pl.Tile[[32, 16], pl.INT32, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+c0: pl.Tile[[16, 16], pl.INT32, pl.Mem.Acc] = pl.tile.matmul(al, br)
+c1: pl.Tile[[16, 16], pl.INT32, pl.Mem.Acc] = pl.tile.matmul_acc(c0, al, br)
+r: pl.Tensor[[16, 16], pl.INT32] = pl.store(c1, [0, 0], c)
+return r
+""")
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-top, top + 1, (16, 32)).astype(np.int32)
+    b = rng.integers(-top, top + 1, (32, 16)).astype(np.int32)
+    (r,) = run_function(fn, {"a": a, "b": b, "c": np.zeros((16, 16), np.int32)})
+    exact = 2 * (a.astype(object) @ b.astype(object))
+    assert r.reshape(-1).tolist() == [DType.INT32.wrap(int(x)) for x in exact.reshape(-1)]
+
+
 def test_views_cast_read_and_scalar_ops() -> None:
     fn = _kernel("a: pl.Tensor[[4, 8], pl.FP32], out: pl.Out[pl.Tensor[[2, 16], pl.INT32]]",
                  "pl.Tensor[[2, 16], pl.INT32]", """
