@@ -15,7 +15,9 @@ interpret (`InterpreterLimit`).
 A `PagedTensor` answers the part of numpy's array interface the interpreter uses on tensors:
 `shape`, `ndim`, `size`, `dtype`, indexing by a tuple of integers and unit-step slices (a
 rectangular window, or one element), indexing the flat view `reshape(-1)` by an array of
-addresses, assignment through both, and `reshape` (a view sharing the pages).
+addresses, assignment through both, and `reshape` (a view sharing the pages). A window whose
+rows are one range of the matrix view (a tile's load or store) is copied page block by page
+block; any other key goes through its elements' flat addresses.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ PAGE_COLUMNS = 64
 
 PAGED_ABOVE = 1 << 20
 """Tensor parameters with more elements than this are drawn as `PagedTensor`s."""
+
+_Block: TypeAlias = tuple[slice, slice]
 
 Draw: TypeAlias = Callable[[np.random.Generator, int], Array]
 """Draws `n` elements (a 1-D array of the tensor's storage dtype) from a generator."""
@@ -93,6 +97,23 @@ class PageSource:
         row_block, r = np.divmod(row, self._page_rows)
         col_block, c = np.divmod(col, self._page_cols)
         return row_block * self._blocks_per_row + col_block, r * self._page_cols + c
+
+    def blocks(self, rows: range, cols: range) -> Iterator[tuple[int, _Block, _Block]]:
+        """The pages a window of the matrix view (`rows` x `cols`, unit steps, not empty)
+        touches: each page's index, the window's part as a slice of the page seen as a
+        `_page_rows` x `_page_cols` block, and as a slice of the window."""
+        pr, pc = self._page_rows, self._page_cols
+        for rb in range(rows.start // pr, (rows.stop - 1) // pr + 1):
+            r0, r1 = max(rows.start, rb * pr), min(rows.stop, (rb + 1) * pr)
+            for cb in range(cols.start // pc, (cols.stop - 1) // pc + 1):
+                c0, c1 = max(cols.start, cb * pc), min(cols.stop, (cb + 1) * pc)
+                yield (rb * self._blocks_per_row + cb,
+                       (slice(r0 - rb * pr, r1 - rb * pr), slice(c0 - cb * pc, c1 - cb * pc)),
+                       (slice(r0 - rows.start, r1 - rows.start), slice(c0 - cols.start, c1 - cols.start)))
+
+    def block_shape(self) -> tuple[int, int]:
+        """A page seen as a block of the matrix view: rows by columns."""
+        return self._page_rows, self._page_cols
 
     def index_of(self, page: int, offset: int) -> list[int]:
         """The index in the tensor of element `offset` of page `page`."""
@@ -214,12 +235,60 @@ class PagedTensor:
             grid = grid + axis
         return grid
 
+    def window(self, key: Any) -> tuple[range, range, tuple[int, ...]] | None:
+        """The rectangle of the matrix view (the last dimension the columns, the others
+        merged into rows) that `key` selects, and the shape numpy gives the selection, where
+        the rows are one unit-step range: integers before the last two entries, each of those an
+        integer or a unit-step slice, and the selection not empty. None for any other key."""
+        if isinstance(key, np.ndarray) or key is Ellipsis or self.ndim == 0:
+            return None
+        items = key if isinstance(key, tuple) else (key,)
+        if len(items) > self.ndim or any(isinstance(i, slice) for i in items[:max(0, self.ndim - 2)]):
+            return None
+        items = (*items, *(slice(None),) * (self.ndim - len(items)))
+        spans: list[range] = []
+        shape: list[int] = []
+        for item, dim in zip(items, self.shape, strict=True):
+            if isinstance(item, slice):
+                start, stop, step = item.indices(dim)
+                if step != 1 or stop <= start:
+                    return None
+                spans.append(range(start, stop))
+                shape.append(stop - start)
+            elif isinstance(item, int | np.integer) and -dim <= int(item) < dim:
+                i = int(item) % dim
+                spans.append(range(i, i + 1))
+            else:
+                return None
+        cols = spans[-1]
+        row = 0
+        for span, dim in zip(spans[:-1], self.shape[:-1], strict=True):
+            row = row * dim + span.start
+        rows = range(row, row + len(spans[-2]) if self.ndim > 1 else row + 1)
+        return rows, cols, tuple(shape)
+
     def __getitem__(self, key: Any) -> Any:
-        got = self.gather(self.addresses(key))
-        return got[()] if got.ndim == 0 else got
+        window = self.window(key)
+        if window is None:
+            got = self.gather(self.addresses(key))
+            return got[()] if got.ndim == 0 else got
+        rows, cols, shape = window
+        out = np.empty((len(rows), len(cols)), dtype=self.dtype)
+        block = self.source.block_shape()
+        for k, in_page, in_window in self.source.blocks(rows, cols):
+            out[in_window] = self.page(k).reshape(block)[in_page]
+        return out.reshape(shape)[()] if not shape else out.reshape(shape)
 
     def __setitem__(self, key: Any, values: Any) -> None:
-        self.scatter(self.addresses(key), values)
+        window = self.window(key)
+        if window is None:
+            self.scatter(self.addresses(key), values)
+            return
+        rows, cols, shape = window
+        data = np.broadcast_to(np.asarray(values, dtype=self.dtype), shape).reshape(len(rows), len(cols))
+        block = self.source.block_shape()
+        for k, in_page, in_window in self.source.blocks(rows, cols):
+            self._writable(k).reshape(block)[in_page] = data[in_window]
 
     def materialize(self) -> Array:
         """The whole tensor as a numpy array (for tests and small tensors)."""
