@@ -69,7 +69,18 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     return parser
 
 
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""The thread counts of the BLAS numpy may be built with. The interpreter's matrix products
+(`check`) are tile-sized, and BLAS worker threads cost more than they give on them: `slotsat
+check` of the library's deepseek_v4_pro expert kernel took 5.8 s with one thread and 6.3 s
+(10.3 s of CPU) with two on an idle 2-core machine, 2.9 s and 5.2 s beside another job. So one
+thread, where the environment does not say otherwise; numpy reads them when it is first
+imported, which `main` precedes."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    for var in BLAS_THREADS:
+        os.environ.setdefault(var, "1")
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(args_list)
     args = parser.parse_args(args_list)
