@@ -173,7 +173,7 @@ def _draw_elements(dtype: DType, how: _Elements, rng: np.random.Generator, n: in
     if index_range is not None:  # indices: inside what they index
         lo, hi = index_range
         run = how.distinct_run
-        if distinct and run is not None and run <= hi - lo and n % run == 0 \
+        if distinct and run is not None and 0 < run <= hi - lo and n % run == 0 \
                 and n // run * (hi - lo) <= _DISTINCT_ROWS_CELLS:  # each row all different
             ranks = np.argsort(rng.random((n // run, hi - lo)), axis=1)[:, :run]
             return (lo + ranks).reshape(n).astype(numpy_dtype(dtype))
