@@ -63,6 +63,25 @@ def test_a_repeated_keyword_of_an_op_or_a_memref_is_an_error(kernel: Callable[..
             parse_source(kernel(body), "k.py")
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "* pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])",
+        "for *i in pl.range(4):\n    pass",
+    ],
+)
+def test_a_bare_starred_target_is_cpythons_error(kernel: Callable[..., str], line: str) -> None:
+    """CPython's parser accepts `*x = v` and `for *x in v`; its compiler rejects them (found by
+    mutating a printed kernel, which ended in an internal error)."""
+    source = kernel(f"{line}\nreturn out")
+    with pytest.raises(SlotsatError) as info:
+        parse_source(source, "k.py")
+    message, line_no, col = _cpython(source)
+    assert message == "starred assignment target must be in a list or tuple"
+    assert (info.value.message, info.value.span.line, info.value.span.col) == (f"syntax error: {message}",
+                                                                                line_no, col)
+
+
 def test_a_repeated_parameter_is_cpythons_error() -> None:
     source = (
         "import pypto.language as pl\n\n\n@pl.program\nclass K:\n    @pl.function\n"

@@ -611,6 +611,7 @@ class _ModuleParser:
         walked = _WALKED_FIELDS
         name_t, constant_t, call_t = ast.Name, ast.Constant, ast.Call
         functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        binders = _BINDERS
         node_t = ast.AST
         while stack:
             node, owner = pop()
@@ -621,7 +622,7 @@ class _ModuleParser:
                 continue
             if t is constant_t:
                 continue
-            if t is call_t or t in functions:
+            if t is call_t or t in functions or t in binders:
                 found, owner = self._compiler_error(node, owner)
                 if found is not None:
                     key = (getattr(found[1], "lineno", 0), getattr(found[1], "col_offset", 0))
@@ -642,10 +643,13 @@ class _ModuleParser:
             self.error(f"syntax error: {first[1]}", first[2])
 
     def _compiler_error(self, node: ast.AST, owner: int) -> tuple[tuple[str, ast.AST] | None, int]:
-        """A call's repeated keyword or a function's repeated parameter, and the owner of the
-        names below `node` (a `def` owns its own)."""
+        """A call's repeated keyword, a function's repeated parameter or a starred target
+        outside a tuple (`_BINDERS`), and the owner of the names below `node` (a `def` owns its
+        own)."""
         if isinstance(node, ast.Call):
             return _repeated_keyword(node), owner
+        if type(node) in _BINDERS:
+            return _starred_target(node), owner
         assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
         found = _repeated_parameter(node.args)
         if isinstance(node, ast.FunctionDef):
@@ -1004,6 +1008,20 @@ def _repeated_keyword(call: ast.Call) -> tuple[str, ast.AST] | None:
             return (f"keyword argument repeated: {kw.arg}", kw)
         if kw.arg is not None:
             seen.add(kw.arg)
+    return None
+
+
+_BINDERS = (ast.Assign, ast.For, ast.AsyncFor, ast.withitem, ast.comprehension)
+"""The nodes whose targets CPython's compiler checks for a bare starred name (`*x = v`,
+`for *x in v`), which its parser accepts."""
+
+
+def _starred_target(node: ast.AST) -> tuple[str, ast.AST] | None:
+    targets = node.targets if isinstance(node, ast.Assign) else \
+        [node.optional_vars] if isinstance(node, ast.withitem) else [getattr(node, "target", None)]
+    for target in targets:
+        if isinstance(target, ast.Starred):
+            return ("starred assignment target must be in a list or tuple", target)
     return None
 
 
