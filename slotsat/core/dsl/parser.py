@@ -155,8 +155,8 @@ _LOOP_KINDS: dict[str | None, ir.ForKind] = {
 _STMT_KINDS: dict[type, str] = {
     ast.While: "while loop", ast.AugAssign: "augmented assignment", ast.Delete: "del statement",
     ast.Break: "break", ast.Continue: "continue", ast.With: "with statement", ast.Try: "try statement",
-    ast.Raise: "raise statement", ast.Assert: "assert statement", ast.Import: "import inside a function",
-    ast.ImportFrom: "import inside a function", ast.Global: "global statement",
+    ast.Raise: "raise statement", ast.Assert: "assert statement", ast.Import: "import statement",
+    ast.ImportFrom: "import statement", ast.Global: "global statement",
     ast.Nonlocal: "nonlocal statement", ast.FunctionDef: "nested function",
     ast.ClassDef: "nested class", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
     ast.AsyncFunctionDef: "async function", ast.Match: "match statement",
