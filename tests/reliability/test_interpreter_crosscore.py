@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from slotsat.app.commands.check import CheckOptions, check_module
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.interp_errors import InterpreterError, Unmodelled
 from slotsat.core.interpreter import Interpreter
@@ -245,3 +246,19 @@ def test_a_half_that_never_reaches_the_barrier_faults() -> None:
 def test_a_syncall_of_some_of_the_cores_is_declined() -> None:
     with pytest.raises(Unmodelled, match=r"system\.syncall other than core_type='mix'"):
         _barrier_run(_SYNC.format(t="vec"), _SYNC.format(t="vec"))
+
+
+def test_check_runs_a_group_whose_halves_take_a_distributed_tensor() -> None:
+    """materialize-dist-tensor-ctx appends a communication context to each half that takes a
+    `pld.DistributedTensor`; the group, checked as written, does not pass it. The halves still
+    run together (the context has no value, as for a function checked alone), where they ended
+    in an internal error before."""
+    signal = "signal: pld.DistributedTensor[[1], pl.INT32]"
+    text = (HEAD.replace("{aic}", PUSH.format(t="x", split=0))
+            .replace("{aiv}", "\n".join([POP.format(v="y", view=""), STORE.format(k=0, v="y")]))
+            .replace("out: pl.Out[pl.Tensor[[16, 64], pl.FP32]])", f"out: pl.Out[pl.Tensor[[16, 64], pl.FP32]], {signal})")
+            .replace("self.g_aic(a, out)", "self.g_aic(a, out, signal)")
+            .replace("self.g_aiv(a, out)", "self.g_aiv(a, out, signal)"))
+    text = "import pypto.language.distributed as pld\n" + text
+    result = check_module(parse_source(text, "t.py"), CheckOptions(trials=1))
+    assert result.confirmed, [(f.qualified, f.unverified, f.rejection) for f in result.functions]
