@@ -193,6 +193,10 @@ def round_bf16(a: Array) -> Array:
     return out
 
 
+_INT64_FLOATS = float(1 << 63)
+"""Every integral float of smaller magnitude converts to int64 exactly."""
+
+
 def as_dtype(a: Array, dtype: DType) -> Array:
     """`a` converted to `dtype`'s storage: integer wrap, float rounding (BF16 emulated)."""
     target = numpy_dtype(dtype)
@@ -200,6 +204,9 @@ def as_dtype(a: Array, dtype: DType) -> Array:
     if dtype.is_int and np.issubdtype(arr.dtype, np.floating):
         with np.errstate(all="ignore"):
             arr = np.trunc(np.nan_to_num(arr, nan=0.0, posinf=0.0, neginf=0.0))
+        if arr.size == 0 or float(np.abs(arr).max()) < _INT64_FLOATS:  # exact in int64; casts wrap
+            wrapped: Array = arr.astype(np.int64).astype(target)
+            return wrapped
         ints = [dtype.wrap(int(x)) for x in arr.reshape(-1)]
         return np.array(ints, dtype=target).reshape(arr.shape)
     with np.errstate(all="ignore"):

@@ -21,7 +21,7 @@ from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_file, parse_source
 from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterError
-from slotsat.core.interpreter import eval_scalar, outputs_equal, round_bf16, run_function
+from slotsat.core.interpreter import as_dtype, eval_scalar, outputs_equal, round_bf16, run_function
 from slotsat.core.ir import DType
 from slotsat.core.semantics import EvalError, eval_expr
 
@@ -227,6 +227,17 @@ return r
     (r,) = run_function(fn, {"a": a, "b": b, "c": np.zeros((16, 16), np.int32)})
     exact = 2 * (a.astype(object) @ b.astype(object))
     assert r.reshape(-1).tolist() == [DType.INT32.wrap(int(x)) for x in exact.reshape(-1)]
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=12),
+       st.sampled_from([DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.UINT8, DType.UINT32,
+                        DType.UINT64]))
+def test_a_float_array_cast_to_an_integer_dtype_truncates_and_wraps(values: list[float], dtype: DType) -> None:
+    """Toward zero, NaN and infinities as 0, then wrapped at the dtype, element by element as
+    Python integers would; magnitudes past 2**63 included."""
+    arr = np.array(values, dtype=np.float64)
+    expected = [dtype.wrap(int(x)) if np.isfinite(x) else 0 for x in np.trunc(arr)]
+    assert as_dtype(arr, dtype).tolist() == expected
 
 
 def test_views_cast_read_and_scalar_ops() -> None:
