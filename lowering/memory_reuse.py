@@ -95,28 +95,6 @@ MAX_SHED_REPACKS = 256
 L0_SPACES = frozenset({ir.MemorySpace.Left, ir.MemorySpace.Right, ir.MemorySpace.Acc, ir.MemorySpace.Bias})
 LOAD_OPS = frozenset({"tile.load", "tile.read"})
 
-ALL_OPERANDS = -1
-SCRATCH_OPERANDS: dict[str, tuple[int, ...]] = {
-    # the binary-tree column sum writes its scratch tile during the op
-    "tile.col_sum": (1,),
-}
-"""Operands an op writes as scratch while it runs, which its result therefore may not share
-(beside the reference's markers, which `forbidden_operands` reads off the op registry)."""
-
-
-def forbidden_operands(op: str) -> tuple[int, ...]:
-    """The operand positions `op`'s result may not share a buffer with (`ALL_OPERANDS`: any):
-    the reference's `not_inplace_safe` marker (moves, reciprocals, reductions, sorts,
-    gathers, ...) forbids them all, its `forbid_output_alias(k)` markers (a broadcast operand
-    re-read for every output row, a select's mask) the ones named; a widening `tile.cast`
-    is handled by dtype width (`_forbidden`)."""
-    ref = ops.reference(op)
-    if ref is not None and not ref.inplace_safe:
-        return (ALL_OPERANDS,)
-    marked = () if ref is None else ref.forbid_output_alias
-    return tuple(sorted({*marked, *SCRATCH_OPERANDS.get(op, ())}))
-
-
 def align_up(n: int) -> int:
     return -(-n // ALIGN) * ALIGN
 
@@ -202,7 +180,7 @@ def _overwritten_operand(live: Liveness, call: ir.Call, result: ir.Var, index: i
     """The tile operand of `call` held in buffer `index` that the op may not write its result
     `result` over while it reads it (`forbidden_args`), if any: the buffer `result` is written
     into, or one that shares its place (a tile before it on the same declared slot)."""
-    for arg in forbidden_args(call, result):
+    for arg in ops.forbidden_args(call, result):
         if isinstance(arg, ir.Var) and isinstance(arg.type, ir.TileType):
             held = live.buffer(arg)
             if held is not None and held.index == index:
@@ -553,7 +531,7 @@ def _forbidden(fn: ir.Function, live: Liveness) -> dict[int, set[int]]:
         if result is None:
             continue
         args = [a for a in call.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
-        picked = forbidden_args(call, s.var)
+        picked = ops.forbidden_args(call, s.var)
         if synthesizes_scratch(call):
             scratch = -1 - live.positions[id(s)]
             for k in (result, key(args[0]) if args else None):
@@ -566,17 +544,6 @@ def _forbidden(fn: ir.Function, live: Liveness) -> dict[int, set[int]]:
     return out
 
 
-def forbidden_args(call: ir.Call, result: ir.Var) -> Sequence[object]:
-    """The arguments `call`'s result (bound to `result`) may not share a buffer with
-    (`forbidden_operands`; a widening `tile.cast` its source)."""
-    args = [a for a in call.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
-    marks = forbidden_operands(call.op)
-    picked = args if ALL_OPERANDS in marks else [args[k] for k in marks if k < len(args)]
-    if call.op == "tile.cast" and args and _widens(result, args[0]):
-        picked = [args[0]]
-    return picked
-
-
 def synthesizes_scratch(call: ir.Call) -> bool:
     """A row reduction written without its scratch tile (`pl.row_sum(t)`): codegen makes the
     scratch, so the plan places it. The reference's printed form names the scratch tile as its
@@ -584,11 +551,6 @@ def synthesizes_scratch(call: ir.Call) -> bool:
     spec = ops.lookup(call.op)
     return (spec is not None and spec.rule is ops.TypeRule.ROW_REDUCE and len(call.args) == 1
             and isinstance(call.args[0], ir.Var))
-
-
-def _widens(result: ir.Var, operand: object) -> bool:
-    a, b = result.type, getattr(operand, "type", None)
-    return isinstance(a, ir.TileType) and isinstance(b, ir.TileType) and a.dtype.bits > b.dtype.bits
 
 
 @dataclass

@@ -566,6 +566,44 @@ def buffer_of(op: str) -> tuple[Buffer, int | None]:
     return _BUFFER_OF[ref.buffer], ref.buffer_arg if ref.inherits else None
 
 
+ALL_OPERANDS = -1
+SCRATCH_OPERANDS: dict[str, tuple[int, ...]] = {
+    # the binary-tree column sum writes its scratch tile during the op
+    "tile.col_sum": (1,),
+}
+"""Operands an op writes as scratch while it runs, which its result therefore may not share
+(beside the reference's markers, which `forbidden_operands` reads off the op registry)."""
+
+
+def forbidden_operands(op: str) -> tuple[int, ...]:
+    """The operand positions `op`'s result may not share a buffer with (`ALL_OPERANDS`: any):
+    the reference's `not_inplace_safe` marker (moves, reciprocals, reductions, sorts,
+    gathers, ...) forbids them all, its `forbid_output_alias(k)` markers (a broadcast operand
+    re-read for every output row, a select's mask) the ones named; a widening `tile.cast`
+    is handled by dtype width (`forbidden_args`)."""
+    ref = reference(op)
+    if ref is not None and not ref.inplace_safe:
+        return (ALL_OPERANDS,)
+    marked = () if ref is None else ref.forbid_output_alias
+    return tuple(sorted({*marked, *SCRATCH_OPERANDS.get(op, ())}))
+
+
+def forbidden_args(call: ir.Call, result: ir.Var) -> list[object]:
+    """The arguments `call`'s result (bound to `result`) may not share a buffer with
+    (`forbidden_operands`; a widening `tile.cast` its source)."""
+    args: list[object] = [a for a in call.args if not isinstance(a, ir.DTypeArg | ir.SpaceArg)]
+    marks = forbidden_operands(call.op)
+    picked = args if ALL_OPERANDS in marks else [args[k] for k in marks if k < len(args)]
+    if call.op == "tile.cast" and args and _widens(result, args[0]):
+        picked = [args[0]]
+    return picked
+
+
+def _widens(result: ir.Var, operand: object) -> bool:
+    a, b = result.type, getattr(operand, "type", None)
+    return isinstance(a, ir.TileType) and isinstance(b, ir.TileType) and a.dtype.bits > b.dtype.bits
+
+
 UPDATES_VIEWED_TILE = frozenset({"tile.set_validshape"})
 """View ops that change the tile they view rather than making a second name for it: the
 reference lowers `tile.set_validshape` to `pto.set_validshape`, which sets the valid extent

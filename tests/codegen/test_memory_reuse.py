@@ -30,7 +30,6 @@ from slotsat.core.dsl.calls import spelled
 from slotsat.core.errors import PassError
 from slotsat.core.options import Mode, Planner
 from slotsat.lowering import pto_spelling
-from slotsat.lowering.memory_reuse import forbidden_operands
 from tests.codegen.address_oracle import check_module
 from tests.codegen.harness import compile_, error, kernel, lines
 
@@ -188,7 +187,7 @@ return n
 
 BROADCAST_MARKED = sorted(op for op in ops.reference_names()
                           if op.startswith(("tile.row_expand", "tile.col_expand"))
-                          and 1 in forbidden_operands(op) and pto_spelling.lookup(op) is not None)
+                          and 1 in ops.forbidden_operands(op) and pto_spelling.lookup(op) is not None)
 """The broadcast ops the reference marks `forbid_output_alias(1)`, read off the op registry."""
 
 
