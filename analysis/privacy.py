@@ -27,7 +27,11 @@ The model
       Within one iteration program order holds. A loop instance drains before the code
       after it runs (the pipeline does not cross a loop's exit).
     - Two occupancies of one buffer conflict when they overlap: the later definition's
-      (possibly early) write happens at or before the earlier tile's last use.
+      (possibly early) write happens at or before the earlier tile's last use. One overlap is
+      no conflict: an op that reads the earlier tile for the last time and writes its result
+      over it, where the op table lets its result share that operand's buffer (`r =
+      pl.exp(t)` with both on one slot computes in place; `ops.forbidden_args` names the
+      operands an op may not overwrite, as for the reference's memory planner).
 
 Reports
     `loop 'i' at LINE:COL: tile 't' of iteration I is overwritten by iteration J's load
@@ -130,6 +134,9 @@ class _Occupancy:
     ordinal: int
     iv: int | None
     is_load: bool
+    over: frozenset[int] = frozenset()
+    """The ids of the slot refs of the operands the defining op may write this tile over as it
+    reads them (`Interpreter._overwritable`)."""
 
 
 @dataclass
@@ -169,7 +176,8 @@ class _Tracer:
             self._note(f"loop '{loop.loop_var.name_hint}' at {_pos(loop.span)}: only the first iterations "
                        "were checked (iteration limit)")
 
-    def define(self, var: ir.Var, ref: SlotRef, is_load: bool, span: Span) -> None:
+    def define(self, var: ir.Var, ref: SlotRef, is_load: bool, span: Span,
+               over: tuple[SlotRef, ...] = ()) -> None:
         frame = self.frames[-1] if self.frames else None
         early = self.time
         if frame is not None and is_load and ref.slot_count > 1 and var.id in frame.top_level:
@@ -177,7 +185,7 @@ class _Tracer:
             early = frame.iter_starts[first]
         occ = _Occupancy(ref, var.name_hint, self.time, early, self.time, frame,
                          frame.ordinal if frame is not None else -1,
-                         frame.iv if frame is not None else None, is_load)
+                         frame.iv if frame is not None else None, is_load, frozenset(id(r) for r in over))
         self.occupancies.append(occ)
         self.by_ref[id(ref)] = occ
 
@@ -211,6 +219,8 @@ def _conflicts(fn_name: str, occupancies: list[_Occupancy]) -> list[Violation]:
                 write = later.defined if same_iteration else later.early
                 if write > earlier.last_use:
                     continue
+                if write == later.defined == earlier.last_use and id(earlier.ref) in later.over:
+                    continue  # the op that reads the tile last computes over it, in place
                 _record(fn_name, earlier, later, found, order)
     return [found[k] for k in order]
 

@@ -541,7 +541,10 @@ class Tracer(Protocol):
 
     def end_loop(self, loop: ir.ForStmt, truncated: bool) -> None: ...
 
-    def define(self, var: ir.Var, ref: SlotRef, is_load: bool, span: Span) -> None: ...
+    def define(self, var: ir.Var, ref: SlotRef, is_load: bool, span: Span,
+               over: tuple[SlotRef, ...] = ()) -> None:
+        """`var` written into `ref`; `over`: the slots of the operands its op reads and may
+        write its result over (`Interpreter._overwritable`)."""
 
     def use(self, ref: SlotRef) -> None: ...
 
@@ -1007,8 +1010,23 @@ class Interpreter:
         self._slots[(ref.key, ref.slot)] = (ref.gen, bound)
         if self.tracer is not None:
             is_load = isinstance(value, ir.Call) and value.op == "tile.load"
-            self.tracer.define(var, ref, is_load, span)
+            over = self._overwritable(value, var) if isinstance(value, ir.Call) else ()
+            self.tracer.define(var, ref, is_load, span, over)
         return bound
+
+    def _overwritable(self, call: ir.Call, var: ir.Var) -> tuple[SlotRef, ...]:
+        """The slots of the tile operands `call` may write its result `var` over while it reads
+        them: every one the op table does not forbid (`ops.forbidden_args`: the reference's
+        in-place rule, which its memory planner applies too), as an elementwise op computes in
+        place on the device."""
+        forbidden = {id(a) for a in ops.forbidden_args(call, var)}
+        out: list[SlotRef] = []
+        for a in call.args:
+            if isinstance(a, ir.Var) and id(a) not in forbidden:
+                v = self._env.get(a.id)
+                if isinstance(v, TileVal) and v.backing is not None:
+                    out.append(v.backing)
+        return tuple(out)
 
     def _slot_ref(self, var: ir.Var, m: ir.MemRef, span: Span) -> SlotRef | None:
         if not self.physical and self.tracer is None:

@@ -232,3 +232,37 @@ def test_the_iteration_limit_truncates_with_a_note() -> None:
     assert report.ok
     assert report.definitions == 50
     assert any("iteration limit" in n for n in report.notes)
+
+
+_IN_PLACE = """import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        t0: pl.Tile[[64, 64], pl.FP32, pl.MemRef("scratch", slots=2)[0], pl.Mem.Vec] = pl.load(x, [0, 0], [64, 64])
+        t1: pl.Tile[[64, 64], pl.FP32, pl.MemRef("scratch", slots=2)[0], pl.Mem.Vec] = OP
+        r: pl.Tensor[[64, 64], pl.FP32] = pl.store(LAST, [0, 0], out)
+        return r
+"""
+
+
+@pytest.mark.parametrize(("op", "last", "ok"), [
+    ("pl.exp(t0)", "t1", True),  # reads t0 for the last time and computes over it, in place
+    ("pl.add(t0, t0)", "t1", True),
+    ("pl.tile.move(t0, target_memory=pl.Mem.Vec)", "t1", False),  # the reference: distinct addresses
+    ("pl.recip(t0)", "t1", False),  # not in-place safe in the reference's op registry
+    ("pl.exp(t0)", "pl.add(t0, t1)", False),  # t0 is read after t1 overwrote it
+])
+def test_an_op_may_write_over_the_operand_it_reads_last_where_the_op_table_allows(op: str, last: str,
+                                                                                  ok: bool) -> None:
+    """`t1 = pl.exp(t0)` with both on one declared slot is in place, as the reference's own
+    declared-memref test has it; a move (not in-place safe in the reference's op registry) or a
+    later read of `t0` is still a conflict."""
+    text = _IN_PLACE.replace("OP", op)
+    if last != "t1":
+        text = text.replace("pl.store(LAST,", "pl.store(t2,").replace(
+            "        r: pl.Tensor", f"        t2: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = {last}\n        r: pl.Tensor")
+    report = check_privacy(_fn(text.replace("LAST", "t1")))
+    assert report.ok is ok, [v.message() for v in report.violations]
