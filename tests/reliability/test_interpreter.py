@@ -185,18 +185,24 @@ return r
     np.testing.assert_allclose(r, n - n.max(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
 
 
-def test_int8_matmul_accumulates_in_int32_with_wrap() -> None:
-    fn = _kernel("a: pl.Tensor[[16, 16], pl.INT8], b: pl.Tensor[[16, 16], pl.INT8], "
-                 "c: pl.Out[pl.Tensor[[16, 16], pl.INT32]]", "pl.Tensor[[16, 16], pl.INT32]", """
-am: pl.Tile[[16, 16], pl.INT8, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
-bm: pl.Tile[[16, 16], pl.INT8, pl.Mem.Mat] = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
-al: pl.Tile[[16, 16], pl.INT8, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
-br: pl.Tile[[16, 16], pl.INT8, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
-c0: pl.Tile[[16, 16], pl.INT32, pl.Mem.Acc] = pl.tile.matmul(al, br)
-c1: pl.Tile[[16, 16], pl.INT32, pl.Mem.Acc] = pl.tile.matmul_acc(c0, al, br)
-r: pl.Tensor[[16, 16], pl.INT32] = pl.store(c1, [0, 0], c)
+def _matmul_twice(m: int, k: int, n: int, dtype: str) -> ir.Function:
+    """`c = a @ b` by `tile.matmul` then `tile.matmul_acc` onto it (so `2 * a @ b`), INT32
+    accumulator, operands of `dtype`."""
+    return _kernel(f"a: pl.Tensor[[{m}, {k}], pl.{dtype}], b: pl.Tensor[[{k}, {n}], pl.{dtype}], "
+                   f"c: pl.Out[pl.Tensor[[{m}, {n}], pl.INT32]]", f"pl.Tensor[[{m}, {n}], pl.INT32]", f"""
+am: pl.Tile[[{m}, {k}], pl.{dtype}, pl.Mem.Mat] = pl.load(a, [0, 0], [{m}, {k}], target_memory=pl.Mem.Mat)
+bm: pl.Tile[[{k}, {n}], pl.{dtype}, pl.Mem.Mat] = pl.load(b, [0, 0], [{k}, {n}], target_memory=pl.Mem.Mat)
+al: pl.Tile[[{m}, {k}], pl.{dtype}, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+br: pl.Tile[[{k}, {n}], pl.{dtype}, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+c0: pl.Tile[[{m}, {n}], pl.INT32, pl.Mem.Acc] = pl.tile.matmul(al, br)
+c1: pl.Tile[[{m}, {n}], pl.INT32, pl.Mem.Acc] = pl.tile.matmul_acc(c0, al, br)
+r: pl.Tensor[[{m}, {n}], pl.INT32] = pl.store(c1, [0, 0], c)
 return r
 """)
+
+
+def test_int8_matmul_accumulates_in_int32() -> None:
+    fn = _matmul_twice(16, 16, 16, "INT8")
     rng = np.random.default_rng(2)
     a = rng.integers(-128, 128, (16, 16)).astype(np.int8)
     b = rng.integers(-128, 128, (16, 16)).astype(np.int8)
@@ -210,17 +216,7 @@ def test_an_integer_matmul_is_exact_at_its_accumulator_however_large_the_product
     """INT32 operands up to `top` in magnitude: `matmul` then `matmul_acc` equals the exact
     product sum wrapped at INT32 (small operands take the float64 path, large ones the wrapping
     uint64 one)."""
-    fn = _kernel("a: pl.Tensor[[16, 32], pl.INT32], b: pl.Tensor[[32, 16], pl.INT32], "
-                 "c: pl.Out[pl.Tensor[[16, 16], pl.INT32]]", "pl.Tensor[[16, 16], pl.INT32]", """
-am: pl.Tile[[16, 32], pl.INT32, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
-bm: pl.Tile[[32, 16], pl.INT32, pl.Mem.Mat] = pl.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
-al: pl.Tile[[16, 32], pl.INT32, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
-br: pl.Tile[[32, 16], pl.INT32, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
-c0: pl.Tile[[16, 16], pl.INT32, pl.Mem.Acc] = pl.tile.matmul(al, br)
-c1: pl.Tile[[16, 16], pl.INT32, pl.Mem.Acc] = pl.tile.matmul_acc(c0, al, br)
-r: pl.Tensor[[16, 16], pl.INT32] = pl.store(c1, [0, 0], c)
-return r
-""")
+    fn = _matmul_twice(16, 32, 16, "INT32")
     rng = np.random.default_rng(seed)
     a = rng.integers(-top, top + 1, (16, 32)).astype(np.int32)
     b = rng.integers(-top, top + 1, (32, 16)).astype(np.int32)
