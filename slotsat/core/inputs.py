@@ -592,7 +592,8 @@ def _spread(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call], extent: int,
 
 
 def _literal(e: ir.CallArg | None) -> int | None:
-    """The value of an integer literal, through casts (`pl.const(8, pl.INT32)`), else None."""
+    """The value of an integer literal (`8`, `pl.const(8, pl.INT32)`), also under casts (which
+    `_shifted` looks through the same way), else None."""
     while isinstance(e, ir.Cast):
         e = e.a
     return ir.literal_value(e) if isinstance(e, ir.ConstInt) else None

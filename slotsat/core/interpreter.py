@@ -117,7 +117,7 @@ import itertools
 import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeAlias
 
 import numpy as np
@@ -821,8 +821,8 @@ class Interpreter:
         r, c = val.at
         whole = val.shape == buf.data.shape
         data = buf.data if whole else buf.data[r:r + val.shape[0], c:c + val.shape[1]]
-        fresh = TileVal(data, buf.valid if whole else val.valid, val.dtype, val.shape, val.backing, None,
-                        val.at, buf, buf.version)
+        fresh = replace(val, data=data, valid=buf.valid if whole else val.valid, predicate=None,
+                        version=buf.version)
         self._env[v.id] = fresh
         return fresh
 
@@ -993,8 +993,7 @@ class Interpreter:
         valid = _rc([int(v) for v in declared])  # type: ignore[arg-type]
         if valid == val.valid or not all(0 <= v <= d for v, d in zip(valid, val.shape, strict=True)):
             return val
-        return TileVal(val.data, valid, val.dtype, val.shape, val.backing, val.predicate, val.at, val.buffer,
-                       val.version)
+        return replace(val, valid=valid)
 
     def _bind(self, var: ir.Var, val: Value, value: ir.Expr | ir.Call, span: Span) -> Value:
         """Place a new tile in its slot when its type carries a MemRef."""
