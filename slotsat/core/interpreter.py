@@ -58,11 +58,14 @@ data, `Undefined`), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALU
 `col_argmax` / `col_argmin` (the first of equal extremes; a row holding NaN gives undefined
 data), `tile.concat` (sources of one valid row count, the second
 after the first one's valid columns) and `tensor.view` (a row-major reshape, read only),
-`tile.transpose` (of a fully valid tile). Any other op, a call of another function, a
-modelled op in a form of the reference the model does not cover (`unmodelled_call`), or a
-tuple or array value is an `InterpreterError` naming it, raised before the run starts
-(`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic dimensions take the
-values given under their names.
+`tile.transpose` (of a fully valid tile), `tile.fillpad_inplace` (`tile.fillpad` in its source's
+buffer), `tile.fmods`, `tile.expands`, `tile.sels`, `tile.prelu`, and, where the reference's
+sources disagree on the result, valid where they agree (`_agreed`; elsewhere undefined data):
+`tile.addc` / `subc` / `addsc` / `subsc`, `tile.rem` / `rems` and `tile.lrelu`. Any other op, a
+call of another function, a modelled op in a form of the reference the model does not cover
+(`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
+before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's
+symbolic dimensions take the values given under their names.
 
 Buffers
     A fresh tile has a buffer of its own (`TileBuffer`); a view (`tile.slice`, `tile.reshape`,
@@ -865,16 +868,18 @@ class Interpreter:
                              "only)", span)
         return self._read(val)
 
-    def _predicate(self, arg: ir.CallArg, span: Span) -> Predicate:
-        """The comparison a `tile.sel` mask holds; its buffer must not have been overwritten."""
+    def _predicate(self, c: ir.Call) -> Predicate:
+        """The comparison the mask of `tile.sel` / `tile.sels` (its first argument) holds; its
+        buffer must not have been overwritten."""
+        arg, span = c.args[0], c.span
         if not isinstance(arg, ir.Var):
             raise InterpreterError("expected a tile variable", span)
         val = self._current(arg, self._env.get(arg.id))
         if not isinstance(val, TileVal) or val.predicate is None:
-            raise Unmodelled(f"tile.sel with the mask '{arg.name_hint}', which is not a tile.cmp / tile.cmps "
+            raise Unmodelled(f"{c.op} with the mask '{arg.name_hint}', which is not a tile.cmp / tile.cmps "
                              "result (a mask's encoding is target-defined)", span)
         if self._read(val) is not val:
-            raise InterpreterError(f"the mask '{arg.name_hint}' of tile.sel was overwritten in its buffer",
+            raise InterpreterError(f"the mask '{arg.name_hint}' of {c.op} was overwritten in its buffer",
                                    span)
         return val.predicate
 
@@ -1923,6 +1928,158 @@ def _op_fmod(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(as_dtype(data, a.dtype), valid, a.dtype, a.shape)
 
 
+def _agreed(it: Interpreter, c: ir.Call, readings: Sequence[TileVal], disagreement: str) -> TileVal:
+    """The first of `readings` (the op's result as each of the reference's sources states it,
+    one type and valid region) where they all agree over the valid region (bit for bit: a
+    zero's sign counts, and NaN agrees with NaN), and undefined data (`Undefined`) where they
+    do not, so `slotsat check` confirms nothing that depends on which source is right.
+    `disagreement` says what the sources say, for the read's description."""
+    first = readings[0]
+    data = _need_data(first)
+    vr, vc = first.valid
+    agree = np.ones(data.shape, dtype=bool)
+    for other in readings[1:]:
+        a, b = data[:vr, :vc], _need_data(other)[:vr, :vc]
+        same = a == b
+        if first.dtype.is_float:
+            same = (same & (np.signbit(a) == np.signbit(b))) | (np.isnan(a) & np.isnan(b))
+        agree[:vr, :vc] &= same
+    if bool(agree.all()):
+        return first
+    what = f"{c.op} at {c.span.line}:{c.span.col} where {disagreement}"
+    return replace(first, data=np.where(agree, data, it.undefined.data(data.shape, first.dtype, what)))
+
+
+def _scalar_tile(it: Interpreter, c: ir.Call, k: int, like: TileVal) -> Array:
+    """The call's scalar argument `k` at every element of a tile like `like`, converted to its
+    dtype (wrapped, or rounded), as the reference stamps a scalar operand with the tile's."""
+    s = _scalar_operand(it, c, k)
+    fill = like.dtype.wrap(int(s)) if like.dtype.is_int else float(s)
+    return as_dtype(np.full(like.shape, fill, dtype=_need_data(like).dtype), like.dtype)
+
+
+def _same_tiles(c: ir.Call, tiles: Sequence[TileVal]) -> tuple[int, int]:
+    """The region where all of an elementwise op's tile operands are valid; they must share one
+    shape and dtype."""
+    first = tiles[0]
+    if any(t.shape != first.shape or t.dtype != first.dtype for t in tiles[1:]):
+        raise InterpreterError(f"'{c.op}' operands differ in shape or dtype", c.span)
+    return min(t.valid[0] for t in tiles), min(t.valid[1] for t in tiles)
+
+
+def _op_add_carry(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.addc(a, b, d)` / `tile.subc(a, b, d)` and their scalar-middle forms `tile.addsc(a,
+    s, d)` / `tile.subsc(a, s, d)`: `a + b + d` and a difference, each step stored at the
+    dtype, over the region where the tiles are valid.
+
+    The reference's sources disagree on the difference: its DSL docstrings and its debug torch
+    code generator compute `a - b - d`, the PTO IR manual's TSUBC / TSUBSC `a - b + d`. They
+    agree where `d` is zero; elsewhere the element is undefined data (`_agreed`)."""
+    a, d = it._tile(c.args[0], c.span), it._tile(c.args[2], c.span)
+    if c.op.endswith("sc"):
+        valid = _same_tiles(c, (a, d))
+        middle = _scalar_tile(it, c, 1, a)
+    else:
+        b = it._tile(c.args[1], c.span)
+        valid = _same_tiles(c, (a, b, d))
+        middle = _need_data(b)
+    add = c.op.startswith("tile.add")
+
+    def then(op: str, x: Array, y: Array) -> TileVal:
+        return TileVal(as_dtype(_binary(op, x, y, a.dtype, c.span), a.dtype), valid, a.dtype, a.shape)
+
+    first = _need_data(then("tile.add" if add else "tile.sub", _need_data(a), middle))
+    plus = then("tile.add", first, _need_data(d))
+    if add:
+        return plus
+    return _agreed(it, c, (then("tile.sub", first, _need_data(d)), plus),
+                   "the third operand is not zero (the reference's docstring and torch code generator "
+                   "subtract it, the PTO IR manual adds it)")
+
+
+def _op_rem(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.rem(lhs, rhs, tmp)` / `tile.rems(lhs, scalar, tmp)`: the remainder of `lhs / rhs`
+    over the region where the tiles are valid; `tmp` is the ISA's scratch tile. An integer
+    remainder by zero is a fault.
+
+    The reference's sources disagree on the sign: its DSL docstrings ("lhs % rhs") and its
+    debug torch code generator (`%`) take the divisor's (Python's floor remainder), the PTO
+    IR manual's TREM / TREMS `fmod`, the dividend's. They agree where the remainder is zero
+    (with the same zero) or the operands share a sign; elsewhere the element is undefined data
+    (`_agreed`)."""
+    a = it._tile(c.args[0], c.span)
+    it._tile(c.args[2], c.span)
+    if c.op == "tile.rems":
+        valid, b = a.valid, _scalar_tile(it, c, 1, a)
+    else:
+        other = it._tile(c.args[1], c.span)
+        valid, b = _same_tiles(c, (a, other)), _need_data(other)
+    x = _need_data(a)
+    vr, vc = valid
+    if a.dtype.is_int:
+        if bool((b[:vr, :vc] == 0).any()):
+            raise InterpreterError("integer remainder by zero in a tile", c.span)
+        b = np.where(b == 0, 1, b).astype(x.dtype)
+        with np.errstate(all="ignore"):
+            truncated, floored = np.fmod(x, b), np.remainder(x, b)
+    else:
+        with np.errstate(all="ignore"):
+            wide_x, wide_b = x.astype(np.float64), b.astype(np.float64)
+            truncated = as_dtype(np.fmod(wide_x, wide_b), a.dtype)
+            floored = as_dtype(np.remainder(wide_x, wide_b), a.dtype)
+    readings = [TileVal(r, valid, a.dtype, a.shape) for r in (truncated, floored)]
+    return _agreed(it, c, readings,
+                   "the operands' signs differ (the PTO IR manual's remainder takes the dividend's sign, "
+                   "the reference's docstring and torch code generator the divisor's)")
+
+
+def _op_fmods(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.fmods(lhs, scalar)`: `tile.fmod` by a scalar (C's `fmod`: the remainder with the
+    sign of `lhs`, the reference's docstring, its torch code generator's `torch.fmod`)."""
+    a = it._tile(c.args[0], c.span)
+    if not a.dtype.is_float:
+        raise Unmodelled(f"the interpreter models {c.op} of float tiles only", c.span)
+    b = _scalar_tile(it, c, 1, a)
+    with np.errstate(all="ignore"):
+        data = np.fmod(_need_data(a).astype(np.float64), b.astype(np.float64))
+    return TileVal(as_dtype(data, a.dtype), a.valid, a.dtype, a.shape)
+
+
+def _op_relu_slope(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.prelu(x, slope, tmp)` (a slope per element; `tmp` is the ISA's scratch tile) and
+    `tile.lrelu(x, slope)` (one scalar slope): `x` where `x > 0`, else `slope * x` stored at
+    the dtype (the PTO IR manual's TPRELU / TLRELU, the reference's torch code generator), over
+    float tiles.
+
+    For `tile.lrelu` the reference's docstring says `max(x, slope * x)` instead; the two agree
+    unless the slope exceeds one; elsewhere the element is undefined data (`_agreed`)."""
+    x = it._tile(c.args[0], c.span)
+    _float_only(c.op, x, c)
+    if c.op == "tile.prelu":
+        slope_tile = it._tile(c.args[1], c.span)
+        it._tile(c.args[2], c.span)
+        valid, slope = _same_tiles(c, (x, slope_tile)), _need_data(slope_tile)
+    else:
+        valid, slope = x.valid, _scalar_tile(it, c, 1, x)
+    data = _need_data(x)
+    with np.errstate(all="ignore"):
+        scaled = as_dtype(data * slope, x.dtype)
+    selected = TileVal(as_dtype(np.where(data > 0, data, scaled), x.dtype), valid, x.dtype, x.shape)
+    if c.op != "tile.lrelu":
+        return selected
+    return _agreed(it, c, (selected, replace(selected, data=as_dtype(np.maximum(data, scaled), x.dtype))),
+                   "the slope exceeds one (the PTO IR manual keeps a positive element and scales the rest, "
+                   "the reference's docstring takes max(x, slope * x))")
+
+
+def _op_expands(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.expands(target, scalar)`: a tile of `target`'s type holding the scalar, converted
+    to its dtype, at every element (the PTO IR manual's TEXPANDS; the reference's torch code
+    generator's `full_like`); `target`'s values are not read."""
+    t = it._tile(c.args[0], c.span)
+    return TileVal(_scalar_tile(it, c, 1, t), t.valid, t.dtype, t.shape)
+
+
 def _wrap_array(a: Array, dtype: DType) -> Array:
     """`a` stored at `dtype`: integers wrapped at its width (numpy's integer casts keep the low
     bits, as `DType.wrap` does; Python integers one by one), floats rounded to it."""
@@ -2687,7 +2844,7 @@ def _op_sel(it: Interpreter, c: ir.Call) -> Value:
     the reference's DeduceTileSelType takes from `lhs`); `tmp` is TSEL's scratch tile. Operands
     of two shapes or dtypes, and a mask whose comparison does not cover that region, are
     declined."""
-    pred = it._predicate(c.args[0], c.span)
+    pred = it._predicate(c)
     lhs, rhs = it._tile(c.args[1], c.span), it._tile(c.args[2], c.span)
     it._tile(c.args[3], c.span)
     vr, vc = lhs.valid
@@ -2700,6 +2857,25 @@ def _op_sel(it: Interpreter, c: ir.Call) -> Value:
     data = _need_data(lhs).copy()
     data[:vr, :vc] = np.where(pred.truth[:vr, :vc], data[:vr, :vc], _need_data(rhs)[:vr, :vc])
     return TileVal(data, lhs.valid, lhs.dtype, lhs.shape)
+
+
+def _op_sels(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.sels(mask, src, tmp, scalar)`: `src` where the comparison `mask` holds, else the
+    scalar converted to `src`'s dtype, over `src`'s valid region (the PTO IR manual's TSELS;
+    the reference's DeduceTileSelsType types the result as `src`); `tmp` is TSELS's scratch
+    tile. A mask whose comparison does not cover that region is declined, as for `tile.sel`."""
+    pred = it._predicate(c)
+    src = it._tile(c.args[1], c.span)
+    it._tile(c.args[2], c.span)
+    vr, vc = src.valid
+    if pred.truth.shape != src.shape:
+        raise Unmodelled(f"tile.sels of a {list(src.shape)} tile by a {list(pred.truth.shape)} comparison",
+                         c.span)
+    if vr > pred.valid[0] or vc > pred.valid[1]:
+        raise Unmodelled(f"tile.sels over [{vr}, {vc}] by a comparison valid over {list(pred.valid)}", c.span)
+    data = _need_data(src).copy()
+    data[:vr, :vc] = np.where(pred.truth[:vr, :vc], data[:vr, :vc], _scalar_tile(it, c, 3, src)[:vr, :vc])
+    return TileVal(data, src.valid, src.dtype, src.shape)
 
 
 def _op_scatter_mask(it: Interpreter, c: ir.Call) -> Value:
@@ -2949,11 +3125,11 @@ def _fillpad_unmodelled(c: ir.Call) -> str | None:
     dtype has no pinned-down pad value), or None."""
     mode = _fillpad_mode(c)
     if mode not in _PAD_VALUES:
-        return "tile.fillpad other than with pad_value=pl.PadValue.zero, max or min"
+        return f"{c.op} other than with pad_value=pl.PadValue.zero, max or min"
     src = c.args[0] if c.args else None
     if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) \
             and src.type.dtype not in _PAD_VALUES[mode]:
-        return (f"tile.fillpad of pl.{src.type.dtype.value} with pl.PadValue.{mode} (the value pto-isa "
+        return (f"{c.op} of pl.{src.type.dtype.value} with pl.PadValue.{mode} (the value pto-isa "
                 "pads with is not pinned down for this dtype)")
     return None
 
@@ -2977,12 +3153,21 @@ def _op_fillpad(it: Interpreter, c: ir.Call) -> Value:
         and src.type.layout is not None else None
     vr, vc = t.valid
     if src_pad == mode and vc % (32 // t.dtype.nbytes) and vc < t.shape[1]:
-        raise Unmodelled(f"tile.fillpad to pl.PadValue.{mode} of a tile that already carries that pad, "
+        raise Unmodelled(f"{c.op} to pl.PadValue.{mode} of a tile that already carries that pad, "
                          f"its {vc} valid columns not ending on a 32-byte boundary (the device leaves "
                          "the columns up to the boundary as they are)", c.span)
     data = np.full(t.shape, fill, dtype=numpy_dtype(t.dtype))
     data[:vr, :vc] = _need_data(t)[:vr, :vc]
     return TileVal(as_dtype(data, t.dtype), t.shape, t.dtype, t.shape)
+
+
+def _op_fillpad_inplace(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.fillpad_inplace(src, pad_value=...)`: `tile.fillpad`'s values (the reference's
+    docstring: TFILLPAD_INPLACE, the same padding into the source's own buffer), valid over
+    the source's shape, in the source's buffer."""
+    padded = _op_fillpad(it, c)
+    assert isinstance(padded, TileVal)
+    return replace(padded, backing=it._tile(c.args[0], c.span).backing)
 
 
 # ---- cross-core pipes (a Group function's halves; `_run_group`)
@@ -3417,6 +3602,12 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.gemv_bias": (3, 3, frozenset()),
     "tile.gemv_acc": (3, 3, frozenset()),
     "tile.fmod": (2, 2, frozenset()),
+    "tile.fmods": (2, 2, frozenset()),
+    **{f"tile.{k}": (3, 3, frozenset()) for k in ("addc", "subc", "addsc", "subsc", "rem", "rems", "prelu")},
+    "tile.lrelu": (2, 2, frozenset()),
+    "tile.sels": (4, 4, frozenset()),
+    "tile.expands": (2, 2, frozenset()),
+    "tile.fillpad_inplace": (1, 1, frozenset({"pad_value"})),
     "tile.scatter": (3, 3, frozenset()),
     "tile.mscatter": (3, 3, frozenset()),
     "tile.mgather": (2, 2, frozenset({"coalesce", "gather_oob", "target_memory"})),
@@ -3502,7 +3693,7 @@ def unmodelled_call(c: ir.Call, cross_core: bool = False) -> str | None:
         return f"{c.op} with {len(c.args)} arguments"
     if c.op == "tile.store" and _atomic(c) not in ("None_", "Add"):
         return f"tile.store with atomic=pl.AtomicType.{_atomic(c)}"
-    if c.op == "tile.fillpad" and (why := _fillpad_unmodelled(c)) is not None:
+    if c.op in ("tile.fillpad", "tile.fillpad_inplace") and (why := _fillpad_unmodelled(c)) is not None:
         return why
     space = c.kwarg("target_memory") if c.op == "tile.mgather" else None
     if isinstance(space, ir.SpaceArg) and space.space is not ir.MemorySpace.Vec:
@@ -3546,6 +3737,13 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.gemv_bias": _op_gemv_bias,
     "tile.gemv_acc": _op_gemv_acc,
     "tile.fmod": _op_fmod,
+    "tile.fmods": _op_fmods,
+    **{f"tile.{k}": _op_add_carry for k in ("addc", "subc", "addsc", "subsc")},
+    "tile.rem": _op_rem,
+    "tile.rems": _op_rem,
+    "tile.prelu": _op_relu_slope,
+    "tile.lrelu": _op_relu_slope,
+    "tile.expands": _op_expands,
     "tile.scatter": _op_scatter,
     "tile.mscatter": _op_mscatter,
     "tile.mgather": _op_mgather,
@@ -3587,8 +3785,10 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.cmp": _op_cmp,
     "tile.cmps": _op_cmp,
     "tile.sel": _op_sel,
+    "tile.sels": _op_sels,
     "tile.gather": _op_gather,
     "tile.fillpad": _op_fillpad,
+    "tile.fillpad_inplace": _op_fillpad_inplace,
     "tile.col_max": _op_col_extreme,
     "tile.col_min": _op_col_extreme,
     **{f"tile.{k}": _op_arg_extreme for k in ("row_argmax", "row_argmin", "col_argmax", "col_argmin")},

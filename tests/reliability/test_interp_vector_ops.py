@@ -1,0 +1,163 @@
+"""The interpreter's models of the remaining vector ops of the reference's printed form (issue
+16): the fused add / subtract family (`tile.addc`, `subc`, `addsc`, `subsc`), the remainders
+`tile.rem` / `rems` and `tile.fmods`, the slopes `tile.prelu` / `tile.lrelu`, `tile.sels`,
+`tile.expands` and `tile.fillpad_inplace`, each against a hand-computed expectation.
+
+Where the reference's sources disagree on a result (subc's third operand, a remainder's sign,
+lrelu with a slope over one), the run holds undefined data (`interpreter.Undefined`) exactly
+where they disagree: the poison filling there, the agreed value everywhere else."""
+
+# ruff: noqa: E501  (embedded kernel text keeps one statement per line, 10-dsl.md §9.1)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from slotsat.core import ir
+from slotsat.core.interp_errors import InterpreterError
+from slotsat.core.interpreter import Interpreter, Undefined, ensure_modelled
+from tests.reliability.interp_harness import kernel
+
+TWO = "a: pl.Tensor[[2, 4], pl.{t}], b: pl.Tensor[[2, 4], pl.{t}], out: pl.Out[pl.Tensor[[2, 4], pl.{t}]]"
+RET = "pl.Tensor[[2, 4], pl.{t}]"
+
+
+def _binary_kernel(line: str, dtype: str = "FP32") -> ir.Function:
+    """`out = LINE` of the tiles `x` (from `a`) and `y` (from `b`), [2, 4] each; LINE defines `m`."""
+    return kernel(TWO.format(t=dtype), RET.format(t=dtype), f"""
+x: pl.Tile[[2, 4], pl.{dtype}, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 4])
+y: pl.Tile[[2, 4], pl.{dtype}, pl.Mem.Vec] = pl.load(b, [0, 0], [2, 4])
+tmp: pl.Tile[[2, 4], pl.{dtype}, pl.Mem.Vec] = pl.tile.create([2, 4], dtype=pl.{dtype}, target_memory=pl.Mem.Vec)
+{line}
+r: pl.Tensor[[2, 4], pl.{dtype}] = pl.store(m, [0, 0], out)
+return r
+""")
+
+
+def _run(fn: ir.Function, a: np.ndarray, b: np.ndarray, filling: int = 0) -> tuple[np.ndarray, list[str]]:
+    """`fn`'s output on `a` and `b` with undefined data filled by `filling`, and the undefined
+    data it read other than the scratch tile's contents (`tile.create`)."""
+    ensure_modelled(fn)
+    undefined = Undefined(filling=filling, seed=3)
+    it = Interpreter(physical=False, prefetch=False, undefined=undefined)
+    (r,) = it.run(fn, {"a": a, "b": b, "out": np.zeros(a.shape, a.dtype)})
+    assert isinstance(r, np.ndarray)
+    return r, [read for read in undefined.reads if not read.startswith("tile.create")]
+
+
+F = np.array([[1.5, -2.0, 3.0, 0.25], [4.0, -1.0, -8.0, 2.0]], dtype=np.float32)
+G = np.array([[0.5, 1.0, -2.0, 0.75], [-3.0, 2.0, 0.5, -1.0]], dtype=np.float32)
+
+
+@pytest.mark.parametrize(("line", "want"), [
+    ("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.addc(x, y, y)", F + G + G),
+    ("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.addsc(x, 2.5, y)", F + 2.5 + G),
+])
+def test_the_fused_additions_add_all_three_operands(line: str, want: np.ndarray) -> None:
+    r, undefined = _run(_binary_kernel(line), F, G)
+    np.testing.assert_array_equal(r, want)
+    assert undefined == []
+
+
+def test_addc_wraps_integer_sums_at_the_dtype() -> None:
+    a = np.array([[2**31 - 1, 5, -7, 0]] * 2, dtype=np.int32)
+    b = np.array([[1, 2, 3, -2**31]] * 2, dtype=np.int32)
+    r, _ = _run(_binary_kernel("m: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.tile.addc(x, y, y)", "INT32"), a, b)
+    want = ((a.astype(np.int64) + 2 * b.astype(np.int64) + 2**31) % 2**32 - 2**31).astype(np.int32)
+    np.testing.assert_array_equal(r, want)
+
+
+def test_subc_is_defined_where_its_sources_agree_and_undefined_elsewhere() -> None:
+    """The docstring's `a - b - d` and the ISA manual's `a - b + d` agree where `d` is zero."""
+    d = np.array([[0.0, 1.0, 0.0, -2.0], [0.0, 0.0, 3.0, 0.0]], dtype=np.float32)
+    fn = _binary_kernel("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.subc(x, x, y)")
+    poisoned, undefined = _run(fn, F, d)
+    assert len(undefined) == 1 and undefined[0].startswith("tile.subc at ")
+    assert "the third operand is not zero" in undefined[0]
+    np.testing.assert_array_equal(np.isnan(poisoned), d != 0)
+    np.testing.assert_array_equal(poisoned[d == 0], 0.0)
+    drawn, _ = _run(fn, F, d, filling=1)
+    assert not np.isnan(drawn).any() and (drawn[d != 0] != 0).all()
+
+
+def test_subsc_subtracts_the_scalar() -> None:
+    zero = np.zeros((2, 4), dtype=np.float32)
+    r, undefined = _run(_binary_kernel("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.subsc(x, 1.5, y)"), F, zero)
+    np.testing.assert_array_equal(r, F - 1.5)
+    assert undefined == []
+
+
+def test_rem_is_defined_where_the_operands_share_a_sign() -> None:
+    a = np.array([[7.5, -7.5, 7.5, -7.5], [6.0, -6.0, 1.0, 0.0]], dtype=np.float32)
+    b = np.array([[2.0, -2.0, -2.0, 2.0], [3.0, 3.0, 4.0, -5.0]], dtype=np.float32)
+    r, undefined = _run(_binary_kernel("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.rem(x, y, tmp)"), a, b)
+    # fmod and the floor remainder agree on (7.5, 2), (-7.5, -2), (6, 3) and (1, 4) only:
+    # (7.5, -2) and (-7.5, 2) differ in sign, (-6, 3) and (0, -5) in the zero's sign
+    agreed = np.array([[True, True, False, False], [True, False, True, False]])
+    np.testing.assert_array_equal(np.isnan(r), ~agreed)
+    np.testing.assert_array_equal(r[agreed], [1.5, -1.5, 0.0, 1.0])
+    assert "the operands' signs differ" in undefined[0]
+
+
+def test_integer_rems_by_a_scalar_and_by_zero() -> None:
+    a = np.array([[7, 8, 9, 10], [0, 1, 2, 3]], dtype=np.int32)
+    fn = _binary_kernel("m: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.tile.rems(x, 4, tmp)", "INT32")
+    r, undefined = _run(fn, a, a)
+    np.testing.assert_array_equal(r, a % 4)
+    assert undefined == []
+    zero = _binary_kernel("m: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.tile.rem(x, y, tmp)", "INT32")
+    with pytest.raises(InterpreterError, match="integer remainder by zero"):
+        _run(zero, a, np.where(a == 9, 0, 1).astype(np.int32))
+
+
+def test_fmods_keeps_the_sign_of_the_dividend() -> None:
+    r, _ = _run(_binary_kernel("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.fmods(x, 1.25)"), F, G)
+    np.testing.assert_array_equal(r, np.fmod(F, np.float32(1.25)))
+
+
+def test_prelu_scales_the_elements_that_are_not_positive() -> None:
+    r, _ = _run(_binary_kernel("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.prelu(x, y, tmp)"), F, G)
+    np.testing.assert_array_equal(r, np.where(F > 0, F, F * G))
+
+
+def test_lrelu_with_a_slope_under_one_is_defined_everywhere() -> None:
+    r, undefined = _run(_binary_kernel("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.lrelu(x, 0.125)"), F, G)
+    np.testing.assert_array_equal(r, np.where(F > 0, F, F * np.float32(0.125)))
+    assert undefined == []
+
+
+def test_lrelu_with_a_slope_over_one_is_undefined_at_its_nonzero_elements() -> None:
+    """`x > 0 ? x : 3x` and `max(x, 3x)` differ at every nonzero `x`."""
+    x = np.array([[1.5, -2.0, 0.0, 0.25], [-0.0, -1.0, -8.0, 0.0]], dtype=np.float32)
+    r, undefined = _run(_binary_kernel("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.lrelu(x, 3.0)"), x, G)
+    np.testing.assert_array_equal(np.isnan(r), x != 0)
+    np.testing.assert_array_equal(r[x == 0], 0.0)
+    assert "the slope exceeds one" in undefined[0]
+
+
+def test_sels_takes_the_scalar_where_the_comparison_fails() -> None:
+    fn = _binary_kernel("""c: pl.Tile[[2, 1], pl.UINT8, pl.Mem.Vec] = pl.tile.cmp(x, y, cmp_type=4)
+m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.sels(c, x, tmp, -9.0)""")
+    r, _ = _run(fn, F, G)
+    np.testing.assert_array_equal(r, np.where(F > G, F, np.float32(-9.0)))
+
+
+def test_expands_fills_the_target_type_with_the_scalar() -> None:
+    fn = _binary_kernel("m: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.tile.expands(x, 2**31 + 5)", "INT32")
+    a = np.arange(8, dtype=np.int32).reshape(2, 4)
+    r, _ = _run(fn, a, a)
+    np.testing.assert_array_equal(r, np.full((2, 4), -2**31 + 5, dtype=np.int32))
+
+
+def test_fillpad_inplace_pads_in_the_source_buffer() -> None:
+    """The padded result, and the source's own name read after it (one buffer)."""
+    fn = kernel(TWO.format(t="FP32"), RET.format(t="FP32"), """
+x: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 4])] = pl.load(a, [0, 0], [2, 4], [1, 4])
+p: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.fillpad_inplace(x, pad_value=pl.PadValue.max)
+s: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.add(p, p)
+r: pl.Tensor[[2, 4], pl.FP32] = pl.store(s, [0, 0], out)
+return r
+""")
+    r, _ = _run(fn, F, G)
+    np.testing.assert_array_equal(r, [2 * F[0], [np.inf] * 4])
