@@ -59,13 +59,14 @@ data, `Undefined`), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALU
 data), `tile.concat` (sources of one valid row count, the second
 after the first one's valid columns) and `tensor.view` (a row-major reshape, read only),
 `tile.transpose` (of a fully valid tile), `tile.fillpad_inplace` (`tile.fillpad` in its source's
-buffer), `tile.fmods`, `tile.expands`, `tile.sels`, `tile.prelu`, and, where the reference's
-sources disagree on the result, valid where they agree (`_agreed`; elsewhere undefined data):
-`tile.addc` / `subc` / `addsc` / `subsc`, `tile.rem` / `rems` and `tile.lrelu`. Any other op, a
-call of another function, a modelled op in a form of the reference the model does not cover
-(`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised
-before the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's
-symbolic dimensions take the values given under their names.
+buffer) and `tile.fillpad_expand` (into a larger tile), `tile.random` (a repeatable stand-in held
+as undefined data, `Undefined.keyed`), `tile.fmods`, `tile.expands`, `tile.sels`, `tile.prelu`,
+and, where the reference's sources disagree on the result, valid where they agree (`_agreed`;
+elsewhere undefined data): `tile.addc` / `subc` / `addsc` / `subsc`, `tile.rem` / `rems` and
+`tile.lrelu`. Any other op, a call of another function, a modelled op in a form of the reference
+the model does not cover (`unmodelled_call`), or a tuple or array value is an `InterpreterError`
+naming it, raised before the run starts (`ensure_modelled`) wherever the call sits. A tensor
+parameter's symbolic dimensions take the values given under their names.
 
 Buffers
     A fresh tile has a buffer of its own (`TileBuffer`); a view (`tile.slice`, `tile.reshape`,
@@ -235,7 +236,8 @@ class Undefined:
     """Data a run reads that the program never defined or whose value the reference leaves
     open (a fresh tile's contents, a load's part outside its valid shape, an element
     `tile.gather` reads outside its source's valid part, a column `tile.scatter_mask` does not
-    select over a non-zero destination), and how the run fills it.
+    select over a non-zero destination, the values `tile.random` draws), and how the run
+    fills it.
 
     The device leaves such data implementation-defined, so no one filling is right: `slotsat
     check` runs an original program that read some once per filling (`UNDEFINED_FILLINGS`) and
@@ -267,19 +269,37 @@ class Undefined:
         `zeros_first`: filling 0 is zeros rather than the poison (`tile.create`, which programs
         use as scratch, and a load's part outside its valid shape: zeros a plain interpreter
         run keeps)."""
+        self._record(what, zeros_first)
+        if self.filling == 0 or (self.only is not None and what != self.only):
+            return np.zeros(shape, dtype=numpy_dtype(dtype)) if zeros_first else _poison(shape, dtype)
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.seed)
+        return self._draw(self._rng, shape, dtype)
+
+    def keyed(self, key: Sequence[int], shape: tuple[int, ...], dtype: DType, what: str) -> Array:
+        """`data` (not zeros first) as a function of `key`: within one filling the same key
+        gives the same values, and filling 1 and 2 are each another function of it. For a
+        value the program defines but the run does not reproduce (`tile.random`)."""
+        self._record(what, zeros_first=False)
+        if self.filling == 0 or (self.only is not None and what != self.only):
+            return _poison(shape, dtype)
+        rng = np.random.default_rng([self.seed, *(k % (1 << 64) for k in key)])
+        return self._draw(rng, shape, dtype)
+
+    def _record(self, what: str, zeros_first: bool) -> None:
         if not any(r == what for r in self.reads):
             # a fresh tile's contents are read by most programs, as scratch: other reads come
             # first, so the one a message names (`reads[0]`) is the more telling one
             self.reads.insert(len(self.reads) if zeros_first else self._plain, what)
             self._plain += 0 if zeros_first else 1
-        if self.filling == 0 or (self.only is not None and what != self.only):
-            return np.zeros(shape, dtype=numpy_dtype(dtype)) if zeros_first else _poison(shape, dtype)
-        if self._rng is None:
-            self._rng = np.random.default_rng(self.seed)
+
+    def _draw(self, rng: np.random.Generator, shape: tuple[int, ...], dtype: DType) -> Array:
+        """Filling 1's values from `rng` (floats of magnitude 1e3 to 1e4 with random signs,
+        integers over the dtype's range), or filling 2's (their mirror image)."""
         if dtype.is_float:
-            values = self._rng.uniform(1e3, 1e4, shape) * self._rng.choice([-1.0, 1.0], shape)
+            values = rng.uniform(1e3, 1e4, shape) * rng.choice([-1.0, 1.0], shape)
             return as_dtype(values if self.filling == 1 else -values, dtype)
-        bits = self._rng.integers(0, 1 << 64, shape, dtype=np.uint64, endpoint=False)
+        bits = rng.integers(0, 1 << 64, shape, dtype=np.uint64, endpoint=False)
         if self.filling == 2:
             bits = ~bits
         ints = [dtype.wrap(int(b)) for b in bits.reshape(-1)]
@@ -2258,6 +2278,35 @@ def _op_create(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(data, valid, dtype, (rows, cols))
 
 
+def _op_random(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.random(key0, key1, counter0, .., counter3, shape[, valid_shape], dtype=, rounds=)`:
+    pto-isa's TRANDOM, a counter-based generator whose values the reference's own runtime test
+    does not reproduce (test_random.py checks only that two draws with the same seeds are
+    equal). The run models what that test relies on: a deterministic function of the keys,
+    counters, rounds, dtype, shape and valid shape, whose values are undefined data
+    (`Undefined.keyed`: each filling is another such function). So an output that depends on
+    the values drawn is set aside, and one that depends only on the draws being repeatable
+    (`random(s) - random(s)`) is compared. Only the valid rows and columns are written."""
+    seeds = [it.scalar(a) if isinstance(a, ir.SCALAR_EXPRS) else None for a in c.args[:6]]  # type: ignore[arg-type]
+    if not all(isinstance(k, int) for k in seeds):
+        raise InterpreterError("tile.random needs six known integer keys and counters", c.span)
+    shape = _rc(it._list(c.args[6], "random shape", c.span))
+    window = named_arg(c, 7, "valid_shape")
+    valid = shape if window is None else _rc(it._list(window, "random valid shape", c.span))
+    value = c.kwarg("dtype")
+    dtype = value.dtype if isinstance(value, ir.DTypeArg) else DType.UINT32
+    rounds = c.kwarg("rounds")
+    key = [*seeds, rounds.value if isinstance(rounds, ir.ConstInt) else 10, *shape, *valid,
+           list(DType).index(dtype)]
+    what = (f"tile.random at {c.span.line}:{c.span.col}: the values it draws (pto-isa's TRANDOM is not "
+            "reproduced)")
+    data = it.undefined.data(shape, dtype, f"tile.random at {c.span.line}:{c.span.col}: the part outside "
+                             "its valid shape, which it does not write", zeros_first=True)
+    vr, vc = valid
+    data[:vr, :vc] = it.undefined.keyed(key, shape, dtype, what)[:vr, :vc]  # type: ignore[arg-type]
+    return TileVal(data, valid, dtype, shape)
+
+
 def _op_full(it: Interpreter, c: ir.Call) -> Value:
     rows, cols = _rc(it._list(c.args[0], "full shape", c.span))
     dtype = _dtype_kwarg(c)
@@ -3112,6 +3161,10 @@ reference's debug torch code generator pads floats with the finite `finfo` limit
 device's table and goldens decide."""
 
 
+_PADDING = frozenset({"tile.fillpad", "tile.fillpad_inplace", "tile.fillpad_expand"})
+"""The ops that pad with a `pl.PadValue` (`_PAD_VALUES`)."""
+
+
 def _fillpad_mode(c: ir.Call) -> str:
     """The `pl.PadValue` member a `tile.fillpad` call pads with (`zero` when it names none)."""
     arg = c.kwarg("pad_value")
@@ -3143,6 +3196,12 @@ def _op_fillpad(it: Interpreter, c: ir.Call) -> Value:
     the next 32-byte boundary are rewritten only when the source's own pad differs from the
     requested one; a source that already carries that pad keeps whatever its buffer holds
     there, so that case is declined unless the valid columns end on a 32-byte boundary."""
+    return _padded(it, c, it._tile(c.args[0], c.span).shape)
+
+
+def _padded(it: Interpreter, c: ir.Call, shape: tuple[int, int]) -> TileVal:
+    """A new tile of `shape` holding the valid part of the source (`c`'s first argument) at its
+    top left and the pad value of `c`'s `pad_value` everywhere else, valid over all of it."""
     t = it._tile(c.args[0], c.span)
     mode = _fillpad_mode(c)
     fill = _PAD_VALUES.get(mode, {}).get(t.dtype)
@@ -3152,22 +3211,34 @@ def _op_fillpad(it: Interpreter, c: ir.Call) -> Value:
     src_pad = src.type.layout.pad if isinstance(src, ir.Var) and isinstance(src.type, ir.TileType) \
         and src.type.layout is not None else None
     vr, vc = t.valid
-    if src_pad == mode and vc % (32 // t.dtype.nbytes) and vc < t.shape[1]:
+    if src_pad == mode and vc % (32 // t.dtype.nbytes) and vc < shape[1]:
         raise Unmodelled(f"{c.op} to pl.PadValue.{mode} of a tile that already carries that pad, "
                          f"its {vc} valid columns not ending on a 32-byte boundary (the device leaves "
                          "the columns up to the boundary as they are)", c.span)
-    data = np.full(t.shape, fill, dtype=numpy_dtype(t.dtype))
+    data = np.full(shape, fill, dtype=numpy_dtype(t.dtype))
     data[:vr, :vc] = _need_data(t)[:vr, :vc]
-    return TileVal(as_dtype(data, t.dtype), t.shape, t.dtype, t.shape)
+    return TileVal(as_dtype(data, t.dtype), shape, t.dtype, shape)
+
+
+def _op_fillpad_expand(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.fillpad_expand(src, [R, C], pad_value=...)`: `tile.fillpad` into a destination of
+    `[R, C]`, each at least the source's extent (the reference's docstring and the golden of
+    its runtime test, test_fillpad_expand.py: `dst[i, j] = src[i, j]` inside the source's
+    valid region, the pad value elsewhere)."""
+    t = it._tile(c.args[0], c.span)
+    shape = _rc(it._list(c.args[1], "fillpad_expand shape", c.span))
+    if shape[0] < t.shape[0] or shape[1] < t.shape[1]:
+        raise InterpreterError(f"tile.fillpad_expand to {list(shape)} of a {list(t.shape)} tile (the "
+                               "destination must be at least the source's shape)", c.span)
+    return _padded(it, c, shape)
 
 
 def _op_fillpad_inplace(it: Interpreter, c: ir.Call) -> Value:
     """`tile.fillpad_inplace(src, pad_value=...)`: `tile.fillpad`'s values (the reference's
     docstring: TFILLPAD_INPLACE, the same padding into the source's own buffer), valid over
     the source's shape, in the source's buffer."""
-    padded = _op_fillpad(it, c)
-    assert isinstance(padded, TileVal)
-    return replace(padded, backing=it._tile(c.args[0], c.span).backing)
+    t = it._tile(c.args[0], c.span)
+    return replace(_padded(it, c, t.shape), backing=t.backing)
 
 
 # ---- cross-core pipes (a Group function's halves; `_run_group`)
@@ -3608,6 +3679,8 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.sels": (4, 4, frozenset()),
     "tile.expands": (2, 2, frozenset()),
     "tile.fillpad_inplace": (1, 1, frozenset({"pad_value"})),
+    "tile.fillpad_expand": (2, 2, frozenset({"pad_value"})),
+    "tile.random": (7, 8, frozenset({"dtype", "rounds"})),
     "tile.scatter": (3, 3, frozenset()),
     "tile.mscatter": (3, 3, frozenset()),
     "tile.mgather": (2, 2, frozenset({"coalesce", "gather_oob", "target_memory"})),
@@ -3693,7 +3766,7 @@ def unmodelled_call(c: ir.Call, cross_core: bool = False) -> str | None:
         return f"{c.op} with {len(c.args)} arguments"
     if c.op == "tile.store" and _atomic(c) not in ("None_", "Add"):
         return f"tile.store with atomic=pl.AtomicType.{_atomic(c)}"
-    if c.op in ("tile.fillpad", "tile.fillpad_inplace") and (why := _fillpad_unmodelled(c)) is not None:
+    if c.op in _PADDING and (why := _fillpad_unmodelled(c)) is not None:
         return why
     space = c.kwarg("target_memory") if c.op == "tile.mgather" else None
     if isinstance(space, ir.SpaceArg) and space.space is not ir.MemorySpace.Vec:
@@ -3789,6 +3862,8 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.gather": _op_gather,
     "tile.fillpad": _op_fillpad,
     "tile.fillpad_inplace": _op_fillpad_inplace,
+    "tile.fillpad_expand": _op_fillpad_expand,
+    "tile.random": _op_random,
     "tile.col_max": _op_col_extreme,
     "tile.col_min": _op_col_extreme,
     **{f"tile.{k}": _op_arg_extreme for k in ("row_argmax", "row_argmin", "col_argmax", "col_argmin")},

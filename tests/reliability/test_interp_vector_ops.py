@@ -1,7 +1,8 @@
 """The interpreter's models of the remaining vector ops of the reference's printed form (issue
 16): the fused add / subtract family (`tile.addc`, `subc`, `addsc`, `subsc`), the remainders
 `tile.rem` / `rems` and `tile.fmods`, the slopes `tile.prelu` / `tile.lrelu`, `tile.sels`,
-`tile.expands` and `tile.fillpad_inplace`, each against a hand-computed expectation.
+`tile.expands`, `tile.fillpad_inplace` and `tile.fillpad_expand`, each against a hand-computed
+expectation; and `tile.random`, whose values are a deterministic stand-in held as undefined data.
 
 Where the reference's sources disagree on a result (subc's third operand, a remainder's sign,
 lrelu with a slope over one), the run holds undefined data (`interpreter.Undefined`) exactly
@@ -11,9 +12,12 @@ where they disagree: the poison filling there, the agreed value everywhere else.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from slotsat.app.cli import main
 from slotsat.core import ir
 from slotsat.core.interp_errors import InterpreterError
 from slotsat.core.interpreter import Interpreter, Undefined, ensure_modelled
@@ -73,12 +77,14 @@ def test_subc_is_defined_where_its_sources_agree_and_undefined_elsewhere() -> No
     d = np.array([[0.0, 1.0, 0.0, -2.0], [0.0, 0.0, 3.0, 0.0]], dtype=np.float32)
     fn = _binary_kernel("m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.subc(x, x, y)")
     poisoned, undefined = _run(fn, F, d)
-    assert len(undefined) == 1 and undefined[0].startswith("tile.subc at ")
+    assert len(undefined) == 1
+    assert undefined[0].startswith("tile.subc at ")
     assert "the third operand is not zero" in undefined[0]
     np.testing.assert_array_equal(np.isnan(poisoned), d != 0)
     np.testing.assert_array_equal(poisoned[d == 0], 0.0)
     drawn, _ = _run(fn, F, d, filling=1)
-    assert not np.isnan(drawn).any() and (drawn[d != 0] != 0).all()
+    assert not np.isnan(drawn).any()
+    assert (drawn[d != 0] != 0).all()
 
 
 def test_subsc_subtracts_the_scalar() -> None:
@@ -161,3 +167,52 @@ return r
 """)
     r, _ = _run(fn, F, G)
     np.testing.assert_array_equal(r, [2 * F[0], [np.inf] * 4])
+
+
+def test_fillpad_expand_copies_the_valid_part_into_a_larger_padded_tile() -> None:
+    fn = kernel("a: pl.Tensor[[2, 4], pl.INT32], out: pl.Out[pl.Tensor[[3, 8], pl.INT32]]", "pl.Tensor[[3, 8], pl.INT32]", """
+x: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec, pl.TileView(valid_shape=[2, 3])] = pl.load(a, [0, 0], [2, 4], [2, 3])
+e: pl.Tile[[3, 8], pl.INT32, pl.Mem.Vec] = pl.tile.fillpad_expand(x, [3, 8], pad_value=pl.PadValue.min)
+r: pl.Tensor[[3, 8], pl.INT32] = pl.store(e, [0, 0], out)
+return r
+""")
+    ensure_modelled(fn)
+    a = np.arange(8, dtype=np.int32).reshape(2, 4)
+    (r,) = Interpreter(physical=False, prefetch=False).run(fn, {"a": a, "out": np.zeros((3, 8), np.int32)})
+    want = np.full((3, 8), -2**31, dtype=np.int32)
+    want[:2, :3] = a[:, :3]
+    np.testing.assert_array_equal(r, want)
+
+
+_RANDOM = """import pypto.language as pl
+
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, out: pl.Out[pl.Tensor[[4, 64], pl.UINT32]]) -> pl.Tensor[[4, 64], pl.UINT32]:
+        a: pl.Tile[[4, 64], pl.UINT32, pl.Mem.Vec] = pl.tile.random(pl.const(9, pl.INT32), pl.const(10, pl.INT32), pl.const(3, pl.INT32), pl.const(0, pl.INT32), pl.const(0, pl.INT32), pl.const(0, pl.INT32), [4, 64], dtype=pl.UINT32, rounds=10)
+        b: pl.Tile[[4, 64], pl.UINT32, pl.Mem.Vec] = pl.tile.random(pl.const(9, pl.INT32), pl.const(10, pl.INT32), pl.const({counter}, pl.INT32), pl.const(0, pl.INT32), pl.const(0, pl.INT32), pl.const(0, pl.INT32), [4, 64], dtype=pl.UINT32, rounds=10)
+        d: pl.Tile[[4, 64], pl.UINT32, pl.Mem.Vec] = pl.tile.sub(a, b)
+        r: pl.Tensor[[4, 64], pl.UINT32] = pl.store(d, [0, 0], out)
+        return r
+"""
+
+
+def test_two_draws_with_the_same_seeds_cancel_in_every_filling(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The reference's own runtime test of TRANDOM (determinism), as `check` sees it."""
+    path = tmp_path / "k.py"
+    path.write_text(_RANDOM.format(counter=3))
+    assert main(["check", str(path), "--trials", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(": confirmed")
+
+
+def test_an_output_that_depends_on_the_values_drawn_is_not_confirmed(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(_RANDOM.format(counter=4))
+    assert main(["check", str(path), "--trials", "1"]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert "unverified" in last
+    assert "tile.random at 8:54" in last
+    assert "TRANDOM is not reproduced" in last
