@@ -25,6 +25,7 @@ import numpy as np
 from slotsat.core import ir
 from slotsat.core.interp_errors import ExtentOutOfRange, InterpreterError, InterpreterLimit, OutOfBounds
 from slotsat.core.interpreter import (
+    GATHERB_BLOCK,
     INDEXED,
     Array,
     as_dtype,
@@ -107,6 +108,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
     budget: PageBudget | None = None
     indices = _index_parameters(fn)
     distinct = _scatter_index_parameters(fn)
+    units = _block_offset_parameters(fn)
     sentinels = sentinel_parameters(fn) if draw is Draw.SPARSE else set()
     for p in fn.params:
         t = p.type
@@ -118,7 +120,7 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
             elements = functools.partial(
                 _draw_elements, t.dtype,
                 _Elements(indices.get(p.id), p.id in distinct, p.id in sentinels,
-                          _row_length(shape) if distinct.get(p.id) else None))
+                          _row_length(shape) if distinct.get(p.id) else None, units.get(p.id, 1)))
             if n > PAGED_ABOVE:
                 budget = budget or PageBudget(interp_max_elements())
                 source = PageSource(p.name_hint, shape, np.dtype(numpy_dtype(t.dtype)), elements,
@@ -160,6 +162,8 @@ class _Elements:
     distinct_run: int | None = None
     """Where set, `distinct` holds within each run of this many elements (a row: per-row
     offsets to which a kernel adds a per-row base) instead of across the whole draw."""
+    unit: int = 1
+    """Index values are `lo` plus a multiple of this (the byte offsets of whole blocks)."""
 
 
 def _draw_elements(dtype: DType, how: _Elements, rng: np.random.Generator, n: int) -> Array:
@@ -170,6 +174,10 @@ def _draw_elements(dtype: DType, how: _Elements, rng: np.random.Generator, n: in
         return as_dtype(rng.uniform(0.25, 2.0, size=n), dtype)
     if dtype is DType.BOOL:
         return rng.integers(0, 2, size=n).astype(np.bool_)
+    if index_range is not None and how.unit > 1:  # block offsets: whole blocks inside the range
+        lo, hi = index_range
+        blocks = max(1, -(-(hi - lo) // how.unit))
+        return (lo + how.unit * rng.integers(0, min(blocks, _SMALL_INDEX), size=n)).astype(numpy_dtype(dtype))
     if index_range is not None:  # indices: inside what they index
         lo, hi = index_range
         run = how.distinct_run
@@ -733,6 +741,32 @@ def _scatter_index_parameters(fn: ir.Function) -> dict[int, bool]:
     return out
 
 
+def _block_offset_parameters(fn: ir.Function) -> dict[int, int]:
+    """The integer tensor parameters whose elements are the byte offsets of a `tile.gatherb`
+    (followed back through loads, views, copies and casts), each with the block size its
+    offsets are multiples of: `random_inputs` draws whole blocks."""
+    defs = {st.var.id: st.value for st in ir.walk_stmts(fn.body) if isinstance(st, ir.AssignStmt)}
+    params = {p.id for p in fn.params}
+    work: list[ir.CallArg] = [c.args[1] for c in calls_of(fn) if c.op == "tile.gatherb" and len(c.args) > 1]
+    out: dict[int, int] = {}
+    seen: set[int] = set()
+    while work:
+        node = work.pop()
+        if not isinstance(node, ir.Var) or node.id in seen:
+            continue
+        seen.add(node.id)
+        if node.id in params:
+            out[node.id] = GATHERB_BLOCK
+            continue
+        d = defs.get(node.id)
+        carried = _carried(d, defs) if isinstance(d, ir.Call) else None
+        if carried is not None and carried[1] == 0:
+            work.append(carried[0])
+        elif isinstance(d, ir.Var):
+            work.append(d)
+    return out
+
+
 def _carried(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call]) -> tuple[ir.CallArg, int] | None:
     """The argument whose elements the result of `d` holds, and the constant `d` adds to them:
     a read, a load, a view or copy (`_OFFSET_CARRIERS`), a cast to an integer type (an index
@@ -818,6 +852,13 @@ def _index_uses(call: ir.Call) -> list[tuple[ir.CallArg, int]]:
         if modes is None:
             return []
         return [(call.args[1], element_count(dims if modes[0] else dims[:-1]))]
+    if call.op == "tile.gatherb" and len(call.args) >= 2:  # whole 32-byte blocks of the source
+        src = call.args[0]
+        typ = src.type if isinstance(src, ir.Var) else None
+        dims = [d for d in typ.shape if isinstance(d, int)] if isinstance(typ, ir.TileType) else []
+        if not isinstance(typ, ir.TileType) or len(dims) != len(typ.shape):
+            return []
+        return [(call.args[1], max(1, element_count(dims) * typ.dtype.nbytes - GATHERB_BLOCK + 1))]
     operands = OFFSET_OPERANDS.get(call.op)
     if operands is not None:
         at, offsets = operands

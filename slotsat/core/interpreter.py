@@ -33,40 +33,41 @@ extent its result's type declares, else over all of it), `tile.slice`
 `tile.alloc` statements (after init-memref) are no-ops; `while` loops (bounded by
 `max_iterations`), runtime scopes (transparent) and returns at the end of `if` branches run as
 written; the scalar operations of `ir.ScalarUnary` / `ir.ScalarBinary` compute exactly.
-Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (undefined data), `tile.full`,
-`tile.ci` (one row), `tile.tri` (the triangular mask), `tile.get_block_idx` / `get_block_num` /
-`get_subblock_idx` (the run's `identity`), the `col_expand` family and the `expdif`
-(`exp(a - b)`) of both expand families, `tile.minimums`, `tile.rsqrt` with its scratch tile,
-`tensor.read`, `tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`, `tile.assemble`,
-`tile.transpose_view`, `tile.slice` with a valid-shape request, `tile.store` with `atomic=pl.AtomicType.Add`
-(accumulates into the tensor), `tile.row_expand`, the max / min broadcasts `tile.row_expand_max` / `min` and
-`tile.col_expand_max` / `min`, `tile.row_prod`, `tile.matmul_bias` (the bias row added to every
-row), the GEMV family `tile.gemv` / `gemv_bias` / `gemv_acc` (a [16, N] tile valid in its first
-row; `acc_phase` only at its default), `tile.fmod` (of floats, C's `fmod`), the partial ops
-`tile.part_add` / `mul` / `max` / `min` (over the first operand's valid region, which keeps its
-own values where the second is not valid), `tile.scatter` (flat offsets, in place on its destination),
-`tile.reinterpret_view` (the bytes read as another dtype), `tile.col_prod`,
-`tile.col_sum`, `tensor.write` (in place on
-the tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
+Also, in the reference's printed forms (`_EXTRA_FORMS`): `tile.create` (undefined data),
+`tile.full`, `tile.ci` (one row), `tile.tri` (the triangular mask), `tile.get_block_idx` /
+`get_block_num` / `get_subblock_idx` (the run's `identity`), the `col_expand` family and the
+`expdif` (`exp(a - b)`) of both expand families, `tile.minimums`, `tile.rsqrt` with its scratch
+tile, `tensor.read`, `tensor.dim`, `tile.set_validshape`, `tile.write`, `tile.extract`,
+`tile.assemble`, `tile.transpose_view`, `tile.slice` with a valid-shape request, `tile.store`
+with `atomic=pl.AtomicType.Add` (accumulates into the tensor), `tile.row_expand`, the max / min
+broadcasts `tile.row_expand_max` / `min` and `tile.col_expand_max` / `min`, `tile.row_prod`,
+`tile.matmul_bias` (the bias row added to every row), the GEMV family `tile.gemv` / `gemv_bias`
+/ `gemv_acc` (a [16, N] tile valid in its first row; `acc_phase` only at its default),
+`tile.fmod` (of floats, C's `fmod`), the partial ops `tile.part_add` / `mul` / `max` / `min`
+(over the first operand's valid region, which keeps its own values where the second is not
+valid), `tile.scatter` (flat offsets, in place on its destination), `tile.reinterpret_view` (the
+bytes read as another dtype), `tile.col_prod`, `tile.col_sum`, `tensor.write` (in place on the
+tensor argument), the sort family `tile.sort32`, `tile.mrgsort_format1` and
 `tile.mrgsort_format2` (descending, equal values in input order, (value, raw index bits) pairs
 in FP32 rows; not `exhausted=True`; see the section's facts), `tile.gather_mask`,
-`tile.scatter_mask` (of fully valid tiles; see its facts), `tile.cmp` / `tile.cmps` (a
-packed predicate read by `tile.sel` only, `Predicate`) and `tile.sel`, `tile.gather`
-(flat offsets by fully valid indices; a source element outside its valid part is undefined
-data, `Undefined`), `tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`),
-`tile.col_max` / `tile.col_min`, the arg reductions `tile.row_argmax` / `row_argmin` /
-`col_argmax` / `col_argmin` (the first of equal extremes; a row holding NaN gives undefined
-data), `tile.concat` (sources of one valid row count, the second
-after the first one's valid columns) and `tensor.view` (a row-major reshape, read only),
-`tile.transpose` (of a fully valid tile), `tile.fillpad_inplace` (`tile.fillpad` in its source's
-buffer) and `tile.fillpad_expand` (into a larger tile), `tile.random` (a repeatable stand-in held
-as undefined data, `Undefined.keyed`), `tile.fmods`, `tile.expands`, `tile.sels`, `tile.prelu`,
-and, where the reference's sources disagree on the result, valid where they agree (`_agreed`;
-elsewhere undefined data): `tile.addc` / `subc` / `addsc` / `subsc`, `tile.rem` / `rems` and
-`tile.lrelu`. Any other op, a call of another function, a modelled op in a form of the reference
-the model does not cover (`unmodelled_call`), or a tuple or array value is an `InterpreterError`
-naming it, raised before the run starts (`ensure_modelled`) wherever the call sits. A tensor
-parameter's symbolic dimensions take the values given under their names.
+`tile.scatter_mask` (of fully valid tiles; see its facts), `tile.cmp` / `tile.cmps` (a packed
+predicate read by `tile.sel` only, `Predicate`) and `tile.sel`, `tile.gather` (flat offsets by
+fully valid indices; a source element outside its valid part is undefined data, `Undefined`),
+`tile.fillpad` (the pad values pto-isa pins down, `_PAD_VALUES`), `tile.col_max` /
+`tile.col_min`, the arg reductions `tile.row_argmax` / `row_argmin` / `col_argmax` /
+`col_argmin` (the first of equal extremes; a row holding NaN gives undefined data),
+`tile.concat` (sources of one valid row count, the second after the first one's valid columns)
+and `tensor.view` (a row-major reshape, read only), `tile.transpose` (of a fully valid tile),
+`tile.fillpad_inplace` (`tile.fillpad` in its source's buffer) and `tile.fillpad_expand` (into a
+larger tile), `tile.random` (a repeatable stand-in held as undefined data, `Undefined.keyed`),
+`tile.gatherb` (whole 32-byte blocks by byte offset), `tile.scatter_update` (rows, in order),
+`tile.fmods`, `tile.expands`, `tile.sels`, `tile.prelu`, and, where the reference's sources
+disagree on the result, valid where they agree (`_agreed`; elsewhere undefined data):
+`tile.addc` / `subc` / `addsc` / `subsc`, `tile.rem` / `rems` and `tile.lrelu`. Any other op, a
+call of another function, a modelled op in a form of the reference the model does not cover
+(`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised before
+the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic
+dimensions take the values given under their names.
 
 Buffers
     A fresh tile has a buffer of its own (`TileBuffer`); a view (`tile.slice`, `tile.reshape`,
@@ -3000,6 +3001,83 @@ def _op_gather(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(out, idx.shape, src.dtype, idx.shape)
 
 
+GATHERB_BLOCK = 32
+"""The bytes one `tile.gatherb` offset moves (pto-isa's TGATHERB block)."""
+
+
+def _op_gatherb(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.gatherb(src, offsets, output_dtype=T)`: for each valid offset `[r, b]` (UINT32, a
+    byte offset into `src`'s row-major buffer), the 32 bytes from there are bytes `32 * b ..` of
+    row `r` of the result, read as `T` (default: `src`'s dtype), valid over the offsets' valid
+    rows and `32 / sizeof(T)` columns per valid offset (the reference's docstring and the golden
+    of its runtime test, test_gatherb.py).
+
+    A block past the end of `src` is an `InterpreterError` (pto-isa leaves it undefined); an
+    offset that is not a multiple of 32 is declined (every offset the reference's test draws
+    is); a byte outside `src`'s valid part is undefined data, as for `tile.gather`. BF16 is
+    declined (the run holds it as float32, so its bytes are not the device's)."""
+    src, idx = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
+    value = c.kwarg("output_dtype")
+    dtype = value.dtype if isinstance(value, ir.DTypeArg) else src.dtype
+    if idx.dtype is not DType.UINT32:
+        raise InterpreterError(f"tile.gatherb takes pl.UINT32 byte offsets, not pl.{idx.dtype.value}", c.span)
+    if DType.BF16 in (src.dtype, dtype):
+        raise Unmodelled(f"tile.gatherb from pl.{src.dtype.value} to pl.{dtype.value} (BF16 bytes)", c.span)
+    per = GATHERB_BLOCK // dtype.nbytes
+    rows, blocks = idx.shape
+    vr, vb = idx.valid
+    data = np.ascontiguousarray(_need_data(src))
+    source = data.view(np.uint8).reshape(-1)
+    offsets = _need_data(idx)[:vr, :vb].astype(np.int64)
+    if bool((offsets % GATHERB_BLOCK).any()):
+        bad = int(offsets[offsets % GATHERB_BLOCK != 0][0])
+        raise Unmodelled(f"tile.gatherb at byte offset {bad}, not a multiple of {GATHERB_BLOCK}", c.span)
+    if bool((offsets + GATHERB_BLOCK > source.size).any()):
+        bad = int(offsets[offsets + GATHERB_BLOCK > source.size][0])
+        raise InterpreterError(f"tile.gatherb block at byte offset {bad} runs past the {source.size}-byte "
+                               "source", c.span)
+    picks = offsets[..., None] + np.arange(GATHERB_BLOCK)  # [vr, vb, 32] byte addresses
+    out = np.zeros((rows, blocks * GATHERB_BLOCK), dtype=np.uint8)
+    out[:vr, :vb * GATHERB_BLOCK] = source[picks].reshape(vr, vb * GATHERB_BLOCK)
+    result = out.view(numpy_dtype(dtype)).copy()
+    element = picks // src.dtype.nbytes  # the source element each byte belongs to
+    by_byte = (element // src.shape[1] >= src.valid[0]) | (element % src.shape[1] >= src.valid[1])
+    outside = np.asarray(by_byte).reshape(vr, vb * per, dtype.nbytes).any(axis=-1)  # per result element
+    if bool(outside.any()):
+        what = f"tile.gatherb at {c.span.line}:{c.span.col} reads outside its source's valid part"
+        part = result[:vr, :vb * per]
+        result[:vr, :vb * per] = np.where(outside, it.undefined.data(part.shape, dtype, what), part)
+    return TileVal(result, (vr, vb * per), dtype, (rows, blocks * per))
+
+
+def _op_scatter_update(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.scatter_update(input, index, src, dim=-2)`: row `index.flat[k]` of `input` becomes
+    row `k` of `src`, in order (a later write of a row wins), in place on `input` (the
+    reference's docstring of its 2-D form and the golden of its runtime test,
+    test_scatter_update.py, duplicate indices included). A row index outside `input` is an
+    `InterpreterError`; a partly valid index or source is declined."""
+    dst, idx, src = (it._tile(a, c.span) for a in c.args[:3])
+    dim = c.kwarg("dim")
+    if dim is not None and not (isinstance(dim, ir.ConstInt) and dim.value in (-2, 0)):
+        raise Unmodelled("tile.scatter_update along a dimension other than the rows (dim=-2)", c.span)
+    if idx.valid != idx.shape or src.valid != src.shape:
+        raise Unmodelled("the interpreter models tile.scatter_update of a fully valid index and source only",
+                         c.span)
+    count = idx.shape[0] * idx.shape[1]
+    if src.dtype != dst.dtype or src.shape != (count, dst.shape[1]) or not idx.dtype.is_int:
+        raise InterpreterError(f"tile.scatter_update of {list(src.shape)} pl.{src.dtype.value} rows by a "
+                               f"{list(idx.shape)} pl.{idx.dtype.value} index into a {list(dst.shape)} "
+                               f"pl.{dst.dtype.value} tile", c.span)
+    rows = _need_data(idx).reshape(-1).astype(np.int64)
+    if bool(((rows < 0) | (rows >= dst.shape[0])).any()):
+        bad = int(rows[(rows < 0) | (rows >= dst.shape[0])][0])
+        raise InterpreterError(f"tile.scatter_update row {bad} is outside the {list(dst.shape)} tile", c.span)
+    data, update = _need_data(dst).copy(), _need_data(src)
+    for k, row in enumerate(rows.tolist()):  # in order, so a later write of a row wins
+        data[row] = update[k]
+    return TileVal(data, dst.valid, dst.dtype, dst.shape, dst.backing)
+
+
 def _op_scatter(it: Interpreter, c: ir.Call) -> Value:
     """`tile.scatter(dst, src, indexes)`: `dst.flat[indexes[i, j]] = src[i, j]` over `src`'s
     valid region, in place on `dst` (the reference's docstring of `pl.tile.scatter`; the result
@@ -3681,6 +3759,8 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.fillpad_inplace": (1, 1, frozenset({"pad_value"})),
     "tile.fillpad_expand": (2, 2, frozenset({"pad_value"})),
     "tile.random": (7, 8, frozenset({"dtype", "rounds"})),
+    "tile.gatherb": (2, 2, frozenset({"output_dtype"})),
+    "tile.scatter_update": (3, 3, frozenset({"dim"})),
     "tile.scatter": (3, 3, frozenset()),
     "tile.mscatter": (3, 3, frozenset()),
     "tile.mgather": (2, 2, frozenset({"coalesce", "gather_oob", "target_memory"})),
@@ -3864,6 +3944,8 @@ _HANDLERS: dict[str, Callable[[Interpreter, ir.Call], Value]] = {
     "tile.fillpad_inplace": _op_fillpad_inplace,
     "tile.fillpad_expand": _op_fillpad_expand,
     "tile.random": _op_random,
+    "tile.gatherb": _op_gatherb,
+    "tile.scatter_update": _op_scatter_update,
     "tile.col_max": _op_col_extreme,
     "tile.col_min": _op_col_extreme,
     **{f"tile.{k}": _op_arg_extreme for k in ("row_argmax", "row_argmin", "col_argmax", "col_argmin")},

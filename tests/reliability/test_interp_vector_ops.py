@@ -1,8 +1,10 @@
 """The interpreter's models of the remaining vector ops of the reference's printed form (issue
 16): the fused add / subtract family (`tile.addc`, `subc`, `addsc`, `subsc`), the remainders
 `tile.rem` / `rems` and `tile.fmods`, the slopes `tile.prelu` / `tile.lrelu`, `tile.sels`,
-`tile.expands`, `tile.fillpad_inplace` and `tile.fillpad_expand`, each against a hand-computed
-expectation; and `tile.random`, whose values are a deterministic stand-in held as undefined data.
+`tile.expands`, `tile.fillpad_inplace` and `tile.fillpad_expand`, the block gather `tile.gatherb`
+(with the whole-block offsets `random_inputs` draws for it) and `tile.scatter_update`, each against
+a hand-computed expectation; and `tile.random`, whose values are a deterministic stand-in held as
+undefined data.
 
 Where the reference's sources disagree on a result (subc's third operand, a remainder's sign,
 lrelu with a slope over one), the run holds undefined data (`interpreter.Undefined`) exactly
@@ -19,6 +21,7 @@ import pytest
 
 from slotsat.app.cli import main
 from slotsat.core import ir
+from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterError
 from slotsat.core.interpreter import Interpreter, Undefined, ensure_modelled
 from tests.reliability.interp_harness import kernel
@@ -216,3 +219,83 @@ def test_an_output_that_depends_on_the_values_drawn_is_not_confirmed(tmp_path: P
     assert "unverified" in last
     assert "tile.random at 8:54" in last
     assert "TRANDOM is not reproduced" in last
+
+
+_GATHERB = ("s: pl.Tensor[[1, {cols}], pl.{src}], o: pl.Tensor[[2, 4], pl.UINT32], out: pl.Out[pl.Tensor[[2, {out_cols}], pl.{dst}]]",
+            "pl.Tensor[[2, {out_cols}], pl.{dst}]", """
+x: pl.Tile[[1, {cols}], pl.{src}, pl.Mem.Vec] = pl.load(s, [0, 0], [1, {cols}])
+k: pl.Tile[[2, 4], pl.UINT32, pl.Mem.Vec, pl.TileView(valid_shape=[2, {blocks}])] = pl.load(o, [0, 0], [2, 4], [2, {blocks}])
+g: pl.Tile[[2, {out_cols}], pl.{dst}, pl.Mem.Vec, pl.TileView(valid_shape=[2, {valid_cols}])] = pl.tile.gatherb(x, k, output_dtype=pl.{dst})
+r: pl.Tensor[[2, {out_cols}], pl.{dst}] = pl.store(g, [0, 0], out)
+return r
+""")
+
+
+def _gatherb(src: str, dst: str, cols: int, per: int, blocks: int = 4) -> ir.Function:
+    params, ret, body = _GATHERB
+    fields = {"src": src, "dst": dst, "cols": cols, "out_cols": 4 * per, "blocks": blocks, "valid_cols": blocks * per}
+    return kernel(params.format(**fields), ret.format(**fields), body.format(**fields))
+
+
+def _golden_gatherb(source: np.ndarray, offsets: np.ndarray, out: np.ndarray, blocks: int) -> np.ndarray:
+    """The reference's runtime-test golden (test_gatherb.py): block `b` of row `r` is the 32 bytes
+    at byte offset `offsets[r, b]` of the source; the rest of `out` is kept."""
+    want = out.copy()
+    source_bytes, want_bytes = source.view(np.uint8).reshape(-1), want.view(np.uint8).reshape(2, -1)
+    for row in range(2):
+        for block in range(blocks):
+            at = int(offsets[row, block])
+            want_bytes[row, 32 * block:32 * block + 32] = source_bytes[at:at + 32]
+    return want
+
+
+@pytest.mark.parametrize(("src", "dst", "np_src", "np_dst"), [
+    ("FP32", "FP32", np.float32, np.float32), ("INT16", "INT32", np.int16, np.int32), ("UINT8", "FP16", np.uint8, np.float16)])
+def test_gatherb_moves_32_byte_blocks_by_byte_offset(src: str, dst: str, np_src: type, np_dst: type) -> None:
+    per = 32 // np.dtype(np_dst).itemsize
+    cols = 8 * 32 // np.dtype(np_src).itemsize  # eight blocks
+    fn = _gatherb(src, dst, cols, per, blocks=3)
+    ensure_modelled(fn)
+    source: np.ndarray = np.arange(cols).astype(np_src).reshape(1, cols)
+    offsets = np.array([[7, 6, 5, 4], [3, 0, 1, 2]], dtype=np.uint32) * 32
+    out: np.ndarray = np.zeros((2, 4 * per), dtype=np_dst)
+    (r,) = Interpreter(physical=False, prefetch=False).run(fn, {"s": source, "o": offsets, "out": out})
+    np.testing.assert_array_equal(np.asarray(r).view(np.uint8), _golden_gatherb(source, offsets, out, 3).view(np.uint8))
+
+
+def test_a_gatherb_block_past_the_source_is_an_error_and_a_partial_one_declined() -> None:
+    fn = _gatherb("FP32", "FP32", 64, 8)
+    source = np.zeros((1, 64), dtype=np.float32)
+    out = np.zeros((2, 32), dtype=np.float32)
+    with pytest.raises(InterpreterError, match="runs past the 256-byte source"):
+        Interpreter(physical=False, prefetch=False).run(fn, {"s": source, "o": np.full((2, 4), 256, np.uint32), "out": out})
+    with pytest.raises(InterpreterError, match="not a multiple of 32"):
+        Interpreter(physical=False, prefetch=False).run(fn, {"s": source, "o": np.full((2, 4), 4, np.uint32), "out": out})
+
+
+def test_random_inputs_draw_gatherb_offsets_as_whole_blocks_of_the_source() -> None:
+    fn = _gatherb("FP16", "FP16", 128, 16)  # 256 bytes: blocks at 0, 32, .., 224
+    for seed in range(20):
+        offsets = random_inputs(fn, np.random.default_rng(seed))["o"]
+        assert (offsets % 32 == 0).all()
+        assert (offsets <= 224).all()
+
+
+def test_scatter_update_writes_rows_in_order() -> None:
+    fn = kernel("a: pl.Tensor[[4, 8], pl.FP32], i: pl.Tensor[[1, 3], pl.INT32], b: pl.Tensor[[3, 8], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]",
+                "pl.Tensor[[4, 8], pl.FP32]", """
+x: pl.Tile[[4, 8], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [4, 8])
+k: pl.Tile[[1, 3], pl.INT32, pl.Mem.Vec] = pl.load(i, [0, 0], [1, 3])
+u: pl.Tile[[3, 8], pl.FP32, pl.Mem.Vec] = pl.load(b, [0, 0], [3, 8])
+y: pl.Tile[[4, 8], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_update(x, k, u, dim=-2)
+r: pl.Tensor[[4, 8], pl.FP32] = pl.store(y, [0, 0], out)
+return r
+""")
+    ensure_modelled(fn)
+    a = np.zeros((4, 8), dtype=np.float32)
+    b = np.arange(24, dtype=np.float32).reshape(3, 8)
+    args = {"a": a, "b": b, "out": np.zeros((4, 8), np.float32)}
+    (r,) = Interpreter(physical=False, prefetch=False).run(fn, {**args, "i": np.array([[2, 0, 2]], np.int32)})
+    np.testing.assert_array_equal(r, [b[1], a[1], b[2], a[3]])  # row 2 written twice: the later write
+    with pytest.raises(InterpreterError, match="row 4 is outside"):
+        Interpreter(physical=False, prefetch=False).run(fn, {**args, "i": np.array([[4, 0, 1]], np.int32)})
