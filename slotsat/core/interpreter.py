@@ -2625,21 +2625,28 @@ def _op_extract(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(data, valid, t.dtype, (rows, cols))
 
 
+_WRITE_BACK = frozenset({(DType.FP32, DType.BF16), (DType.FP32, DType.FP16)})
+"""The conversions `tile.assemble` models between a source and a target of two dtypes: the
+cube's write-back of an FP32 accumulator into a 16-bit float tile, which the run rounds as a
+`tile.store` of the accumulator into a tensor of that dtype does (both are the FIXPIPE's
+conversion, `as_dtype`). Others (an integer accumulator's quantized write-back) are declined."""
+
+
 def _op_assemble(it: Interpreter, c: ir.Call) -> Value:
     """`tile.assemble(target, source, [r, c])`: `target` with the valid part of `source`
-    written at `(r, c)` (in place: the result is the target's buffer)."""
+    written at `(r, c)` (in place: the result is the target's buffer), converted to the
+    target's dtype where they differ (`_WRITE_BACK`)."""
     t, src = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
     r, col = _rc(it._list(c.args[2], "assemble offset", c.span))
     vr, vc = src.valid
-    if src.dtype != t.dtype:
-        # the cube's fixpipe write-back from Acc converts; its rounding is not pinned down here
+    if src.dtype != t.dtype and (src.dtype, t.dtype) not in _WRITE_BACK:
         raise Unmodelled(f"the interpreter does not model tile.assemble of a pl.{src.dtype.value} tile into "
                          f"a pl.{t.dtype.value} one (the conversion of the cube's write-back)", c.span)
     if r < 0 or col < 0 or r + vr > t.shape[0] or col + vc > t.shape[1]:
         raise InterpreterError(f"assemble of a {list(src.shape)} tile at [{r}, {col}] leaves the "
                                f"{list(t.shape)} target", c.span)
     data = _need_data(t).copy()
-    data[r:r + vr, col:col + vc] = _need_data(src)[:vr, :vc]
+    data[r:r + vr, col:col + vc] = as_dtype(_need_data(src)[:vr, :vc], t.dtype)
     return TileVal(data, t.valid, t.dtype, t.shape, t.backing)
 
 

@@ -23,7 +23,7 @@ from slotsat.app.cli import main
 from slotsat.core import ir
 from slotsat.core.inputs import random_inputs
 from slotsat.core.interp_errors import InterpreterError
-from slotsat.core.interpreter import Interpreter, Undefined, ensure_modelled
+from slotsat.core.interpreter import Interpreter, Undefined, ensure_modelled, round_bf16
 from tests.reliability.interp_harness import kernel
 
 TWO = "a: pl.Tensor[[2, 4], pl.{t}], b: pl.Tensor[[2, 4], pl.{t}], out: pl.Out[pl.Tensor[[2, 4], pl.{t}]]"
@@ -299,3 +299,28 @@ return r
     np.testing.assert_array_equal(r, [b[1], a[1], b[2], a[3]])  # row 2 written twice: the later write
     with pytest.raises(InterpreterError, match="row 4 is outside"):
         Interpreter(physical=False, prefetch=False).run(fn, {**args, "i": np.array([[4, 0, 1]], np.int32)})
+
+
+def test_an_accumulator_assembled_into_a_bf16_tile_is_rounded_as_its_store_would_be() -> None:
+    """The cube's write-back (FIXPIPE) converts FP32 to BF16 for `tile.assemble` into a Mat
+    tile as for `tile.store` into a BF16 tensor: both go through `as_dtype`."""
+    fn = kernel("a: pl.Tensor[[16, 16], pl.BF16], out: pl.Out[pl.Tensor[[16, 16], pl.BF16]], raw: pl.Out[pl.Tensor[[16, 16], pl.BF16]]",
+                "tuple[pl.Tensor[[16, 16], pl.BF16], pl.Tensor[[16, 16], pl.BF16]]", """
+m: pl.Tile[[16, 16], pl.BF16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+l: pl.Tile[[16, 16], pl.BF16, pl.Mem.Left] = pl.tile.move(m, target_memory=pl.Mem.Left)
+rt: pl.Tile[[16, 16], pl.BF16, pl.Mem.Right] = pl.tile.move(m, target_memory=pl.Mem.Right)
+acc: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, rt)
+z: pl.Tile[[16, 16], pl.BF16, pl.Mem.Mat] = pl.tile.create([16, 16], dtype=pl.BF16, target_memory=pl.Mem.Mat)
+c: pl.Tile[[16, 16], pl.BF16, pl.Mem.Mat] = pl.tile.assemble(z, acc, [0, 0])
+v: pl.Tile[[16, 16], pl.BF16, pl.Mem.Vec] = pl.tile.move(c, target_memory=pl.Mem.Vec)
+r: pl.Tensor[[16, 16], pl.BF16] = pl.store(v, [0, 0], out)
+s: pl.Tensor[[16, 16], pl.BF16] = pl.store(acc, [0, 0], raw)
+return r, s
+""")
+    ensure_modelled(fn)
+    a = np.linspace(-3.0, 3.0, 256, dtype=np.float32).reshape(16, 16)
+    r, s = Interpreter(physical=False, prefetch=False).run(
+        fn, {"a": a, "out": np.zeros((16, 16), np.float32), "raw": np.zeros((16, 16), np.float32)})
+    np.testing.assert_array_equal(r, s)
+    np.testing.assert_array_equal(round_bf16(np.asarray(r)), r)  # BF16 values
+    assert not np.array_equal(np.asarray(r), np.asarray(a) @ np.asarray(a))  # rounded, not the FP32 sums
