@@ -2210,7 +2210,8 @@ def _op_reshape(it: Interpreter, c: ir.Call) -> Value:
 
 
 def _op_slice(it: Interpreter, c: ir.Call) -> Value:
-    """`tile.slice(src, shape, offset[, valid_shape])`: the window of `src` at `offset`.
+    """`tile.slice(src, shape, offset[, valid_shape[, drop_dims]])`: the window of `src` at
+    `offset` (`drop_dims`: see `_dropped_unmodelled`).
 
     Its valid extent per dimension is what the reference's type rule gives
     (`DeduceTileSliceType` via `InferWindowReadValidShape` in src/ir/op/tile_ops/transform.cpp
@@ -2235,6 +2236,20 @@ def _op_slice(it: Interpreter, c: ir.Call) -> Value:
                           f"slice valid shape {request} does not fit the slice shape {list(shape)}")
         valid = (min(valid[0], req[0]), min(valid[1], req[1]))
     return TileVal(data, valid, t.dtype, shape, t.backing, at=o)
+
+
+def _dropped_unmodelled(c: ir.Call) -> str | None:
+    """Why the interpreter does not run this `tile.slice`'s `drop_dims` (its fifth argument),
+    or None: it models dropping the row axis of a one-row window, whose 2-D result (the
+    reference clamps a rank-1 result back to `[1, C]`) is the window itself."""
+    dropped = c.args[4] if len(c.args) > 4 else None
+    if dropped is None or (isinstance(dropped, ir.ExprList) and not dropped.items):
+        return None
+    dims = c.args[1].items if isinstance(c.args[1], ir.ExprList) else ()
+    one_row = len(dims) == 2 and ir.literal_value(dims[0]) == 1
+    if one_row and isinstance(dropped, ir.ExprList) and [ir.literal_value(e) for e in dropped.items] == [0]:
+        return None
+    return "tile.slice with drop_dims other than the row axis of a one-row window of a 2-D tile"
 
 
 def _op_read(it: Interpreter, c: ir.Call) -> Value:
@@ -3791,7 +3806,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.gather_row": (5, 6, frozenset({"transpose", "valid_shape"})),
     "tile.transpose_view": (1, 1, frozenset()),
     "tile.rsqrt": (1, 2, frozenset()),
-    "tile.slice": (3, 4, frozenset()),
+    "tile.slice": (3, 5, frozenset()),
     "tile.store": (3, 4, frozenset({"atomic"})),
     "tile.row_expand": (2, 2, frozenset()),
     "tile.col_sum": (1, 2, frozenset()),
@@ -3858,6 +3873,8 @@ def unmodelled_call(c: ir.Call, cross_core: bool = False) -> str | None:
     space = c.kwarg("target_memory") if c.op == "tile.mgather" else None
     if isinstance(space, ir.SpaceArg) and space.space is not ir.MemorySpace.Vec:
         return "tile.mgather into a Mat tile (indices from GM, staged through a GM scratch tensor)"
+    if c.op == "tile.slice" and (why := _dropped_unmodelled(c)) is not None:
+        return why
     flag = c.kwarg("exhausted") if c.op == "tile.mrgsort_format2" else None
     if flag is not None and not (isinstance(flag, ir.ConstInt) and flag.value == 0):
         return ("tile.mrgsort_format2 with exhausted=True (the merge stops when a list runs out; "

@@ -324,3 +324,19 @@ return r, s
     np.testing.assert_array_equal(r, s)
     np.testing.assert_array_equal(round_bf16(np.asarray(r)), r)  # BF16 values
     assert not np.array_equal(np.asarray(r), np.asarray(a) @ np.asarray(a))  # rounded, not the FP32 sums
+
+
+@pytest.mark.parametrize(("drop", "modelled"), [("[0]", True), ("[]", True), ("[1]", False)])
+def test_a_slice_may_drop_the_row_axis_of_a_one_row_window(drop: str, modelled: bool) -> None:
+    fn = kernel(TWO.format(t="FP32"), RET.format(t="FP32"), f"""
+x: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 4])
+row: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(x, [1, 4], [1, 0], [], {drop})
+r: pl.Tensor[[2, 4], pl.FP32] = pl.store(row, [0, 0], out)
+return r
+""")
+    if not modelled:
+        with pytest.raises(InterpreterError, match="drop_dims other than the row axis"):
+            ensure_modelled(fn)
+        return
+    r, _ = _run(fn, F, G)
+    np.testing.assert_array_equal(r, [F[1], [0, 0, 0, 0]])
