@@ -133,20 +133,28 @@ def random_inputs(fn: ir.Function, rng: np.random.Generator, scalar_range: tuple
                                        f"{interp_max_elements():,} elements with the drawn dimensions "
                                        "(SLOTSAT_INTERP_MAX_ELEMENTS)", p.span)
             out[p.name_hint] = elements(rng, n).reshape(shape)
-        elif isinstance(t, ir.ScalarType):
-            if t.dtype.is_float:
-                out[p.name_hint] = float(rng.uniform(0.25, 2.0))
+        elif isinstance(t, ir.ScalarType) and not t.dtype.is_float:
+            if sized and extents and rng.integers(0, 2):
+                value = int(rng.choice(extents))
             else:
-                if sized and extents and rng.integers(0, 2):
-                    value = int(rng.choice(extents))
-                else:
-                    value = int(rng.integers(scalar_range[0], scalar_range[1] + 1))
-                out[p.name_hint] = min(value, caps.get(p.name_hint, value))
+                value = int(rng.integers(scalar_range[0], scalar_range[1] + 1))
+            out[p.name_hint] = min(value, caps.get(p.name_hint, value))
         else:
-            out[p.name_hint] = None
+            out[p.name_hint] = _plain_value(t, rng)
     for fit in bounds.fits if bounds is not None else ():
         _fit(fit, out, rng, caps.get(fit.parameter))
     return out
+
+
+def _plain_value(t: ir.Type, rng: np.random.Generator) -> Any:
+    """A random float scalar in [0.25, 2), a tile argument's elements (drawn as a tensor's
+    plain elements), or None for a parameter of another type (a communication context)."""
+    if isinstance(t, ir.ScalarType):
+        return float(rng.uniform(0.25, 2.0))
+    if isinstance(t, ir.TileType) and len(t.shape) <= 2:
+        rows, cols = t.rows_cols
+        return _draw_elements(t.dtype, _Elements(None, False, False), rng, rows * cols).reshape(rows, cols)
+    return None
 
 
 @dataclass(frozen=True)

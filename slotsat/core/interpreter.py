@@ -797,7 +797,27 @@ class Interpreter:
             return _canon(v, t.dtype)
         if t == _COMM_CTX:
             return None  # a communication context: read only by the distributed ops, never computed with
+        if isinstance(t, ir.TileType) and len(t.shape) <= 2:
+            return self._tile_param(p, t, v)
         raise InterpreterError(f"parameter '{p.name_hint}' has unsupported type", p.span)
+
+    def _tile_param(self, p: ir.Var, t: ir.TileType, v: Any) -> TileVal:
+        """A tile parameter (a function the reference's passes give a tile argument): an array
+        of the tile's `[rows, cols]`, valid over the extent its type declares (scalar
+        parameters bound before it may name it)."""
+        shape = t.rows_cols
+        valid = [self.scalar(e) for e in t.effective_valid_shape]
+        rc = _rc([v for v in valid if isinstance(v, int)]) if all(isinstance(v, int) for v in valid) else None
+        if rc is None or not all(0 <= x <= d for x, d in zip(rc, shape, strict=True)):
+            raise InterpreterError(f"tile parameter '{p.name_hint}' has a valid shape the run cannot "
+                                   "evaluate inside its shape", p.span)
+        if not self.compute:
+            return TileVal(None, rc, t.dtype, shape)
+        arr = np.asarray(v)
+        if arr.shape != shape:
+            raise InterpreterError(f"tile parameter '{p.name_hint}' expects shape {list(shape)}, got "
+                                   f"{list(arr.shape)}", p.span)
+        return TileVal(as_dtype(arr.copy(), t.dtype), rc, t.dtype, shape)
 
     def _shape_of(self, t: ir.TensorType) -> list[int | None]:
         """A tensor type's dimensions in this run (None for a symbolic one with no value)."""

@@ -140,6 +140,24 @@ return r
     assert (out == -1).all()  # stores are functional
 
 
+def test_a_tile_parameter_is_drawn_and_bound_over_its_declared_valid_shape() -> None:
+    """A function the reference's passes give a tile argument: `random_inputs` draws its
+    elements, the run binds it valid over the extent its type declares."""
+    fn = _kernel("t: pl.Tile[[4, 8], pl.INT32, pl.Mem.Vec, pl.TileView(valid_shape=[3, 8])], out: pl.Out[pl.Tensor[[4, 8], pl.INT32]]",
+                 "pl.Tensor[[4, 8], pl.INT32]", """
+u: pl.Tile[[4, 8], pl.INT32, pl.Mem.Vec] = pl.tile.adds(t, 1)
+r: pl.Tensor[[4, 8], pl.INT32] = pl.store(u, [0, 0], out)
+return r
+""")
+    args = random_inputs(fn, np.random.default_rng(5))
+    assert args["t"].shape == (4, 8)
+    out = np.full((4, 8), -1, dtype=np.int32)
+    (r,) = run_function(fn, {"t": args["t"], "out": out})
+    assert isinstance(r, np.ndarray)
+    np.testing.assert_array_equal(r[:3], args["t"][:3] + 1)
+    assert (r[3] == -1).all()
+
+
 def test_store_writes_only_the_valid_part() -> None:
     fn = _kernel("a: pl.Tensor[[8, 8], pl.FP32], out: pl.Out[pl.Tensor[[8, 8], pl.FP32]]",
                  "pl.Tensor[[8, 8], pl.FP32]", """
