@@ -3381,12 +3381,17 @@ def _op_fillpad_inplace(it: Interpreter, c: ir.Call) -> Value:
 
 @dataclass
 class _Pipes:
-    """The FIFOs of one Group run, by direction, one queue per AIV lane."""
+    """The FIFOs of one Group run, by direction and pipe id (`id=`, 0 when absent: each id of a
+    direction is a pipe of its own, with its own slot buffer), one queue per AIV lane."""
 
     dual: bool = False
-    queues: dict[str, list[list[TileVal]]] = field(default_factory=lambda: {"C2V": [[], []], "V2C": [[], []]})
-    initialized: set[tuple[str, str]] = field(default_factory=set)
-    """(direction, side) pairs whose `*_initialize_pipe` ran."""
+    queues: dict[tuple[str, int], list[list[TileVal]]] = field(default_factory=dict)
+    initialized: set[tuple[str, str, int]] = field(default_factory=set)
+    """(direction, side, id) whose `*_initialize_pipe` ran."""
+
+    def lanes(self, direction: str, pipe: int) -> list[list[TileVal]]:
+        """The per-lane queues of one pipe."""
+        return self.queues.setdefault((direction, pipe), [[], []])
     buffers: set[str] = field(default_factory=set)
     baton: _Baton | None = None
     barriers: dict[int, int] = field(default_factory=dict)
@@ -3394,7 +3399,7 @@ class _Pipes:
 
     def pending(self) -> list[tuple[str, int]]:
         out = []
-        for d, lanes in self.queues.items():
+        for (d, _), lanes in sorted(self.queues.items()):
             n = max(len(q) for q in lanes) if d == "C2V" and self.dual else sum(len(q) for q in lanes)
             if n:
                 out.append(("to the AIV" if d == "C2V" else "to the AIC", n))
@@ -3522,9 +3527,16 @@ def _cross_core_form(c: ir.Call) -> str | None:
     stride = c.kwarg("lane_stride")
     if stride is not None and not (isinstance(stride, ir.ConstInt) and stride.value == 0):
         return f"{c.op} with a lane_stride (a rebalanced split boundary is not modelled)"
-    if c.kwarg("id") is not None:
-        return f"{c.op} with a pipe id (more than one pipe per direction is not modelled)"
+    pipe = c.kwarg("id")
+    if pipe is not None and not (isinstance(pipe, ir.ConstInt) and pipe.value >= 0):
+        return f"{c.op} with id={format_arg(pipe)} (a literal pipe id is modelled)"
     return None
+
+
+def _pipe_id(c: ir.Call) -> int:
+    """The call's pipe `id=` (0 when absent); `_cross_core_form` admitted it."""
+    pipe = c.kwarg("id")
+    return pipe.value if isinstance(pipe, ir.ConstInt) else 0
 
 
 def format_arg(a: ir.CallArg) -> str:
@@ -3554,13 +3566,18 @@ def _op_init_pipe(it: Interpreter, c: ir.Call) -> Value:
     # bit 0: the cube-to-vector pipe, bit 1: the vector-to-cube pipe (3: both)
     for bit, direction in ((1, "C2V"), (2, "V2C")):
         if mask.value & bit:
-            pipes.initialized.add((direction, side))
+            pipes.initialized.add((direction, side, _pipe_id(c)))
     return None
 
 
-def _ready(pipes: _Pipes, direction: str, side: str, c: ir.Call) -> None:
-    if (direction, side) not in pipes.initialized:
-        raise InterpreterError(f"{c.op} on the {side} before its {direction} pipe was initialized", c.span)
+def _ready(pipes: _Pipes, direction: str, side: str, c: ir.Call) -> list[list[TileVal]]:
+    """The lanes of the call's pipe, which its side must have initialized."""
+    pipe = _pipe_id(c)
+    if (direction, side, pipe) not in pipes.initialized:
+        named = f" {pipe}" if c.kwarg("id") is not None else ""
+        raise InterpreterError(f"{c.op} on the {side} before its {direction} pipe{named} was initialized",
+                               c.span)
+    return pipes.lanes(direction, pipe)
 
 
 def _split_code(c: ir.Call) -> int:
@@ -3572,17 +3589,17 @@ def _split_code(c: ir.Call) -> int:
 def _op_tpush(it: Interpreter, c: ir.Call) -> Value:
     pipes = _pipes_of(it, c)
     direction = _PUSH[c.op]
-    _ready(pipes, direction, "AIC" if direction == "C2V" else "AIV", c)
+    lanes = _ready(pipes, direction, "AIC" if direction == "C2V" else "AIV", c)
     tile = it._tile(c.args[0], c.span)
     split = _split_code(c)
     if direction == "C2V" and split:
         for lane, part in enumerate(_split_tile(tile, split, c)):
-            pipes.queues[direction][lane].append(part)
+            lanes[lane].append(part)
     elif direction == "C2V":
         for lane in range(2 if pipes.dual else 1):
-            pipes.queues[direction][lane].append(tile)
+            lanes[lane].append(tile)
     else:
-        pipes.queues[direction][it._lane].append(tile)
+        lanes[it._lane].append(tile)
     return None
 
 
@@ -3633,8 +3650,7 @@ def _wait(pipes: _Pipes, it: Interpreter, ready: Callable[[], bool]) -> bool:
 def _op_tpop(it: Interpreter, c: ir.Call) -> Value:
     pipes = _pipes_of(it, c)
     direction = _POP[c.op]
-    _ready(pipes, direction, "AIV" if direction == "C2V" else "AIC", c)
-    lanes = pipes.queues[direction]
+    lanes = _ready(pipes, direction, "AIV" if direction == "C2V" else "AIC", c)
     if direction == "C2V":
         queue = lanes[it._lane]
         if not queue and not _wait(pipes, it, lambda: bool(queue)):

@@ -66,6 +66,31 @@ def test_pops_take_tiles_in_push_order() -> None:
     assert np.array_equal(_run(aic, aiv), np.ones((16, 64), np.float32))
 
 
+def test_each_pipe_id_is_a_queue_of_its_own() -> None:
+    """Two pipes of one direction (`id=0`, `id=1`, each initialized on both sides): a pop takes
+    the oldest tile of its own pipe, whatever was pushed to the other one in between."""
+    two = HEAD
+    for side in ("aic", "aiv"):
+        init = f"        pl.system.{side}_initialize_pipe(buf, pl.const(0, pl.INT32), dir_mask=1, slot_size=4096, slot_num=2)"
+        assert init in two
+        two = two.replace(init, f"{init[:-1]}, id=0)\n{init[:-1]}, id=1)")
+    aic = ["        x2: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(x, 1.0)",
+           "        pl.tile.tpush_to_aiv(x2, split=0, id=1)", "        pl.tile.tpush_to_aiv(x, split=0, id=0)"]
+    aiv = ["        y: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0, id=0)",
+           "        z: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic(split=0, id=1)",
+           "        d: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sub(z, y)", STORE.format(k=0, v="d")]
+    program = parse_source(two.replace("{aic}", "\n".join(aic)).replace("{aiv}", "\n".join(aiv)), "t.py").programs[0]
+    functions = {f.name: f for f in program.functions}
+    (got, *_) = Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})
+    assert np.array_equal(np.asarray(got), np.ones((16, 64), np.float32))
+    # a pipe id one side never initialized
+    one = two.replace("dir_mask=1, slot_size=4096, slot_num=2, id=1)", "dir_mask=1, slot_size=4096, slot_num=2, id=2)", 1)
+    program = parse_source(one.replace("{aic}", "\n".join(aic)).replace("{aiv}", "\n".join(aiv)), "t.py").programs[0]
+    functions = {f.name: f for f in program.functions}
+    with pytest.raises(InterpreterError, match="tpush_to_aiv on the AIC before its C2V pipe 1 was initialized"):
+        Interpreter(functions=functions).run(functions["g"], {"a": A, "out": np.zeros((16, 64), np.float32)})
+
+
 def test_a_pop_has_its_type_s_valid_shape() -> None:
     view = ", pl.TileView(valid_shape=[4, 64])"
     got = _run([PUSH.format(t="x", split=0)], [POP.format(v="y", view=view), STORE.format(k=0, v="y")])
