@@ -17,9 +17,11 @@ generator):
   signature. A symbol that only a compound entry (`VALID + 1`) names is an error there.
 
 Such a tensor is emitted as the source of `tile.load`, of `pld.tile.remote_load` where the
-declared valid shape is literal (the reference reads the peer's window narrowed to it), and
-read by `tensor.dim`; any other use (a store into it, a view, a remote load of a runtime
-valid extent) is declined with the reason.
+declared valid shape is literal (the reference reads the peer's window narrowed to it), read by
+`tensor.dim`, and as the destination of `tile.store`, which the reference writes through the
+view of its physical shape as any tensor's (the tile's valid part, whatever the declared valid
+shape); any other use (a view, a remote load of a runtime valid extent) is declined with the
+reason.
 """
 
 from __future__ import annotations
@@ -64,8 +66,8 @@ def check_valid_view_use(c: ir.Call, where: Span) -> None:
     shape other than as the source of `tile.load`, the source of `pld.tile.remote_load` when
     the declared valid shape is literal (the front end then deduces the tile's valid shape as
     the reference does, `calls._remote_loaded_result`, and an annotation must agree; the
-    partition read is that valid region), or in `tensor.dim` (the physical extent, which the
-    declared valid shape leaves alone)."""
+    partition read is that valid region), the destination of `tile.store`, or in `tensor.dim`
+    (the physical extent, which the declared valid shape leaves alone)."""
     if c.op == "tensor.dim":
         return
     for k, p in enumerate(c.args):
@@ -73,6 +75,8 @@ def check_valid_view_use(c: ir.Call, where: Span) -> None:
         if not isinstance(p, ir.Var) or not declared_valid(p.type):
             continue
         literal = all(ir.literal_value(fold(d)) is not None for d in declared_valid(p.type))
+        if c.op == "tile.store" and k == 2:
+            continue  # written through a view of its physical shape, as any tensor
         if k != 0 or not (c.op == "tile.load" or (c.op in ops.REMOTE_LOADED_RESULTS and literal)):
             also = " (and of pld.tile.remote_load where the valid shape is literal)" \
                 if c.op in ops.REMOTE_LOADED_RESULTS else ""

@@ -1197,6 +1197,25 @@ class ValidView:
         return out
 
 
+@pl.program
+class ValidStore:
+    """A result tensor whose pl.TensorView declares a valid shape with a symbol nothing else
+    binds, written by a store: the reference writes it through a view of its physical shape,
+    the tile's valid part, as any tensor."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[16, 128], pl.FP32],
+        out: pl.Out[pl.Tensor[[16, 128], pl.FP32, pl.TensorView(valid_shape=[16, VALID_COLS], stride=[],
+                                                                 layout=pl.TensorLayout.ND)]],
+    ) -> pl.Tensor[[16, 128], pl.FP32]:
+        t = pl.tile.load(x, [0, 0], [16, 128], target_memory=pl.Mem.Vec)
+        doubled = pl.tile.add(t, t)
+        pl.tile.store(doubled, [0, 0], out)
+        return out
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1241,6 +1260,7 @@ PROGRAMS = {
     "causal_mask": CausalMask,
     "expand_random": ExpandRandom,
     "valid_view": ValidView,
+    "valid_store": ValidStore,
     "gather_barrier": GatherBarrier,
     "memory_gather": MemoryGather,
 }

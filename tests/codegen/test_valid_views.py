@@ -3,13 +3,13 @@
 (`lowering/valid_views.py`): the symbol only that declaration names becomes the first `index`
 scalar of the signature (the reference's MaterializeValidShapeSymbols), the tensor's view is of
 its physical shape, and a `tile.load` of it reads its requested extent into a tile valid in the
-extent the front end deduces as the reference does (`slotsat.core.dsl.window_reads`); every
-other use is a located decline.
+extent the front end deduces as the reference does (`slotsat.core.dsl.window_reads`); a
+`tile.store` writes it through that view as any tensor; every other use is a located decline.
 
 Groups: the printed kernel compiles to the reference's own module and `check` confirms it; the
 signature's order; a request kept, a load narrowed to the tensor's extent (no request, a
 literal extent under the request), one only the reference's analyzer decides (an error, or the
-annotation's); other uses declined; a symbol only inside a compound extent is an error, as in
+annotation's); a store into it, as the reference emits it; other uses declined; a symbol only inside a compound extent is an error, as in
 the reference.
 """
 
@@ -115,11 +115,19 @@ def test_the_annotation_decides_a_load_only_the_analyzer_decides() -> None:
     assert f"{col} = arith.minsi %arg2, %c128_index : index" in lines(text, "arith.minsi")
 
 
+def test_a_store_into_the_tensor_writes_through_its_physical_view() -> None:
+    """As the reference emits it (`valid_store`): the tile's valid part, whatever the tensor's
+    declared valid shape."""
+    ours, theirs = references_module("valid_store")
+    assert ours == theirs
+    assert all(x.endswith("-> !pto.partition_tensor_view<16x128xf32>") for x in ours if "pto.partition_view" in x)
+
+
 def test_another_use_of_the_tensor_is_declined() -> None:
-    body = "t = pl.tile.load(out, [0, 0], [16, 128], target_memory=pl.Mem.Vec)\ns = pl.tile.store(t, [0, 0], s)\nreturn out\n"
+    body = "t = pl.tile.load(out, [0, 0], [16, 128], target_memory=pl.Mem.Vec)\nv: pl.Tensor[[2048], pl.FP32] = pl.tensor.view(s, [2048])\nreturn out\n"
     err = error(kernel(body, params=PARAMS, ret=RET, decls=DECLS))
     assert err.message == ("tensor 's' declares a valid shape (pl.TensorView(valid_shape=...)); slotsat's code "
-                           "generator emits it only as the source of tile.load, not of tile.store")
+                           "generator emits it only as the source of tile.load, not of tensor.view")
     assert err.span.line == 12
 
 
