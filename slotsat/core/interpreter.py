@@ -2319,7 +2319,7 @@ def _op_random(it: Interpreter, c: ir.Call) -> Value:
     pto-isa's TRANDOM, a counter-based generator whose values the reference's own runtime test
     does not reproduce (test_random.py checks only that two draws with the same seeds are
     equal). The run models what that test relies on: a deterministic function of the keys,
-    counters, rounds, dtype, shape and valid shape, whose values are undefined data
+    counters, rounds, dtype and shape, whose values are undefined data
     (`Undefined.keyed`: each filling is another such function). So an output that depends on
     the values drawn is set aside, and one that depends only on the draws being repeatable
     (`random(s) - random(s)`) is compared. Only the valid rows and columns are written."""
@@ -2332,14 +2332,16 @@ def _op_random(it: Interpreter, c: ir.Call) -> Value:
     value = c.kwarg("dtype")
     dtype = value.dtype if isinstance(value, ir.DTypeArg) else DType.UINT32
     rounds = c.kwarg("rounds")
-    key = [*seeds, rounds.value if isinstance(rounds, ir.ConstInt) else 10, *shape, *valid,
-           list(DType).index(dtype)]
+    key = [*seeds, rounds.value if isinstance(rounds, ir.ConstInt) else 10, *shape, list(DType).index(dtype)]
     what = (f"tile.random at {c.span.line}:{c.span.col}: the values it draws (pto-isa's TRANDOM is not "
             "reproduced)")
+    drawn = it.undefined.keyed(key, shape, dtype, what)  # type: ignore[arg-type]
+    if valid == shape:
+        return TileVal(drawn, valid, dtype, shape)
     data = it.undefined.data(shape, dtype, f"tile.random at {c.span.line}:{c.span.col}: the part outside "
                              "its valid shape, which it does not write", zeros_first=True)
     vr, vc = valid
-    data[:vr, :vc] = it.undefined.keyed(key, shape, dtype, what)[:vr, :vc]  # type: ignore[arg-type]
+    data[:vr, :vc] = drawn[:vr, :vc]
     return TileVal(data, valid, dtype, shape)
 
 
