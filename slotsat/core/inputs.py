@@ -183,9 +183,10 @@ def _draw_elements(dtype: DType, how: _Elements, rng: np.random.Generator, n: in
     if dtype is DType.BOOL:
         return rng.integers(0, 2, size=n).astype(np.bool_)
     if index_range is not None and how.unit > 1:  # block offsets: whole blocks inside the range
-        lo, hi = index_range
-        blocks = max(1, -(-(hi - lo) // how.unit))
-        return (lo + how.unit * rng.integers(0, min(blocks, _SMALL_INDEX), size=n)).astype(numpy_dtype(dtype))
+        first = -(-index_range[0] // how.unit) * how.unit
+        blocks = max(1, -(-(index_range[1] - first) // how.unit))
+        picks = rng.integers(0, min(blocks, _SMALL_INDEX), size=n)
+        return (first + how.unit * picks).astype(numpy_dtype(dtype))
     if index_range is not None:  # indices: inside what they index
         lo, hi = index_range
         run = how.distinct_run
