@@ -806,8 +806,9 @@ class Interpreter:
         of the tile's `[rows, cols]`, valid over the extent its type declares (scalar
         parameters bound before it may name it)."""
         shape = t.rows_cols
-        valid = [self.scalar(e) for e in t.effective_valid_shape]
-        rc = _rc([v for v in valid if isinstance(v, int)]) if all(isinstance(v, int) for v in valid) else None
+        extents = [self.scalar(e) for e in t.effective_valid_shape]
+        known = [n for n in extents if isinstance(n, int)]
+        rc = _rc(known) if len(known) == len(extents) else None
         if rc is None or not all(0 <= x <= d for x, d in zip(rc, shape, strict=True)):
             raise InterpreterError(f"tile parameter '{p.name_hint}' has a valid shape the run cannot "
                                    "evaluate inside its shape", p.span)
@@ -2026,14 +2027,14 @@ def _op_add_carry(it: Interpreter, c: ir.Call) -> Value:
         middle = _need_data(b)
     add = c.op.startswith("tile.add")
 
-    def then(op: str, x: Array, y: Array) -> TileVal:
+    def step(op: str, x: Array, y: Array) -> TileVal:
         return TileVal(as_dtype(_binary(op, x, y, a.dtype, c.span), a.dtype), valid, a.dtype, a.shape)
 
-    first = _need_data(then("tile.add" if add else "tile.sub", _need_data(a), middle))
-    plus = then("tile.add", first, _need_data(d))
+    first = _need_data(step("tile.add" if add else "tile.sub", _need_data(a), middle))
+    plus = step("tile.add", first, _need_data(d))
     if add:
         return plus
-    return _agreed(it, c, (then("tile.sub", first, _need_data(d)), plus),
+    return _agreed(it, c, (step("tile.sub", first, _need_data(d)), plus),
                    "the third operand is not zero (the reference's docstring and torch code generator "
                    "subtract it, the PTO IR manual adds it)")
 
