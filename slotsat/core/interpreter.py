@@ -3391,14 +3391,14 @@ class _Pipes:
     queues: dict[tuple[str, int], list[list[TileVal]]] = field(default_factory=dict)
     initialized: set[tuple[str, str, int]] = field(default_factory=set)
     """(direction, side, id) whose `*_initialize_pipe` ran."""
-
-    def lanes(self, direction: str, pipe: int) -> list[list[TileVal]]:
-        """The per-lane queues of one pipe."""
-        return self.queues.setdefault((direction, pipe), [[], []])
     buffers: set[str] = field(default_factory=set)
     baton: _Baton | None = None
     barriers: dict[int, int] = field(default_factory=dict)
     """How many `system.syncall` barriers each half (by task) has reached."""
+
+    def lanes(self, direction: str, pipe: int) -> list[list[TileVal]]:
+        """The per-lane queues of one pipe."""
+        return self.queues.setdefault((direction, pipe), [[], []])
 
     def pending(self) -> list[tuple[str, int]]:
         out = []
