@@ -231,3 +231,19 @@ def test_an_unmodelled_construct_ends_the_trials_at_the_first_input(
     assert "the interpreter cannot run the original program: the interpreter does not model 'tile.example'" \
         in out[-1], out
     assert len(drawn) == 1
+
+
+def test_a_function_that_takes_and_returns_tiles_is_compared_on_the_returned_valid_part(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A function the reference's passes give a tile argument and a tile result: `check` draws
+    the argument and compares the result's valid elements."""
+    path = tmp_path / "tiles.py"
+    path.write_text("import pypto.language as pl\n\n\n@pl.program\nclass T:\n"
+                    "    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)\n"
+                    "    def main(t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]) -> pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]:\n"
+                    "        r: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(t, t)\n"
+                    "        return r\n")
+    status, out, _ = _check(capsys, str(path))
+    assert status == 0
+    assert out[-1].endswith("1 function(s), 0 loop(s): confirmed")
+    assert "outputs match (3 trials)" in out[0]

@@ -90,6 +90,7 @@ from slotsat.core.interpreter import (
     UNDEFINED_FILLINGS,
     Array,
     Interpreter,
+    TileVal,
     Undefined,
     Value,
     ensure_interpretable,
@@ -209,11 +210,19 @@ def _run_transformed(fn: ir.Function, args: dict[str, Any], identity: dict[str, 
 
 
 def _outputs(fn: ir.Function, it: Interpreter, values: tuple[Value, ...]) -> tuple[Value, ...]:
-    """What a run of `fn` produced: the values it returned, then each tensor parameter as the
-    run left it, in parameter order (a kernel's writes to its tensors are outputs whether it
-    returns them or not; `_labels` names them)."""
+    """What a run of `fn` produced: the values it returned (a returned tile as the elements of
+    its valid part), then each tensor parameter as the run left it, in parameter order (a
+    kernel's writes to its tensors are outputs whether it returns them or not; `_labels` names
+    them)."""
+    returned = [_valid_part(v) if isinstance(v, TileVal) else v for v in values]
     tensors = [it.tensors_after.get(p.name_hint) for p in fn.params if isinstance(p.type, ir.TensorType)]
-    return (*values, *tensors)
+    return (*returned, *tensors)
+
+
+def _valid_part(t: TileVal) -> Value:
+    """A returned tile's value: the elements of its valid part (the tile itself in a symbolic
+    run)."""
+    return t if t.data is None else t.data[:t.valid[0], :t.valid[1]].copy()
 
 
 def _labels(fn: ir.Function, outputs: tuple[Value, ...]) -> list[str]:
