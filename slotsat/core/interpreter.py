@@ -3194,11 +3194,13 @@ def _op_mgather(it: Interpreter, c: ir.Call) -> Value:
     the reference's op docstring and runtime test state it): in elem mode
     `dst[i, j] = mem.flat[idx[i, j]]` over the indices' shape; in row mode the indices are a
     `[1, R]` or `[R, 1]` vector and `dst[r, :] = rows[idx[r], :]`, where `rows` is `mem` as a
-    matrix of its last dimension's rows. An index outside `mem` is an `InterpreterError` under
-    `gather_oob` undefined (the hardware reads whatever is there); `clamp` clamps it, `wrap`
-    takes it modulo the extent, `zero` reads 0. Entries beyond the indices' valid part hold
-    undefined data. A Mat result (indices from a GM tensor, elem mode staged through a GM
-    scratch tensor) is not modelled."""
+    matrix of its last dimension's rows. An index is read as an unsigned 32-bit integer (the
+    golden of the reference's runtime test, test_mgather.py: `bitwise_and(0xFFFFFFFF)`, so a
+    negative index lies past every extent). An index outside `mem` is an `InterpreterError`
+    under `gather_oob` undefined (the hardware reads whatever is there); `clamp` clamps it to
+    the last row or element, `wrap` takes it modulo the extent, `zero` reads 0. Entries beyond
+    the indices' valid part hold undefined data. A Mat result (indices from a GM tensor, elem
+    mode staged through a GM scratch tensor) is not modelled."""
     if len(c.args) != 2 or c.kwarg("scratch") is not None:
         raise Unmodelled("the interpreter models tile.mgather into a Vec tile", c.span)
     space = c.kwarg("target_memory")
@@ -3231,7 +3233,8 @@ def _op_mgather(it: Interpreter, c: ir.Call) -> Value:
         shape = (idx.shape[axis], mem.shape[-1])
         valid = np.zeros(shape, dtype=bool)
         valid[: idx.valid[axis], :] = True
-    outside = (offsets < 0) | (offsets >= extent)
+    offsets = offsets & 0xFFFFFFFF  # the hardware reads an index as unsigned: -1 is past every extent
+    outside = offsets >= extent
     if oob == "clamp":
         offsets = np.clip(offsets, 0, extent - 1)
     elif oob == "wrap":

@@ -148,7 +148,9 @@ def _gather(idx: np.ndarray, coalesce: str, oob: str, result: str) -> np.ndarray
 
 @pytest.mark.parametrize(
     ("oob", "rows"),
-    [("clamp", [3, 0, 7, 0]), ("wrap", [3, 0, 1, 6]), ("zero", [3, 0, None, None])],
+    # -2 is read unsigned (0xFFFFFFFE), as the reference's runtime-test golden reads it: clamped to
+    # the last row, and 4294967294 % 8 == 6
+    [("clamp", [3, 0, 7, 7]), ("wrap", [3, 0, 1, 6]), ("zero", [3, 0, None, None])],
 )
 def test_a_row_gather_reads_whole_rows_and_treats_an_outside_row_by_its_mode(oob: str, rows: list[int | None]) -> None:
     out = _gather(np.array([[3, 0, 9, -2]]), "row", oob, "[4, 32]")
@@ -162,6 +164,16 @@ def test_an_element_gather_reads_flat_offsets_and_an_outside_one_is_an_error_whe
     np.testing.assert_array_equal(out, TABLE.reshape(-1)[idx])
     wrapped = _gather(np.array([[256, -1, 5, 6], [0, 0, 0, 0]]), "elem", "wrap", "[2, 4]")
     np.testing.assert_array_equal(wrapped[0], [0, 255, 5, 6])
+    # not a power of two: the unsigned reading of -1 wraps to 4294967295 % 96 == 63, not 95
+    idx = np.array([[-1, 95, 96, 0]])
+    src = kernel("i: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.load(idx, [0, 0], [1, 4])\n"
+                 "g: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.tile.mgather(mem, i, coalesce=\"elem\", gather_oob=\"wrap\")\n"
+                 "out = pl.store(g, [0, 0], out)\nreturn out\n",
+                 params="mem: pl.Tensor[[3, 32], pl.FP32], idx: pl.Tensor[[1, 4], pl.INT32], out: pl.Out[pl.Tensor[[1, 4], pl.FP32]]",
+                 ret="pl.Tensor[[1, 4], pl.FP32]")
+    fn = parse_source(src, "k.py").programs[0].functions[0]
+    (odd,) = run_function(fn, {"mem": TABLE[:3], "idx": idx.astype(np.int32), "out": np.zeros((1, 4), np.float32)})
+    np.testing.assert_array_equal(odd, [TABLE[:3].reshape(-1)[[63, 95, 0, 0]]])
     with pytest.raises(InterpreterError, match=r"tile\.mgather index 256 is outside the 256 elements of its source"):
         _gather(np.array([[256, 0, 0, 0], [0, 0, 0, 0]]), "elem", "undefined", "[2, 4]")
 
