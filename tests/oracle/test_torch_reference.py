@@ -3,8 +3,10 @@
 
 PyPTO's debug code generator (`pypto.debug.torch_codegen`, docs/en/dev/debug/
 00-torch_codegen.md) turns a program into PyTorch code that computes what the reference means
-by each op. Each case here is one tile kernel around one op, on fully valid [4, 8] tiles (the
-torch code has no valid regions): the reference parses the kernel (`pl.parse_program`), its
+by each op. Each case here is one tile kernel around one op (arithmetic, unary math,
+reductions and broadcasts of both axes, bit ops, casts, comparisons and selections, views,
+`write`, `concat`, `assemble`, a matmul), on fully valid tiles (the torch code has no valid
+regions): the reference parses the kernel (`pl.parse_program`), its
 code generator's PyTorch code runs on the inputs, and slotsat's interpreter runs the same
 kernel on the same inputs; the outputs must agree, exactly for integers and to float32
 rounding for floats (numpy's and torch's `exp` / `log` may differ in the last place).
@@ -102,17 +104,45 @@ CASES: dict[str, tuple[str, str, tuple[int, int], str]] = {
     "or": ("INT32", "int", (4, 8), f"m: {I} = pl.tile.or_(x, y)"),
     "not": ("INT16", "int", (4, 8), "m: pl.Tile[[4, 8], pl.INT16, pl.Mem.Vec] = pl.tile.not_(x)"),
     "shrs": ("INT32", "count", (4, 8), f"m: {I} = pl.tile.shrs(x, 1)"),
+    "rsqrt": ("FP32", "pos", (4, 8), f"m: {F} = pl.tile.rsqrt(x)"),
+    "row_prod": ("FP32", "signed", (4, 1), f"m: {COL} = pl.tile.row_prod(x, tmp)"),
+    "row_expand_add": ("FP32", "signed", (4, 8), f"s: {COL} = pl.tile.row_min(y, tmp)\n        m: {F} = pl.tile.row_expand_add(x, s)"),
+    "row_expand_div": ("FP32", "pos", (4, 8), f"s: {COL} = pl.tile.row_max(y, tmp)\n        m: {F} = pl.tile.row_expand_div(x, s)"),
+    "row_expand_max": ("FP32", "signed", (4, 8), f"s: {COL} = pl.tile.row_min(y, tmp)\n        m: {F} = pl.tile.row_expand_max(x, s)"),
+    "row_expand_expdif": ("FP32", "signed", (4, 8), f"s: {COL} = pl.tile.row_max(x, tmp)\n        m: {F} = pl.tile.row_expand_expdif(x, s)"),
+    "col_sum": ("FP32", "signed", (1, 8), f"m: {ROW} = pl.tile.col_sum(x)"),
+    "col_min": ("FP32", "signed", (1, 8), f"m: {ROW} = pl.tile.col_min(x)"),
+    "col_prod": ("FP32", "signed", (1, 8), f"m: {ROW} = pl.tile.col_prod(x)"),
+    "col_expand_sub": ("FP32", "signed", (4, 8), f"s: {ROW} = pl.tile.col_max(y)\n        m: {F} = pl.tile.col_expand_sub(x, s)"),
+    "col_expand_div": ("FP32", "pos", (4, 8), f"s: {ROW} = pl.tile.col_min(y)\n        m: {F} = pl.tile.col_expand_div(x, s)"),
+    "col_expand_min": ("FP32", "signed", (4, 8), f"s: {ROW} = pl.tile.col_max(y)\n        m: {F} = pl.tile.col_expand_min(x, s)"),
+    "col_expand_expdif": ("FP32", "signed", (4, 8), f"s: {ROW} = pl.tile.col_max(x)\n        m: {F} = pl.tile.col_expand_expdif(x, s)"),
+    "part_add": ("FP32", "signed", (4, 8), f"m: {F} = pl.tile.part_add(x, y)"),
+    "part_max": ("FP32", "signed", (4, 8), f"m: {F} = pl.tile.part_max(x, y)"),
+    "shl": ("INT32", "count", (4, 8), f"m: {I} = pl.tile.shl(x, y)"),
+    "shr": ("INT32", "count", (4, 8), f"m: {I} = pl.tile.shr(x, y)"),
+    "ands": ("INT32", "int", (4, 8), f"m: {I} = pl.tile.ands(x, 5)"),
+    "xor": ("INT32", "int", (4, 8), f"m: {I} = pl.tile.xor(x, y, tmp)"),
+    "full": ("FP32", "signed", (4, 8), f"m: {F} = pl.tile.full([4, 8], dtype=pl.FP32, value=1.25)"),
+    "write": ("FP32", "signed", (4, 8), f"m: {F} = pl.tile.write(x, [2, 3], 7.5)"),
+    "slice": ("FP32", "signed", (2, 8), "m: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec] = pl.tile.slice(x, [2, 8], [1, 0])"),
+    "extract": ("FP32", "signed", (2, 4), "m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.extract(x, 1, 4, [2, 4], target_memory=pl.Mem.Vec)"),
+    "reshape": ("FP32", "signed", (8, 4), "m: pl.Tile[[8, 4], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(x, [8, 4])"),
+    "concat": ("FP32", "signed", (4, 16), "m: pl.Tile[[4, 16], pl.FP32, pl.Mem.Vec] = pl.tile.concat(x, y)"),
+    "assemble": ("FP32", "signed", (4, 8), "w: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.slice(y, [2, 4], [0, 0])\n        m: pl.Tile[[4, 8], pl.FP32, pl.Mem.Vec] = pl.tile.assemble(x, w, [1, 2])"),
+    "matmul": ("FP32", "signed", (4, 4), "lm = pl.load(a, [0, 0], [4, 8], target_memory=pl.Mem.Mat)\n        lt = pl.tile.move(lm, target_memory=pl.Mem.Left)\n        rm = pl.load(b, [0, 0], [4, 8], target_memory=pl.Mem.Mat)\n        rt = pl.tile.move(rm, target_memory=pl.Mem.Right)\n        m = pl.tile.matmul(lt, pl.tile.transpose_view(rt))"),
+    "cast_round": ("FP32", "signed", (4, 8), "m: pl.Tile[[4, 8], pl.INT32, pl.Mem.Vec] = pl.tile.cast(x, target_type=pl.INT32, mode='round')"),
     "cast": ("FP32", "signed", (4, 8), "m: pl.Tile[[4, 8], pl.INT32, pl.Mem.Vec] = pl.tile.cast(x, target_type=pl.INT32, mode='trunc')"),
 }
 """One op each (and the comparison `tile.sel` / `tile.sels` read)."""
 
-SUMMED = frozenset({"row_sum", "row_expand_sub"})
-"""The cases whose result is a sum of a row."""
+SUMMED = frozenset({"row_sum", "row_expand_sub", "row_prod", "col_sum", "col_prod", "matmul"})
+"""The cases whose result is a sum or product of a row or column (an order of rounding)."""
 
 
 def _source(name: str) -> str:
     dtype, _, (rows, cols), body = CASES[name]
-    out = "INT32" if name == "cast" else dtype
+    out = "INT32" if name.startswith("cast") else dtype
     return _KERNEL.format(t=dtype, o=out, rows=rows, cols=cols, body="        " + body)
 
 
@@ -127,7 +157,7 @@ def _inputs(name: str) -> dict[str, np.ndarray]:
     if zeros:
         b = np.where(rng.random((4, 8)) < 0.5, 0, b)
     np_type = {"FP32": np.float32, "INT32": np.int32, "INT16": np.int16}[dtype]
-    out_type = np.int32 if name == "cast" else np_type
+    out_type = np.int32 if name.startswith("cast") else np_type
     return {"a": a.astype(np_type), "b": b.astype(np_type), "out": np.zeros((rows, cols), out_type)}
 
 
