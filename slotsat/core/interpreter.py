@@ -25,7 +25,8 @@ Values
 Operations: `tile.load` (offsets, shape, valid shape; the part outside the valid shape is
 undefined data, which a plain run sees as zeros; a read outside the tensor is an
 `InterpreterError`), `tile.store` (writes the valid
-part), unary / binary / tile-with-scalar elementwise ops, row reductions and row
+part), unary / binary / tile-with-scalar elementwise ops (an integer quotient truncates toward
+zero, as the device divides), row reductions and row
 broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the valid `K`,
 `tile.move`, `tile.cast` (float to int truncates toward zero), `tile.reshape` (valid over the
 extent its result's type declares, else over all of it), `tile.slice`
@@ -1642,13 +1643,27 @@ def _op_unary(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
 
 
-def _int_div(a: Array, b: Array, span: Span) -> Array:
-    if np.any(b == 0):
+def _int_div(a: Array, b: Array, span: Span, valid: tuple[int, int] | None) -> Array:
+    """An integer tile quotient, truncated toward zero as the device divides (the golden of the
+    reference's runtime test, test_div.py: `torch.div(lhs, rhs, rounding_mode="trunc")`; its
+    debug torch code stores a true quotient into an integer tensor, which truncates too),
+    before the caller wraps it to the dtype. A zero divisor inside `valid` (the result's valid
+    region; None: the whole tile) is a fault; outside it the quotient is 0, as no element
+    there is part of the result."""
+    region = (slice(0, valid[0]), slice(0, valid[1])) if valid is not None else (slice(None),) * b.ndim
+    if np.any(b[region] == 0):
         raise InterpreterError("integer division by zero in a tile", span)
-    return np.floor_divide(a, b)
+    safe = np.where(b == 0, 1, b)
+    if a.dtype.kind == "u" and safe.dtype.kind == "u":
+        return np.where(b == 0, 0, a // safe)
+    wa, wb = a.astype(np.int64), safe.astype(np.int64)
+    quotient = np.abs(wa) // np.abs(wb)
+    return np.where(b == 0, 0, np.where((wa < 0) != (wb < 0), -quotient, quotient))
 
 
-def _binary(op: str, a: Array, b: Array, dtype: DType, span: Span) -> Array:
+def _binary(op: str, a: Array, b: Array, span: Span, valid: tuple[int, int] | None = None) -> Array:
+    """`a op b` elementwise for the binary tile ops (by the op's name suffix), in the arrays'
+    own dtypes; an integer division's zero divisor faults only inside `valid` (`_int_div`)."""
     with np.errstate(all="ignore"):
         if op.endswith("add"):
             return a + b
@@ -1657,7 +1672,7 @@ def _binary(op: str, a: Array, b: Array, dtype: DType, span: Span) -> Array:
         if op.endswith("mul"):
             return a * b
         if op.endswith("div"):
-            return _int_div(a, b, span) if dtype.is_int else a / b
+            return _int_div(a, b, span, valid) if a.dtype.kind in "iu" else a / b
         if op.startswith("tile.max"):
             return np.maximum(a, b)
         return np.minimum(a, b)
@@ -1674,7 +1689,7 @@ def _tile_pair(it: Interpreter, c: ir.Call) -> tuple[TileVal, TileVal, tuple[int
 
 def _op_binary(it: Interpreter, c: ir.Call) -> Value:
     a, b, valid = _tile_pair(it, c)
-    data = _binary(c.op, _need_data(a), _need_data(b), a.dtype, c.span)
+    data = _binary(c.op, _need_data(a), _need_data(b), c.span, valid)
     return TileVal(as_dtype(data, a.dtype), valid, a.dtype, a.shape)
 
 
@@ -1695,7 +1710,7 @@ def _op_scalar(it: Interpreter, c: ir.Call) -> Value:
     data = _need_data(t)
     fill = t.dtype.wrap(int(s)) if t.dtype.is_int else s
     sv = np.full(data.shape, fill, dtype=data.dtype)
-    out = _binary(c.op[:-1], data, sv, t.dtype, c.span)
+    out = _binary(c.op[:-1], data, sv, c.span, t.valid)
     return TileVal(as_dtype(out, t.dtype), t.valid, t.dtype, t.shape)
 
 
@@ -1847,7 +1862,7 @@ def _op_row_expand(it: Interpreter, c: ir.Call) -> Value:
     col = np.repeat(_need_data(r)[:, :1], t.shape[1], axis=1)
     if c.op == "tile.row_expand_expdif":
         return TileVal(_expdif(_need_data(t), col, t, c), t.valid, t.dtype, t.shape)
-    data = _binary(c.op.replace("row_expand_", ""), _need_data(t), col, t.dtype, c.span)
+    data = _binary(c.op.replace("row_expand_", ""), _need_data(t), col, c.span, t.valid)
     return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
 
 
@@ -1955,7 +1970,7 @@ def _op_part(it: Interpreter, c: ir.Call) -> Value:
     data = _need_data(a).copy()
     op = {"tile.part_add": "tile.add", "tile.part_mul": "tile.mul", "tile.part_max": "tile.maximum",
           "tile.part_min": "tile.minimum"}[c.op]
-    data[:r, :k] = as_dtype(_binary(op, data[:r, :k], _need_data(b)[:r, :k], a.dtype, c.span), a.dtype)
+    data[:r, :k] = as_dtype(_binary(op, data[:r, :k], _need_data(b)[:r, :k], c.span), a.dtype)
     return TileVal(data, a.valid, a.dtype, a.shape)
 
 
@@ -2028,7 +2043,7 @@ def _op_add_carry(it: Interpreter, c: ir.Call) -> Value:
     add = c.op.startswith("tile.add")
 
     def step(op: str, x: Array, y: Array) -> TileVal:
-        return TileVal(as_dtype(_binary(op, x, y, a.dtype, c.span), a.dtype), valid, a.dtype, a.shape)
+        return TileVal(as_dtype(_binary(op, x, y, c.span), a.dtype), valid, a.dtype, a.shape)
 
     first = _need_data(step("tile.add" if add else "tile.sub", _need_data(a), middle))
     plus = step("tile.add", first, _need_data(d))
@@ -2410,7 +2425,7 @@ def _op_col_expand(it: Interpreter, c: ir.Call) -> Value:
         return TileVal(as_dtype(rows, t.dtype), t.valid, t.dtype, t.shape)
     if c.op == "tile.col_expand_expdif":
         return TileVal(_expdif(_need_data(t), rows, t, c), t.valid, t.dtype, t.shape)
-    data = _binary(c.op.replace("col_expand_", ""), _need_data(t), rows, t.dtype, c.span)
+    data = _binary(c.op.replace("col_expand_", ""), _need_data(t), rows, c.span, t.valid)
     return TileVal(as_dtype(data, t.dtype), t.valid, t.dtype, t.shape)
 
 

@@ -350,3 +350,31 @@ return r
         return
     r, _ = _run(fn, F, G)
     np.testing.assert_array_equal(r, [F[1], [0, 0, 0, 0]])
+
+
+def test_integer_tile_division_truncates_toward_zero() -> None:
+    """As the device divides (the golden of the reference's runtime test test_div.py:
+    `torch.div(lhs, rhs, rounding_mode="trunc")`), for the tile, scalar and broadcast forms."""
+    a = np.array([[-7, 7, -7, 7], [-1, 0, 5, -9]], dtype=np.int32)
+    b = np.array([[2, -2, -2, 2], [3, 4, -5, 4]], dtype=np.int32)
+    want = np.trunc(a / b).astype(np.int32)
+    r, _ = _run(_binary_kernel("m: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.tile.div(x, y)", "INT32"), a, b)
+    np.testing.assert_array_equal(r, want)
+    r, _ = _run(_binary_kernel("m: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.tile.divs(x, -2)", "INT32"), a, b)
+    np.testing.assert_array_equal(r, np.trunc(a / -2).astype(np.int32))
+
+
+def test_a_zero_divisor_outside_the_valid_region_is_not_a_fault() -> None:
+    fn = kernel(TWO.format(t="INT32"), RET.format(t="INT32"), """
+x: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 4])
+y: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 4])] = pl.load(b, [0, 0], [2, 4], [1, 4])
+m: pl.Tile[[2, 4], pl.INT32, pl.Mem.Vec, pl.TileView(valid_shape=[1, 4])] = pl.tile.div(x, y)
+r: pl.Tensor[[2, 4], pl.INT32] = pl.store(m, [0, 0], out)
+return r
+""")
+    a = np.full((2, 4), 9, dtype=np.int32)
+    b = np.array([[2, 3, -4, 9], [0, 0, 0, 0]], dtype=np.int32)
+    r, _ = _run(fn, a, b)
+    np.testing.assert_array_equal(r[0], [4, 3, -2, 1])
+    with pytest.raises(InterpreterError, match="integer division by zero in a tile"):
+        _run(fn, a, np.zeros((2, 4), np.int32))
