@@ -2410,14 +2410,41 @@ class FunctionEmitter(Emitter):
     def _emit_matmul_acc(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling,
                          where: Span) -> None:
         """`pto.tmatmul.acc ins(%acc, %lhs, %rhs) outs(%acc)` (and `pto.tgemv.acc`, with its
-        `accPhase`): the accumulator is updated in place."""
+        `accPhase`): the accumulator is updated in place.
+
+        `tile.matmul_acc`'s `init_cond` (its fourth argument) overwrites the accumulator with
+        `lhs @ rhs` where it holds, as the reference's code generator emits it: a literal picks
+        `pto.tmatmul ins(%lhs, %rhs) outs(%acc)` or the accumulating form outright, a runtime
+        predicate branches over the two (`scf.if`, no results: both arms write `%acc`)."""
         if target is None or not isinstance(target.type, ir.TileType):
             raise PassError(f"slotsat's code generator does not support {c.op} without a tile result", where)
         ins = self._operands(c, sp, target.type.dtype, where)
         attrs = self._attr_dict(c, sp, where)
         acc, acc_t = ins[0]
         self.handles[target.id] = acc
-        self._dps_line(sp, ins, acc, acc_t, attrs)  # acc_t: the accumulator handle's own type
+        init = ops.init_condition(c)
+        if init is None:
+            self._dps_line(sp, ins, acc, acc_t, attrs)  # acc_t: the accumulator handle's own type
+            return
+        fresh = pto_spelling.lookup("tile.matmul")
+        if c.op != "tile.matmul_acc" or fresh is None:
+            raise PassError(f"{c.op} takes no init_cond (the reference accepts one for tile.matmul_acc only)",
+                            where)
+        folded = fold(init)
+        if isinstance(folded, ir.ConstInt):
+            if folded.value:
+                self._dps_line(fresh, ins[1:], acc, acc_t, attrs)
+            else:
+                self._dps_line(sp, ins, acc, acc_t, attrs)
+            return
+        cond = self.lower(init)
+        self.line(f"scf.if {cond} {{")
+        with self.block():
+            self._dps_line(fresh, ins[1:], acc, acc_t, attrs)
+        self.line("} else {")
+        with self.block():
+            self._dps_line(sp, ins, acc, acc_t, attrs)
+        self.line("}")
 
     def _emit_tri(self, target: ir.Var | None, c: ir.Call, sp: pto_spelling.Spelling, where: Span) -> None:
         """`"pto.ttri"(%diagonal, %dst) {upperOrLower = U : i32} : (i32, TB) -> ()`: the

@@ -1216,6 +1216,33 @@ class ValidStore:
         return out
 
 
+@pl.program
+class MatmulInitCond:
+    """Split-K accumulation with `init_cond`: the first K step overwrites the accumulator
+    instead of accumulating into it (a runtime predicate: the reference branches over
+    `pto.tmatmul` and `pto.tmatmul.acc`), and a literal predicate picks one form."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[64, 256], pl.FP32],
+        b: pl.Tensor[[256, 64], pl.FP32],
+        c: pl.Out[pl.Tensor[[64, 64], pl.FP32]],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
+        acc = pl.tile.create([64, 64], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+        for k0 in pl.range(0, 256, 64):
+            a_l1 = pl.load(a, [0, k0], [64, 64], target_memory=pl.Mem.Mat)
+            b_l1 = pl.load(b, [k0, 0], [64, 64], target_memory=pl.Mem.Mat)
+            a_l0 = pl.move(a_l1, target_memory=pl.Mem.Left)
+            b_l0 = pl.move(b_l1, target_memory=pl.Mem.Right)
+            acc = pl.tile.matmul_acc(acc, a_l0, b_l0, init_cond=(k0 == 0))
+        a_last = pl.move(pl.load(a, [0, 192], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+        b_last = pl.move(pl.load(b, [192, 0], [64, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+        acc = pl.tile.matmul_acc(acc, a_last, b_last, init_cond=False)
+        c = pl.store(acc, [0, 0], c)
+        return c
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1261,6 +1288,7 @@ PROGRAMS = {
     "expand_random": ExpandRandom,
     "valid_view": ValidView,
     "valid_store": ValidStore,
+    "matmul_init_cond": MatmulInitCond,
     "gather_barrier": GatherBarrier,
     "memory_gather": MemoryGather,
 }

@@ -28,7 +28,7 @@ undefined data, which a plain run sees as zeros; a read outside the tensor is an
 part), unary / binary / tile-with-scalar elementwise ops (an integer quotient truncates toward
 zero, as the device divides), row reductions and row
 broadcasts over the valid columns, `tile.matmul` / `tile.matmul_acc` over the valid `K`,
-`tile.move`, `tile.cast` (float to int truncates toward zero), `tile.reshape` (valid over the
+`tile.move`, `tile.cast` (a float rounded to an integer by its `mode=`), `tile.reshape` (valid over the
 extent its result's type declares, else over all of it), `tile.slice`
 (both views of their source: see Buffers), `tile.read`; `pl.yield_`, loop-carried values, `if`.
 `tile.alloc` statements (after init-memref) are no-ops; `while` loops (bounded by
@@ -2150,12 +2150,21 @@ def _wrap_array(a: Array, dtype: DType) -> Array:
 
 
 def _op_matmul_acc(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.matmul_acc(acc, lhs, rhs[, init_cond])`: `acc + lhs @ rhs` in the accumulator's
+    buffer; where `init_cond` holds, `lhs @ rhs` alone (the accumulator is overwritten, as the
+    reference's docstring and its runtime test test_matmul_acc_init_cond.py state)."""
     acc = it._tile(c.args[0], c.span)
     lt, rt = it._tile(c.args[1], c.span), it._tile(c.args[2], c.span)
     prod, _ = _matmul(lt, rt, c)
     if prod.shape != acc.shape:
         raise InterpreterError(f"'{c.op}' accumulator shape {acc.shape} differs from {prod.shape}", c.span)
+    init = ops.init_condition(c)
+    overwrite = it.scalar(init) if isinstance(init, ir.SCALAR_EXPRS) else init  # type: ignore[arg-type]
+    if init is not None and not isinstance(overwrite, int):
+        raise InterpreterError(f"{c.op}'s init_cond must be a known scalar predicate", c.span)
     base = _need_data(acc).astype(np.float64 if acc.dtype.is_float else np.int64)
+    if overwrite:
+        base = np.zeros_like(base)
     return TileVal(_wrap_array(base + prod, acc.dtype), acc.valid, acc.dtype, acc.shape, acc.backing)
 
 
@@ -2192,12 +2201,47 @@ def _op_move(it: Interpreter, c: ir.Call) -> Value:
     return TileVal(_need_data(t).copy(), t.valid, t.dtype, t.shape)
 
 
+_TO_INTEGER: dict[str, Callable[[Array], Array]] = {
+    "rint": np.rint,  # to nearest, ties to even
+    "round": lambda a: np.sign(a) * np.floor(np.abs(a) + 0.5),  # to nearest, ties away from zero
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "trunc": np.trunc,
+}
+"""How `tile.cast` rounds a float to an integer dtype, by its `mode=` (the PTO IR manual's
+RoundMode of `pto.tcvt`; the reference's sine and cosine lowering rounds with `round` and
+`floor`). `none` and `odd` are not pinned down for that conversion, so such a cast is
+declined; a cast without `mode=` takes the reference's default, `round`. A float narrowed to
+another float rounds to nearest, ties to even, whatever the mode (the modes differ only at
+exact ties there)."""
+
+
+def _cast_mode(c: ir.Call) -> str:
+    """The `mode=` of a `tile.cast` by name (`ops.CAST_MODES`), `round` when absent."""
+    mode = c.kwarg("mode")
+    if isinstance(mode, ir.StrArg):
+        return mode.value
+    if isinstance(mode, ir.ConstInt) and 0 <= mode.value < len(ops.CAST_MODES):
+        return ops.CAST_MODES[mode.value]
+    return "round" if mode is None else "?"
+
+
 def _op_cast(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.cast(t, target_type=D, mode=M)`: `t`'s values converted to `D`, a float rounded to
+    an integer dtype by `M` (`_TO_INTEGER`), then wrapped to it."""
     t = it._tile(c.args[0], c.span)
     dtype = ops.cast_dtype(c)
     if dtype is None:
         raise InterpreterError("tile.cast needs a dtype", c.span)
-    return TileVal(as_dtype(_need_data(t), dtype), t.valid, dtype, t.shape)
+    data = _need_data(t)
+    if dtype.is_int and t.dtype.is_float:
+        mode = _cast_mode(c)
+        if mode not in _TO_INTEGER:
+            raise Unmodelled(f"tile.cast from pl.{t.dtype.value} to pl.{dtype.value} with mode='{mode}' "
+                             "(how it rounds to an integer is not pinned down)", c.span)
+        with np.errstate(all="ignore"):
+            data = _TO_INTEGER[mode](data.astype(np.float64))
+    return TileVal(as_dtype(data, dtype), t.valid, dtype, t.shape)
 
 
 def _op_reinterpret_view(it: Interpreter, c: ir.Call) -> Value:

@@ -736,7 +736,7 @@ def _build() -> dict[str, OpSpec]:
               modelled_keywords=("target_memory",)),
         _spec("tile.matmul", ("lhs", "rhs"), rule=TypeRule.MATMUL),
         _spec("tile.matmul_acc", ("acc", "lhs", "rhs"), rule=TypeRule.MATMUL_ACC,
-              ref_extra=("init_cond",)),
+              ref_extra=("init_cond",), modelled_extra=("init_cond",)),
         _spec("tile.reshape", ("tile", "shape"), rule=TypeRule.RESHAPE),
         _spec("tile.slice", ("tile", "shape", "offsets"), rule=TypeRule.SLICE,
               ref_extra=("valid_shape", "drop_dims")),
@@ -777,6 +777,15 @@ def cast_dtype(call: Any) -> Any:
         return call.args[1].dtype
     value = call.kwarg("target_type")
     return getattr(value, "dtype", None) if type(value).__name__ == "DTypeArg" else None
+
+
+def init_condition(call: Any) -> Any:
+    """The `init_cond` of a `tile.matmul_acc` call (a scalar predicate: where it holds, the
+    accumulator is overwritten with the product instead of accumulated into): its fourth
+    argument as the reference prints it, or the DSL's keyword; None without one."""
+    if len(call.args) > 3:
+        return call.args[3]
+    return call.kwarg("init_cond")
 
 
 NUMERIC_KEYWORDS = frozenset({"mode", "high_precision"})

@@ -378,3 +378,22 @@ return r
     np.testing.assert_array_equal(r[0], [4, 3, -2, 1])
     with pytest.raises(InterpreterError, match="integer division by zero in a tile"):
         _run(fn, a, np.zeros((2, 4), np.int32))
+
+
+def test_matmul_acc_init_cond_overwrites_the_accumulator_where_it_holds() -> None:
+    """The split-K idiom: the first step writes the product over whatever the accumulator held
+    (a fresh tile's undefined contents), the rest accumulate into it."""
+    fn = kernel("a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]", "pl.Tensor[[16, 16], pl.FP32]", """
+acc: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.create([16, 16], dtype=pl.FP32, target_memory=pl.Mem.Acc)
+for k in pl.range(0, 4, 1):
+    m: pl.Tile[[16, 16], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+    lt: pl.Tile[[16, 16], pl.FP32, pl.Mem.Left] = pl.tile.move(m, target_memory=pl.Mem.Left)
+    rt: pl.Tile[[16, 16], pl.FP32, pl.Mem.Right] = pl.tile.move(m, target_memory=pl.Mem.Right)
+    acc = pl.tile.matmul_acc(acc, lt, rt, init_cond=(k == 0))
+out = pl.store(acc, [0, 0], out)
+return out
+""")
+    a = np.linspace(-1.0, 1.0, 256, dtype=np.float32).reshape(16, 16)
+    for filling in (1, 2):  # whatever the fresh accumulator holds
+        r, _ = _run(fn, a, a, filling=filling)
+        np.testing.assert_allclose(r, 4 * (a.astype(np.float64) @ a), rtol=1e-5)
