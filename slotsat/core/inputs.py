@@ -713,12 +713,12 @@ def _yielded(body: ir.SeqStmts) -> list[ir.Expr]:
 
 def _scatter_index_parameters(fn: ir.Function) -> dict[int, bool]:
     """The integer tensor parameters whose elements a scatter (`SCATTERS`) takes as its offsets,
-    each with True where only each row's elements must differ: a kernel's contract is that a
-    scatter writes each offset once (two writes to one offset leave the hardware's order to
-    decide), so `random_inputs` draws their elements all different. The offsets are followed
-    back through loads, views and copies, a multiplication by a positive literal (which keeps
-    values apart), and a `tile.row_expand_add` of per-row offsets (distinct within each row:
-    True) and a per-row base (distinct across rows)."""
+    each with True where only each row's elements must differ: `random_inputs` draws their
+    elements all different, so every drawn element lands (a `tile.mscatter` writing one
+    offset twice leaves the DMA's order to decide; a `tile.scatter` keeps only the later
+    write). The offsets are followed back through loads, views and copies, a multiplication
+    by a positive literal (which keeps values apart), and a `tile.row_expand_add` of per-row
+    offsets (distinct within each row: True) and a per-row base (distinct across rows)."""
     defs = {st.var.id: st.value for st in ir.walk_stmts(fn.body) if isinstance(st, ir.AssignStmt)}
     params = {p.id for p in fn.params}
     out: dict[int, bool] = {}

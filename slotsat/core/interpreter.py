@@ -62,9 +62,9 @@ and `tensor.view` (a row-major reshape, read only), `tile.transpose` (of a fully
 `tile.fillpad_inplace` (`tile.fillpad` in its source's buffer) and `tile.fillpad_expand` (into a
 larger tile), `tile.random` (a repeatable stand-in held as undefined data, `Undefined.keyed`),
 `tile.gatherb` (whole 32-byte blocks by byte offset), `tile.scatter_update` (rows, in order),
-`tile.fmods`, `tile.expands`, `tile.sels`, `tile.prelu`, and, where the reference's sources
-disagree on the result, valid where they agree (`_agreed`; elsewhere undefined data):
-`tile.addc` / `subc` / `addsc` / `subsc`, `tile.rem` / `rems` and `tile.lrelu`. Any other op, a
+`tile.fmods`, `tile.expands`, `tile.sels`, `tile.prelu` / `lrelu`, and, where the reference's
+sources disagree on the result, valid where they agree (`_agreed`; elsewhere undefined data):
+`tile.addc` / `subc` / `addsc` / `subsc` and `tile.rem` / `rems`. Any other op, a
 call of another function, a modelled op in a form of the reference the model does not cover
 (`unmodelled_call`), or a tuple or array value is an `InterpreterError` naming it, raised before
 the run starts (`ensure_modelled`) wherever the call sits. A tensor parameter's symbolic
@@ -2106,10 +2106,9 @@ def _op_relu_slope(it: Interpreter, c: ir.Call) -> Value:
     """`tile.prelu(x, slope, tmp)` (a slope per element; `tmp` is the ISA's scratch tile) and
     `tile.lrelu(x, slope)` (one scalar slope): `x` where `x > 0`, else `slope * x` stored at
     the dtype (the PTO IR manual's TPRELU / TLRELU, the reference's torch code generator), over
-    float tiles.
-
-    For `tile.lrelu` the reference's docstring says `max(x, slope * x)` instead; the two agree
-    unless the slope exceeds one; elsewhere the element is undefined data (`_agreed`)."""
+    float tiles. The reference's DSL docstring of `tile.lrelu` says `max(x, slope * x)`, which
+    differs for a slope over one; its runtime test (test_activation_ops.py, run on the device
+    with a slope of 2) pins the form above ("TLRELU is true leaky-relu")."""
     x = it._tile(c.args[0], c.span)
     _float_only(c.op, x, c)
     if c.op == "tile.prelu":
@@ -2121,12 +2120,7 @@ def _op_relu_slope(it: Interpreter, c: ir.Call) -> Value:
     data = _need_data(x)
     with np.errstate(all="ignore"):
         scaled = as_dtype(data * slope, x.dtype)
-    selected = TileVal(as_dtype(np.where(data > 0, data, scaled), x.dtype), valid, x.dtype, x.shape)
-    if c.op != "tile.lrelu":
-        return selected
-    return _agreed(it, c, (selected, replace(selected, data=as_dtype(np.maximum(data, scaled), x.dtype))),
-                   "the slope exceeds one (the PTO IR manual keeps a positive element and scales the rest, "
-                   "the reference's docstring takes max(x, slope * x))")
+    return TileVal(as_dtype(np.where(data > 0, data, scaled), x.dtype), valid, x.dtype, x.shape)
 
 
 def _op_expands(it: Interpreter, c: ir.Call) -> Value:
@@ -3186,8 +3180,10 @@ def _op_scatter(it: Interpreter, c: ir.Call) -> Value:
     """`tile.scatter(dst, src, indexes)`: `dst.flat[indexes[i, j]] = src[i, j]` over `src`'s
     valid region, in place on `dst` (the reference's docstring of `pl.tile.scatter`; the result
     aliases `dst`'s buffer and keeps its valid extent). An offset outside `dst` is an
-    `InterpreterError`; two elements written to one offset with different values leave it to
-    the hardware's order, undefined data (`Undefined`)."""
+    `InterpreterError`; of two elements written to one offset the later one in row-major order
+    wins (the reference's runtime tests pin it: test_scatter.py's repeated indices, "ascending-k
+    last-wins", and test_scatter_update.py's repeated rows, which the reference lowers to this
+    op)."""
     dst, src, idx = (it._tile(a, c.span) for a in c.args[:3])
     if idx.shape != src.shape or src.dtype != dst.dtype:
         raise InterpreterError(f"'{c.op}' needs indexes of the source's shape and a destination of its dtype",
@@ -3202,8 +3198,9 @@ def _op_scatter(it: Interpreter, c: ir.Call) -> Value:
 def _scattered(it: Interpreter, c: ir.Call, dst: Array, src: TileVal, idx: TileVal) -> Array:
     """A copy of the destination `dst` (of `src`'s dtype) with `src`'s valid elements written
     at the flat offsets `idx` holds (`tile.scatter`, `tile.mscatter`): an offset outside it is
-    an `InterpreterError`, and an offset written twice with different values is undefined
-    data (the hardware's order decides)."""
+    an `InterpreterError`. An offset written twice with different values takes the later
+    element in row-major order for `tile.scatter`, which writes in that order; for
+    `tile.mscatter` it is undefined data (the DMA's order decides)."""
     shape = list(dst.shape)
     vr, vc = src.valid
     offsets = _need_data(idx)[:vr, :vc].astype(np.int64).reshape(-1)
@@ -3213,6 +3210,11 @@ def _scattered(it: Interpreter, c: ir.Call, dst: Array, src: TileVal, idx: TileV
     if bool(outside.any()):
         raise InterpreterError(f"{c.op} offset {int(offsets[outside][0])} is outside the {shape} destination",
                                c.span)
+    if c.op == "tile.scatter":  # the last write of each offset wins
+        _, from_end = np.unique(offsets[::-1], return_index=True)
+        last = offsets.size - 1 - from_end
+        out[offsets[last]] = values[last]
+        return out.reshape(dst.shape)
     out[offsets] = values
     written: dict[int, Any] = {}
     clash = np.zeros(out.size, dtype=bool)

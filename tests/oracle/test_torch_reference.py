@@ -87,6 +87,7 @@ CASES: dict[str, tuple[str, str, tuple[int, int], str]] = {
     "addsc": ("INT32", "int", (4, 8), f"m: {I} = pl.tile.addsc(x, 5, y)"),
     "subsc": ("INT32", "int0", (4, 8), f"m: {I} = pl.tile.subsc(x, 5, y)"),
     "lrelu": ("FP32", "signed", (4, 8), f"m: {F} = pl.tile.lrelu(x, 0.125)"),
+    "lrelu_steep": ("FP32", "signed", (4, 8), f"m: {F} = pl.tile.lrelu(x, 3.0)"),
     "prelu": ("FP32", "signed", (4, 8), f"m: {F} = pl.tile.prelu(x, y, tmp)"),
     "expands": ("FP32", "signed", (4, 8), f"m: {F} = pl.tile.expands(x, 2.5)"),
     "sel": ("FP32", "signed", (4, 8), f"c: {MASK} = pl.tile.cmp(x, y, cmp_type=2)\n        m: {F} = pl.tile.sel(c, x, y, tmp)"),

@@ -553,6 +553,24 @@ def test_scatter_writes_each_element_at_its_flat_offset_of_the_destination() -> 
     np.testing.assert_array_equal(r, [[2, -1, 3, -1], [-1, 4, -1, 1]])
 
 
+def test_a_scatter_offset_written_twice_takes_the_later_element() -> None:
+    """Row-major order, the last write winning, as the reference's runtime tests pin it
+    (test_scatter.py, "ascending-k last-wins")."""
+    fn = _fn(*_SCATTER)
+    v = np.array([[1, 2], [3, 4]], dtype=np.float32)
+    (r,) = _run(fn, {"a": v, "i": np.array([[5, 5], [0, 5]], dtype=np.int32), "out": np.zeros((2, 4), np.float32)})
+    np.testing.assert_array_equal(r, [[3, -1, -1, -1], [-1, 4, -1, -1]])
+
+
+def test_an_mscatter_offset_written_twice_with_two_values_is_undefined_data() -> None:
+    fn = _fn(*_MSCATTER)
+    v = np.array([[1, 2], [3, 4]], dtype=np.float32)
+    args = {"a": v, "i": np.array([[5, 5], [0, 6]], dtype=np.int32), "out": np.zeros(8, np.float32)}
+    (r,) = _run(fn, args)  # the poison filling at the offset written twice
+    assert np.isnan(np.asarray(r)[5])
+    np.testing.assert_array_equal(np.asarray(r)[[0, 6]], [3, 4])
+
+
 def test_a_scatter_offset_outside_the_destination_is_an_error() -> None:
     fn = _fn(*_SCATTER)
     with pytest.raises(InterpreterError, match=r"tile\.scatter offset 8 is outside the"):
