@@ -22,7 +22,7 @@ import pytest
 from slotsat.app.cli import main
 from slotsat.core import ir
 from slotsat.core.inputs import random_inputs
-from slotsat.core.interp_errors import InterpreterError
+from slotsat.core.interp_errors import InterpreterError, Unmodelled
 from slotsat.core.interpreter import Interpreter, Undefined, ensure_modelled, round_bf16
 from tests.reliability.interp_harness import kernel
 
@@ -397,3 +397,32 @@ return out
     for filling in (1, 2):  # whatever the fresh accumulator holds
         r, _ = _run(fn, a, a, filling=filling)
         np.testing.assert_allclose(r, 4 * (a.astype(np.float64) @ a), rtol=1e-5)
+
+
+@pytest.mark.parametrize(("mode", "want"), [
+    ("round", [2, -2, 3, -3]), ("rint", [2, -2, 2, -2]), ("floor", [1, -2, 2, -3]),
+    ("ceil", [2, -1, 3, -2]), ("trunc", [1, -1, 2, -2])])
+def test_a_float_cast_to_an_integer_rounds_by_its_mode(mode: str, want: list[int]) -> None:
+    """The PTO IR manual's RoundMode: `round` is to nearest with ties away from zero (the
+    reference's default), `rint` ties to even."""
+    fn = kernel("a: pl.Tensor[[1, 4], pl.FP32], out: pl.Out[pl.Tensor[[1, 4], pl.INT32]]", "pl.Tensor[[1, 4], pl.INT32]", f"""
+x: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [1, 4])
+m: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.tile.cast(x, target_type=pl.INT32, mode='{mode}')
+r: pl.Tensor[[1, 4], pl.INT32] = pl.store(m, [0, 0], out)
+return r
+""")
+    a = np.array([[1.5, -1.5, 2.5, -2.5]], dtype=np.float32)
+    (r,) = Interpreter(physical=False, prefetch=False).run(fn, {"a": a, "out": np.zeros((1, 4), np.int32)})
+    np.testing.assert_array_equal(r, [want])
+
+
+def test_a_float_cast_to_an_integer_with_mode_none_is_declined() -> None:
+    fn = kernel("a: pl.Tensor[[1, 4], pl.FP32], out: pl.Out[pl.Tensor[[1, 4], pl.INT32]]", "pl.Tensor[[1, 4], pl.INT32]", """
+x: pl.Tile[[1, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [1, 4])
+m: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.tile.cast(x, target_type=pl.INT32, mode='none')
+r: pl.Tensor[[1, 4], pl.INT32] = pl.store(m, [0, 0], out)
+return r
+""")
+    with pytest.raises(Unmodelled, match="mode='none'"):
+        Interpreter(physical=False, prefetch=False).run(fn, {"a": np.ones((1, 4), np.float32),
+                                                             "out": np.zeros((1, 4), np.int32)})
