@@ -1856,10 +1856,22 @@ def _expdif(a: Array, b: Array, t: TileVal, c: ir.Call) -> Array:
 
 
 def _op_row_expand(it: Interpreter, c: ir.Call) -> Value:
+    """The row-broadcast family `tile.row_expand_add(t, row[, tmp])` / `sub` / `mul` / `div` /
+    `max` / `min` / `expdif`: `t[r, c] op row[r, 0]` for an `[R, 1]` row operand. For
+    `tile.row_expand_add` the row operand may also be a row-major carrier of one 32-byte block
+    per row (`[R, 32 / sizeof]`), whose lanes repeat across the row, `t[r, c] + row[r, c % K]`,
+    and a scratch tile may follow (the reference's runtime test test_row_expand_add.py covers
+    both PTOAS signatures and both carriers)."""
     t, r = it._tile(c.args[0], c.span), it._tile(c.args[1], c.span)
-    if r.shape[0] != t.shape[0] or r.shape[1] != 1:
+    if len(c.args) > 2:
+        it._tile(c.args[2], c.span)  # the scratch tile
+    lanes = 32 // t.dtype.nbytes if c.op == "tile.row_expand_add" else 1
+    if r.shape[0] != t.shape[0] or r.shape[1] not in (1, lanes):
         raise InterpreterError(f"'{c.op}' needs a [{t.shape[0]}, 1] row operand", c.span)
-    col = np.repeat(_need_data(r)[:, :1], t.shape[1], axis=1)
+    if r.shape[1] == 1:
+        col = np.repeat(_need_data(r)[:, :1], t.shape[1], axis=1)
+    else:
+        col = np.tile(_need_data(r), (1, -(-t.shape[1] // lanes)))[:, :t.shape[1]]
     if c.op == "tile.row_expand_expdif":
         return TileVal(_expdif(_need_data(t), col, t, c), t.valid, t.dtype, t.shape)
     data = _binary(c.op.replace("row_expand_", ""), _need_data(t), col, c.span, t.valid)

@@ -749,7 +749,8 @@ def _build() -> dict[str, OpSpec]:
     ops += [_spec(f"tile.{n}", ("tile", "scalar")) for n in _SCALAR]
     ops += [_spec(f"tile.{n}", ("tile",), rule=TypeRule.ROW_REDUCE, ref_extra=("tmp_tile",),
                   modelled_extra=("tmp_tile",)) for n in _ROW_REDUCE]
-    ops += [_spec(f"tile.{n}", ("tile", "row")) for n in _ROW_EXPAND]
+    ops += [_spec(f"tile.{n}", ("tile", "row"), modelled_extra=("tmp",) if n == "row_expand_add" else ())
+            for n in _ROW_EXPAND]
     out: dict[str, OpSpec] = {}
     for spec in ops:
         ref = reference(spec.name)

@@ -426,3 +426,23 @@ return r
     with pytest.raises(Unmodelled, match="mode='none'"):
         Interpreter(physical=False, prefetch=False).run(fn, {"a": np.ones((1, 4), np.float32),
                                                              "out": np.zeros((1, 4), np.int32)})
+
+
+def test_row_expand_add_repeats_the_lanes_of_a_packed_carrier_and_takes_a_scratch_tile() -> None:
+    """A row-major carrier of one 32-byte block per row (`[R, 8]` of FP32) repeats its lanes
+    across the row (the golden of the reference's test_row_expand_add.py); a scratch tile may
+    follow."""
+    fn = kernel("a: pl.Tensor[[2, 16], pl.FP32], b: pl.Tensor[[2, 8], pl.FP32], out: pl.Out[pl.Tensor[[2, 16], pl.FP32]]",
+                "pl.Tensor[[2, 16], pl.FP32]", """
+x: pl.Tile[[2, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 16])
+v: pl.Tile[[2, 8], pl.FP32, pl.Mem.Vec] = pl.load(b, [0, 0], [2, 8])
+tmp: pl.Tile[[2, 16], pl.FP32, pl.Mem.Vec] = pl.tile.create([2, 16], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+m: pl.Tile[[2, 16], pl.FP32, pl.Mem.Vec] = pl.tile.row_expand_add(x, v, tmp)
+r: pl.Tensor[[2, 16], pl.FP32] = pl.store(m, [0, 0], out)
+return r
+""")
+    ensure_modelled(fn)
+    a = np.arange(32, dtype=np.float32).reshape(2, 16)
+    b = np.arange(16, dtype=np.float32).reshape(2, 8) * 100
+    (r,) = Interpreter(physical=False, prefetch=False).run(fn, {"a": a, "b": b, "out": np.zeros((2, 16), np.float32)})
+    np.testing.assert_array_equal(r, a + np.tile(b, (1, 2)))
