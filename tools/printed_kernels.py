@@ -1243,6 +1243,25 @@ class MatmulInitCond:
         return c
 
 
+@pl.program
+class ClampLoad:
+    """A pipelined read whose last window runs off the end of the source, sanctioned by
+    `clamp=True`: the reference deduces the cut-back valid rows into the tile's type
+    (`pl.min(pl.max(100 - r * 32, 0), 32)`) and reads the window."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[100, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[128, 64], pl.FP32]],
+    ) -> pl.Tensor[[128, 64], pl.FP32]:
+        for r in pl.pipeline(4, stage=2):
+            t = pl.tile.load(x, [r * 32, 0], [32, 64], clamp=True)
+            e = pl.tile.exp(t)
+            out = pl.store(e, [r * 32, 0], out)
+        return out
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1289,6 +1308,7 @@ PROGRAMS = {
     "valid_view": ValidView,
     "valid_store": ValidStore,
     "matmul_init_cond": MatmulInitCond,
+    "clamp_load": ClampLoad,
     "gather_barrier": GatherBarrier,
     "memory_gather": MemoryGather,
 }

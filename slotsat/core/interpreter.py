@@ -1385,6 +1385,10 @@ def _op_load(it: Interpreter, c: ir.Call) -> Value:
     if len(valid) != len(shape) or any(v < 0 or v > d for v, d in zip(valid, shape, strict=True)):
         raise _misfit(c, _spelled(vs_arg), valid, shape,
                       f"load valid shape {valid} does not fit the tile shape {shape}")
+    flag = c.kwarg("clamp")
+    if isinstance(flag, ir.ConstInt) and flag.value and len(offsets) == tensor.ndim == len(valid):
+        # the request cut back to the source's edge (`window_reads.load_valid`'s clamp)
+        valid = [max(0, min(v, d - o)) for v, d, o in zip(valid, tensor.shape, offsets, strict=True)]
     rank = tensor.ndim
     if len(offsets) != rank:
         raise InterpreterError(f"load has {len(offsets)} offsets for a tensor of rank {rank}", c.span)

@@ -728,8 +728,8 @@ _ROW_EXPAND = ("row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand
 def _build() -> dict[str, OpSpec]:
     ops: list[OpSpec] = [
         _spec("tile.load", ("tensor", "offsets", "shape"), optional=("valid_shape",),
-              keywords=("target_memory", "valid_shape"), rule=TypeRule.LOAD,
-              modelled_keywords=("target_memory",)),
+              keywords=("target_memory", "valid_shape", "clamp"), rule=TypeRule.LOAD,
+              modelled_keywords=("target_memory", "clamp")),
         _spec("tile.store", ("tile", "offsets", "tensor"), rule=TypeRule.STORE,
               ref_extra=("shapes",)),
         _spec("tile.move", ("tile",), keywords=("target_memory",), rule=TypeRule.MOVE,

@@ -460,7 +460,7 @@ CASES: list[tuple[str, str, str, str, int, int]] = [
         "op-argument-count",
         "t = pl.load(a, [0, 0])\nreturn out",
         "",
-        "pl.tile.load expects (tensor, offsets, shape[, valid_shape], target_memory=SPACE), "
+        "pl.tile.load expects (tensor, offsets, shape[, valid_shape], target_memory=SPACE, clamp=...), "
         "got pl.load(a, [0, 0])",
         8,
         13,

@@ -446,3 +446,27 @@ return r
     b = np.arange(16, dtype=np.float32).reshape(2, 8) * 100
     (r,) = Interpreter(physical=False, prefetch=False).run(fn, {"a": a, "b": b, "out": np.zeros((2, 16), np.float32)})
     np.testing.assert_array_equal(r, a + np.tile(b, (1, 2)))
+
+
+def test_a_clamped_load_is_cut_back_to_the_tensor_edge() -> None:
+    """`clamp=True`: the request past the source's end is cut back (the front end deduces the
+    valid rows as the reference does, `pl.min(pl.max(10 - o, 0), 4)`); without it the same read
+    is a fault."""
+    body = """
+t = pl.tile.load(a, [8, 0], [4, 8]{clamp})
+r: pl.Tensor[[4, 8], pl.FP32] = pl.store(t, [0, 0], out)
+return r
+"""
+    params = "a: pl.Tensor[[10, 8], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]"
+    fn = kernel(params, "pl.Tensor[[4, 8], pl.FP32]", body.format(clamp=", clamp=True"))
+    load = fn.body.stmts[0]
+    assert isinstance(load, ir.AssignStmt)
+    assert isinstance(load.var.type, ir.TileType)
+    assert [ir.literal_value(e) for e in load.var.type.effective_valid_shape] == [2, 8]
+    a = np.arange(80, dtype=np.float32).reshape(10, 8)
+    out = np.full((4, 8), -1.0, dtype=np.float32)
+    (r,) = Interpreter(physical=False, prefetch=False).run(fn, {"a": a, "out": out})
+    np.testing.assert_array_equal(r, np.concatenate([a[8:], out[2:]]))
+    plain = kernel(params, "pl.Tensor[[4, 8], pl.FP32]", body.format(clamp=""))
+    with pytest.raises(InterpreterError, match="outside a tensor dimension of size 10"):
+        Interpreter(physical=False, prefetch=False).run(plain, {"a": a, "out": out})

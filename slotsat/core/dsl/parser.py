@@ -3165,7 +3165,7 @@ def _shape_of(arg: ir.CallArg) -> tuple[int, ...]:
     return tuple(e.value for e in arg.items if isinstance(e, ir.ConstInt))
 
 
-def _load_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None) -> ir.Type:
+def _load_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None, clamp: bool) -> ir.Type:
     tensor = args[0]
     assert isinstance(tensor, ir.Var)
     assert isinstance(tensor.type, ir.TensorType)
@@ -3175,10 +3175,11 @@ def _load_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None
     assert isinstance(offsets, ir.ExprList)
     window = _shape_of(args[2])
     items = valid.items
-    if tensor.type.view is not None and tensor.type.view.valid_shape:
-        # a tensor that declares a valid shape: the reference's window-read rule
+    if clamp or (tensor.type.view is not None and tensor.type.view.valid_shape):
+        # a tensor that declares a valid shape, or a clamped read: the reference's window-read rule
         annot = oc.annot.valid_shape if isinstance(oc.annot, ir.TileType) and len(window) <= 2 else None
-        items, why = window_reads.load_valid(tensor.type, offsets.items, window, valid.items, annot)
+        items, why = window_reads.load_valid(
+            tensor.type, window_reads.Window(offsets.items, window, valid.items), annot, clamp=clamp)
         if why is not None:
             oc.fp.error(why, oc.node)
     shape, valid_shape = flattened_window(window, items)
@@ -3233,7 +3234,8 @@ def unstorable(tile: ir.TileType, dtype: ir.DType) -> str | None:
 def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None, call: ir.Call) -> ir.Type:
     rule = oc.spec.rule
     if rule is ops.TypeRule.LOAD:
-        return _load_type(oc, args, space)
+        flag = call.kwarg("clamp")
+        return _load_type(oc, args, space, isinstance(flag, ir.ConstInt) and flag.value != 0)
     if rule is ops.TypeRule.STORE:
         return _store_type(oc, args)
     t0 = _tile_arg(args, 0)

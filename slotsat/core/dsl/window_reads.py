@@ -6,7 +6,8 @@ Per axis, with the tensor's physical extent `P`, its declared extent `V`, the of
 window `w` and the requested extent `r` (the load's valid-shape argument, the window when the
 call gives none):
 
-- `V` is `P`: the tile is valid in `r`.
+- `V` is `P`: the tile is valid in `r`, unless the load passes `clamp=True`, which makes every
+  axis (and a tensor declaring no valid shape, its physical one) follow the rule below.
 - Otherwise the tensor offers `available = min(max(V, o) - o, w)` (`available`: the
   reference's form of it), and the reference narrows to it exactly where a fresh arithmetic
   analyzer (no facts about any symbol beyond an index being non-negative) proves
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from slotsat.core import ir
 
@@ -91,20 +93,32 @@ def _parts(e: ir.Expr) -> list[ir.Expr]:
     return [e]
 
 
-def load_valid(tensor: ir.TensorType, offsets: Sequence[ir.Expr], window: Sequence[int],
-               requested: Sequence[ir.Expr], annotated: Sequence[ir.Expr] | None
-               ) -> tuple[tuple[ir.Expr, ...], str | None]:
+class Window(NamedTuple):
+    """What a `tile.load` reads: its offsets, its window and its requested valid extent."""
+
+    offsets: Sequence[ir.Expr]
+    shape: Sequence[int]
+    requested: Sequence[ir.Expr]
+
+
+def load_valid(tensor: ir.TensorType, window: Window, annotated: Sequence[ir.Expr] | None, *,
+               clamp: bool = False) -> tuple[tuple[ir.Expr, ...], str | None]:
     """The valid shape of the load (see the module docstring) and, where the reference's
     analyzer decides and the annotation does not name either outcome, why slotsat cannot
-    state it (None when it can)."""
+    state it (None when it can). With `clamp=True` (the reference's "sanction a read that runs
+    off the end of the source": the request is cut back to the source's edge) a tensor without
+    a declared valid shape offers its physical one, and an axis whose declared extent is the
+    physical one is narrowed too."""
+    physical = tuple(ir.ConstInt(p, ir.DType.INDEX) if isinstance(p, int) else p for p in tensor.shape)
     declared = tensor.view.valid_shape if tensor.view is not None else ()
+    if clamp and not declared:
+        declared = physical
     if not declared or len(declared) != len(tensor.shape):
-        return tuple(requested), None
+        return tuple(window.requested), None
     out: list[ir.Expr] = []
-    axes = zip(tensor.shape, declared, offsets, window, requested, strict=True)
-    for axis, (p, v, o, w, r) in enumerate(axes):
-        phys: ir.Expr = ir.ConstInt(p, ir.DType.INDEX) if isinstance(p, int) else p
-        if _same(phys, v):
+    axes = zip(physical, declared, window.offsets, window.shape, window.requested, strict=True)
+    for axis, (phys, v, o, w, r) in enumerate(axes):
+        if _same(phys, v) and not clamp:
             out.append(r)
             continue
         avail = available(v, o, w)
@@ -117,7 +131,7 @@ def load_valid(tensor: ir.TensorType, offsets: Sequence[ir.Expr], window: Sequen
                 _same(annotated[axis], r) or _same(annotated[axis], avail)):
             out.append(annotated[axis])
         else:
-            return tuple(requested), axis_reason(axis, r, v)
+            return tuple(window.requested), axis_reason(axis, r, v)
     return tuple(out), None
 
 
