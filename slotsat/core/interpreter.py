@@ -3276,13 +3276,15 @@ def _op_mgather(it: Interpreter, c: ir.Call) -> Value:
     negative index lies past every extent). An index outside `mem` is an `InterpreterError`
     under `gather_oob` undefined (the hardware reads whatever is there); `clamp` clamps it to
     the last row or element, `wrap` takes it modulo the extent, `zero` reads 0. Entries beyond
-    the indices' valid part hold undefined data. A Mat result (indices from a GM tensor, elem
-    mode staged through a GM scratch tensor) is not modelled."""
+    the indices' valid part hold undefined data. Into a Mat tile: `_mgather_mat_rows`."""
     if len(c.args) != 2 or c.kwarg("scratch") is not None:
-        raise Unmodelled("the interpreter models tile.mgather into a Vec tile", c.span)
+        raise Unmodelled("the interpreter models tile.mgather into a Vec tile, and into a Mat tile in row "
+                         "mode", c.span)
     space = c.kwarg("target_memory")
+    if isinstance(space, ir.SpaceArg) and space.space is ir.MemorySpace.Mat:
+        return _mgather_mat_rows(it, c)
     if isinstance(space, ir.SpaceArg) and space.space is not ir.MemorySpace.Vec:
-        raise Unmodelled("the interpreter models tile.mgather into a Vec tile", c.span)
+        raise Unmodelled("the interpreter models tile.mgather into a Vec or Mat tile", c.span)
     mem = it._tensor(c.args[0], c.span)
     idx = it._tile(c.args[1], c.span)
     if isinstance(mem, TensorSym) or idx.data is None:
@@ -3297,7 +3299,6 @@ def _op_mgather(it: Interpreter, c: ir.Call) -> Value:
     elem, oob = modes
     dtype = _tensor_dtype(c.args[0])
     rows = mem.reshape(-1) if elem else mem.reshape(-1, mem.shape[-1] if mem.ndim else 1)
-    extent = rows.shape[0]
     if elem:
         offsets, shape = _need_data(idx).astype(np.int64), idx.shape
         valid = _valid_mask(idx.shape, idx.valid)
@@ -3310,25 +3311,88 @@ def _op_mgather(it: Interpreter, c: ir.Call) -> Value:
         shape = (idx.shape[axis], mem.shape[-1])
         valid = np.zeros(shape, dtype=bool)
         valid[: idx.valid[axis], :] = True
-    offsets = offsets & 0xFFFFFFFF  # the hardware reads an index as unsigned: -1 is past every extent
+    out = _gathered(c, rows, offsets, oob, valid if elem else valid[:, 0]).reshape(shape)
+    what = f"tile.mgather at {c.span.line}:{c.span.col}: entries beyond its indices' valid part"
+    out = np.where(valid, out, it.undefined.data(shape, dtype, what))
+    valid_extent = idx.valid if elem else (idx.valid[1 if idx.shape[0] == 1 else 0], mem.shape[-1])
+    return TileVal(out, valid_extent, dtype, shape)
+
+
+def _gathered(c: ir.Call, rows: Array, offsets: Array, oob: str, active: Array) -> Array:
+    """`rows[offsets]` (elements or rows of the source) under `tile.mgather`'s out-of-bounds
+    mode: an index read as an unsigned 32-bit integer (`-1` lies past every extent); `clamp` to
+    the last one, `wrap` modulo the extent, `zero` reads 0, and under `undefined` an index
+    outside the source where `active` holds (an entry of the result's valid part) is an
+    `InterpreterError`."""
+    extent = rows.shape[0]
+    offsets = offsets & 0xFFFFFFFF
     outside = offsets >= extent
     if oob == "clamp":
         offsets = np.clip(offsets, 0, extent - 1)
     elif oob == "wrap":
         offsets = np.mod(offsets, extent)
-    elif bool((outside & (valid if elem else valid[:, 0])).any()):
-        if oob == "undefined":
-            bad = int(offsets[outside & (valid if elem else valid[:, 0])][0])
-            raise InterpreterError(f"tile.mgather index {bad} is outside the {extent} "
-                                   f"{'elements' if elem else 'rows'} of its source", c.span)
+    elif oob == "undefined" and bool((outside & active).any()):
+        bad = int(offsets[outside & active][0])
+        raise InterpreterError(f"tile.mgather index {bad} is outside the {extent} "
+                               f"{'elements' if rows.ndim == 1 else 'rows'} of its source", c.span)
     out = rows[np.where(outside, 0, offsets) if oob in ("zero", "undefined") else offsets].copy()
     if oob == "zero":
         out[outside] = 0
-    out = out.reshape(shape)
-    what = f"tile.mgather at {c.span.line}:{c.span.col}: entries beyond its indices' valid part"
-    out = np.where(valid, out, it.undefined.data(shape, dtype, what))
-    valid_extent = idx.valid if elem else (idx.valid[1 if idx.shape[0] == 1 else 0], mem.shape[-1])
-    return TileVal(out, valid_extent, dtype, shape)
+    return out
+
+
+_MAT_ELEM_GATHER = "tile.mgather into a Mat tile in elem mode (staged through a GM scratch tensor)"
+
+
+def _mgather_unmodelled(c: ir.Call) -> str | None:
+    """Why the interpreter does not run this `tile.mgather` (elem mode into a Mat tile), or None."""
+    space = c.kwarg("target_memory")
+    if not isinstance(space, ir.SpaceArg) or space.space is ir.MemorySpace.Vec:
+        return None
+    modes = ops.mgather_modes(c)
+    if space.space is not ir.MemorySpace.Mat or (modes is not None and modes[0]):
+        return _MAT_ELEM_GATHER
+    return None
+
+
+def _mgather_mat_rows(it: Interpreter, c: ir.Call) -> Value:
+    """`tile.mgather(mem, idx, coalesce=0, target_memory=Mat, valid_shape=[R, C])` in row mode:
+    row `r` of the result is row `idx.flat[r]` of `mem` (as a matrix of its last dimension's
+    rows), the index vector a GM tensor, read unsigned under the out-of-bounds mode as in the
+    Vec form (`_gathered`); the result is valid over `valid_shape` (the whole tile without one)
+    and holds undefined data elsewhere (the golden of the reference's runtime test,
+    test_mgather.py's Mat row cases). Elem mode, which stages through a GM scratch tensor the
+    run would have to write, is declined."""
+    modes = ops.mgather_modes(c)
+    if modes is None:
+        raise InterpreterError(ops.MGATHER_MODES_MESSAGE, c.span)
+    elem, oob = modes
+    if elem:
+        raise Unmodelled(_MAT_ELEM_GATHER, c.span)
+    mem, index = it._tensor(c.args[0], c.span), it._tensor(c.args[1], c.span)
+    if not isinstance(mem, np.ndarray) or not isinstance(index, np.ndarray) or mem.ndim < 2:
+        raise Unmodelled("tile.mgather into a Mat tile from tensors held whole, of rank 2 or more", c.span)
+    if _tensor_dtype(c.args[1]) is not DType.INT32:
+        raise InterpreterError("tile.mgather reads INT32 indices", c.span)
+    target = it._target.type if it._target is not None else None
+    if not isinstance(target, ir.TileType):
+        raise InterpreterError(f"{c.op} needs a tile result", c.span)
+    shape = target.rows_cols
+    offsets = index.reshape(-1).astype(np.int64)
+    if offsets.size < shape[0] or shape[1] != mem.shape[-1]:
+        raise InterpreterError(f"tile.mgather of {offsets.size} rows of {mem.shape[-1]} into a {list(shape)} "
+                               "tile", c.span)
+    window = c.kwarg("valid_shape")
+    valid = shape if window is None else _rc(it._list(window, "mgather valid shape", c.span))
+    if not (0 <= valid[0] <= shape[0] and 0 <= valid[1] <= shape[1]):
+        raise InterpreterError(f"tile.mgather valid shape {list(valid)} does not fit the tile {list(shape)}",
+                               c.span)
+    active = np.arange(shape[0]) < valid[0]
+    out = _gathered(c, mem.reshape(-1, mem.shape[-1]), offsets[:shape[0]], oob, active)
+    dtype = _tensor_dtype(c.args[0])
+    what = f"tile.mgather at {c.span.line}:{c.span.col}: entries beyond its valid shape"
+    out = np.where(_valid_mask(shape, valid), out, it.undefined.data(shape, dtype, what))
+    return TileVal(out, valid, dtype, shape)
 
 
 def _valid_mask(shape: tuple[int, ...], valid: tuple[int, ...]) -> Array:
@@ -3904,7 +3968,7 @@ _EXTRA_FORMS: dict[str, tuple[int, int, frozenset[str]]] = {
     "tile.scatter_update": (3, 3, frozenset({"dim"})),
     "tile.scatter": (3, 3, frozenset()),
     "tile.mscatter": (3, 3, frozenset()),
-    "tile.mgather": (2, 2, frozenset({"coalesce", "gather_oob", "target_memory"})),
+    "tile.mgather": (2, 2, frozenset({"coalesce", "gather_oob", "target_memory", "valid_shape"})),
     "tile.reinterpret_view": (1, 2, frozenset({"dtype"})),
     "tile.col_prod": (1, 1, frozenset()),
     **{f"tile.part_{k}": (2, 2, frozenset()) for k in ("add", "mul", "max", "min")},
@@ -3989,9 +4053,8 @@ def unmodelled_call(c: ir.Call, cross_core: bool = False) -> str | None:
         return f"tile.store with atomic=pl.AtomicType.{_atomic(c)}"
     if c.op in _PADDING and (why := _fillpad_unmodelled(c)) is not None:
         return why
-    space = c.kwarg("target_memory") if c.op == "tile.mgather" else None
-    if isinstance(space, ir.SpaceArg) and space.space is not ir.MemorySpace.Vec:
-        return "tile.mgather into a Mat tile (indices from GM, staged through a GM scratch tensor)"
+    if c.op == "tile.mgather" and (why := _mgather_unmodelled(c)) is not None:
+        return why
     if c.op == "tile.slice" and (why := _dropped_unmodelled(c)) is not None:
         return why
     flag = c.kwarg("exhausted") if c.op == "tile.mrgsort_format2" else None

@@ -470,3 +470,23 @@ return r
     plain = kernel(params, "pl.Tensor[[4, 8], pl.FP32]", body.format(clamp=""))
     with pytest.raises(InterpreterError, match="outside a tensor dimension of size 10"):
         Interpreter(physical=False, prefetch=False).run(plain, {"a": a, "out": out})
+
+
+def test_a_row_gather_into_a_mat_tile_reads_its_indices_from_a_tensor() -> None:
+    """Row mode into Mat (test_mgather.py's Mat row cases): rows `idx.flat[r]` of the source,
+    an index read unsigned (-1 clamps to the last row), valid over the call's valid_shape."""
+    fn = kernel("mem: pl.Tensor[[8, 16], pl.FP16], idx: pl.Tensor[[1, 4], pl.INT32], out: pl.Out[pl.Tensor[[4, 16], pl.FP16]]",
+                "pl.Tensor[[4, 16], pl.FP16]", """
+g: pl.Tile[[4, 16], pl.FP16, pl.Mem.Mat, pl.TileView(valid_shape=[3, 10])] = pl.tile.mgather(mem, idx, valid_shape=[3, 10], coalesce=0, target_memory=pl.Mem.Mat, gather_oob=1)
+v: pl.Tile[[4, 16], pl.FP16, pl.Mem.Vec, pl.TileView(valid_shape=[3, 10])] = pl.tile.move(g, target_memory=pl.Mem.Vec)
+r: pl.Tensor[[4, 16], pl.FP16] = pl.store(v, [0, 0], out)
+return r
+""")
+    ensure_modelled(fn)
+    mem = np.arange(128, dtype=np.float16).reshape(8, 16)
+    out = np.full((4, 16), -1, dtype=np.float16)
+    idx = np.array([[5, -1, 2, 0]], dtype=np.int32)
+    (r,) = Interpreter(physical=False, prefetch=False).run(fn, {"mem": mem, "idx": idx, "out": out})
+    want = out.copy()
+    want[:3, :10] = mem[[5, 7, 2], :10]
+    np.testing.assert_array_equal(r, want)
