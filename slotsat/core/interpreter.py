@@ -1385,8 +1385,7 @@ def _op_load(it: Interpreter, c: ir.Call) -> Value:
     if len(valid) != len(shape) or any(v < 0 or v > d for v, d in zip(valid, shape, strict=True)):
         raise _misfit(c, _spelled(vs_arg), valid, shape,
                       f"load valid shape {valid} does not fit the tile shape {shape}")
-    flag = c.kwarg("clamp")
-    if isinstance(flag, ir.ConstInt) and flag.value and len(offsets) == tensor.ndim == len(valid):
+    if ops.load_clamped(c) and len(offsets) == tensor.ndim == len(valid):
         # the request cut back to the source's edge (`window_reads.load_valid`'s clamp)
         valid = [max(0, min(v, d - o)) for v, d, o in zip(valid, tensor.shape, offsets, strict=True)]
     rank = tensor.ndim

@@ -789,6 +789,13 @@ def init_condition(call: Any) -> Any:
     return call.kwarg("init_cond")
 
 
+def load_clamped(call: Any) -> bool:
+    """Whether a `tile.load` call asks for `clamp=True` (its valid shape cut back to the source
+    tensor's edge): the keyword, a constant, set to a non-zero value."""
+    flag = call.kwarg("clamp")
+    return isinstance(flag, ir.ConstInt) and flag.value != 0
+
+
 NUMERIC_KEYWORDS = frozenset({"mode", "high_precision"})
 """Keywords that change only how a value is rounded or how precisely it is computed."""
 

@@ -3234,8 +3234,7 @@ def unstorable(tile: ir.TileType, dtype: ir.DType) -> str | None:
 def _result_type(oc: _OpCall, args: list[ir.CallArg], space: ir.MemorySpace | None, call: ir.Call) -> ir.Type:
     rule = oc.spec.rule
     if rule is ops.TypeRule.LOAD:
-        flag = call.kwarg("clamp")
-        return _load_type(oc, args, space, isinstance(flag, ir.ConstInt) and flag.value != 0)
+        return _load_type(oc, args, space, ops.load_clamped(call))
     if rule is ops.TypeRule.STORE:
         return _store_type(oc, args)
     t0 = _tile_arg(args, 0)
