@@ -1871,10 +1871,8 @@ def _op_row_expand(it: Interpreter, c: ir.Call) -> Value:
     lanes = 32 // t.dtype.nbytes if c.op == "tile.row_expand_add" else 1
     if r.shape[0] != t.shape[0] or r.shape[1] not in (1, lanes):
         raise InterpreterError(f"'{c.op}' needs a [{t.shape[0]}, 1] row operand", c.span)
-    if r.shape[1] == 1:
-        col = np.repeat(_need_data(r)[:, :1], t.shape[1], axis=1)
-    else:
-        col = np.tile(_need_data(r), (1, -(-t.shape[1] // lanes)))[:, :t.shape[1]]
+    # a row's lanes repeated across the row (an `[R, 1]` operand has one lane)
+    col = np.tile(_need_data(r), (1, -(-t.shape[1] // r.shape[1])))[:, :t.shape[1]]
     if c.op == "tile.row_expand_expdif":
         return TileVal(_expdif(_need_data(t), col, t, c), t.valid, t.dtype, t.shape)
     data = _binary(c.op.replace("row_expand_", ""), _need_data(t), col, c.span, t.valid)
