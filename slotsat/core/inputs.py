@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -711,6 +711,38 @@ def _yielded(body: ir.SeqStmts) -> list[ir.Expr]:
     return list(last.values) if isinstance(last, ir.YieldStmt) else []
 
 
+_Tag = TypeVar("_Tag")
+
+
+def _parameters_behind(fn: ir.Function, roots: Iterable[tuple[ir.CallArg, _Tag]],
+                       more: Callable[[ir.Call, _Tag], list[tuple[ir.CallArg, _Tag]]] | None = None,
+                       ) -> Iterator[tuple[int, _Tag]]:
+    """The parameters each root's elements come from, by id, each with the tag it was reached
+    under: a root is followed back through what holds its elements unchanged (`_carried` with
+    nothing added: loads, views, copies, integer casts) and through plain aliases, and through
+    the operands `more` names for a call (with their tags)."""
+    defs = {st.var.id: st.value for st in ir.walk_stmts(fn.body) if isinstance(st, ir.AssignStmt)}
+    params = {p.id for p in fn.params}
+    work = list(roots)
+    seen: set[tuple[int, _Tag]] = set()
+    while work:
+        node, tag = work.pop()
+        if not isinstance(node, ir.Var) or (node.id, tag) in seen:
+            continue
+        seen.add((node.id, tag))
+        if node.id in params:
+            yield node.id, tag
+            continue
+        d = defs.get(node.id)
+        carried = _carried(d, defs) if isinstance(d, ir.Call) else None
+        if carried is not None and carried[1] == 0:
+            work.append((carried[0], tag))
+        elif isinstance(d, ir.Call) and more is not None:
+            work.extend(more(d, tag))
+        elif isinstance(d, ir.Var):
+            work.append((d, tag))
+
+
 def _scatter_index_parameters(fn: ir.Function) -> dict[int, bool]:
     """The integer tensor parameters whose elements a scatter (`SCATTERS`) takes as its offsets,
     each with True where only each row's elements must differ: `random_inputs` draws their
@@ -719,34 +751,18 @@ def _scatter_index_parameters(fn: ir.Function) -> dict[int, bool]:
     write). The offsets are followed back through loads, views and copies, a multiplication
     by a positive literal (which keeps values apart), and a `tile.row_expand_add` of per-row
     offsets (distinct within each row: True) and a per-row base (distinct across rows)."""
-    defs = {st.var.id: st.value for st in ir.walk_stmts(fn.body) if isinstance(st, ir.AssignStmt)}
-    params = {p.id for p in fn.params}
+    def apart(d: ir.Call, per_row: bool) -> list[tuple[ir.CallArg, bool]]:
+        if d.op == "tile.row_expand_add" and len(d.args) > 1:
+            return [(d.args[0], True), (d.args[1], per_row)]
+        if d.op == "tile.muls" and len(d.args) > 1 and (_literal(d.args[1]) or 0) > 0:
+            return [(d.args[0], per_row)]
+        return []
+
+    roots = [(call.args[OFFSET_OPERANDS[call.op][1]], False) for call in calls_of(fn)
+             if call.op in SCATTERS and len(call.args) > 2]
     out: dict[int, bool] = {}
-    work: list[tuple[ir.CallArg, bool]] = []
-    for call in calls_of(fn):
-        at = OFFSET_OPERANDS[call.op][1] if call.op in SCATTERS else None
-        if at is not None and len(call.args) > 2:
-            work.append((call.args[at], False))
-    seen: set[tuple[int, bool]] = set()
-    while work:
-        node, per_row = work.pop()
-        if not isinstance(node, ir.Var) or (node.id, per_row) in seen:
-            continue
-        seen.add((node.id, per_row))
-        if node.id in params:
-            out[node.id] = out.get(node.id, True) and per_row
-            continue
-        d = defs.get(node.id)
-        carried = _carried(d, defs) if isinstance(d, ir.Call) else None
-        if carried is not None and carried[1] == 0:
-            work.append((carried[0], per_row))
-        elif isinstance(d, ir.Call) and d.op == "tile.row_expand_add" and len(d.args) > 1:
-            work.extend(((d.args[0], True), (d.args[1], per_row)))
-        elif isinstance(d, ir.Call) and d.op == "tile.muls" and len(d.args) > 1 \
-                and (_literal(d.args[1]) or 0) > 0:
-            work.append((d.args[0], per_row))
-        elif isinstance(d, ir.Var):
-            work.append((d, per_row))
+    for param, per_row in _parameters_behind(fn, roots, apart):
+        out[param] = out.get(param, True) and per_row
     return out
 
 
@@ -754,26 +770,8 @@ def _block_offset_parameters(fn: ir.Function) -> dict[int, int]:
     """The integer tensor parameters whose elements are the byte offsets of a `tile.gatherb`
     (followed back through loads, views, copies and casts), each with the block size its
     offsets are multiples of: `random_inputs` draws whole blocks."""
-    defs = {st.var.id: st.value for st in ir.walk_stmts(fn.body) if isinstance(st, ir.AssignStmt)}
-    params = {p.id for p in fn.params}
-    work: list[ir.CallArg] = [c.args[1] for c in calls_of(fn) if c.op == "tile.gatherb" and len(c.args) > 1]
-    out: dict[int, int] = {}
-    seen: set[int] = set()
-    while work:
-        node = work.pop()
-        if not isinstance(node, ir.Var) or node.id in seen:
-            continue
-        seen.add(node.id)
-        if node.id in params:
-            out[node.id] = GATHERB_BLOCK
-            continue
-        d = defs.get(node.id)
-        carried = _carried(d, defs) if isinstance(d, ir.Call) else None
-        if carried is not None and carried[1] == 0:
-            work.append(carried[0])
-        elif isinstance(d, ir.Var):
-            work.append(d)
-    return out
+    roots = [(c.args[1], None) for c in calls_of(fn) if c.op == "tile.gatherb" and len(c.args) > 1]
+    return {param: GATHERB_BLOCK for param, _ in _parameters_behind(fn, roots)}
 
 
 def _carried(d: ir.Call, defs: Mapping[int, ir.Expr | ir.Call]) -> tuple[ir.CallArg, int] | None:
