@@ -3274,14 +3274,9 @@ def _op_mgather(it: Interpreter, c: ir.Call) -> Value:
     under `gather_oob` undefined (the hardware reads whatever is there); `clamp` clamps it to
     the last row or element, `wrap` takes it modulo the extent, `zero` reads 0. Entries beyond
     the indices' valid part hold undefined data. Into a Mat tile: `_mgather_mat_rows`."""
-    if len(c.args) != 2 or c.kwarg("scratch") is not None:
-        raise Unmodelled("the interpreter models tile.mgather into a Vec tile, and into a Mat tile in row "
-                         "mode", c.span)
-    space = c.kwarg("target_memory")
+    space = c.kwarg("target_memory")  # Vec or Mat (`_mgather_unmodelled` declines the others)
     if isinstance(space, ir.SpaceArg) and space.space is ir.MemorySpace.Mat:
         return _mgather_mat_rows(it, c)
-    if isinstance(space, ir.SpaceArg) and space.space is not ir.MemorySpace.Vec:
-        raise Unmodelled("the interpreter models tile.mgather into a Vec or Mat tile", c.span)
     mem = it._tensor(c.args[0], c.span)
     idx = it._tile(c.args[1], c.span)
     if isinstance(mem, TensorSym) or idx.data is None:
@@ -3342,14 +3337,15 @@ _MAT_ELEM_GATHER = "tile.mgather into a Mat tile in elem mode (staged through a 
 
 
 def _mgather_unmodelled(c: ir.Call) -> str | None:
-    """Why the interpreter does not run this `tile.mgather` (elem mode into a Mat tile), or None."""
+    """Why the interpreter does not run this `tile.mgather` (into a tile other than Vec or Mat,
+    or into Mat in elem mode), or None."""
     space = c.kwarg("target_memory")
     if not isinstance(space, ir.SpaceArg) or space.space is ir.MemorySpace.Vec:
         return None
+    if space.space is not ir.MemorySpace.Mat:
+        return f"tile.mgather with target_memory=pl.Mem.{space.space.value} (a Vec or Mat tile only)"
     modes = ops.mgather_modes(c)
-    if space.space is not ir.MemorySpace.Mat or (modes is not None and modes[0]):
-        return _MAT_ELEM_GATHER
-    return None
+    return _MAT_ELEM_GATHER if modes is not None and modes[0] else None
 
 
 def _mgather_mat_rows(it: Interpreter, c: ir.Call) -> Value:
@@ -3363,9 +3359,7 @@ def _mgather_mat_rows(it: Interpreter, c: ir.Call) -> Value:
     modes = ops.mgather_modes(c)
     if modes is None:
         raise InterpreterError(ops.MGATHER_MODES_MESSAGE, c.span)
-    elem, oob = modes
-    if elem:
-        raise Unmodelled(_MAT_ELEM_GATHER, c.span)
+    _, oob = modes  # row mode (`_mgather_unmodelled` declines elem mode)
     mem, index = it._tensor(c.args[0], c.span), it._tensor(c.args[1], c.span)
     if not isinstance(mem, np.ndarray) or not isinstance(index, np.ndarray) or mem.ndim < 2:
         raise Unmodelled("tile.mgather into a Mat tile from tensors held whole, of rank 2 or more", c.span)

@@ -490,3 +490,28 @@ return r
     want = out.copy()
     want[:3, :10] = mem[[5, 7, 2], :10]
     np.testing.assert_array_equal(r, want)
+
+
+
+@pytest.mark.parametrize(("params", "gather", "reason"), [
+    ("idx: pl.Tensor[[4, 16], pl.INT32]",
+     "g: pl.Tile[[4, 16], pl.FP16, pl.Mem.Mat] = pl.tile.mgather(mem, idx, coalesce=1, "
+     "target_memory=pl.Mem.Mat, gather_oob=1)", r"into a Mat tile in elem mode"),
+    ("idx_t: pl.Tensor[[1, 4], pl.INT32]",
+     "idx: pl.Tile[[1, 4], pl.INT32, pl.Mem.Vec] = pl.load(idx_t, [0, 0], [1, 4])\n"
+     "g: pl.Tile[[4, 16], pl.FP16, pl.Mem.Acc] = pl.tile.mgather(mem, idx, coalesce=0, "
+     "target_memory=pl.Mem.Acc, gather_oob=1)", r"target_memory=pl\.Mem\.Acc \(a Vec or Mat tile only\)"),
+])
+def test_a_gather_into_a_tile_the_interpreter_does_not_model_is_declined_with_its_reason(
+        params: str, gather: str, reason: str) -> None:
+    """Elem mode into Mat (staged through a GM scratch tensor) and any target other than Vec or
+    Mat are declined before the run, each naming what is not modelled."""
+    fn = kernel(f"mem: pl.Tensor[[8, 16], pl.FP16], {params}, out: pl.Out[pl.Tensor[[4, 16], pl.FP16]]",
+                "pl.Tensor[[4, 16], pl.FP16]", f"""
+{gather}
+v: pl.Tile[[4, 16], pl.FP16, pl.Mem.Vec] = pl.tile.move(g, target_memory=pl.Mem.Vec)
+r: pl.Tensor[[4, 16], pl.FP16] = pl.store(v, [0, 0], out)
+return r
+""")
+    with pytest.raises(Unmodelled, match=reason):
+        ensure_modelled(fn)
