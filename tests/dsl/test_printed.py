@@ -659,20 +659,38 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
             y = pl.tensor.create([4], dtype=pl.FP32, layout=pl.TensorLayout.NZ)
     """), "annotate the result of pl.tensor.create: slotsat cannot infer its type (write NAME: TYPE = "
           "pl.tensor.create(...))", 7, 13),
-    # the reference's printer marks a use nothing in scope defines (its while-loop system test
-    # prints the loop's counter so at the hand-off point)
-    ("free-var", program("""
+    # the reference's printer marks a use nothing in the function defines; with no binding of
+    # its hint ('q') there is nothing its code generator could resolve it to
+    ("free-var-without-binding", program("""
         @pl.function(type=pl.FunctionType.InCore)
         def f(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
-            i__ssa_v0: pl.Scalar[pl.INDEX] = 0
-            for (i__iter_v1,) in pl.while_(init_values=(i__ssa_v0,)):
-                pl.cond(i__iter_v1_1__FREE_VAR < 4)
-                i__ssa_v3: pl.Scalar[pl.INDEX] = i__iter_v1_1__FREE_VAR + 1
-                i__rv_v2 = pl.yield_(i__ssa_v3)
+            i__ssa_v0: pl.Scalar[pl.INDEX] = q_1__FREE_VAR + 1
             return x
-    """), "'i__iter_v1_1__FREE_VAR' is a free variable: the reference marks with '__FREE_VAR' a value its IR "
-          "uses where no statement in scope defines it (malformed IR from its passes before the hand-off "
-          "point), so there is no program here to read", 9, 21),
+    """), "'q_1__FREE_VAR' is a free variable: the reference marks with '__FREE_VAR' a value its IR uses "
+          "where no statement in scope defines it, and no one binding in scope carries its name, so there "
+          "is no program here to read", 7, 42),
+    # two bindings could print from the hint 'cnt' ('cnt' and 'cnt_1'): no one reading
+    ("free-var-ambiguous", program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def f(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
+            cnt: pl.Scalar[pl.INDEX] = 0
+            cnt_1: pl.Scalar[pl.INDEX] = 1
+            i__ssa_v0: pl.Scalar[pl.INDEX] = cnt_2__FREE_VAR + 1
+            return x
+    """), "'cnt_2__FREE_VAR' is a free variable: the reference marks with '__FREE_VAR' a value its IR uses "
+          "where no statement in scope defines it, and no one binding in scope carries its name, so there "
+          "is no program here to read", 9, 42),
+    # the hint's one binding is out of scope at the use (a loop variable after its loop)
+    ("free-var-out-of-scope", program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def f(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
+            for k in pl.range(4):
+                j: pl.Scalar[pl.INDEX] = k + 1
+            i__ssa_v0: pl.Scalar[pl.INDEX] = k_1__FREE_VAR + 1
+            return x
+    """), "'k_1__FREE_VAR' is a free variable: the reference marks with '__FREE_VAR' a value its IR uses "
+          "where no statement in scope defines it, and no one binding in scope carries its name, so there "
+          "is no program here to read", 9, 42),
 ]
 
 
@@ -710,3 +728,36 @@ def test_index_and_int64_mix_as_the_reference_prints_them() -> None:
                     off: pl.Scalar[pl.INDEX] = i * n
                 return a
         """))
+
+
+def test_a_free_variable_reads_as_the_reference_code_generator_reads_it() -> None:
+    """The reference's Simplify pass rebuilds a while loop and leaves its condition and body
+    reading the old iteration value, which its printer marks free under the name its rename
+    map gives it (`i__iter_v1_1`, beside the header's `i__iter_v1`); its PTO code generator
+    resolves the use by hint, to the loop's iteration value, and the device runs that (its
+    while-loop system test, printed at the hand-off point). slotsat reads it the same way, and
+    prints the resolved, well-formed program."""
+    source = program("""
+        @pl.function(type=pl.FunctionType.InCore)
+        def f(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
+            i__ssa_v0: pl.Scalar[pl.INDEX] = 0
+            for (i__iter_v1,) in pl.while_(init_values=(i__ssa_v0,)):
+                pl.cond(i__iter_v1_1__FREE_VAR < 4)
+                i__ssa_v3: pl.Scalar[pl.INDEX] = i__iter_v1_1__FREE_VAR + 1
+                i__rv_v2 = pl.yield_(i__ssa_v3)
+            return x
+    """)
+    fn = parse_source(source, "k.py").programs[0].functions[0]
+    loop = fn.body.stmts[1]
+    assert isinstance(loop, ir.WhileStmt)
+    carried = loop.iter_args[0].var
+    assert isinstance(loop.cond, ir.Cmp)
+    assert loop.cond.a is carried
+    step = loop.body.stmts[0]
+    assert isinstance(step, ir.AssignStmt)
+    assert isinstance(step.value, ir.Add)
+    assert step.value.a is carried
+    printed = canonical(source)
+    assert "FREE_VAR" not in printed
+    assert "pl.cond(i__iter_v1 < 4)" in printed
+    assert "= i__iter_v1 + 1" in printed

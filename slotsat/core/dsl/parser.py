@@ -163,8 +163,16 @@ _STMT_KINDS: dict[type, str] = {
 }
 
 FREE_VAR_SUFFIX = "__FREE_VAR"
-"""What the reference's printer appends to a variable used where nothing in scope defines it
-(`IRPythonPrinter::GetVarName`): a dump of malformed IR, never a name a kernel defines."""
+"""What the reference's printer appends to a variable used where nothing in the function
+defines it (`IRPythonPrinter::GetVarName`), after the name its rename map gives it: the
+variable's hint, or `HINT_<k>` when a definition already prints as `HINT`. Its PTO code
+generator resolves such a use by hint (`PTOCodegen::LookupVarName` falls back to the mapped
+variable with the same `name_hint_`), and the device runs the result: its Simplify pass
+rebuilds a while loop and leaves the condition and body reading the old iteration values,
+printed as `i__iter_v1_1__FREE_VAR` beside the header's `i__iter_v1` (its while-loop system
+test, at the hand-off point). `Parser.free_var` reads the use the same way where that is
+unambiguous."""
+_SUFFIXED = re.compile(r"(.+)_([0-9]+)")
 _EMPTY_MESSAGE = "a kernel file must import pypto.language and define a @pl.program"
 _IMPORT_MESSAGE = "expected 'import pypto.language as pl'"
 
@@ -1125,10 +1133,29 @@ class _FunctionParser:
         if b is None and name in self.mp.dynamics:
             return self.mp.dynamic(name, node)
         if name.endswith(FREE_VAR_SUFFIX):
-            self.error(f"'{name}' is a free variable: the reference marks with '{FREE_VAR_SUFFIX}' a value "
-                       "its IR uses where no statement in scope defines it (malformed IR from its passes "
-                       "before the hand-off point), so there is no program here to read", node)
+            return self.free_var(name, node)
         self.error(f"'{name}' is not defined", node)
+
+    def free_var(self, name: str, node: ast.AST) -> ir.Var:
+        """A use the reference printed as free (`FREE_VAR_SUFFIX`), read as its code generator
+        reads it: as the variable whose hint the printed name carries. The hint is the printed
+        name, or that name without the `_<k>` the printer added to tell it from a definition
+        printed with the hint itself. It resolves when exactly one of the two names is bound in
+        the function, nothing else there could print from the same hint (`HINT_<j>`), and that
+        binding is in scope here; otherwise there is no reading to choose, and it is an error."""
+        printed = name[: -len(FREE_VAR_SUFFIX)]
+        m = _SUFFIXED.fullmatch(printed)
+        hints = [h for h in (printed, m.group(1) if m else None) if h is not None and h in self.names.taken]
+        if len(hints) == 1:
+            hint = hints[0]
+            family = re.compile(re.escape(hint) + r"_[0-9]+")
+            alike = [n for n in self.names.taken if n != printed and family.fullmatch(n)]
+            var = self.lookup_optional(hint)
+            if not alike and var is not None:
+                return var
+        self.error(f"'{name}' is a free variable: the reference marks with '{FREE_VAR_SUFFIX}' a value "
+                   "its IR uses where no statement in scope defines it, and no one binding in scope "
+                   "carries its name, so there is no program here to read", node)
 
     def lookup_optional(self, name: str) -> ir.Var | None:
         """The binder `name` resolves to here, or None when it has none (not bound in the
