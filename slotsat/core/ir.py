@@ -601,8 +601,6 @@ INDEX_EXPRS: tuple[type, ...] = (Var, ConstInt, Add, Sub, Mul, FloorDiv, FloorMo
 
 
 def expr_dtype(e: Expr) -> DType:
-    if isinstance(e, Var):
-        return e.dtype
     return e.dtype
 
 
@@ -992,13 +990,23 @@ def index_literal(e: Expr) -> int | None:
     return None
 
 
+_BINARY_NODES = frozenset({Add, Sub, Mul, FloorDiv, FloorMod, Cmp, ScalarBinary})
+_UNARY_NODES = frozenset({Cast, ScalarUnary})
+_ARG_LEAVES = frozenset({SpaceArg, DTypeArg, ConstInt, ConstFloat, StrArg, EnumArg, FuncRef})
+"""Expression and argument node classes by arity. The walks below dispatch on `type(e)`
+rather than on `isinstance` chains: they run for every node of every pass (hundreds of
+thousands of calls on a 1,000-loop kernel), and the IR's node classes are final (frozen,
+slotted dataclasses nothing derives from)."""
+
+
 def expr_children(e: Expr) -> tuple[Expr, ...]:
-    if isinstance(e, Add | Sub | Mul | FloorDiv | FloorMod | Cmp | ScalarBinary):
-        return (e.a, e.b)
-    if isinstance(e, Cast | ScalarUnary):
-        return (e.a,)
-    if isinstance(e, TupleGetItem):
-        return (e.tuple_value,)
+    t = type(e)
+    if t in _BINARY_NODES:
+        return (e.a, e.b)  # type: ignore[union-attr]
+    if t in _UNARY_NODES:
+        return (e.a,)  # type: ignore[union-attr]
+    if t is TupleGetItem:
+        return (e.tuple_value,)  # type: ignore[union-attr]
     return ()
 
 
@@ -1009,15 +1017,23 @@ def expr_vars(e: Expr | ExprList | CallArg | Call) -> Iterator[Var]:
     pop, push = stack.pop, stack.extend
     while stack:
         x = pop()
-        if isinstance(x, Var):
-            yield x
-        elif isinstance(x, ExprList | ArgList):
-            push(reversed(x.items))
-        elif isinstance(x, Call):
+        t = type(x)
+        if t is Var:
+            yield x  # type: ignore[misc]
+        elif t in _BINARY_NODES:
+            push((x.b, x.a))  # type: ignore[attr-defined]
+        elif t in _UNARY_NODES:
+            push((x.a,))  # type: ignore[attr-defined]
+        elif t in _ARG_LEAVES:
+            continue
+        elif t is ExprList or t is ArgList:
+            push(reversed(x.items))  # type: ignore[attr-defined]
+        elif t is Call:
+            assert isinstance(x, Call)
             parts: list[object] = [*x.args, *(kv for _, kv in x.kwargs)]
             parts += [av for _, av in x.attrs if not isinstance(av, int | bool | str | float)]
             push(reversed(parts))
-        elif not isinstance(x, SpaceArg | DTypeArg | ConstInt | ConstFloat | StrArg | EnumArg | FuncRef):
+        else:
             push(reversed(expr_children(x)))  # type: ignore[arg-type]
 
 
@@ -1057,10 +1073,15 @@ def valid_shape_symbols(fn: Function) -> list[Var]:
     return list(out.values())
 
 
+_LOOP_LIKE = frozenset({ForStmt, WhileStmt, ScopeStmt})
+
+
 def stmt_children_bodies(s: Stmt) -> tuple[SeqStmts, ...]:
-    if isinstance(s, ForStmt | WhileStmt | ScopeStmt):
-        return (s.body,)
-    if isinstance(s, IfStmt):
+    t = type(s)
+    if t in _LOOP_LIKE:
+        return (s.body,)  # type: ignore[union-attr]
+    if t is IfStmt:
+        assert isinstance(s, IfStmt)
         return (s.then_body,) if s.else_body is None else (s.then_body, s.else_body)
     return ()
 
