@@ -26,6 +26,7 @@ import keyword
 import math
 from collections.abc import Callable, Collection
 from dataclasses import replace
+from functools import lru_cache
 from typing import NoReturn, TypeVar, cast
 
 from slotsat.core import ir, ops
@@ -59,8 +60,14 @@ def op_name(name: str | None) -> str | None:
     """The canonical op name for a dotted callee (`pl.tile.load` -> `tile.load`, `pl.exp` ->
     `tile.exp`, `pl.tile.and_` -> `tile.and`, `pld.system.notify` as is), or None when the
     callee is not spelled as an op."""
-    if name is None:
-        return None
+    return None if name is None else _op_name(name)
+
+
+@lru_cache(maxsize=4096)
+def _op_name(name: str) -> str | None:
+    """`op_name` of a callee's spelling, remembered (a bounded cache: the spellings come from
+    the input): it reads only the fixed op registry, and a call is resolved several times
+    (`is_call`, `resolve`, `_merge_sort`) in every statement."""
     parts = name.split(".")
     if name in ops.PRINTED_ALIASES:
         return ops.PRINTED_ALIASES[name][0]

@@ -109,7 +109,7 @@ from slotsat.core.dsl import ssa, window_reads
 from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, exprs_text, type_text
 from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
-from slotsat.core.dsl.calls import CallReader
+from slotsat.core.dsl.calls import CallReader, spelled
 from slotsat.core.dsl.context import ABOVE_TILE, AFTER_HAND_OFF, BEFORE_HAND_OFF
 from slotsat.core.errors import SlotsatError, Span
 from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
@@ -2971,8 +2971,6 @@ def _has_slice(node: ast.expr) -> bool:
 
 
 def _call_text(call: ir.Call) -> str:
-    from slotsat.core.dsl.calls import spelled
-
     if call.op.startswith("self."):
         return call.op
     if call.op in ops.SPECIAL_CALLS:
