@@ -162,6 +162,7 @@ class IndexEngine:
         self.terms = TermBuilder(self.loop_keys)
         self._graph: Saturated | None = None
         self._leaf_terms: dict[tuple[int, str], tuple[EmitTerm, int]] = {}
+        self._extractor_of: tuple[Saturated, Extractor] | None = None
 
     # -- building ------------------------------------------------------------------
 
@@ -256,8 +257,14 @@ class IndexEngine:
         return (graph.generation, cls)
 
     def _extractor(self, graph: Saturated) -> Extractor:
+        """The extractor over `graph` (one per saturation: it caches per e-class facts)."""
+        cached = self._extractor_of
+        if cached is not None and cached[0] is graph:
+            return cached[1]
         assert graph.view is not None
-        return Extractor(graph.view, lambda node, cls: self._leaf(graph, node), lambda c: self._key(graph, c))
+        ex = Extractor(graph.view, lambda node, cls: self._leaf(graph, node), lambda c: self._key(graph, c))
+        self._extractor_of = (graph, ex)
+        return ex
 
     def _leaf(self, graph: Saturated, node: ENode) -> tuple[EmitTerm, int]:
         """The term of a leaf node and the ops it costs (nonzero only for an opaque leaf)."""

@@ -165,6 +165,8 @@ class Extractor:
         self.view = view
         self.leaf = leaf
         self.key_of = key_of
+        self._keys: dict[str, Hashable] = {}
+        """`key_of` of each e-class completed so far (a completion carries its class's key)."""
 
     def completions(
         self, root: str, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]
@@ -237,11 +239,15 @@ class Extractor:
             term, ops = self.leaf(node, cls)
             return Completion(ops, ops, nonorig, term)
         kids: list[Completion] = []
+        cost = total = 0
         for child in node.children:
             c = best.get(child)
             if c is None:
                 return None
             kids.append(c)
+            cost += c.cost
+            total += c.total
+            nonorig += c.nonorig
         info = self.view.emission.get(id(node))
         if info is None:
             op = emission_op(self.view, node)
@@ -249,12 +255,10 @@ class Extractor:
             width = self.view.width.get(cls, ir.DType.INDEX).mlir
             info = self.view.emission[id(node)] = (op, op_cost(op), width)
         op, own, width = info
-        cost, total, orig = own, own, nonorig
-        for k in kids:
-            cost += k.cost
-            total += k.total
-            orig += k.nonorig
-        return Completion.node(cost, total, orig, op, tuple(kids), width, self.key_of(cls))
+        key = self._keys.get(cls)
+        if key is None:
+            key = self._keys[cls] = self.key_of(cls)
+        return Completion.node(cost + own, total + own, nonorig, op, tuple(kids), width, key)
 
     def root_completions(
         self, root: str, emitted: Callable[[str], EmitTerm | None], original: set[NodeKey]

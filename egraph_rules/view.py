@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from slotsat.core import ir
 from slotsat.egraph_rules.calls import Call
@@ -50,10 +50,12 @@ class ENode:
     kind: str
     payload: tuple[object, ...]
     children: tuple[str, ...]
+    key: NodeKey = field(init=False, repr=False, compare=False)
+    """`(kind, payload, children)`, built once: extraction tests it against the written term's
+    nodes for every completion of every choice."""
 
-    @property
-    def key(self) -> NodeKey:
-        return (self.kind, self.payload, self.children)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", (self.kind, self.payload, self.children))
 
 
 FACT_OPS = frozenset({"width", "lo", "hi", "nonneg_syn", "nonneg"})
