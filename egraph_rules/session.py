@@ -360,28 +360,61 @@ class _Commands:
         if self._op_mapping is None:
             self._op_mapping = self.egraph._state.op_mapping()
         out: list[Table] = []
+        decoders: dict[str, Callable[[Any], object]] = {}
         for egg, fn in egraph.freeze().functions.items():
             op = self._op_mapping.get(egg)
             if op is None or not wanted(op):
                 continue
-            ins = [self._decoder(egraph, sort) for sort in fn.input_sorts]
-            res = self._decoder(egraph, fn.output_sort)
-            rows: list[tuple[tuple[object, ...], object]] = []
+            ins = [self._decoder(egraph, sort, decoders) for sort in fn.input_sorts]
+            res = self._decoder(egraph, fn.output_sort, decoders)
+            inputs: list[Any] = []
+            outputs: list[Any] = []
             for row in fn.rows:
-                rows.append((tuple([d(v) for d, v in zip(ins, row.inputs, strict=True)]), res(row.output)))
-            out.append(Table(op, egg, rows))
+                inputs.append(row.inputs)
+                outputs.append(row.output)
+            if inputs and len(inputs[0]) != len(ins):
+                raise TypeError(f"a row of {egg} has {len(inputs[0])} inputs, its signature {len(ins)}")
+            # column by column: one decoder per column, the rows zipped back in C
+            columns = (
+                [list(map(d, column)) for d, column in zip(ins, zip(*inputs, strict=True), strict=True)]
+                if inputs else []
+            )
+            keys = list(zip(*columns, strict=True)) if ins else [() for _ in outputs]
+            out.append(Table(op, egg, list(zip(keys, map(res, outputs), strict=True))))
         return out
 
     @staticmethod
-    def _decoder(egraph: Any, sort: str) -> Callable[[Any], object]:
+    def _decoder(
+        egraph: Any, sort: str, decoders: dict[str, Callable[[Any], object]]
+    ) -> Callable[[Any], object]:
+        """How a value of `sort` reads: a primitive by egglog's decoder, an e-class as
+        `<sort>-<raw id>` (each id formatted once per `tables` call: a class is the output of
+        one row and an input of several)."""
+        known = decoders.get(sort)
+        if known is not None:
+            return known
+        decode: Callable[[Any], object]
         primitive = _PRIMITIVES.get(sort)
         if primitive is not None:
-            decode: Callable[[Any], object] = getattr(egraph, primitive)
-            return decode
-        if sort.startswith("@"):  # a relation's output: nothing to read
-            return lambda _v: None
-        raw = egraph.value_to_i64
-        return lambda v: f"{sort}-{raw(v)}"
+            decode = getattr(egraph, primitive)
+        elif sort.startswith("@"):  # a relation's output: nothing to read
+            decode = _nothing
+        else:
+            raw = egraph.value_to_i64
+            names: dict[Any, str] = {}
+
+            def decode(v: Any) -> object:
+                name = names.get(v)
+                if name is None:
+                    name = names[v] = f"{sort}-{raw(v)}"
+                return name
+
+        decoders[sort] = decode
+        return decode
+
+
+def _nothing(_v: Any) -> None:
+    return None
 
 
 def _public_export(egraph: EGraph) -> str:
