@@ -75,6 +75,9 @@ def loop_header(loop: ir.ForStmt) -> str:
 # the rewriter
 
 
+_ARITH = frozenset({ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.FloorMod})
+
+
 @dataclass
 class Rewriter:
     """Rebuild IR under a substitution, sharing every unchanged node.
@@ -92,10 +95,17 @@ class Rewriter:
     # -- expressions -------------------------------------------------------------------
 
     def expr(self, e: ir.Expr) -> ir.Expr:
-        if isinstance(e, ir.Var):
-            return self.env.get(e.id, e)
-        if isinstance(e, ir.ConstInt | ir.ConstFloat):
+        t = type(e)  # the common cases by class first: this runs for every node of a pass
+        if t is ir.Var:
+            return self.env.get(e.id, e)  # type: ignore[union-attr]
+        if t is ir.ConstInt or t is ir.ConstFloat:
             return e
+        if t in _ARITH:
+            assert isinstance(e, ir.Add | ir.Sub | ir.Mul | ir.FloorDiv | ir.FloorMod)
+            a, b = self.expr(e.a), self.expr(e.b)
+            if a is e.a and b is e.b:
+                return e
+            return type(e)(a, b, e.dtype, e.span)
         if isinstance(e, ir.Cast):
             a = self.expr(e.a)
             return e if a is e.a else ir.Cast(a, e.dtype, e.span)
@@ -108,13 +118,9 @@ class Rewriter:
         if isinstance(e, ir.ScalarUnary):
             a = self.expr(e.a)
             return e if a is e.a else ir.ScalarUnary(e.op, a, e.dtype, e.span)
-        if isinstance(e, ir.TupleGetItem):
-            a = self.expr(e.tuple_value)
-            return e if a is e.tuple_value else ir.TupleGetItem(a, e.index, e.span)
-        a, b = self.expr(e.a), self.expr(e.b)
-        if a is e.a and b is e.b:
-            return e
-        return type(e)(a, b, e.dtype, e.span)
+        assert isinstance(e, ir.TupleGetItem), e
+        a = self.expr(e.tuple_value)
+        return e if a is e.tuple_value else ir.TupleGetItem(a, e.index, e.span)
 
     def arg(self, a: ir.CallArg) -> ir.CallArg:
         if isinstance(a, ir.ExprList):

@@ -760,8 +760,18 @@ def _is_hoisted(sub: ir.Expr) -> bool:
             or (isinstance(sub, ir.Cmp) and ir.expr_dtype(sub.a).is_float))
 
 
+_HOISTABLE = (ir.ScalarBinary, ir.ScalarUnary, ir.Cast, ir.Cmp)
+"""The node classes `_is_hoisted` may accept; the others never are."""
+
+
 def _has_hoisted(e: ir.Expr) -> bool:
-    return any(_is_hoisted(sub) for sub in _all_subexprs(e))
+    stack = [e]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, _HOISTABLE) and _is_hoisted(sub):
+            return True
+        stack.extend(ir.expr_children(sub))
+    return False
 
 
 def _opaque_hoisted(e: ir.Expr) -> ir.Expr:
@@ -846,10 +856,14 @@ def _subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
 # function emission
 
 
+_SCALAR_EXPR_CLASSES = frozenset(ir.SCALAR_EXPRS)
+
+
 def _is_scalar_expr(e: object) -> bool:
-    if isinstance(e, ir.Var):
-        return isinstance(e.type, ir.ScalarType)
-    return isinstance(e, ir.SCALAR_EXPRS)
+    t = type(e)  # by class: the IR's node classes are final, and this runs for every site
+    if t is ir.Var:
+        return isinstance(e.type, ir.ScalarType)  # type: ignore[attr-defined]
+    return t in _SCALAR_EXPR_CLASSES
 
 
 def _try_fold(e: ir.Expr) -> ir.Expr:
@@ -1121,15 +1135,32 @@ def _preflight_widths(fn: ir.Function) -> None:
         exprs += [m.slot_index for v in _tile_definitions(s) if (m := _slot_memref(v)) is not None
                   and m.slot_index is not None]
         for e in exprs:
-            for sub in _all_subexprs(e):
-                d = ir.expr_dtype(sub)
-                if d.is_int and not d.is_int_arith:
-                    where = getattr(sub, "span", NO_SPAN)
-                    raise PassError(
-                        f"slotsat's code generator does not compute with pl.{d.value} values "
-                        f"('{format_expr(sub)}'); index arithmetic is INDEX or an 8- to 64-bit integer",
-                        where if where != NO_SPAN else _span(s),
-                    )
+            sub = _first_packed(e)
+            if sub is not None:
+                where = getattr(sub, "span", NO_SPAN)
+                raise PassError(
+                    f"slotsat's code generator does not compute with pl.{sub.dtype.value} values "
+                    f"('{format_expr(sub)}'); index arithmetic is INDEX or an 8- to 64-bit integer",
+                    where if where != NO_SPAN else _span(s),
+                )
+
+
+_PACKED_INTS = frozenset(d for d in ir.DType if d.is_int and not d.is_int_arith)
+"""The integer dtypes codegen does not compute with (the packed 4-bit ones)."""
+
+
+def _first_packed(e: ir.Expr) -> ir.Expr | None:
+    """The first node of `e` in pre-order with a dtype of `_PACKED_INTS`, if any (one explicit
+    stack: this runs for every integer codegen lowers)."""
+    stack = [e]
+    while stack:
+        sub = stack.pop()
+        if sub.dtype in _PACKED_INTS:
+            return sub
+        children = ir.expr_children(sub)
+        if children:
+            stack.extend(reversed(children))
+    return None
 
 
 def _tensor_param_blocker(t: ir.TensorType) -> str | None:
