@@ -611,66 +611,58 @@ class _ModuleParser:
         """The errors CPython's compiler (not its parser, so not `ast.parse`) reports, with its
         wording: a keyword argument given twice, a parameter named twice. The first in the
         file is reported. The same walk collects the names each function binds
-        (`ssa.Names`) and the last line that reads each name (escaping names)."""
-        first: tuple[tuple[int, int], str, ast.AST] | None = None
-        stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+        (`ssa.Names`) and the last line that reads each name (escaping names).
+
+        One iterative walk over every node, the hottest loop of the front end after
+        `ast.parse`: a `def` swaps in its own name tables and pushes `_LEAVE`, which pops
+        (after everything below the `def`) to restore the enclosing function's."""
+        first: _Found | None = None
+        stack: list[ast.AST] = [tree]
         push = stack.append
         pop = stack.pop
         walked = _WALKED_FIELDS
-        name_t, constant_t, call_t = ast.Name, ast.Constant, ast.Call
-        functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-        binders = _BINDERS
+        name_t, constant_t, store_t = ast.Name, ast.Constant, ast.Store
+        checked = _COMPILER_CHECKED
         node_t = ast.AST
+        enclosing: list[tuple[set[str] | None, dict[str, int]]] = []
+        bound: set[str] | None = None  # the names the function being walked binds (None: no function)
+        reads: dict[str, int] = {}  # the last line that reads each name in it
         while stack:
-            node, owner = pop()
+            node = pop()
             t = type(node)
             if t is name_t:
-                if owner:
-                    self._note_name(node, owner)  # type: ignore[arg-type]
+                if bound is not None:
+                    name: ast.Name = node  # type: ignore[assignment]
+                    if type(name.ctx) is store_t:
+                        bound.add(name.id)
+                    elif reads.get(name.id, 0) < name.lineno:
+                        reads[name.id] = name.lineno
                 continue
-            if t is constant_t:
+            if node is _LEAVE:
+                bound, reads = enclosing.pop()
                 continue
-            if t is call_t or t in functions or t in binders:
-                found, owner = self._compiler_error(node, owner)
-                if found is not None:
-                    key = (getattr(found[1], "lineno", 0), getattr(found[1], "col_offset", 0))
-                    if first is None or key < first[0]:
-                        first = (key, *found)
-            names = walked.get(t)
-            if names is None:
-                names = walked[t] = tuple(f for f in t._fields if f not in _UNWALKED_FIELDS)
-            for field in names:
+            if t in checked:
+                first = _earlier_error(first, _compiler_error(node))
+                if t is ast.FunctionDef:  # its own fields are read with its tables too
+                    enclosing.append((bound, reads))
+                    push(_LEAVE)
+                    bound, reads = self._function_tables(node)  # type: ignore[arg-type]
+            for field in walked[t]:
                 value = getattr(node, field, None)
                 if type(value) is list:
                     for v in value:
                         if isinstance(v, node_t):
-                            push((v, owner))
+                            push(v)
                 elif isinstance(value, node_t) and type(value) is not constant_t:
-                    push((value, owner))
+                    push(value)
         if first is not None:
             self.error(f"syntax error: {first[1]}", first[2])
 
-    def _compiler_error(self, node: ast.AST, owner: int) -> tuple[tuple[str, ast.AST] | None, int]:
-        """A call's repeated keyword, a function's repeated parameter or a starred target
-        outside a tuple (`_BINDERS`), and the owner of the names below `node` (a `def` owns its
-        own)."""
-        if isinstance(node, ast.Call):
-            return _repeated_keyword(node), owner
-        if type(node) in _BINDERS:
-            return _starred_target(node), owner
-        assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-        found = _repeated_parameter(node.args)
-        if isinstance(node, ast.FunctionDef):
-            owner = id(node)
-            self.bound_names[owner] = {"pl", "self", *(a.arg for a in node.args.args)}
-            self.last_read[owner] = {}
-        return found, owner
-
-    def _note_name(self, node: ast.Name, owner: int) -> None:
-        if type(node.ctx) is ast.Store:
-            self.bound_names[owner].add(node.id)
-        elif self.last_read[owner].get(node.id, 0) < node.lineno:
-            self.last_read[owner][node.id] = node.lineno
+    def _function_tables(self, node: ast.FunctionDef) -> tuple[set[str], dict[str, int]]:
+        """The (empty) tables of the names `node` binds and the lines that read them."""
+        bound = self.bound_names[id(node)] = {"pl", "self", *(a.arg for a in node.args.args)}
+        reads = self.last_read[id(node)] = {}
+        return bound, reads
 
     def _empty_program(self, err: IndentationError) -> ast.Module | None:
         """The reference prints a program without functions as a bare `class NAME:` header at
@@ -1005,8 +997,45 @@ def _is_ellipsis(node: ast.stmt) -> bool:
 _UNWALKED_FIELDS = frozenset({"ctx", "op", "type_comment"})
 """Fields `_compile_checks` does not descend into: a load / store context and an operator
 are argument-less singletons, a type comment is a string."""
-_WALKED_FIELDS: dict[type, tuple[str, ...]] = {}
-"""Per AST node type, the fields `_compile_checks` descends into."""
+
+
+class _WalkedFields(dict[type[ast.AST], tuple[str, ...]]):
+    """Per AST node type, the fields `_compile_checks` descends into (filled on first use)."""
+
+    def __missing__(self, t: type[ast.AST]) -> tuple[str, ...]:
+        # a constant's fields are values (a tuple or frozenset constant holds values too)
+        walked = () if t is ast.Constant else tuple(f for f in t._fields if f not in _UNWALKED_FIELDS)
+        self[t] = walked
+        return walked
+
+
+_WALKED_FIELDS = _WalkedFields()
+
+_Found = tuple[tuple[int, int], str, ast.AST]
+"""A compile-time error found by `_compile_checks`: its position, message and node."""
+
+
+def _earlier_error(first: _Found | None, found: tuple[str, ast.AST] | None) -> _Found | None:
+    """The first in the file of the error found so far and a new one (the earlier-found on a tie)."""
+    if found is None:
+        return first
+    key = (getattr(found[1], "lineno", 0), getattr(found[1], "col_offset", 0))
+    return (key, *found) if first is None or key < first[0] else first
+
+
+_LEAVE = ast.AST()
+"""`_compile_checks`'s marker: the walk has left a `def`."""
+
+
+def _compiler_error(node: ast.AST) -> tuple[str, ast.AST] | None:
+    """A call's repeated keyword, a function's repeated parameter or a starred target
+    outside a tuple (`_BINDERS`)."""
+    if isinstance(node, ast.Call):
+        return _repeated_keyword(node)
+    if type(node) in _BINDERS:
+        return _starred_target(node)
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+    return _repeated_parameter(node.args)
 
 
 def _repeated_keyword(call: ast.Call) -> tuple[str, ast.AST] | None:
@@ -1022,6 +1051,8 @@ def _repeated_keyword(call: ast.Call) -> tuple[str, ast.AST] | None:
 _BINDERS = (ast.Assign, ast.For, ast.AsyncFor, ast.withitem, ast.comprehension)
 """The nodes whose targets CPython's compiler checks for a bare starred name (`*x = v`,
 `for *x in v`), which its parser accepts."""
+_COMPILER_CHECKED = frozenset({ast.Call, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, *_BINDERS})
+"""The nodes `_compiler_error` checks."""
 
 
 def _starred_target(node: ast.AST) -> tuple[str, ast.AST] | None:
