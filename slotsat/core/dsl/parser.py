@@ -481,7 +481,8 @@ class _ModuleParser:
         self._ascii: dict[int, bool] = {}
         self._all_ascii = text.isascii()
         """No line needs its byte offsets turned into character columns (`span`)."""
-        self.last_span = Span(1, 1)
+        self.last_node: ast.AST | None = None
+        """The statement or definition being read (`last_span`)."""
         self.decls: dict[str, _Decl] = {}
         self.dynamics: dict[str, str] = {}
         """Module-level `NAME = pl.dynamic("HINT")`: NAME -> HINT."""
@@ -500,6 +501,12 @@ class _ModuleParser:
         self.last_read: dict[int, dict[str, int]] = {}
 
     # -- positions and errors
+
+    @property
+    def last_span(self) -> Span:
+        """Where a parse that runs out of stack is reported: the statement being read (its
+        span is made only then, not for every statement)."""
+        return Span(1, 1) if self.last_node is None else self.span(self.last_node)
 
     def span(self, node: ast.AST) -> Span:
         line = getattr(node, "lineno", 1)
@@ -555,7 +562,7 @@ class _ModuleParser:
         classes: list[ast.ClassDef] = []
         pending_aliases: list[ast.Assign] = []
         for node in body:
-            self.last_span = self.span(node)
+            self.last_node = node
             if isinstance(node, ast.Import | ast.ImportFrom):
                 imported = self._check_import(node, tree) or imported
             elif isinstance(node, ast.ClassDef):
@@ -883,7 +890,7 @@ class _ModuleParser:
         self.error("unsupported syntax: module-level assignment other than NAME = pl.MemRef(...)", node)
 
     def _program(self, node: ast.ClassDef) -> ir.Program:
-        self.last_span = self.span(node)
+        self.last_node = node
         deco = node.decorator_list[0] if len(node.decorator_list) == 1 else None
         if isinstance(deco, ast.Call) and dotted(deco.func) == "pl.program":
             if deco.args or any(kw.arg != "strict_ssa" or not _is_bool_literal(kw.value)
@@ -1285,7 +1292,7 @@ class _FunctionParser:
     def header(self) -> None:
         """The decorator, the parameters and the return types (before any body is read)."""
         node = self.node
-        self.mp.last_span = self.span(node)
+        self.mp.last_node = node
         ftype, extras = self._decorator(node)
         self._header = (ftype, extras)
         self.params = self._params(node)
@@ -1298,7 +1305,7 @@ class _FunctionParser:
         assert self._header is not None
         ftype, extras = self._header
         params, returns = self.params, self.returns
-        self.mp.last_span = self.span(node)
+        self.mp.last_node = node
         stmts = [s for s in node.body if not isinstance(s, ast.Pass)]
         if stmts and _is_docstring(stmts[0]):
             stmts = stmts[1:]
@@ -1445,7 +1452,7 @@ class _FunctionParser:
 
     def _return(self, node: ast.stmt, returns: tuple[ir.Type, ...]) -> ir.ReturnStmt:
         assert isinstance(node, ast.Return)
-        self.mp.last_span = self.span(node)
+        self.mp.last_node = node
         held = self._built(node.value) if node.value is not None else None
         if node.value is None:
             values: tuple[ir.Expr, ...] = ()
@@ -1559,7 +1566,7 @@ class _FunctionParser:
 
     def _alloc(self, node: ast.stmt) -> ir.AssignStmt:
         assert isinstance(node, ast.Assign | ast.AnnAssign)
-        self.mp.last_span = self.span(node)
+        self.mp.last_node = node
         target = node.target if isinstance(node, ast.AnnAssign) else (
             node.targets[0] if len(node.targets) == 1 else None)
         if not isinstance(target, ast.Name):
@@ -1714,19 +1721,21 @@ class _FunctionParser:
                      ) -> _YieldInfo | None:
         info: _YieldInfo | None = None
         for position, node in enumerate(items):
-            self.mp.last_span = self.span(node)
-            if (self._is_yield(node) and isinstance(node, ast.Expr) and kind in ("loop", "branch")
-                    and position == len(items) - 1 and isinstance(node.value, ast.Call)
+            self.mp.last_node = node
+            last = position == len(items) - 1
+            is_yield = self._is_yield(node)
+            if (is_yield and isinstance(node, ast.Expr) and kind in ("loop", "branch")
+                    and last and isinstance(node.value, ast.Call)
                     and not node.value.args and not node.value.keywords):
                 continue  # `pl.yield_()`: the reference's empty yield ends a body that carries nothing
-            if self._is_yield(node):
-                if kind not in ("loop", "branch") or position != len(items) - 1:
+            if is_yield:
+                if kind not in ("loop", "branch") or not last:
                     self.error("pl.yield_ must be the last statement of a loop body or an if branch", node)
                 info = self._yield(node)
                 out.extend(self.pending)
                 self.pending.clear()
                 continue
-            if (isinstance(node, ast.With) and kind in ("loop", "branch") and position == len(items) - 1
+            if (isinstance(node, ast.With) and kind in ("loop", "branch") and last
                     and node.body and self._is_yield(node.body[-1])):
                 # `with pl.scope(): ...; x = pl.yield_(...)` as a whole loop body (the reference's
                 # printed form): the yield is not a runtime operation, so it moves after the scope.
@@ -1735,7 +1744,6 @@ class _FunctionParser:
                 self.pending.clear()
                 out.append(scope)
                 continue
-            last = position == len(items) - 1
             if isinstance(node, ast.Return) and kind in ("branch", "scope") and last:
                 if not self._returns_here:
                     where, what = ("an if branch", "if") if kind == "branch" else ("a pl.scope body", "scope")
@@ -2516,7 +2524,7 @@ class _FunctionParser:
                 self.error("pl.tile.alloc(..., pinned=True) statements are accepted only at the top of a "
                            "function body", node)
             if self.calls.is_call(node):
-                call, typ = self.op_call(node, annot)
+                call, typ = self.calls.call(node, annot)
                 return call, typ, _call_text(call)
         if isinstance(annot, ir.ScalarType) and annot.dtype.is_int and self._is_literal(node):
             # `x: pl.Scalar[pl.INT64] = 0`: the literal takes the annotation's dtype, as the
@@ -2569,7 +2577,7 @@ class _FunctionParser:
                        "function body", node)
         if not self.calls.is_call(call):
             self.unknown_call(call.func)
-        op_call, _ = self.op_call(call, None, statement=True)
+        op_call, _ = self.calls.call(call, None, statement=True)
         return ir.EvalStmt(op_call, span=self.span(node))
 
     def is_tile_cast(self, node: ast.Call) -> bool:
@@ -2650,6 +2658,10 @@ class _FunctionParser:
             return self.calls.hoist(node)
         if allow_any and isinstance(node, ast.Subscript):
             return self._subscript(node)
+        if type(node) is ast.Constant and type(node.value) is int and self.depth < self.max_depth:
+            # the commonest operand (an offset, a bound, a shape entry): what `settle(expr(node))`
+            # makes of it, without the bare literal in between
+            return self.settle(_Bare(node.value, self.span(node)), ir.DType.INDEX)
         saved = self._dims, self._shape
         self._dims, self._shape = dims or shape, shape
         try:
