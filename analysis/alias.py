@@ -135,7 +135,7 @@ def alias_facts(body: ir.SeqStmts, *, compat: bool = False) -> AliasFacts:
         elif isinstance(s, ir.YieldStmt):
             for e in s.values:
                 facts.phi_reads.extend(v for v in ir.expr_vars(e) if _is_tile(v))
-        elif isinstance(s, ir.ForStmt):
+        elif isinstance(s, ir.ForStmt | ir.WhileStmt):
             for it in s.iter_args:
                 facts.phi_reads.extend(v for v in ir.expr_vars(it.init) if _is_tile(v))
     return facts
@@ -147,7 +147,7 @@ def tile_definitions(body: ir.SeqStmts) -> list[ir.Var]:
     for s in ir.walk_stmts(body):
         if isinstance(s, ir.AssignStmt):
             out.append(s.var)
-        elif isinstance(s, ir.ForStmt):
+        elif isinstance(s, ir.ForStmt | ir.WhileStmt):
             out.extend(it.var for it in s.iter_args)
             out.extend(s.return_vars)
         elif isinstance(s, ir.IfStmt):

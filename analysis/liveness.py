@@ -205,8 +205,8 @@ class _Walk:
             p = self.point(s.span, s)
             for e in s.values:
                 self.read(e, p)
-        elif isinstance(s, ir.ForStmt):
-            self.loop(s)
+        elif isinstance(s, ir.ForStmt | ir.WhileStmt):
+            self.loop(s)  # a while loop's condition reads scalars only
         elif isinstance(s, ir.IfStmt):
             p = self.point(s.span, s)
             self.read(s.cond, p)
@@ -245,7 +245,7 @@ class _Walk:
         elif buffer is ops.Buffer.VIEW:
             self.views[s.var.id] = src.id
 
-    def loop(self, s: ir.ForStmt) -> None:
+    def loop(self, s: ir.ForStmt | ir.WhileStmt) -> None:
         p = self.point(s.span, s)
         for it in s.iter_args:
             self.read(it.init, p)

@@ -67,7 +67,7 @@ class CarryCopies:
             return PassResult(fn)
         conflict = _conflict(fn)
         # at most one copy per yielded tile: one per loop result, one per branch of an if result
-        for _ in range(sum(len(st.return_vars) * (1 if isinstance(st, ir.ForStmt) else 2)
+        for _ in range(sum(len(st.return_vars) * (2 if isinstance(st, ir.IfStmt) else 1)
                            for st in _joins(fn.body))):
             if conflict is None:
                 break
@@ -88,11 +88,11 @@ class CarryCopies:
         return PassResult(fn)
 
 
-_Join = ir.ForStmt | ir.IfStmt
+_Join = ir.ForStmt | ir.WhileStmt | ir.IfStmt
 
 
 def _joins(body: ir.SeqStmts) -> list[_Join]:
-    return [s for s in ir.walk_stmts(body) if isinstance(s, ir.ForStmt | ir.IfStmt)]
+    return [s for s in ir.walk_stmts(body) if isinstance(s, ir.ForStmt | ir.WhileStmt | ir.IfStmt)]
 
 
 def _conflict(fn: ir.Function) -> tuple[ir.Var, Liveness] | None:
@@ -116,7 +116,7 @@ def _joins_of(fn: ir.Function, var: ir.Var, live: Liveness) -> list[tuple[_Join,
     for st in _joins(fn.body):
         for k, r in enumerate(st.return_vars):
             if r.id in live.defined and live.find(r.id) == key:
-                branches = (0,) if isinstance(st, ir.ForStmt) else sorted(
+                branches = (0,) if not isinstance(st, ir.IfStmt) else sorted(
                     (0, 1), key=lambda b: _local(st, k, b))
                 out.extend((st, k, b) for b in branches)
     return out
@@ -137,7 +137,10 @@ def _with_copy(stmt: _Join, k: int, branch: int) -> _Join | None:
     """`stmt` with the `k`-th value its body (`branch` of an if) yields moved into a fresh
     tile before the yield (None where no move can be made: no such yield, not a tile
     variable, or an accumulator)."""
-    body = stmt.body if isinstance(stmt, ir.ForStmt) else stmt.then_body if branch == 0 else stmt.else_body
+    if isinstance(stmt, ir.IfStmt):
+        body = stmt.then_body if branch == 0 else stmt.else_body
+    else:
+        body = stmt.body
     if body is None or not body.stmts or not isinstance(body.stmts[-1], ir.YieldStmt):
         return None
     stmts = body.stmts
@@ -156,7 +159,7 @@ def _with_copy(stmt: _Join, k: int, branch: int) -> _Join | None:
     call = ir.Call("tile.move", (value,), (("target_memory", ir.SpaceArg(space)),), span=yld.span)
     values = tuple(copy if j == k else v for j, v in enumerate(yld.values))
     new_body = ir.SeqStmts((*stmts[:-1], ir.AssignStmt(copy, call, yld.span), ir.YieldStmt(values, yld.span)))
-    if isinstance(stmt, ir.ForStmt):
+    if not isinstance(stmt, ir.IfStmt):
         return replace(stmt, body=new_body)
     return replace(stmt, then_body=new_body) if branch == 0 else replace(stmt, else_body=new_body)
 

@@ -132,7 +132,7 @@ def collect_bindings(body: ir.SeqStmts) -> list[tuple[ir.Var, list[Binding]]]:
     for s in ir.walk_stmts(body):
         if isinstance(s, ir.AssignStmt):
             add(s.var, s.value if isinstance(s.value, ir.Call) else None, s.span)
-        elif isinstance(s, ir.ForStmt):
+        elif isinstance(s, ir.ForStmt | ir.WhileStmt):
             for it in s.iter_args:
                 add(it.var, None, s.span)
             for r in s.return_vars:

@@ -332,8 +332,8 @@ class _BufferValues:
         elif isinstance(s, ir.ReturnStmt):
             for e in s.values:
                 self.reads(e, s.span)
-        elif isinstance(s, ir.ForStmt):
-            self.loop(s)
+        elif isinstance(s, ir.ForStmt | ir.WhileStmt):
+            self.loop(s)  # a while loop's condition reads scalars only
         elif isinstance(s, ir.IfStmt):
             self.if_(s)
 
@@ -352,7 +352,7 @@ class _BufferValues:
                 span if span != NO_SPAN else result.span, result,
             )
 
-    def loop(self, s: ir.ForStmt) -> None:
+    def loop(self, s: ir.ForStmt | ir.WhileStmt) -> None:
         line = f"the loop at line {s.span.line}"
         for it in s.iter_args:
             self.reads(it.init, s.span)

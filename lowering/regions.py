@@ -185,7 +185,7 @@ def co_live_bases(body: ir.SeqStmts) -> set[int]:
                     counts[key] = counts.get(key, 0) + 1
                     if counts[key] >= 2:
                         out.add(key)
-            elif isinstance(s, ir.ForStmt):
+            elif isinstance(s, ir.ForStmt | ir.WhileStmt):
                 scope(s.body, {})
             elif isinstance(s, ir.IfStmt):
                 scope(s.then_body, counts)
