@@ -918,6 +918,9 @@ def plain_sites(s: ir.Stmt, planner: Planner) -> list[Site3]:
     elif isinstance(s, ir.ForStmt):
         out.extend(((s.start, idx, "bound"), (s.stop, idx, "bound")))
         out.extend((it.init, None, "init") for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
+    elif isinstance(s, ir.WhileStmt):
+        out.extend((it.init, None, "init") for it in s.iter_args if isinstance(it.var.type, ir.ScalarType))
+        out.append((s.cond, None, "condition"))  # lowered in the loop's before region
     elif isinstance(s, ir.IfStmt):
         out.append((s.cond, None, "condition"))
     elif isinstance(s, ir.YieldStmt):
@@ -949,6 +952,8 @@ def emission_order(s: ir.Stmt, planner: Planner) -> list[ir.Var | Site3]:
     statement's own operands otherwise (`call` lowers scalar operands first; `if_` lowers
     the condition, then defines the results)."""
     sites = plain_sites(s, planner)
+    if isinstance(s, ir.WhileStmt):  # its condition is lowered in the loop's own block
+        sites = [site for site in sites if site[0] is not s.cond]
     definition: list[ir.Var | Site3] = [v for v in _tile_definitions(s) if _slot_memref(v) is not None]
     definition += [site for site in sites if site[2] in ("extent", "address")]
     rest: list[ir.Var | Site3] = [site for site in sites if site[2] not in ("extent", "address")]
@@ -983,6 +988,12 @@ def emission_sites(fn: ir.Function, planner: Planner = Planner.PTOAS) -> list[Em
                 info = LoopInfo(s.loop_var, _try_fold(s.start), _try_fold(s.stop), _try_fold(s.step))
                 count += 1
                 visit(s.body, (*loops, info), (*blocks, count))
+            elif isinstance(s, ir.WhileStmt):
+                count += 1  # the before region: the condition
+                if _is_scalar_expr(s.cond):
+                    out.append(EmissionSite(line, loops, (*blocks, count), (s.cond, None, "condition")))
+                count += 1
+                visit(s.body, loops, (*blocks, count))
             elif isinstance(s, ir.IfStmt):
                 for branch in (s.then_body, s.else_body):
                     if branch is not None:
@@ -1074,8 +1085,8 @@ _UNEMITTED_SPACES = frozenset(
 
 def preflight(fn: ir.Function) -> None:
     """Decline, with a located `PassError`, a function that uses a construct of the
-    reference's printed IR that the code generator does not emit: while loops, runtime
-    scopes, unroll loops (a pl.parallel loop is an scf.for, as the reference emits it),
+    reference's printed IR that the code generator does not emit: a while loop whose
+    condition reads no value it carries, runtime scopes, unroll loops (a pl.parallel loop is an scf.for, as the reference emits it),
     returns inside branches, scalar operations outside what codegen lowers
     (`ir.is_index_expr`, integer `pl.min` / `pl.max` and bit operations), calls of other
     functions, ops without an entry in the spelling table (`lowering/pto_ops.json`) or with a
@@ -1176,18 +1187,14 @@ def _tensor_param_blocker(t: ir.TensorType) -> str | None:
 def _preflight_body(body: ir.SeqStmts, top: bool, fn_type: ir.FunctionType) -> None:
     for k, s in enumerate(body.stmts):
         span = _span(s)
-        if isinstance(s, ir.WhileStmt | ir.ScopeStmt):
-            what = "while loops" if isinstance(s, ir.WhileStmt) else "runtime scopes (with pl.scope())"
-            raise PassError(f"slotsat's code generator does not emit {what}", span)
+        if isinstance(s, ir.ScopeStmt):
+            raise PassError("slotsat's code generator does not emit runtime scopes (with pl.scope())", span)
         if isinstance(s, ir.ReturnStmt) and not (top and k == len(body.stmts) - 1):
             raise PassError("slotsat's code generator does not emit a return inside a branch", span)
         if isinstance(s, ir.ForStmt):
-            if s.kind is ir.ForKind.UNROLL:
-                # The reference's UnrollLoops expands these long before the hand-off point.
-                raise PassError("slotsat's code generator does not emit pl.unroll loops", span)
-            for e in (s.start, s.stop, s.step, *(it.init for it in s.iter_args)):
-                _preflight_expr(e, span)
-            _preflight_binders([it.var for it in s.iter_args] + list(s.return_vars), span)
+            _preflight_for(s, span)
+        elif isinstance(s, ir.WhileStmt):
+            _preflight_while(s, span)
         elif isinstance(s, ir.IfStmt):
             _preflight_expr(s.cond, span)
             _preflight_binders(list(s.return_vars), span)
@@ -1208,6 +1215,30 @@ def _preflight_body(body: ir.SeqStmts, top: bool, fn_type: ir.FunctionType) -> N
         tail = top and k == len(body.stmts) - 1 and isinstance(s, ir.IfStmt) and not s.return_vars
         for child in ir.stmt_children_bodies(s):
             _preflight_body(child, top=tail, fn_type=fn_type)
+
+
+def _preflight_for(s: ir.ForStmt, span: Span) -> None:
+    if s.kind is ir.ForKind.UNROLL:
+        # The reference's UnrollLoops expands these long before the hand-off point.
+        raise PassError("slotsat's code generator does not emit pl.unroll loops", span)
+    for e in (s.start, s.stop, s.step, *(it.init for it in s.iter_args)):
+        _preflight_expr(e, span)
+    _preflight_binders([it.var for it in s.iter_args] + list(s.return_vars), span)
+
+
+def _preflight_while(s: ir.WhileStmt, span: Span) -> None:
+    """A while loop is an `scf.while` whose before region evaluates the condition over the
+    carried scalars and passes them on. Its condition must read one (otherwise it is the same
+    on every iteration: the loop runs zero times or never ends), and ptoas's `scf.while`
+    spelling has no form without a carried value."""
+    for e in (s.cond, *(it.init for it in s.iter_args)):
+        _preflight_expr(e, span)
+    _preflight_binders([it.var for it in s.iter_args] + list(s.return_vars), span)
+    scalars = {it.var.id for it in s.iter_args if isinstance(it.var.type, ir.ScalarType)}
+    if not any(v.id in scalars for v in ir.expr_vars(s.cond)):
+        raise PassError("the condition of this while loop reads no scalar the loop carries, so it is the "
+                        "same on every iteration (the loop runs zero times or never ends); slotsat's code "
+                        "generator does not emit it", span)
 
 
 def _binds_no_value(s: ir.AssignStmt) -> bool:
@@ -2029,6 +2060,8 @@ class FunctionEmitter(Emitter):
             self.call(None, s.call, s.span)
         elif isinstance(s, ir.ForStmt):
             self.for_(s)
+        elif isinstance(s, ir.WhileStmt):
+            self.while_(s)
         elif isinstance(s, ir.IfStmt):
             self.if_(s)
         elif isinstance(s, ir.ReturnStmt):
@@ -3799,6 +3832,11 @@ class FunctionEmitter(Emitter):
             self._carry_arrays(s, carried_arrays, last, arrays_before)
         self.loop_stack.pop()
         self.line("}")
+        self._bind_results(s, carried_arrays)
+
+    def _bind_results(self, s: ir.ForStmt | ir.WhileStmt, carried_arrays: dict[int, str]) -> None:
+        """After a loop: each result names what its carry names (a tile's buffer, a tensor's
+        view, an array's storage), or the loop's own result value (a scalar)."""
         for k, r in enumerate(s.return_vars):
             if isinstance(r.type, ir.TileType):
                 self.handles[r.id] = (
@@ -3812,7 +3850,63 @@ class FunctionEmitter(Emitter):
             else:
                 self.handles[r.id] = f"%{self.var_name(r)}"
 
-    def _enter_iter_args(self, s: ir.ForStmt) -> tuple[list[tuple[ir.IterArg, int]], dict[int, str]]:
+    def _iter_inits(self, scalar_iters: list[tuple[ir.IterArg, int]]) -> list[str]:
+        """The initial values of a loop's scalar carries, lowered before the loop."""
+        out: list[str] = []
+        for it, _ in scalar_iters:
+            init = fold(it.init)
+            dtype = ir.expr_dtype(init)
+            out.append(self.const(init.value, dtype) if isinstance(init, ir.ConstInt)
+                       else self.lower(it.init))
+        return out
+
+    def _bind_scalar_iters(self, scalar_iters: list[tuple[ir.IterArg, int]], names: list[str]) -> None:
+        """Inside a loop block: each carried scalar is the block argument `names[k]`."""
+        for (it, _), name in zip(scalar_iters, names, strict=True):
+            self.handles[it.var.id] = name
+            self.values[name] = self.graph.opaque(name, _int_type(ir.expr_dtype(it.var)))
+            self.scalar_scope[it.var.id] = tuple(self.block_ids)
+
+    def while_(self, s: ir.WhileStmt) -> None:
+        """`scf.while`: the before region evaluates the condition over the carried scalars and
+        passes them on (`scf.condition`), the after region runs the body on them and yields
+        the next ones, as the reference emits a while loop. Tiles, tensors and arrays are
+        carried in their buffers, views and storage, as by a `for` loop."""
+        scalar_iters, carried_arrays = self._enter_iter_args(s)
+        inits = self._iter_inits(scalar_iters)
+        arrays_before = self.arrays.snapshot()
+        types = [_int_type(ir.expr_dtype(it.var)) for it, _ in scalar_iters]
+        before = [f"%{self.var_name(it.var)}" for it, _ in scalar_iters]
+        after = [f"%{self.fresh_name(it.var.name_hint)}" for it, _ in scalar_iters]
+        outs = [f"%{self.var_name(s.return_vars[k])}" for _, k in scalar_iters]
+        assigned = ", ".join(f"{n} = {v}" for n, v in zip(before, inits, strict=True))
+        # one result type bare, as MLIR's and xdsl's printers spell a function type's results
+        results = types[0] if len(types) == 1 else f"({', '.join(types)})"
+        self.line(f"{', '.join(outs)} = scf.while ({assigned}) : ({', '.join(types)}) -> {results} {{")
+        with self.block():
+            self._bind_scalar_iters(scalar_iters, before)
+            cond = self.lower(s.cond)
+            self.line(f"scf.condition({cond}) {', '.join(before)} : {', '.join(types)}")
+        self.line("} do {")
+        self.line(f"^bb0({', '.join(f'{n}: {t}' for n, t in zip(after, types, strict=True))}):")
+        body = s.body.stmts
+        last = body[-1] if body and isinstance(body[-1], ir.YieldStmt) else None
+        with self.block():
+            self._bind_scalar_iters(scalar_iters, after)
+            for stmt in body:
+                if stmt is not last:
+                    self.stmt(stmt)
+            vals = [self._scalar_value(last.values[k]) for _, k in scalar_iters] if last is not None else []
+            if len(vals) != len(scalar_iters):
+                raise PassError("the body of a while loop must yield every value the loop carries", s.span)
+            self.line(f"scf.yield {', '.join(vals)} : {', '.join(types)}")
+            self._carry_arrays(s, carried_arrays, last, arrays_before)
+        self.line("}")
+        self._bind_results(s, carried_arrays)
+
+    def _enter_iter_args(
+        self, s: ir.ForStmt | ir.WhileStmt
+    ) -> tuple[list[tuple[ir.IterArg, int]], dict[int, str]]:
         """Bind a loop's iteration values that name their initial value's buffer, view or array
         storage; return the scalar ones (`scf.for` iter_args, with their positions) and the
         storage of each carried array (by position)."""
@@ -3839,8 +3933,8 @@ class FunctionEmitter(Emitter):
             self.arrays.bind(s.iter_args[k].var, storage)
         return scalar_iters, carried_arrays
 
-    def _carry_arrays(self, s: ir.ForStmt, carried: dict[int, str], last: ir.YieldStmt | None,
-                      before: dict[str, frozenset[int]]) -> None:
+    def _carry_arrays(self, s: ir.ForStmt | ir.WhileStmt, carried: dict[int, str],
+                      last: ir.YieldStmt | None, before: dict[str, frozenset[int]]) -> None:
         """At the end of a loop body: each carried array's yielded value is the newest version of
         its storage, and no other array was written (the next iteration would read the write)."""
         for k, storage in carried.items():

@@ -1262,6 +1262,50 @@ class ClampLoad:
         return out
 
 
+@pl.program
+class WhileRows:
+    """A while loop over a counter (the reference's while-loop system test, `test_ctrl_flow`):
+    its Simplify leaves the condition and body reading the old counter, printed free."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        a: pl.Tensor[[256, 64], pl.FP32],
+        b: pl.Tensor[[256, 64], pl.FP32],
+        c: pl.Out[pl.Tensor[[256, 64], pl.FP32]],
+    ) -> pl.Tensor[[256, 64], pl.FP32]:
+        i: pl.Scalar[pl.INDEX] = 0
+        while i < 4:
+            ta: pl.Tile[[64, 64], pl.FP32] = pl.load(a, [i * 64, 0], [64, 64])
+            tb: pl.Tile[[64, 64], pl.FP32] = pl.load(b, [i * 64, 0], [64, 64])
+            s: pl.Tile[[64, 64], pl.FP32] = pl.add(ta, tb)
+            c = pl.store(s, [i * 64, 0], c)
+            i = i + 1
+        return c
+
+
+@pl.program
+class WhileAccumulate:
+    """A tile accumulated through a while loop (a tile carry) next to its counter, and a
+    pipeline loop in the while body: its loads take slots inside the while loop."""
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(
+        self,
+        x: pl.Tensor[[256, 64], pl.FP32],
+        out: pl.Out[pl.Tensor[[32, 64], pl.FP32]],
+    ) -> pl.Tensor[[32, 64], pl.FP32]:
+        acc: pl.Tile[[32, 64], pl.FP32] = pl.load(x, [0, 0], [32, 64])
+        j: pl.Scalar[pl.INDEX] = 1
+        while j < 4:
+            for k in pl.pipeline(2, stage=2):
+                t: pl.Tile[[32, 64], pl.FP32] = pl.load(x, [j * 64 + k * 32, 0], [32, 64])
+                acc = pl.add(acc, t)
+            j = j + 1
+        out = pl.store(acc, [0, 0], out)
+        return out
+
+
 PROGRAMS = {
     "row_scale_pipe": RowScalePipe,
     "row_sum_cast": RowSumCast,
@@ -1311,6 +1355,8 @@ PROGRAMS = {
     "clamp_load": ClampLoad,
     "gather_barrier": GatherBarrier,
     "memory_gather": MemoryGather,
+    "while_rows": WhileRows,
+    "while_accumulate": WhileAccumulate,
 }
 JIT = {"jit_add_rows": jit_add_rows, "jit_valid_carry": jit_valid_carry,
        "jit_mixed_gemm_add": jit_mixed_gemm_add, "jit_mixed_scale_gemm": jit_mixed_scale_gemm}

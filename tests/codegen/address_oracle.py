@@ -3,8 +3,8 @@ look at what each tile's bytes hold.
 
 This oracle does not use slotsat's liveness analysis or allocator. It parses the emitted
 module (xdsl, with the project's `pto` dialect) and executes it abstractly, op by op: scalar
-`arith` ops on Python integers (wrapping at their width), `scf.for` (at most `max_iterations`
-iterations per loop instance), `scf.if`, and every `pto` op as reads of its `ins` tiles and
+`arith` ops on Python integers (wrapping at their width), `scf.for` and `scf.while` (at most
+`max_iterations` iterations per loop instance), `scf.if`, and every `pto` op as reads of its `ins` tiles and
 writes of its `outs` tiles at one step of a clock. Each executed `pto.alloc_tile` is one tile
 instance with the byte range `[addr, addr + size)` its `addr` operand and type give; a
 `treshape` / `subview` names its source's instance. A tile instance is live from its first
@@ -152,6 +152,8 @@ class _Run:
             self.arith(op)
         elif name == "scf.for":
             self.for_(op)
+        elif name == "scf.while":
+            self.while_(op)
         elif name == "scf.if":
             region = op.regions[0] if self.int_(op.operands[0]) else op.regions[1]
             values = self.block(region.blocks[0]) if region.blocks else []
@@ -214,6 +216,35 @@ class _Run:
             i += step
             count += 1
         for r, v in zip(op.results, carried, strict=True):
+            self.env[r] = v
+
+    def while_(self, op: Operation) -> None:
+        """`scf.while`: the before region's `scf.condition` decides and passes its operands on
+        (to the after region, or out as the results); at most `max_iterations` bodies."""
+        before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+        carried = [self.get(o) for o in op.operands]
+        count = 0
+        while True:
+            for a, v in zip(before.args, carried, strict=True):
+                self.env[a] = v
+            for inner in before.ops:
+                if inner.name == "scf.condition":
+                    go = self.int_(inner.operands[0])
+                    passed = [self.get(o) for o in inner.operands[1:]]
+                    break
+                self.op(inner)
+            else:
+                raise AssertionError("a before region ends with scf.condition")
+            if not go:
+                break
+            if count == self.max_iterations:
+                self.trace.truncated = True
+                break
+            for a, v in zip(after.args, passed, strict=True):
+                self.env[a] = v
+            carried = self.block(after)
+            count += 1
+        for r, v in zip(op.results, passed, strict=True):
             self.env[r] = v
 
     def arith(self, op: Operation) -> None:

@@ -76,7 +76,7 @@ def test_printed_kernel_golden(name: str, update_goldens: bool) -> None:
 SAME_MODULE = ["acc_into_mat", "col_sum_sort", "cube_extract", "dist_view_remote", "fill_pad",
                "float_scalars", "gather_mask", "gather_rows", "gather_rows_mat", "merge_sort",
                "reinterpret_bits", "row_scale_pipe", "row_sum_cast", "scalars_and_casts", "scatter_index",
-               "matmul_init_cond", "scatter_mask", "valid_store", "valid_view"]
+               "matmul_init_cond", "scatter_mask", "valid_store", "valid_view", "while_rows"]
 """The printed kernels whose `--mode pypto` module is the reference's, up to SSA names, beside
 those the tests of their ops check so (`causal_mask`, `gemv_decode`, `prefetch_rows` and three
 `dist_*` kernels); the rest differ by design (the planners, the index engine's sharing, the

@@ -109,3 +109,18 @@ def test_a_gather_with_indices_outside_its_table_computes_what_its_ir_computes(p
     clamped = result.pto_text.replace("#pto<gather_oob zero>", "#pto<gather_oob clamp>")
     assert clamped != result.pto_text
     assert compare(fn, clamped, args, name) is not None
+
+
+@pytest.mark.parametrize("planner", list(Planner), ids=[p.value for p in Planner])
+def test_a_tile_carried_through_a_while_loop_keeps_what_its_body_adds(planner: Planner) -> None:
+    """`while_accumulate`: a tile accumulated by a pipeline loop inside a while loop. slotsat's
+    module accumulates in the carry's buffer and computes what the IR computes. The control is
+    the reference's own module for the kernel (`.ref.pto`): it adds into a fresh tile that
+    nothing moves back into the carry, so the store writes the first load alone."""
+    path = ROOT / "tests" / "data" / "printed" / "while_accumulate.pre.py"
+    result = compile_source(path.read_text(), path.name, CompileOptions(planner=planner))
+    ((fn, name),) = _kernels(result.pto_text, result.module)
+    args = random_inputs(fn, np.random.default_rng(0))
+    assert compare(fn, result.pto_text, args, name) is None
+    reference = "".join(path.with_name("while_accumulate.ref.pto").read_text().splitlines(keepends=True)[1:])
+    assert compare(fn, reference, args, name) is not None

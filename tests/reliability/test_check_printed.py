@@ -305,7 +305,7 @@ def test_a_file_without_tile_functions_is_unverified(tmp_path: Path, capsys: pyt
 CONFIRMED = ["acc_into_mat", "assemble_transpose", "branches", "causal_mask", "chained_matmul", "col_sum_sort", "cube_extract", "dyn_rms_norm", "fill_pad", "float_scalars", "gather_barrier", "gather_mask", "gather_rows", "gather_rows_mat", "integer_bits", "jit_add_rows", "jit_mixed_gemm_add", "jit_mixed_scale_gemm", "clamp_load", "jit_valid_carry", "local_array", "matmul_init_cond",
              "memory_gather", "negate_in_place",
              "gemv_decode", "matmul_k", "parallel_rows", "prefetch_rows",
-             "reinterpret_bits", "reshape_view", "row_scale_pipe", "row_sum_cast", "scalars_and_casts", "scatter_index", "scatter_to_memory", "slice_col_expand", "tensor_view_2d", "valid_store", "valid_view", "window_4d", "write_read"]
+             "reinterpret_bits", "reshape_view", "row_scale_pipe", "row_sum_cast", "scalars_and_casts", "scatter_index", "scatter_to_memory", "slice_col_expand", "tensor_view_2d", "valid_store", "valid_view", "while_accumulate", "while_rows", "window_4d", "write_read"]
 
 
 @pytest.mark.parametrize("name", CONFIRMED)
