@@ -1085,8 +1085,8 @@ _UNEMITTED_SPACES = frozenset(
 
 def preflight(fn: ir.Function) -> None:
     """Decline, with a located `PassError`, a function that uses a construct of the
-    reference's printed IR that the code generator does not emit: a while loop whose
-    condition reads no value it carries, runtime scopes, unroll loops (a pl.parallel loop is an scf.for, as the reference emits it),
+    reference's printed IR that the code generator does not emit: runtime
+    scopes, unroll loops (a pl.parallel loop is an scf.for, as the reference emits it),
     returns inside branches, scalar operations outside what codegen lowers
     (`ir.is_index_expr`, integer `pl.min` / `pl.max` and bit operations), calls of other
     functions, ops without an entry in the spelling table (`lowering/pto_ops.json`) or with a
@@ -1227,18 +1227,9 @@ def _preflight_for(s: ir.ForStmt, span: Span) -> None:
 
 
 def _preflight_while(s: ir.WhileStmt, span: Span) -> None:
-    """A while loop is an `scf.while` whose before region evaluates the condition over the
-    carried scalars and passes them on. Its condition must read one (otherwise it is the same
-    on every iteration: the loop runs zero times or never ends), and ptoas's `scf.while`
-    spelling has no form without a carried value."""
     for e in (s.cond, *(it.init for it in s.iter_args)):
         _preflight_expr(e, span)
     _preflight_binders([it.var for it in s.iter_args] + list(s.return_vars), span)
-    scalars = {it.var.id for it in s.iter_args if isinstance(it.var.type, ir.ScalarType)}
-    if not any(v.id in scalars for v in ir.expr_vars(s.cond)):
-        raise PassError("the condition of this while loop reads no scalar the loop carries, so it is the "
-                        "same on every iteration (the loop runs zero times or never ends); slotsat's code "
-                        "generator does not emit it", span)
 
 
 def _binds_no_value(s: ir.AssignStmt) -> bool:
@@ -3880,15 +3871,20 @@ class FunctionEmitter(Emitter):
         after = [f"%{self.fresh_name(it.var.name_hint)}" for it, _ in scalar_iters]
         outs = [f"%{self.var_name(s.return_vars[k])}" for _, k in scalar_iters]
         assigned = ", ".join(f"{n} = {v}" for n, v in zip(before, inits, strict=True))
-        # one result type bare, as MLIR's and xdsl's printers spell a function type's results
+        # one result type bare, as MLIR's and xdsl's printers spell a function type's results;
+        # without carried scalars the assignment list is `()`, which both parsers read (a
+        # condition that reads nothing the loop carries runs it zero times or forever)
         results = types[0] if len(types) == 1 else f"({', '.join(types)})"
-        self.line(f"{', '.join(outs)} = scf.while ({assigned}) : ({', '.join(types)}) -> {results} {{")
+        named = f"{', '.join(outs)} = " if outs else ""
+        self.line(f"{named}scf.while ({assigned}) : ({', '.join(types)}) -> {results} {{")
         with self.block():
             self._bind_scalar_iters(scalar_iters, before)
             cond = self.lower(s.cond)
-            self.line(f"scf.condition({cond}) {', '.join(before)} : {', '.join(types)}")
+            passed = f" {', '.join(before)} : {', '.join(types)}" if before else ""
+            self.line(f"scf.condition({cond}){passed}")
         self.line("} do {")
-        self.line(f"^bb0({', '.join(f'{n}: {t}' for n, t in zip(after, types, strict=True))}):")
+        if after:
+            self.line(f"^bb0({', '.join(f'{n}: {t}' for n, t in zip(after, types, strict=True))}):")
         body = s.body.stmts
         last = body[-1] if body and isinstance(body[-1], ir.YieldStmt) else None
         with self.block():
@@ -3899,7 +3895,7 @@ class FunctionEmitter(Emitter):
             vals = [self._scalar_value(last.values[k]) for _, k in scalar_iters] if last is not None else []
             if len(vals) != len(scalar_iters):
                 raise PassError("the body of a while loop must yield every value the loop carries", s.span)
-            self.line(f"scf.yield {', '.join(vals)} : {', '.join(types)}")
+            self.line(f"scf.yield {', '.join(vals)} : {', '.join(types)}" if vals else "scf.yield")
             self._carry_arrays(s, carried_arrays, last, arrays_before)
         self.line("}")
         self._bind_results(s, carried_arrays)

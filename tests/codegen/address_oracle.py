@@ -150,10 +150,8 @@ class _Run:
         name = op.name
         if name.startswith("arith."):
             self.arith(op)
-        elif name == "scf.for":
-            self.for_(op)
-        elif name == "scf.while":
-            self.while_(op)
+        elif name in ("scf.for", "scf.while"):
+            (self.for_ if name == "scf.for" else self.while_)(op)
         elif name == "scf.if":
             region = op.regions[0] if self.int_(op.operands[0]) else op.regions[1]
             values = self.block(region.blocks[0]) if region.blocks else []
