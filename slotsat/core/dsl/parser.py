@@ -1830,7 +1830,9 @@ class _FunctionParser:
 
     def _is_yield(self, node: ast.stmt) -> bool:
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
-        return isinstance(value, ast.Call) and dotted(value.func) == "pl.yield_"
+        # the attribute name first: asked of every statement, and most are not yields
+        return (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                and value.func.attr == "yield_" and dotted(value.func) == "pl.yield_")
 
     def _yield(self, node: ast.stmt) -> _YieldInfo:
         assert isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr)
@@ -2661,7 +2663,10 @@ class _FunctionParser:
         if type(node) is ast.Constant and type(node.value) is int and self.depth < self.max_depth:
             # the commonest operand (an offset, a bound, a shape entry): what `settle(expr(node))`
             # makes of it, without the bare literal in between
-            return self.settle(_Bare(node.value, self.span(node)), ir.DType.INDEX)
+            message = fits_message(node.value, ir.DType.INDEX)
+            if message is not None:
+                self.error(message, node)
+            return ir.ConstInt(node.value, ir.DType.INDEX, span=self.span(node))
         saved = self._dims, self._shape
         self._dims, self._shape = dims or shape, shape
         try:
