@@ -13,7 +13,9 @@ tensor and a scalar `n`. One to three loops, nested up to three deep, each a
   stored straight into the output (the reference's all-arguments view gate), a runtime valid
   shape, and nested loops;
 - every row offset is a floor remainder of the loop variables times 8, so every load and
-  store stays inside the tensors for any iteration.
+  store stays inside the tensors for any iteration;
+- one kernel in four has its loops in the body of a while loop (the reference prints its
+  counter as a free variable at the hand-off point, `FREE_VAR_SUFFIX`).
 """
 
 from __future__ import annotations
@@ -119,10 +121,20 @@ class _Gen:
 
 @st.composite
 def tile_kernels(draw: st.DrawFn) -> str:
-    """The text of one kernel file."""
+    """The text of one kernel file: its loops at the top of the function, or (one kernel in
+    four) in the body of a while loop over a counter, which rebinds the output to what they
+    yield."""
     g = _Gen(draw)
     state = "out"
+    looped = draw(st.integers(0, 3)) == 0
+    if looped:
+        g.emit(0, "w0: pl.Scalar[pl.INDEX] = 0")
+        g.emit(0, "while w0 < 2:")
     for _ in range(draw(st.integers(1, 2))):
-        state = g.loop(0, state, [])
+        state = g.loop(int(looped), state, [])
+    if looped:
+        g.emit(1, f"out = {state}")
+        g.emit(1, "w0 = w0 + 1")
+        state = "out"
     g.emit(0, f"return {state}")
     return HEADER + "\n".join(g.lines) + "\n"
