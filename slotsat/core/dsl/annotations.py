@@ -195,6 +195,9 @@ class TypeReader:
 
     def dim(self, node: ast.expr) -> int | ir.Expr:
         """One tensor dimension: an int (literals fold) or a runtime INDEX expression."""
+        literal = self.fp.index_literal(node)
+        if literal is not None:  # most dimensions: what the general path folds them to
+            return literal
         e = self.fp.index_expr(node, shape=True)
         value = fold_const(e)
         if value is not None:

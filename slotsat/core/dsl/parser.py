@@ -2660,13 +2660,11 @@ class _FunctionParser:
             return self.calls.hoist(node)
         if allow_any and isinstance(node, ast.Subscript):
             return self._subscript(node)
-        if type(node) is ast.Constant and type(node.value) is int and self.depth < self.max_depth:
+        value = self.index_literal(node)
+        if value is not None:
             # the commonest operand (an offset, a bound, a shape entry): what `settle(expr(node))`
-            # makes of it, without the bare literal in between
-            message = fits_message(node.value, ir.DType.INDEX)
-            if message is not None:
-                self.error(message, node)
-            return ir.ConstInt(node.value, ir.DType.INDEX, span=self.span(node))
+            # makes of it, without the walk and the bare literal in between
+            return ir.ConstInt(value, ir.DType.INDEX, span=self.span(node))
         saved = self._dims, self._shape
         self._dims, self._shape = dims or shape, shape
         try:
@@ -2676,6 +2674,15 @@ class _FunctionParser:
 
     _dims = False
     _shape = False
+
+    def index_literal(self, node: ast.expr) -> int | None:
+        """The value of an integer literal that `index_expr` reads as that INDEX constant;
+        None for any other expression and for a literal it rejects (out of range, or nested
+        too deeply), which `index_expr` reports."""
+        if type(node) is ast.Constant and type(node.value) is int and self.depth < self.max_depth and (
+                ir.DType.INDEX.fits(node.value)):
+            return node.value
+        return None
 
     def lookup_dim(self, name: str, node: ast.AST) -> ir.Var:
         """A name in a type's dimension: a local, else a symbolic dimension of the program."""
