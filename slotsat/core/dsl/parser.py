@@ -1001,9 +1001,10 @@ def _is_ellipsis(node: ast.stmt) -> bool:
             and node.value.value is Ellipsis)
 
 
-_UNWALKED_FIELDS = frozenset({"ctx", "op", "type_comment"})
+_UNWALKED_FIELDS = frozenset({"ctx", "op", "type_comment", "attr", "arg"})
 """Fields `_compile_checks` does not descend into: a load / store context and an operator
-are argument-less singletons, a type comment is a string."""
+are argument-less singletons, a type comment is a string, and an attribute's, keyword's or
+parameter's name (`attr`, `arg`) an identifier: no node below them."""
 
 
 class _WalkedFields(dict[type[ast.AST], tuple[str, ...]]):
