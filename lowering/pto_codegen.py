@@ -3791,17 +3791,11 @@ class FunctionEmitter(Emitter):
         results = ""
         if scalar_iters:
             inits: list[str] = []
-            types: list[str] = []
-            for it, _ in scalar_iters:
-                init = fold(it.init)
-                dtype = ir.expr_dtype(init)
-                init_name = (
-                    self.const(init.value, dtype) if isinstance(init, ir.ConstInt) else self.lower(it.init)
-                )
+            for (it, _), init_name in zip(scalar_iters, self._iter_inits(scalar_iters), strict=True):
                 name = f"%{self.var_name(it.var)}"
                 self.handles[it.var.id] = name
                 inits.append(f"{name} = {init_name}")
-                types.append(_int_type(ir.expr_dtype(it.var)))
+            types = [_int_type(ir.expr_dtype(it.var)) for it, _ in scalar_iters]
             header += f" iter_args({', '.join(inits)}) -> ({', '.join(types)})"
             outs = [f"%{self.var_name(s.return_vars[k])}" for _, k in scalar_iters]
             results = ", ".join(outs) + " = "
@@ -3855,7 +3849,6 @@ class FunctionEmitter(Emitter):
         """Inside a loop block: each carried scalar is the block argument `names[k]`."""
         for (it, _), name in zip(scalar_iters, names, strict=True):
             self.handles[it.var.id] = name
-            self.values[name] = self.graph.opaque(name, _int_type(ir.expr_dtype(it.var)))
             self.scalar_scope[it.var.id] = tuple(self.block_ids)
 
     def while_(self, s: ir.WhileStmt) -> None:
