@@ -565,6 +565,13 @@ def test_a_loop_result_has_its_printed_type_not_the_yielded_valid_shape() -> Non
 ABOVE = ("is above tile level: slotsat reads the tile-level IR that PyPTO prints at the hand-off point "
          "(just before LowerPipelineToSlots); compile this kernel with --via-pypto")
 
+def free_variable(name: str) -> str:
+    """The error of a use printed free that resolves to no one binding (`Parser.free_var`)."""
+    return (f"'{name}' is a free variable: the reference marks with '__FREE_VAR' a value its IR uses where "
+            "no statement in scope defines it, and no one binding in scope carries its name, so there is no "
+            "program here to read")
+
+
 ERRORS: list[tuple[str, str, str, int, int]] = [
     ("jit", "import pypto.language as pl\n\n@pl.jit\ndef k(x: pl.Tensor[[4], pl.FP32]):\n    return x\n",
      f"@pl.jit function 'k' {ABOVE}", 3, 2),
@@ -666,9 +673,7 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
         def f(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
             i__ssa_v0: pl.Scalar[pl.INDEX] = q_1__FREE_VAR + 1
             return x
-    """), "'q_1__FREE_VAR' is a free variable: the reference marks with '__FREE_VAR' a value its IR uses "
-          "where no statement in scope defines it, and no one binding in scope carries its name, so there "
-          "is no program here to read", 7, 42),
+    """), free_variable("q_1__FREE_VAR"), 7, 42),
     # two bindings could print from the hint 'cnt' ('cnt' and 'cnt_1'): no one reading
     ("free-var-ambiguous", program("""
         @pl.function(type=pl.FunctionType.InCore)
@@ -677,9 +682,7 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
             cnt_1: pl.Scalar[pl.INDEX] = 1
             i__ssa_v0: pl.Scalar[pl.INDEX] = cnt_2__FREE_VAR + 1
             return x
-    """), "'cnt_2__FREE_VAR' is a free variable: the reference marks with '__FREE_VAR' a value its IR uses "
-          "where no statement in scope defines it, and no one binding in scope carries its name, so there "
-          "is no program here to read", 9, 42),
+    """), free_variable("cnt_2__FREE_VAR"), 9, 42),
     # the hint's one binding is out of scope at the use (a loop variable after its loop)
     ("free-var-out-of-scope", program("""
         @pl.function(type=pl.FunctionType.InCore)
@@ -688,9 +691,7 @@ ERRORS: list[tuple[str, str, str, int, int]] = [
                 j: pl.Scalar[pl.INDEX] = k + 1
             i__ssa_v0: pl.Scalar[pl.INDEX] = k_1__FREE_VAR + 1
             return x
-    """), "'k_1__FREE_VAR' is a free variable: the reference marks with '__FREE_VAR' a value its IR uses "
-          "where no statement in scope defines it, and no one binding in scope carries its name, so there "
-          "is no program here to read", 9, 42),
+    """), free_variable("k_1__FREE_VAR"), 9, 42),
 ]
 
 
