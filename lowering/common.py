@@ -76,6 +76,7 @@ def loop_header(loop: ir.ForStmt) -> str:
 
 
 _ARITH = frozenset({ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.FloorMod})
+"""The binary integer nodes, rebuilt alike: `(a, b, dtype, span)`."""
 
 
 @dataclass
