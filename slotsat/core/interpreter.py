@@ -108,7 +108,9 @@ definition and use of a slot-bound tile.
 Limits: `max_steps` statements per run and `max_iterations` iterations per loop instance
 (see `slotsat/limits.py`). Past them a run raises `InterpreterLimit`, or, with
 `truncate_loops=True` (symbolic mode), stops the loop early and reports it to the tracer. A
-`for` loop whose trip count is over the limit raises on entry, before any iteration runs.
+`for` loop whose trip count is over the limit raises on entry, before any iteration runs, and
+a while loop as soon as one iteration leaves every value its condition reads unchanged (it
+can never end).
 `max_elements` bounds the data a computing run holds: the tensor parameters held whole
 together, and any one tile, may have at most that many elements (`ensure_interpretable`); a
 larger function is "too large to interpret" before any array is made. A parameter over
@@ -1110,7 +1112,12 @@ class Interpreter:
             if s.iter_args:
                 if out is None or len(out.values) != len(s.iter_args):
                     raise InterpreterError("a while body did not yield its carried values", s.span)
-                carried = list(out.values)
+                previous, carried = carried, list(out.values)
+            else:
+                previous = carried
+            if _same_scalars(s, previous, carried):
+                raise InterpreterLimit("a while loop never ends here: an iteration leaves every value "
+                                       "its condition reads unchanged, and the condition held", s.span)
         for v, val in zip(s.return_vars, carried, strict=True):
             self._env[v.id] = val
 
@@ -4328,3 +4335,15 @@ def _tiny_bits_differ(x: Array, y: Array) -> list[int] | None:
     if not diff.any():
         return None
     return [int(k) for k in np.argwhere(diff)[0]]
+
+
+def _same_scalars(s: ir.WhileStmt, before: list[Any], after: list[Any]) -> bool:
+    """Whether an iteration of `s` left each carried value its condition reads exactly as it
+    was (by value and type; a NaN never equals itself, so a loop carrying one is left to the
+    step limit). The condition is a scalar expression of those values and of values bound
+    before the loop, so it then holds on every later iteration too."""
+    read = {v.id for v in ir.expr_vars(s.cond)}
+    for ia, a, b in zip(s.iter_args, before, after, strict=True):
+        if ia.var.id in read and not (type(a) is type(b) and a == b):
+            return False
+    return True

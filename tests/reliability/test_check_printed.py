@@ -293,6 +293,33 @@ return o
     assert fc.trials_run == 0
 
 
+NEVER_ENDS = ("a while loop never ends here: an iteration leaves every value its condition reads unchanged, "
+              "and the condition held")
+
+
+@pytest.mark.parametrize(("cond", "never"), [("n < 4", True), ("k < 4", False)])
+def test_a_while_loop_that_cannot_end_is_named_after_one_iteration(cond: str, never: bool) -> None:
+    """The condition reads only the carried values and values bound before the loop: when an
+    iteration leaves the ones it reads unchanged, it holds forever. The verdict comes after one
+    iteration, not after the step limit's millions of tile statements; a carried value the
+    condition reads that does change (`k`) keeps the loop running to its end."""
+    src = _src("a: pl.Tensor[[8, 16], pl.FP32], f: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[8, 16], pl.FP32]]",
+               R, f"""
+n: pl.Scalar[pl.INDEX] = 0
+k: pl.Scalar[pl.INDEX] = 0
+while {cond}:
+    t: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [8, 16])
+    out = pl.store(t, [0, 0], out)
+    k = k + 1
+return out
+""")
+    (fc,) = check_module(parse_source(src, "k.py")).functions
+    if never:
+        assert fc.unverified == NEVER_ENDS
+    else:
+        assert fc.unverified is None
+
+
 def test_a_file_without_tile_functions_is_unverified(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "empty.py"
     path.write_text("import pypto.language as pl\n\n@pl.program\nclass Empty:\n    pass\n")
