@@ -102,7 +102,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
@@ -760,18 +760,8 @@ def _is_hoisted(sub: ir.Expr) -> bool:
             or (isinstance(sub, ir.Cmp) and ir.expr_dtype(sub.a).is_float))
 
 
-_HOISTABLE = (ir.ScalarBinary, ir.ScalarUnary, ir.Cast, ir.Cmp)
-"""The node classes `_is_hoisted` may accept; the others never are."""
-
-
 def _has_hoisted(e: ir.Expr) -> bool:
-    stack = [e]
-    while stack:
-        sub = stack.pop()
-        if isinstance(sub, _HOISTABLE) and _is_hoisted(sub):
-            return True
-        stack.extend(ir.expr_children(sub))
-    return False
+    return _first_subexpr(e, _is_hoisted) is not None
 
 
 def _opaque_hoisted(e: ir.Expr) -> ir.Expr:
@@ -1146,7 +1136,7 @@ def _preflight_widths(fn: ir.Function) -> None:
         exprs += [m.slot_index for v in _tile_definitions(s) if (m := _slot_memref(v)) is not None
                   and m.slot_index is not None]
         for e in exprs:
-            sub = _first_packed(e)
+            sub = _first_subexpr(e, _packed)
             if sub is not None:
                 where = getattr(sub, "span", NO_SPAN)
                 raise PassError(
@@ -1160,18 +1150,8 @@ _PACKED_INTS = frozenset(d for d in ir.DType if d.is_int and not d.is_int_arith)
 """The integer dtypes codegen does not compute with (the packed 4-bit ones)."""
 
 
-def _first_packed(e: ir.Expr) -> ir.Expr | None:
-    """The first node of `e` in pre-order with a dtype of `_PACKED_INTS`, if any (one explicit
-    stack: this runs for every integer codegen lowers)."""
-    stack = [e]
-    while stack:
-        sub = stack.pop()
-        if sub.dtype in _PACKED_INTS:
-            return sub
-        children = ir.expr_children(sub)
-        if children:
-            stack.extend(reversed(children))
-    return None
+def _packed(e: ir.Expr) -> bool:
+    return e.dtype in _PACKED_INTS
 
 
 def _tensor_param_blocker(t: ir.TensorType) -> str | None:
@@ -1297,11 +1277,16 @@ def local_array_type(t: ir.ArrayType) -> str:
     return f"!pto.local_array<{t.size}x{_int_type(t.dtype)}>"
 
 
+def _hoisted_only(e: ir.Expr) -> bool:
+    """A scalar operation outside the index language (codegen hoists it out of index math)."""
+    return isinstance(e, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem)
+
+
 def _preflight_slot_index(v: ir.Var, e: ir.Expr, span: Span) -> None:
     """A slot index is a root of the index engine: the index language only (integer literals
     and variables, `+ - * // %` and integer casts). The scalar operations codegen lowers
     elsewhere by hoisting them (`pl.min`, bit operations) have no slot-operand form."""
-    if any(isinstance(sub, ir.ScalarUnary | ir.ScalarBinary | ir.TupleGetItem) for sub in _all_subexprs(e)):
+    if _first_subexpr(e, _hoisted_only) is not None:
         where = e.span if getattr(e, "span", NO_SPAN) != NO_SPAN else span
         raise PassError(f"slotsat's code generator does not lower the slot index '{format_expr(e)}' of tile "
                         f"'{v.name_hint}': a slot index is an integer expression of + - * // % and casts",
@@ -1374,6 +1359,18 @@ def _all_subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
         sub = stack.pop()
         yield sub
         stack.extend(reversed(ir.expr_children(sub)))
+
+
+def _first_subexpr(e: ir.Expr, pred: Callable[[ir.Expr], bool]) -> ir.Expr | None:
+    """The first node of `e` in `_all_subexprs`' order that satisfies `pred`, if any; the same
+    walk without a generator resumed per node (codegen asks this of every integer it lowers)."""
+    stack = [e]
+    while stack:
+        sub = stack.pop()
+        if pred(sub):
+            return sub
+        stack.extend(reversed(ir.expr_children(sub)))
+    return None
 
 
 def _preflight_call(c: ir.Call, span: Span, fn_type: ir.FunctionType) -> None:
