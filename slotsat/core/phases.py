@@ -5,10 +5,16 @@ A pass marks the work it does with `with phase("slots"):`; dotted names are sub-
 Nothing is recorded unless a caller opened `recording()`: outside it `phase` costs one
 global read, so passes can mark their phases unconditionally. The benchmark records one
 compilation per scaling point and reports the totals (`slotsat bench`, `report.json`).
+
+Only the thread that opened the recording records: the index engine saturates part of a
+module on a second thread (`slotsat.egraph_rules.engine`), whose wall clock overlaps the
+recording thread's, so its phases would be counted twice; the recording thread's wait for
+it is recorded instead.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +22,8 @@ from contextlib import contextmanager
 
 class _State:
     active: dict[str, float] | None = None
+    owner: int | None = None
+    """The thread that opened the recording (`threading.get_ident`)."""
 
 
 _STATE = _State()
@@ -39,7 +47,7 @@ def add(name: str, seconds: float) -> None:
     itself, such as the time of a block minus that of the sub-phases run inside it, so that
     sibling sub-phases stay disjoint."""
     record = _STATE.active
-    if record is not None:
+    if record is not None and _STATE.owner == threading.get_ident():
         record[name] = record.get(name, 0.0) + seconds
 
 
@@ -54,7 +62,9 @@ def recording() -> Iterator[dict[str, float]]:
         raise RuntimeError("phases.recording() is already active")
     totals: dict[str, float] = {}
     _STATE.active = totals
+    _STATE.owner = threading.get_ident()
     try:
         yield totals
     finally:
         _STATE.active = None
+        _STATE.owner = None
