@@ -61,6 +61,7 @@ call (§10).
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections import Counter
@@ -161,7 +162,7 @@ class _Path(Protocol):
 
     def export(self) -> str: ...
 
-    def view(self) -> EGraphView: ...
+    def view(self, prefix: str = "") -> EGraphView: ...
 
 
 _PRIMITIVES = {"i64": "value_to_i64", "BigInt": "value_to_bigint", "String": "value_to_string",
@@ -192,7 +193,10 @@ class _Commands:
         self.runs: dict[int, Any] = {}
         for ruleset in spec.rulesets():
             self.runs[id(ruleset)] = state.run_schedule_to_egg(ruleset.schedule)
-        self._op_mapping: dict[str, str] | None = None
+        self._op_mapping: dict[str, str] | None = state.op_mapping()
+        """egglog's name -> the Python-side name of every callable: computed here, while the
+        template is built under `_BUILDING` (egglog's declarations resolve lazily and not
+        thread-safely), not on the first read of the tables."""
         self._print_size = bindings.PrintSize(self.span, None)
         self.bulk: BulkLoader | None = None
         try:
@@ -342,20 +346,20 @@ class _Commands:
         serialized.map_ops(self._op_mapping)
         return str(serialized.to_json())
 
-    def view(self) -> EGraphView:
+    def view(self, prefix: str = "") -> EGraphView:
         """The view of the frozen e-graph's tables (`tables`), or of the JSON export where
         egglog has no `freeze`."""
         try:
-            tables = self.tables()
+            tables = self.tables(prefix)
         except (AttributeError, TypeError):
-            return EGraphView.from_json(self.export())
-        return EGraphView.from_tables(tables)
+            return EGraphView.from_json(self.export(), prefix)
+        return EGraphView.from_tables(tables, prefix)
 
-    def tables(self) -> list[Table]:
+    def tables(self, prefix: str = "") -> list[Table]:
         """The tables the view reads, decoded from `freeze()`: no serialization, no JSON (at
         1,000 loops the export and its decoding took 0.23 s, the frozen rows 0.02 s). An
         e-class is named as the serializer names it, `<sort>-<number>`, by its raw value
-        (`value_to_i64` reads an e-class's id)."""
+        (`value_to_i64` reads an e-class's id), after `prefix` (see `Session.view`)."""
         egraph: Any = self.egraph._egraph
         if self._op_mapping is None:
             self._op_mapping = self.egraph._state.op_mapping()
@@ -365,8 +369,8 @@ class _Commands:
             op = self._op_mapping.get(egg)
             if op is None or not wanted(op):
                 continue
-            ins = [self._decoder(egraph, sort, decoders) for sort in fn.input_sorts]
-            res = self._decoder(egraph, fn.output_sort, decoders)
+            ins = [self._decoder(egraph, sort, decoders, prefix) for sort in fn.input_sorts]
+            res = self._decoder(egraph, fn.output_sort, decoders, prefix)
             inputs: list[Any] = []
             outputs: list[Any] = []
             for row in fn.rows:
@@ -385,10 +389,10 @@ class _Commands:
 
     @staticmethod
     def _decoder(
-        egraph: Any, sort: str, decoders: dict[str, Callable[[Any], object]]
+        egraph: Any, sort: str, decoders: dict[str, Callable[[Any], object]], prefix: str
     ) -> Callable[[Any], object]:
         """How a value of `sort` reads: a primitive by egglog's decoder, an e-class as
-        `<sort>-<raw id>` (each id formatted once per `tables` call: a class is the output of
+        `<prefix><sort>-<raw id>` (each id formatted once per `tables` call: a class is the output of
         one row and an input of several)."""
         known = decoders.get(sort)
         if known is not None:
@@ -406,7 +410,7 @@ class _Commands:
             def decode(v: Any) -> object:
                 name = names.get(v)
                 if name is None:
-                    name = names[v] = f"{sort}-{raw(v)}"
+                    name = names[v] = f"{prefix}{sort}-{raw(v)}"
                 return name
 
         decoders[sort] = decode
@@ -506,8 +510,8 @@ class _Public:
     def export(self) -> str:
         return _public_export(self.egraph)
 
-    def view(self) -> EGraphView:
-        return EGraphView.from_json(self.export())
+    def view(self, prefix: str = "") -> EGraphView:
+        return EGraphView.from_json(self.export(), prefix)
 
 
 def _callable_name(obj: object) -> str:
@@ -585,10 +589,12 @@ class Session:
         """The e-graph as egraph-serialize JSON (`slotsat.egraph_rules.view.EGraphView` reads it)."""
         return self._path.export()
 
-    def view(self) -> EGraphView:
+    def view(self, prefix: str = "") -> EGraphView:
         """The e-graph's `Idx` classes and facts (`slotsat.egraph_rules.view`), read from its
-        tables on the command path and from the JSON export on the public one."""
-        return self._path.view()
+        tables on the command path and from the JSON export on the public one. Every e-class
+        id starts with `prefix`: the views of several e-graphs then merge without a clash
+        (`EGraphView.merged`)."""
+        return self._path.view(prefix)
 
     def run(self, schedule: NamedSchedule, limits: Limits, *, started: float | None = None) -> ScheduleRun:
         """The bounded runner: each phase until a round changes nothing, within the limits."""
@@ -643,13 +649,48 @@ class Session:
 _POOLS = threading.local()
 
 
+def drop_templates() -> None:
+    """Drop this thread's templates. egglog's e-graph must be dropped on the thread that built
+    it, so a thread that ends (the index engine's worker) calls this before it does. The
+    templates hold reference cycles (egglog's Python e-graph and its state), so they are
+    collected here, on this thread, rather than by a later collection on another."""
+    if _POOLS.__dict__.pop("pools", None) is not None:
+        gc.collect()
+
+
+_BUILDING = threading.Lock()
+"""Held while a template is built: egglog's Python declarations resolve lazily, and two
+threads resolving one at once fail ("Recursively resolving thunk")."""
+
+
+def _pool(spec: ProgramSpec) -> list[Program]:
+    pools: dict[tuple[str, bool], list[Program]] = _POOLS.__dict__.setdefault("pools", {})
+    return pools.setdefault((spec.name, LOW_LEVEL), [])
+
+
+def _program(spec: ProgramSpec) -> Program:
+    """A template of `spec` from this thread's pool, or a new one."""
+    pool = _pool(spec)
+    if pool:
+        return pool.pop()
+    with _BUILDING:
+        return Program(spec, LOW_LEVEL)
+
+
+def command_path(spec: ProgramSpec) -> bool:
+    """Whether this thread's sessions of `spec` use egglog's command objects (building its
+    template if it has none). Only that path may run on two threads at once: the public API
+    resolves egglog's declarations as it goes."""
+    program = _program(spec)
+    _pool(spec).append(program)
+    return program.path.low
+
+
 @contextmanager
 def session(spec: ProgramSpec) -> Iterator[Session]:
     """A fresh e-graph of the kind `spec` (`schedules.SLOTS_PASS`, `schedules.INDEX_ENGINE`): a
     `push` on this thread's template of that spec, popped on exit."""
-    pools: dict[tuple[str, bool], list[Program]] = _POOLS.__dict__.setdefault("pools", {})
-    pool = pools.setdefault((spec.name, LOW_LEVEL), [])
-    program = pool.pop() if pool else Program(spec, LOW_LEVEL)
+    program = _program(spec)
     program.path.push()
     try:
         yield Session(spec, program.path)
@@ -657,4 +698,4 @@ def session(spec: ProgramSpec) -> Iterator[Session]:
         program.path.pop()  # when this raises, the template is dropped rather than reused
         program.uses += 1
         if program.uses < TEMPLATE_USES:
-            pool.append(program)
+            _pool(spec).append(program)

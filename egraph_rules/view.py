@@ -103,6 +103,10 @@ class EGraphView:
         self.nonneg: set[str] = set()
         self.literal_classes: frozenset[str] = frozenset()
         """E-classes holding a literal (`const`): their value is that literal."""
+        self._parts: tuple[EGraphView, ...] = ()
+        """The views `merged` joined (empty for the view of one e-graph)."""
+        self._leaf_part: dict[NodeKey, int] = {}
+        """For a merged view: the part holding each induction-variable and variable leaf."""
 
     def _add(self, en: ENode, cls: str, node_id: str) -> None:
         self.classes.setdefault(cls, []).append(en)
@@ -118,8 +122,10 @@ class EGraphView:
         return self
 
     @classmethod
-    def from_tables(cls, tables: Sequence[Table]) -> EGraphView:
-        """The view of decoded tables (see `Table`); tables the view does not read are skipped."""
+    def from_tables(cls, tables: Sequence[Table], prefix: str = "") -> EGraphView:
+        """The view of decoded tables (see `Table`); tables the view does not read are skipped.
+        `prefix`: the one the tables' e-class ids were decoded with (`Session.view`), given to
+        the node ids too."""
         self = cls()
         dtypes: dict[object, ir.DType] = {}
         loop_keys: dict[object, int] = {}
@@ -134,7 +140,7 @@ class EGraphView:
         for t in tables:
             kind = OP_KIND.get(t.op)
             if kind is not None:
-                self._table_nodes(kind, t, dtypes, loop_keys)
+                self._table_nodes(kind, t, dtypes, loop_keys, prefix)
             elif t.op == "width":
                 for (target, *_), out in t.rows:
                     self.width[str(target)] = dtypes[out]
@@ -149,7 +155,7 @@ class EGraphView:
         return self._finish()
 
     def _table_nodes(
-        self, kind: str, t: Table, dtypes: dict[object, ir.DType], loop_keys: dict[object, int]
+        self, kind: str, t: Table, dtypes: dict[object, ir.DType], loop_keys: dict[object, int], prefix: str
     ) -> None:
         for k, (inputs, out) in enumerate(t.rows):
             if kind in ("const", "var"):
@@ -160,11 +166,12 @@ class EGraphView:
                 en = ENode(kind, (dtypes[inputs[1]],), (str(inputs[0]),))
             else:
                 en = ENode(kind, (), tuple(str(c) for c in inputs))
-            self._add(en, str(out), f"function-{k}-{t.egg}")
+            self._add(en, str(out), f"{prefix}function-{k}-{t.egg}")
 
     @classmethod
-    def from_json(cls, text: str) -> EGraphView:
-        """The view of egraph-serialize JSON (`Session.export`)."""
+    def from_json(cls, text: str, prefix: str = "") -> EGraphView:
+        """The view of egraph-serialize JSON (`Session.export`); every e-class and node id
+        after `prefix` (see `Session.view`)."""
         self = cls()
         data = json.loads(text)
         nodes: dict[str, dict[str, object]] = data["nodes"]
@@ -178,11 +185,11 @@ class EGraphView:
             return value_of.get(node_id, str(nodes[node_id]["op"]))
 
         def eclass(node_id: str) -> str:
-            return str(nodes[node_id]["eclass"])
+            return prefix + str(nodes[node_id]["eclass"])
 
         # A `Dtype` e-class holds its constant and the `width(x)` nodes unioned with it.
         dtypes = {
-            str(n["eclass"]): dtype_of(str(n["op"]))
+            prefix + str(n["eclass"]): dtype_of(str(n["op"]))
             for n in nodes.values()
             if str(n["op"]).startswith("Dtype.")
         }
@@ -196,9 +203,9 @@ class EGraphView:
             kind = OP_KIND.get(op)
             if kind is not None:
                 en = self._enode(kind, children, literal, eclass, dtype, nodes)
-                self._add(en, str(node["eclass"]), node_id)
+                self._add(en, eclass(node_id), prefix + node_id)
             elif op == "width":
-                self.width[eclass(children[0])] = dtypes[str(node["eclass"])]
+                self.width[eclass(children[0])] = dtypes[eclass(node_id)]
             elif op in ("lo", "hi"):
                 target = eclass(children[0])
                 value = int(value_of[str(node["eclass"])])
@@ -230,12 +237,43 @@ class EGraphView:
             return ENode(kind, (dtype(children[1]),), (eclass(children[0]),))
         return ENode(kind, (), tuple(eclass(c) for c in children))
 
+    @classmethod
+    def merged(cls, parts: Sequence[EGraphView]) -> EGraphView:
+        """One view of several e-graphs whose terms share no variable and no induction variable
+        (the index engine's split saturation, `slotsat.egraph_rules.engine.saturate_together`),
+        each read with a prefix of its own, so no two parts' e-class ids clash.
+
+        Per e-class everything is the part's own (nodes, facts). By node, two parts share only
+        the literal leaves (`const`): `find` gives the first part's class for one, which holds
+        the same literal with the same facts; `resolve` resolves a term in the part that holds
+        its variables (a term of literals alone: the first part, where those are inserted)."""
+        if len(parts) == 1:
+            return parts[0]
+        self = cls()
+        for k, part in enumerate(parts):
+            self.classes.update(part.classes)
+            for key, c in part.lookup.items():
+                self.lookup.setdefault(key, c)
+                if key[0] in ("iv", "var"):
+                    self._leaf_part[key] = k
+            self.node_ids.update(part.node_ids)
+            self.width.update(part.width)
+            self.lo.update(part.lo)
+            self.hi.update(part.hi)
+            self.syn.update(part.syn)
+            self.nonneg.update(part.nonneg)
+        self.literal_classes = frozenset().union(*(p.literal_classes for p in parts))
+        self._parts = tuple(parts)
+        return self
+
     def find(self, key: NodeKey) -> str | None:
         return self.lookup.get(key)
 
     def resolve(self, term: Call, nodes: set[NodeKey]) -> str:
         """The e-class of an inserted index-language term (`slotsat.egraph_rules.ir_terms`);
         adds the key of every node of the term to `nodes`."""
+        if self._parts:
+            return self._parts[self._part_of(term)].resolve(term, nodes)
         child_classes = tuple(
             self.resolve(a, nodes) for a in term.args if isinstance(a, Call) and a.fn in IDX_KINDS
         )
@@ -245,6 +283,27 @@ class EGraphView:
         if cls is None:
             raise RuntimeError(f"inserted term {term.fn}{key[1]} not found in the e-graph export")
         return cls
+
+    def holding(self, cls: str) -> EGraphView:
+        """The view of the one e-graph that holds e-class `cls`: for a merged view, its part
+        (resolve a literal operand of one of `cls`'s nodes there); else this view."""
+        for part in self._parts:
+            if cls in part.classes:
+                return part
+        return self
+
+    def _part_of(self, term: Call) -> int:
+        """The part of a merged view that holds `term`: the one holding its first variable
+        or induction variable, else the first."""
+        stack: list[Call] = [term]
+        while stack:
+            t = stack.pop()
+            if t.fn in ("iv", "var"):
+                part = self._leaf_part.get(_node_key(t, ()))
+                if part is not None:
+                    return part
+            stack.extend(a for a in t.args if isinstance(a, Call) and a.fn in IDX_KINDS)
+        return 0
 
     def interval(self, cls: str) -> tuple[int, int] | None:
         if cls in self.lo and cls in self.hi:
