@@ -32,6 +32,7 @@ from slotsat.bench.generate import GeneratedKernel, generate_kernel, generate_si
 from slotsat.bench.harness import Compiled, compile_kernel, parse_kernel
 from slotsat.core import phases
 from slotsat.core.options import Mode
+from slotsat.egraph_rules.engine import start_worker
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ def scaling_point(
     spec = SHAPES[shape]
     warm = generate_kernel(seed, 1, name="Warmup")
     compile_kernel(parse_kernel(warm.text, "warmup.py"), "slotsat", spec.backend)
+    start_worker()  # the index engine's second thread and its template, built once per process
     baseline_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     kernel = spec.generate(seed, loops)
     runs: list[tuple[float, float, float, Compiled, dict[str, float]]] = []

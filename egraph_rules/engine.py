@@ -44,17 +44,23 @@ will ask for, including the operands of hoisted operations, so a function satura
 
 from __future__ import annotations
 
+import atexit
 import itertools
+import queue
+import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
-from typing import NewType
+from typing import NewType, TypeVar, cast
 
 from slotsat.analysis.matcher import MatcherClass, ValueGraph, accepted, classify
 from slotsat.core import ir, phases
 from slotsat.core.options import Mode
 from slotsat.core.semantics import fold
-from slotsat.egraph_rules.calls import Action, Call
+from slotsat.egraph_rules.calls import Action, Call, Set
 from slotsat.egraph_rules.costs import CASTS, EmitConst, EmitNode, EmitTerm, describe, op_count, to_value
 from slotsat.egraph_rules.extract import Completion, Extractor, emission_op, is_remui
 from slotsat.egraph_rules.ir_terms import TermBuilder
@@ -62,11 +68,12 @@ from slotsat.egraph_rules.lang import SIGNED_DTYPES, dtype_of
 from slotsat.egraph_rules.loops import LoopInfo, loop_facts
 from slotsat.egraph_rules.schedules import CODEGEN_SLOTS, CODEGEN_SYNTACTIC, INDEX_ENGINE, NamedSchedule
 from slotsat.egraph_rules.scope import ScopedMemo
-from slotsat.egraph_rules.session import Limits, session
+from slotsat.egraph_rules.session import Limits, ScheduleRun, command_path, drop_templates, session
 from slotsat.egraph_rules.view import EGraphView, ENode, NodeKey
 from slotsat.egraph_rules.written import LeafLowering, cast_op
 
 RootId = NewType("RootId", int)
+_T = TypeVar("_T")
 
 NOT_A_SLOT = "not-a-slot"
 
@@ -410,23 +417,27 @@ class IndexEngine:
         assert graph.view is not None
         top = term.args[0] if term.fn in ("floordiv", "floormod") else term
         assert isinstance(top, Call)
-        proof = graph.view.proof(graph.view.resolve(top, set()))
+        cls = graph.classes[root_id]
+        within = graph.view if cls is None else graph.view.holding(cls)  # a literal dividend: the root's
+        proof = graph.view.proof(within.resolve(top, set()))
         if root.slots is None:
             return Chosen(emitted, op_count(emitted), proof, NOT_A_SLOT, False)
         mclass = classify(to_value(emitted, ValueGraph()), root.slots, None)
         return Chosen(emitted, op_count(emitted), proof, mclass.value, accepted(mclass))
 
-    def _written_form(self, graph: Saturated, term: Call) -> EmitTerm:
+    def _written_form(self, graph: Saturated, term: Call, within: EGraphView | None = None) -> EmitTerm:
         """The written term with each floor node lowered by the alternative the rules unioned
-        into its e-class (`rems` / `divs`), or else its correction; never shared."""
-        view = graph.view
-        assert view is not None
-        cls = view.resolve(term, set())
+        into its e-class (`rems` / `divs`), or else its correction; never shared. `within`:
+        the view of the e-graph holding the term's parent (a literal operand is resolved
+        there: a merged view holds one per e-graph)."""
+        assert graph.view is not None
+        cls = (within or graph.view).resolve(term, set())
+        view = graph.view.holding(cls)
         kind = term.fn
         if kind in ("const", "iv", "var"):
             return self._leaf(graph, view.classes[cls][0] if kind == "iv" else _leaf_node(term))[0]
         children = [a for a in term.args if isinstance(a, Call) and not a.fn.startswith("Dtype.")]
-        kids = [self._written_form(graph, c) for c in children]
+        kids = [self._written_form(graph, c, view) for c in children]
         width = view.width.get(cls, ir.DType.INDEX)
         if kind == "cast":
             target = term.args[1]
@@ -593,22 +604,101 @@ def saturate_together(engines: Sequence[IndexEngine]) -> None:
     facts, same choices. (Each engine's extraction starts from its own roots, so it only
     ever reaches its own part.)
 
+    Two threads: for the same reason the functions can be split between two e-graphs with
+    the same result. When a module inserts at least `PARALLEL_MIN_ACTIONS` actions, its
+    functions (in program order) are cut into two halves of about equal size, and the
+    second half is saturated on a worker thread while this thread saturates the first.
+    egglog runs a schedule without holding the GIL, so the two runs overlap on two cores;
+    inserting and reading the tables (Python) take turns. Each engine adopts the view of its
+    own half's e-graph. `PARALLEL` off (tests compare both) keeps one e-graph.
+
     Limits: the joint e-graph has at least the rows of each function's own and runs as many
     rounds as the slowest function's, so a joint run within the limits means every function
-    alone would have been within them. When the joint run hits a limit, each engine is
+    alone would have been within them. When a joint run hits a limit, each engine of it is
     saturated alone instead, and the failure rule applies per function exactly as documented
-    (`slotsat.egraph_rules.session`).
+    (`slotsat.egraph_rules.session`): either way every function gets the e-graph it would
+    get alone.
 
     Engines already saturated are left as they are; engines of different modes are
     saturated in one e-graph per mode. The joint report (rows, rounds, matches, seconds) is
-    the first engine's; the others report zero rows and rounds, so figures summed over
-    functions count each e-graph once.
+    the first engine's of each e-graph; the others report zero rows and rounds, so figures
+    summed over functions count each e-graph once.
     """
     t0 = time.perf_counter()
     try:
         _saturate_groups([e for e in engines if e._graph is None])
     finally:
         CLOCK.seconds += time.perf_counter() - t0
+
+
+PARALLEL = True
+"""Split a large module's saturation between two threads (see `saturate_together`)."""
+
+PARALLEL_MIN_ACTIONS = 1_000
+"""Inserted actions (terms and loop facts) from which a module's saturation is split: below
+it a second e-graph costs more (its push, pop and table read) than the overlap saves."""
+
+SWITCH_INTERVAL = 0.0001
+"""Python's thread switch interval (seconds) while the two threads saturate: each egglog
+iteration returns to Python for its next call, and with the default 5 ms a thread whose
+iteration ended waits up to that long for the other thread's Python to yield."""
+
+_Job = tuple[Callable[[], object], "Future[object]"]
+
+
+class _Worker:
+    """The second saturation thread: runs one job at a time and keeps its own e-graph templates
+    (`session` keeps one per thread: egglog's e-graph cannot move between threads). A daemon
+    thread, stopped at exit (`atexit`, which runs before the interpreter tears daemon threads
+    down), so its templates are dropped on it."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name="slotsat-egraph", daemon=True)
+        self._thread.start()
+        atexit.register(self.stop)
+
+    def _loop(self) -> None:
+        try:
+            while (job := self._jobs.get()) is not None:
+                fn, future = job
+                if future.set_running_or_notify_cancel():
+                    try:
+                        future.set_result(fn())
+                    except BaseException as exc:  # handed to the waiting thread
+                        future.set_exception(exc)
+        finally:
+            drop_templates()
+
+    def submit(self, fn: Callable[[], _T]) -> Future[_T]:
+        future: Future[_T] = Future()
+        self._jobs.put((fn, cast("Future[object]", future)))
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+        self._thread.join()
+
+
+_WORKER: list[_Worker] = []
+
+
+def _worker() -> _Worker:
+    if not _WORKER:
+        _WORKER.append(_Worker())
+    return _WORKER[0]
+
+
+def start_worker() -> None:
+    """Start the worker thread and build its index-engine template now, so that the first
+    split saturation does not pay for it (a one-time cost of the process, like this thread's
+    own template; the benchmark's warm-up calls it)."""
+
+    def build() -> None:
+        with session(INDEX_ENGINE):
+            pass
+
+    _worker().submit(build).result()
 
 
 def _saturate_groups(pending: list[IndexEngine]) -> None:
@@ -625,15 +715,145 @@ def _saturate_groups(pending: list[IndexEngine]) -> None:
             if not b.inserted:
                 b.engine._adopt(b, None, SaturationReport(0, 0, time.perf_counter() - b.started, None,
                                                           b.engine.schedule.name))
-        if not live:
-            continue
-        if len(live) > 1:
-            if _saturate_joint(live):
-                continue
+        if live:
+            live = _saturate_split(live)
             for b in live:  # each function's own time limit starts now, not before the joint run
                 b.started = time.perf_counter()
         for b in live:
             _saturate_alone(b)
+
+
+def _saturate_split(batches: list[_Batch]) -> list[_Batch]:
+    """Saturate `batches` jointly, in two e-graphs on two threads when they are large (see
+    `saturate_together`); returns the batches to saturate alone (all of them when a joint
+    run hit a limit)."""
+    actions = [a for b in batches for a in b.facts] + [a for b in batches for a in b.inserted]
+    halves = _halves(actions)
+    first = batches[0].engine
+    started = min(b.started for b in batches)
+    if halves is None and len(batches) == 1:
+        _saturate_alone(batches[0])
+        return []
+    if halves is None:
+        runs = [_run_joint(actions, first, started, "")]
+    else:
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        try:
+            second = halves[1]
+            future = _worker().submit(lambda: _run_joint(second, first, started, "1|"))
+            try:
+                mine = _run_joint(halves[0], first, started, "0|")
+            finally:
+                with phases.phase("codegen.saturate"):
+                    wait([future])
+        finally:
+            sys.setswitchinterval(interval)
+        runs = [mine, future.result()]
+    total_rows = sum(n for _, n, _ in runs)
+    if any(run.limit_hit is not None for run, _, _ in runs) or total_rows > first.limits.rows:
+        return batches  # (the halves' rows together are the one e-graph's rows)
+    with phases.phase("codegen.saturate"):
+        view = EGraphView.merged([v for _, _, v in runs if v is not None])
+        matches: Counter[str] = Counter()
+        for run, _, _ in runs:
+            matches.update(run.matches)
+        seconds = time.perf_counter() - started
+        rounds = max(run.rounds for run, _, _ in runs)
+        schedule = runs[0][0].schedule
+        for k, b in enumerate(batches):
+            if k == 0:
+                report = SaturationReport(rounds, total_rows, seconds, None, schedule, dict(matches))
+            else:
+                report = SaturationReport(0, 0, 0.0, None, schedule)
+            b.engine._adopt(b, view, report)
+    return []
+
+
+def _run_joint(
+    actions: list[Action], engine: IndexEngine, started: float, prefix: str
+) -> tuple[ScheduleRun, int, EGraphView | None]:
+    """One e-graph of `actions` under `engine`'s schedule and limits: the run, its rows and its
+    view (read with `prefix`; None when the run hit a limit)."""
+    with session(INDEX_ENGINE) as s:
+        with phases.phase("codegen.insert"):
+            s.insert(actions)
+        with phases.phase("codegen.saturate"):
+            run = s.run(engine.schedule, engine.limits, started=started)
+            if run.limit_hit is not None:
+                return run, 0, None
+            return run, s.rows(), s.view(prefix)
+
+
+def _halves(actions: list[Action]) -> tuple[list[Action], list[Action]] | None:
+    """`actions` cut into two e-graphs' worth that share no variable and no loop, of about
+    equal size and each in its original order; None when they are too few
+    (`PARALLEL_MIN_ACTIONS`), all connected, or the sessions are on egglog's public API
+    (`session.command_path`).
+
+    The cut is between connected components: actions are connected when they name a common
+    loop (`Loop(k)`: an induction variable or a loop fact) or variable (`var`, by name).
+    Components go to the first half in the order they first occur until it holds half the
+    actions; actions of literals alone go to the first half too."""
+    if not PARALLEL or len(actions) < PARALLEL_MIN_ACTIONS or not command_path(INDEX_ENGINE):
+        return None
+    comps = _components(actions)
+    sizes = Counter(comps)
+    in_first: set[Hashable | None] = {None}
+    below = sizes[None]
+    for comp in dict.fromkeys(comps):
+        if 2 * below >= len(actions):
+            break
+        in_first.add(comp)
+        below += sizes[comp]
+    if below == len(actions):
+        return None
+    first = [a for a, c in zip(actions, comps, strict=True) if c in in_first]
+    second = [a for a, c in zip(actions, comps, strict=True) if c not in in_first]
+    return first, second
+
+
+def _components(actions: list[Action]) -> list[Hashable | None]:
+    """Per action, its connected component (see `_halves`), None for literals alone."""
+    parent: dict[Hashable, Hashable] = {}
+
+    def find(x: Hashable) -> Hashable:
+        root = x
+        while parent[root] != root:
+            root = parent[root]
+        while parent[x] != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    memo: dict[int, Hashable | None] = {}
+
+    def joined(found: Hashable | None, other: Hashable | None) -> Hashable | None:
+        if found is None or other is None:
+            return other if found is None else found
+        ra, rb = find(found), find(other)
+        if ra != rb:
+            parent[rb] = ra
+        return found
+
+    def atom(arg: object) -> Hashable | None:
+        """An atom of the term `arg` (all of its atoms are joined by then), or None."""
+        if not isinstance(arg, Call):
+            return None
+        key = id(arg)  # the actions hold every term, so no id is reused meanwhile
+        if key in memo:
+            return memo[key]
+        found: Hashable | None = None
+        if arg.fn in ("Loop", "var"):
+            found = (arg.fn, arg.args[0])
+            parent.setdefault(found, found)
+        else:
+            for sub in arg.args:
+                found = joined(found, atom(sub))
+        memo[key] = found
+        return found
+
+    atoms = [joined(atom(a.target), atom(a.value)) if isinstance(a, Set) else atom(a) for a in actions]
+    return [None if x is None else find(x) for x in atoms]
 
 
 def _saturate_alone(b: _Batch) -> None:
@@ -655,31 +875,6 @@ def _saturate_alone(b: _Batch) -> None:
     )
     with phases.phase("codegen.saturate"):
         engine._adopt(b, view, report)
-
-
-def _saturate_joint(batches: list[_Batch]) -> bool:
-    """One e-graph for every batch (see `saturate_together`); False when it hit a limit
-    (nothing adopted: each engine is then saturated alone)."""
-    first = batches[0].engine
-    started = min(b.started for b in batches)
-    with session(INDEX_ENGINE) as s:
-        with phases.phase("codegen.insert"):
-            s.insert([a for b in batches for a in b.facts] + [a for b in batches for a in b.inserted])
-        with phases.phase("codegen.saturate"):
-            run = s.run(first.schedule, first.limits, started=started)
-            if run.limit_hit is not None:
-                return False
-            rows = s.rows()
-            view = s.view()
-    seconds = time.perf_counter() - started
-    with phases.phase("codegen.saturate"):
-        for k, b in enumerate(batches):
-            if k == 0:
-                report = SaturationReport(run.rounds, rows, seconds, None, run.schedule, dict(run.matches))
-            else:
-                report = SaturationReport(0, 0, 0.0, None, run.schedule)
-            b.engine._adopt(b, view, report)
-    return True
 
 
 def _leaf_node(term: Call) -> ENode:
@@ -776,4 +971,5 @@ __all__ = [
     "Saturated",
     "SaturationReport",
     "saturate_together",
+    "start_worker",
 ]

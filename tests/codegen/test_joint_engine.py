@@ -35,7 +35,7 @@ def _codegen(module: ir.Module, mode: Mode) -> CodegenResult:
 
 def _alone(module: ir.Module, mode: Mode, monkeypatch: pytest.MonkeyPatch) -> CodegenResult:
     with monkeypatch.context() as m:
-        m.setattr(engine_mod, "_saturate_joint", lambda batches: False)
+        m.setattr(engine_mod, "_saturate_split", lambda batches: batches)
         return _codegen(module, mode)
 
 
@@ -64,16 +64,17 @@ def test_a_joint_limit_hit_falls_back_to_one_egraph_per_function(monkeypatch: py
     alone = _alone(module, Mode.SLOTSAT, monkeypatch)
     own = max(r.nodes for r in alone.engine_reports)
     calls: list[bool] = []
-    real = engine_mod._saturate_joint
+    real = engine_mod._saturate_split
 
-    def spy(batches: list[engine_mod._Batch]) -> bool:
-        calls.append(real(batches))
-        return calls[-1]
+    def spy(batches: list[engine_mod._Batch]) -> list[engine_mod._Batch]:
+        left = real(batches)
+        calls.append(not left)
+        return left
 
     # Rows every function's own e-graph stays within (its final size, with room for the
     # sizes seen during the run), far fewer than all of them together.
     monkeypatch.setenv("SLOTSAT_EGRAPH_NODES", str(2 * own))
-    monkeypatch.setattr(engine_mod, "_saturate_joint", spy)
+    monkeypatch.setattr(engine_mod, "_saturate_split", spy)
     result = _codegen(module, Mode.SLOTSAT)
     assert calls == [False]
     assert result.text == alone.text
