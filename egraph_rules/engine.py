@@ -38,7 +38,8 @@ value emitted for one graph is never reused for another.
 Codegen saturates the engines of every kernel function of a module in one e-graph
 (`saturate_together`: one session, one insert, one run and one read of the tables per
 module; each function keyed apart, each with a generation of its own, and one e-graph per
-function again when the joint run hits a limit). Its pre-pass registers every root emission
+function again when the joint run hits a limit), or, for a large module, in two e-graphs of
+unconnected terms on two threads, with the same result. Its pre-pass registers every root emission
 will ask for, including the operands of hoisted operations, so a function saturates once.
 """
 
@@ -604,13 +605,17 @@ def saturate_together(engines: Sequence[IndexEngine]) -> None:
     facts, same choices. (Each engine's extraction starts from its own roots, so it only
     ever reaches its own part.)
 
-    Two threads: for the same reason the functions can be split between two e-graphs with
-    the same result. When a module inserts at least `PARALLEL_MIN_ACTIONS` actions, its
-    functions (in program order) are cut into two halves of about equal size, and the
-    second half is saturated on a worker thread while this thread saturates the first.
-    egglog runs a schedule without holding the GIL, so the two runs overlap on two cores;
-    inserting and reading the tables (Python) take turns. Each engine adopts the view of its
-    own half's e-graph. `PARALLEL` off (tests compare both) keeps one e-graph.
+    Two threads: the same holds for any terms that share no loop and no variable, within
+    one function too (sibling loops over their own induction variables). When a module
+    inserts at least `PARALLEL_MIN_ACTIONS` actions, they are cut between such connected
+    components into two halves of about equal size (`_halves`), and the second half is
+    saturated on a worker thread while this thread saturates the first. egglog runs a
+    schedule without holding the GIL, so the two runs overlap on two cores; inserting and
+    reading the tables (Python) take turns. Every engine adopts the merged view of both
+    (`EGraphView.merged`: each e-graph's e-class ids under a prefix of their own). Halves
+    whose rows together exceed the row limit are redone as one e-graph, so the split never
+    hides a limit the single e-graph would hit. `PARALLEL` off (tests compare both) keeps
+    one e-graph.
 
     Limits: the joint e-graph has at least the rows of each function's own and runs as many
     rounds as the slowest function's, so a joint run within the limits means every function

@@ -193,10 +193,7 @@ class _Commands:
         self.runs: dict[int, Any] = {}
         for ruleset in spec.rulesets():
             self.runs[id(ruleset)] = state.run_schedule_to_egg(ruleset.schedule)
-        self._op_mapping: dict[str, str] | None = state.op_mapping()
-        """egglog's name -> the Python-side name of every callable: computed here, while the
-        template is built under `_BUILDING` (egglog's declarations resolve lazily and not
-        thread-safely), not on the first read of the tables."""
+        self._op_mapping: dict[str, str] | None = None
         self._print_size = bindings.PrintSize(self.span, None)
         self.bulk: BulkLoader | None = None
         try:
@@ -332,18 +329,24 @@ class _Commands:
         assert all(isinstance(t, Call) for t in terms)
         return terms  # type: ignore[return-value]
 
+    def _ops(self) -> dict[str, str]:
+        """egglog's name -> the Python-side name of every callable, computed once per template
+        under `_BUILDING` (it resolves egglog's declarations, which is not thread-safe)."""
+        if self._op_mapping is None:
+            with _BUILDING:
+                self._op_mapping = self.egraph._state.op_mapping()
+        return self._op_mapping
+
     def export(self) -> str:
         """`EGraph._serialize(split_primitive_outputs=False)` with the op-name mapping computed
         once per template (egglog pretty-prints every callable for it, about 0.5 ms each)."""
-        state: Any = self.egraph._state
-        if self._op_mapping is None:
-            self._op_mapping = state.op_mapping()
+        op_mapping = self._ops()
         serialized = self.egraph._egraph.serialize(
             [], max_functions=None, max_calls_per_function=None, include_temporary_functions=False
         )
         if serialized.discarded_functions or serialized.truncated_functions:
             return _public_export(self.egraph)
-        serialized.map_ops(self._op_mapping)
+        serialized.map_ops(op_mapping)
         return str(serialized.to_json())
 
     def view(self, prefix: str = "") -> EGraphView:
@@ -361,12 +364,11 @@ class _Commands:
         e-class is named as the serializer names it, `<sort>-<number>`, by its raw value
         (`value_to_i64` reads an e-class's id), after `prefix` (see `Session.view`)."""
         egraph: Any = self.egraph._egraph
-        if self._op_mapping is None:
-            self._op_mapping = self.egraph._state.op_mapping()
+        op_mapping = self._ops()
         out: list[Table] = []
         decoders: dict[str, Callable[[Any], object]] = {}
         for egg, fn in egraph.freeze().functions.items():
-            op = self._op_mapping.get(egg)
+            op = op_mapping.get(egg)
             if op is None or not wanted(op):
                 continue
             ins = [self._decoder(egraph, sort, decoders, prefix) for sort in fn.input_sorts]
