@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -24,8 +25,12 @@ from slotsat.egraph_rules.calls import Action, Call, Set
 from slotsat.egraph_rules.costs import describe, evaluate_term
 from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, saturate_together
 from slotsat.egraph_rules.loops import LoopInfo
+from slotsat.egraph_rules.session import ScheduleRun
+from slotsat.egraph_rules.view import EGraphView
 from slotsat.lowering.pto_codegen import CodegenResult, PtoCodegen
 from tests.egraph.helpers import C, add, fdiv, fmod, mul, sub, var
+
+Run = tuple[ScheduleRun, int, EGraphView | None]
 
 
 def _lowered(text: str) -> ir.Module:
@@ -46,7 +51,7 @@ def _prefixes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = engine_mod._run_joint
 
-    def spy(actions: list[Action], engine: IndexEngine, started: float, prefix: str):  # type: ignore[no-untyped-def]
+    def spy(actions: list[Action], engine: IndexEngine, started: float, prefix: str) -> Run:
         seen.append(prefix)
         return real(actions, engine, started, prefix)
 
@@ -169,8 +174,8 @@ def test_a_literal_of_one_egraph_only_resolves_in_it(monkeypatch: pytest.MonkeyP
     assert describe(engine.choose(a, EmittedScope()).term) == "(i * 3)"
     chosen = engine.choose(b, EmittedScope())
     assert chosen.nonneg is not None  # 28 >= 0, proven in j's e-graph
-    for v in range(64):
-        assert evaluate_term(chosen.term, {j.id: v}) == 28 % (v + 1)
+    for value in range(64):
+        assert evaluate_term(chosen.term, {j.id: value}) == 28 % (value + 1)
 
 
 def test_a_split_over_the_row_limit_is_redone_as_one_egraph(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,7 +198,7 @@ def test_an_error_on_the_worker_reaches_the_caller(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(engine_mod, "PARALLEL_MIN_ACTIONS", 1)
     real = engine_mod._run_joint
 
-    def failing(actions: list[Action], engine: IndexEngine, started: float, prefix: str):  # type: ignore[no-untyped-def]
+    def failing(actions: list[Action], engine: IndexEngine, started: float, prefix: str) -> Run:
         if prefix == "1|":
             raise RuntimeError("the worker's e-graph failed")
         return real(actions, engine, started, prefix)
@@ -212,8 +217,6 @@ def test_the_workers_phases_are_not_counted_twice(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(engine_mod, "PARALLEL_MIN_ACTIONS", 1)
     module = _lowered(generate_kernel(34, 30).text)
     with phases.recording() as recorded:
-        import time
-
         start = time.perf_counter()
         _codegen(module, Mode.SLOTSAT, monkeypatch, split=True)
         wall = time.perf_counter() - start
