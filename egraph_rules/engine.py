@@ -672,6 +672,8 @@ class _Worker:
                         future.set_result(fn())
                     except BaseException as exc:  # handed to the waiting thread
                         future.set_exception(exc)
+                # Not kept while the thread waits: the job's result holds an e-graph view.
+                del job, fn, future
         finally:
             drop_templates()
 
