@@ -4160,6 +4160,30 @@ def kernel_functions(module: ir.Module) -> list[tuple[ir.Function, bool]]:
     return out
 
 
+BATCH_ROOTS = 8_000
+"""The index roots (slot operands and offsets) of the functions prepared before their index
+engines are saturated together and their bodies emitted (`PtoCodegen.run`). A joint e-graph
+saves each function's fixed e-graph cost, but its view and the prepared functions' analyses
+stay alive until the batch is emitted: unbounded, they are a few hundred MB of a 10,000-loop
+module's peak memory. A function is never split (a batch holds whole functions)."""
+
+
+def _emit_batch(prepared: list[tuple[FunctionEmitter, list[Note]]], result: CodegenResult,
+                lines: list[str]) -> None:
+    """Saturate the index engines of `prepared` together and emit their bodies in order."""
+    heap.settle()  # the functions' heads, analyses and index engines live until emission
+    saturate_together([e.engine for e, _ in prepared])
+    heap.settle()
+    for emitter, first in prepared:
+        result.notes.extend(first)
+        lines.extend(emitter.finish())
+        result.gets.extend(emitter.gets)
+        result.notes.extend(emitter.notes)
+        result.engine_reports.append(emitter.engine_stats())
+        result.function_ops[emitter.fn.name] = emitter.op_count
+        emitter.release()
+
+
 @dataclass(frozen=True)
 class PtoCodegen:
     """Emit the `.pto` module of a program init-memref has run on (§5)."""
@@ -4199,14 +4223,16 @@ class PtoCodegen:
                     )
                 )
             functions.append((fn, symbol, first))
-        # Every function's head and roots first, then one saturation of all their index
-        # engines (`saturate_together`), then the bodies in program order. An error while
-        # preparing function k stops there: functions before k are saturated and emitted
-        # first (their errors come first, as in emission order), then k's error is raised.
+        # The functions' heads and roots first, a batch at a time (`BATCH_ROOTS`), then one
+        # saturation of the batch's index engines (`saturate_together`), then its bodies in
+        # program order. An error while preparing function k stops there: functions before k
+        # are saturated and emitted first (their errors come first, as in emission order),
+        # then k's error is raised.
         layouts: dict[int, PipeLayout] = {}
         for program in module.programs:
             layouts.update(pipe_layouts(program, symbols))
         prepared: list[tuple[FunctionEmitter, list[Note]]] = []
+        roots = 0
         failure: Exception | None = None
         for fn, symbol, first in functions:
             try:
@@ -4219,17 +4245,11 @@ class PtoCodegen:
                 failure = exc
                 break
             prepared.append((emitter, first))
-        heap.settle()  # the functions' heads, analyses and index engines live until emission
-        saturate_together([e.engine for e, _ in prepared])
-        heap.settle()
-        for emitter, first in prepared:
-            result.notes.extend(first)
-            lines.extend(emitter.finish())
-            result.gets.extend(emitter.gets)
-            result.notes.extend(emitter.notes)
-            result.engine_reports.append(emitter.engine_stats())
-            result.function_ops[emitter.fn.name] = emitter.op_count
-            emitter.release()
+            roots += len(emitter.engine.roots)
+            if roots >= BATCH_ROOTS:
+                _emit_batch(prepared, result, lines)
+                prepared, roots = [], 0
+        _emit_batch(prepared, result, lines)
         if failure is not None:
             raise failure
         lines.append("}")
