@@ -110,6 +110,7 @@ from slotsat.core.dsl.annotations import DTYPES as _DTYPES
 from slotsat.core.dsl.annotations import TypeReader, dotted, enum_member, exprs_text, type_text
 from slotsat.core.dsl.annotations import valid_or_none as _valid_or_none
 from slotsat.core.dsl.calls import CallReader, spelled
+from slotsat.core.dsl.chunked import chunked_parse
 from slotsat.core.dsl.context import ABOVE_TILE, AFTER_HAND_OFF, BEFORE_HAND_OFF
 from slotsat.core.errors import SlotsatError, Span
 from slotsat.core.limits import max_expr_depth, max_file_bytes, parsing_recursion, read_source
@@ -591,6 +592,9 @@ class _ModuleParser:
         return ir.Module(tuple(self._program(c) for c in classes))
 
     def _ast(self) -> ast.Module:
+        chunked = chunked_parse(self.text, self.filename)  # a large file, a group of methods at a time
+        if chunked is not None:
+            return chunked
         try:
             with warnings.catch_warnings():  # SyntaxWarnings would print extra lines
                 warnings.simplefilter("ignore")
@@ -931,11 +935,16 @@ class _ModuleParser:
             parsers.append(fp)
         if not parsers and not any(isinstance(item, ast.Pass) for item in node.body):
             self.error(f"program '{node.name}' defines no @pl.function", node)
-        functions = tuple(fp.parse() for fp in parsers)
+        functions: list[ir.Function] = []
         for fp in parsers:
+            functions.append(fp.parse())
+            # Its statements are read: they go now rather than with the whole tree, so the
+            # next functions' IR reuses their memory (a large file's peak; the signatures and
+            # name tables the other functions read are kept).
+            fp.node.body = []
             fp.release()
         dyn = tuple(sorted([*self.dyn_vars.values(), *self.launch_vars.values()], key=lambda v: v.name_hint))
-        return ir.Program(node.name, functions, span=self.span(node), dynamic_vars=dyn)
+        return ir.Program(node.name, tuple(functions), span=self.span(node), dynamic_vars=dyn)
 
     def launch_symbol(self, op: str, node: ast.AST) -> ir.Var:
         """The program's symbol for the nullary launch-constant op `op` (`ir.LAUNCH_SYMBOLS`),
