@@ -61,7 +61,6 @@ call (§10).
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 from collections import Counter
@@ -552,6 +551,18 @@ class Program:
         self.path = path
         self.uses = 0
 
+    def close(self) -> None:
+        """Free egglog's e-graph now, on this thread. egglog refuses to drop an e-graph on any
+        thread but the one that built it, and its Python e-graph holds reference cycles: left
+        to the collector, a retired template would be freed by whichever thread collects
+        next (the index engine's worker, or the main thread for the worker's templates).
+        Every state of the Python e-graph (the current one and those `push` saved) refers to
+        the one native e-graph; dropping those references frees it by reference counting."""
+        states: list[Any] = [getattr(self.egraph, "_state", None), *getattr(self.egraph, "_state_stack", ())]
+        for state in states:
+            if state is not None and hasattr(state, "egraph"):
+                state.egraph = None
+
 
 class Session:
     """One e-graph (a `push` on the template), valid inside its `session(spec)` block."""
@@ -653,11 +664,12 @@ _POOLS = threading.local()
 
 def drop_templates() -> None:
     """Drop this thread's templates. egglog's e-graph must be dropped on the thread that built
-    it, so a thread that ends (the index engine's worker) calls this before it does. The
-    templates hold reference cycles (egglog's Python e-graph and its state), so they are
-    collected here, on this thread, rather than by a later collection on another."""
-    if _POOLS.__dict__.pop("pools", None) is not None:
-        gc.collect()
+    it, so a thread that ends (the index engine's worker) calls this before it does: each
+    template is closed (`Program.close`) here, on this thread."""
+    pools: dict[tuple[str, bool], list[Program]] | None = _POOLS.__dict__.pop("pools", None)
+    for pool in (pools or {}).values():
+        for program in pool:
+            program.close()
 
 
 _BUILDING = threading.Lock()
@@ -694,10 +706,16 @@ def session(spec: ProgramSpec) -> Iterator[Session]:
     `push` on this thread's template of that spec, popped on exit."""
     program = _program(spec)
     program.path.push()
+    kept = False
     try:
         yield Session(spec, program.path)
     finally:
-        program.path.pop()  # when this raises, the template is dropped rather than reused
-        program.uses += 1
-        if program.uses < TEMPLATE_USES:
-            _pool(spec).append(program)
+        try:
+            program.path.pop()  # when this raises, the template is dropped rather than reused
+            program.uses += 1
+            if program.uses < TEMPLATE_USES:
+                _pool(spec).append(program)
+                kept = True
+        finally:
+            if not kept:
+                program.close()

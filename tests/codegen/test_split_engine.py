@@ -3,7 +3,8 @@
 terms that share a loop or a variable, the merged view resolves every term in its own
 e-graph, the emitted module is the one a single e-graph gives (functions split apart, and
 one function's loops split apart), a split over the row limit is redone as one e-graph, an
-error on the worker reaches the caller, and the worker's templates die on the worker."""
+error on the worker reaches the caller, and each thread's templates, retired or left at exit,
+are freed on that thread."""
 
 from __future__ import annotations
 
@@ -238,5 +239,35 @@ def test_the_worker_drops_its_templates_on_its_own_thread() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "started"
+    assert "unsendable" not in done.stderr
+    assert done.stderr.strip() == ""
+
+
+def test_retired_templates_are_freed_on_the_thread_that_built_them() -> None:
+    # Templates retire after TEMPLATE_USES sessions on both threads; a collection on one
+    # thread must never be the one to free the other's (egglog reports it on stderr).
+    script = textwrap.dedent(
+        """
+        import gc
+        from slotsat.analysis.budget import Backend
+        from slotsat.app.pipeline import CompileOptions, compile_module
+        from slotsat.bench.generate import generate_kernel
+        from slotsat.core.dsl.parser import parse_source
+        from slotsat.egraph_rules import engine, session
+        session.TEMPLATE_USES = 2
+        engine.PARALLEL_MIN_ACTIONS = 1
+        engine.start_worker()
+        module = parse_source(generate_kernel(7, 12).text, "k.py")
+        for _ in range(5):
+            compile_module(module, CompileOptions(backend=Backend.NONE))
+            gc.collect()
+        print("compiled")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "compiled"
     assert "unsendable" not in done.stderr
     assert done.stderr.strip() == ""
