@@ -18,6 +18,8 @@ the operand the next iteration would use (for the rotation pairs). Both come fro
   The chosen terms become matcher values (`slotsat.egraph_rules.costs.to_value`) with one memo
   per get, so the pair shares SSA values exactly where the extraction shared e-classes.
   The saturation report and the time spent choosing are the kernel's e-graph figures.
+  `probe_functions(fns, mode)` probes a module's functions with their engines saturated
+  together, as codegen saturates them (the compile-time scaling points' e-graph figures).
 - `IrSpace`: the iteration space of a get's enclosing loops for exact evaluation
   (`slotsat.core.semantics.eval_expr`), with dependent bounds evaluated under the outer
   variables, a runtime bound taken at its widest, and free scalars sampled over their dtype.
@@ -36,9 +38,9 @@ from slotsat.core import ir
 from slotsat.core.options import Mode
 from slotsat.core.semantics import eval_expr
 from slotsat.egraph_rules.costs import to_value
-from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, RootId
+from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, RootId, saturate_together
 from slotsat.egraph_rules.loops import LoopInfo
-from slotsat.lowering.pto_codegen import emission_sites, plain_root
+from slotsat.lowering.pto_codegen import BATCH_ROOTS, emission_sites, plain_root
 
 EXHAUSTIVE_POINTS = 4096
 EDGE_ITERATIONS = 64
@@ -195,12 +197,40 @@ def _get_roots(
 def probe_function(fn: ir.Function, mode: Mode) -> Probe:
     """Choose every root of `fn` in codegen's order and each slot operand's rotation operands
     in one engine (see above)."""
-    gets = ir_gets(fn)
-    probe = Probe()
-    if not gets:
-        return probe
-    engine = IndexEngine(mode)
-    events = _replay(fn, gets, engine)
+    return probe_functions([fn], mode)[0]
+
+
+def probe_functions(fns: Sequence[ir.Function], mode: Mode) -> list[Probe]:
+    """`probe_function` of each of `fns`, their engines saturated as codegen saturates a
+    module's: together, a batch of about `pto_codegen.BATCH_ROOTS` roots at a time
+    (`saturate_together`; each function's part of a joint e-graph evolves as in its own, so
+    every choice is the one its own engine makes). Each joint e-graph's figures (nodes,
+    rounds, seconds) are reported by its first function and zero by the others, so their sums
+    over `fns` count every e-graph once."""
+    prepared: list[tuple[Probe, IndexEngine | None, list[_Event], list[IrGet]]] = []
+    pending: list[IndexEngine] = []
+    roots = 0
+    for fn in fns:
+        gets = ir_gets(fn)
+        if not gets:
+            prepared.append((Probe(), None, [], gets))
+            continue
+        engine = IndexEngine(mode)
+        prepared.append((Probe(), engine, _replay(fn, gets, engine), gets))
+        pending.append(engine)
+        roots += len(engine.roots)
+        if roots >= BATCH_ROOTS:
+            saturate_together(pending)
+            pending, roots = [], 0
+    saturate_together(pending)
+    for probe, saturated, events, gets in prepared:
+        if saturated is not None:
+            _choose_all(probe, saturated, events, gets)
+    return [probe for probe, _, _, _ in prepared]
+
+
+def _choose_all(probe: Probe, engine: IndexEngine, events: list[_Event], gets: list[IrGet]) -> None:
+    """Choose every root of a saturated engine in codegen's order (see the module docstring)."""
     report = engine.saturate().report
     probe.nodes, probe.iterations, probe.saturate_seconds = report.nodes, report.iterations, report.seconds
     started = time.perf_counter()
@@ -228,7 +258,6 @@ def probe_function(fn: ir.Function, mode: Mode) -> Probe:
             b_value = to_value(side.term, graph, dict(memo))
             probe.rotations.append(Rotation(index, loop, a, b_value, gets[index].index, nxt))
     probe.extract_seconds = time.perf_counter() - started
-    return probe
 
 
 # --------------------------------------------------------------------------------------

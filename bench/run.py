@@ -103,7 +103,9 @@ NOTES: tuple[str, ...] = (
     "every point; else mixed. A get that cannot be mapped to its IR index (ir_unmapped_gets) falls "
     "back to evaluating the emitted chains (analysis.matcher.evaluate).",
     "e-graph figures (nodes = table rows, iterations, saturate and extract seconds) come from the "
-    "engine probe, summed over the kernel's functions (iterations: the maximum).",
+    "engine probe, summed over the kernel's functions (iterations: the maximum); a scaling point's "
+    "probe saturates its functions' engines together, as codegen saturates a module's (each joint "
+    "e-graph counted once).",
     "scaling: each size runs in a fresh subprocess after a one-loop warm-up compile (imports and "
     "egglog setup excluded); seconds = parse + compile_module (saturate, extract, emit) in slotsat "
     "mode, wall clock (time.perf_counter), the median of repeated runs for sizes under 0.5 s "

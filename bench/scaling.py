@@ -131,8 +131,8 @@ def scaling_point(
         return point
     # The e-graph figures at this size, from the engine probe (after the timed runs and the
     # memory reading, so neither includes it).
-    probes = [probe.probe_function(fn, Mode.SLOTSAT) for program in compiled.module.programs
-              for fn in program.functions]
+    probes = probe.probe_functions([fn for program in compiled.module.programs for fn in program.functions],
+                                   Mode.SLOTSAT)
     point.update({
         "saturate_seconds": sum(p.saturate_seconds for p in probes),
         "extract_seconds": sum(p.extract_seconds for p in probes),
