@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from slotsat.bench.generate import generate_kernel, generate_single_function
-from slotsat.core.dsl.chunked import chunked_parse
+from slotsat.core.dsl.chunked import _groups, _statement_groups, chunked_parse
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.dsl.printer import print_module
 from slotsat.core.errors import SlotsatError
@@ -72,11 +72,82 @@ def test_methods_of_every_shape_give_the_whole_files_tree() -> None:
 def test_generated_kernels_give_the_whole_files_tree(group_lines: int) -> None:
     for seed in range(3):
         assert _same_tree(generate_kernel(seed, 60).text, group_lines=group_lines)
-        # every method in one group: parsed whole
-        assert chunked_parse(generate_kernel(seed, 60).text, "k.py", min_lines=0, group_lines=10_000) is None
-        # one function: one group (nothing is cut inside a method), which is parsed whole
+        # one function: cut between the statements of its body
+        assert _same_tree(generate_single_function(seed, 30).text, group_lines=group_lines)
+        # all methods in one group: cut inside each method instead (one group per method)
+        assert _same_tree(generate_kernel(seed, 60).text, group_lines=10_000)
+        # one method in one group: parsed whole
         single = generate_single_function(seed, 30).text
-        assert chunked_parse(single, "k.py", min_lines=0, group_lines=group_lines) is None
+        assert chunked_parse(single, "k.py", min_lines=0, group_lines=10_000) is None
+
+
+ONE_METHOD = '''\
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(
+        type=pl.FunctionType.InCore,
+    )
+    def kernel(
+        self,
+        a: pl.Tensor[[64, 64], pl.FP16],  # a comment
+    ) -> pl.Tensor[[64, 64], pl.FP16]:  # a comment after the colon
+        """A docstring,
+            for i in a string indented deeper than the body
+        """
+        acc = a
+        for i in pl.range(4):
+            acc = acc
+        else:
+            acc = acc
+        if acc:
+            acc = acc
+        elif acc:
+            acc = acc
+        with pl.section():
+            acc = acc
+        while acc:
+            break
+        for j in pl.range(4):
+            def inner():
+                return 1
+        return acc
+'''
+
+
+def test_a_methods_statements_of_every_shape_give_the_whole_files_tree() -> None:
+    lines = ONE_METHOD.split("\n")
+    assert len(_groups(lines, 1)) == 1  # one method: cut inside it
+    assert len(_statement_groups(lines, 1)) == 5  # for, if, with, while, for
+    assert _same_tree(ONE_METHOD)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # a compound statement's line inside a string at the body's indentation
+        lambda t: t.replace("        acc = a\n", '        acc = """\n        for k in x:\n        """\n'),
+        # a bracket open across a cut
+        lambda t: t.replace("        acc = a\n", "        acc = (a,\n"),
+        # a header whose brackets the naive count gets wrong
+        lambda t: t.replace("# a comment\n", "# a comment (with a bracket\n"),
+        # a one-line method after it
+        lambda t: t + "\n    def one_line(self): return 1\n",
+        # the body's first line deeper than the rest
+        lambda t: t.replace('        """A docstring,', '            """A docstring,'),
+    ],
+)
+def test_edits_inside_a_method_are_parsed_whole_or_equal(change: object) -> None:
+    text = change(ONE_METHOD)  # type: ignore[operator]
+    assert text != ONE_METHOD
+    try:
+        ast.parse(text, "k.py")
+    except SyntaxError:
+        assert chunked_parse(text, "k.py", min_lines=0, group_lines=1) is None
+        return
+    _same_tree(text)
 
 
 def test_bundled_and_test_kernels_give_the_whole_files_tree() -> None:
@@ -160,10 +231,13 @@ def test_a_syntax_error_in_a_large_file_is_reported_as_the_whole_parse_reports_i
     assert "never closed" in str(chunked_err.value)
 
 
-def test_a_large_file_parses_to_the_same_ir_chunked_or_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("shape", ["functions", "single"])
+def test_a_large_file_parses_to_the_same_ir_chunked_or_whole(
+    shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from slotsat.core.dsl import parser
 
-    text = generate_kernel(1, 600).text
+    text = generate_kernel(1, 600).text if shape == "functions" else generate_single_function(1, 900).text
     assert text.count("\n") > 4_000
     calls: list[object] = []
     real = parser.chunked_parse
