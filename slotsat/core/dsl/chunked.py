@@ -67,9 +67,9 @@ class _Group:
 
 def chunked_parse(text: str, filename: str, *, min_lines: int = MIN_LINES,
                   group_lines: int = GROUP_LINES) -> ast.Module | None:
-    """The tree `ast.parse(text, filename)` returns, parsed in groups of methods; None when
-    the file is short, not of that shape, or any check or parse fails (see the module
-    docstring): the caller then parses it whole."""
+    """The tree `ast.parse(text, filename)` returns, parsed in groups of methods (or of a
+    method's statements); None when the file is short, not of that shape, or any check or
+    parse fails (see the module docstring): the caller then parses it whole."""
     if text.count("\n") < min_lines or any(c in text for c in ("\t", "\f", "\r")):
         return None
     if "__future__" in text:
