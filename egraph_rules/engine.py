@@ -708,6 +708,14 @@ def start_worker() -> None:
     _worker().submit(build).result()
 
 
+def stop_worker() -> None:
+    """Stop the worker thread, if one runs (its templates are dropped on it); the next split
+    saturation starts a new one. For a caller about to fork: the child of a process with
+    threads gets none of them, and whatever lock one of them held stays held in the child."""
+    if _WORKER:
+        _WORKER.pop().stop()
+
+
 def _saturate_groups(pending: list[IndexEngine]) -> None:
     for mode in (Mode.SLOTSAT, Mode.PYPTO):
         group = [e for e in pending if e.mode is mode]

@@ -271,3 +271,15 @@ def test_retired_templates_are_freed_on_the_thread_that_built_them() -> None:
     assert done.stdout.strip() == "compiled"
     assert "unsendable" not in done.stderr
     assert done.stderr.strip() == ""
+
+
+def test_a_stopped_worker_is_restarted_by_the_next_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    engine_mod.start_worker()
+    engine_mod.stop_worker()
+    assert not [t for t in threading.enumerate() if t.name == "slotsat-egraph"]
+    module = _lowered(generate_kernel(35, 12).text)
+    split = _codegen(module, Mode.SLOTSAT, monkeypatch, split=True)
+    assert [t for t in threading.enumerate() if t.name == "slotsat-egraph"]
+    assert split.text == _codegen(module, Mode.SLOTSAT, monkeypatch, split=False).text

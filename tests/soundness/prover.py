@@ -32,6 +32,7 @@ from typing import Any
 
 import z3
 
+from slotsat.egraph_rules.engine import stop_worker
 from tests.soundness.derive import Instance, Obligation, Untranslatable, World, constants, derive
 from tests.soundness.domains import BitVec, Integer, Unsupported
 from tests.soundness.rules import Rule
@@ -180,6 +181,7 @@ def run_groups(
     mutation test: a mutant ends at its first counterexample). The verdicts of each group, in
     order, up to and including the stopping one."""
     ctx = multiprocessing.get_context("fork")
+    stop_worker()  # fork a process without the index engine's worker thread (see stop_worker)
     out: list[list[Verdict]] = [[] for _ in groups]
     waiting = [k for k, g in enumerate(groups) if g]
     running: dict[Connection, tuple[int, Task, Any, float]] = {}
