@@ -4,6 +4,7 @@ nothing (the caller then parses it whole): `slotsat.core.dsl.chunked`."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,19 @@ def _same_tree(text: str, **kwargs: int) -> bool:
     whole = ast.parse(text, "k.py")
     assert ast.dump(tree, include_attributes=True) == ast.dump(whole, include_attributes=True)
     return True
+
+
+def _whole_or_equal(base: str, change: Callable[[str], str]) -> None:
+    """`change(base)` is declined when it is a syntax error, else parses to the whole file's
+    tree (`_same_tree`: equal, or declined)."""
+    text = change(base)
+    assert text != base
+    try:
+        ast.parse(text, "k.py")
+    except SyntaxError:
+        assert chunked_parse(text, "k.py", min_lines=0, group_lines=1) is None
+        return
+    _same_tree(text)
 
 
 def test_methods_of_every_shape_give_the_whole_files_tree() -> None:
@@ -139,15 +153,8 @@ def test_a_methods_statements_of_every_shape_give_the_whole_files_tree() -> None
         lambda t: t.replace('        """A docstring,', '            """A docstring,'),
     ],
 )
-def test_edits_inside_a_method_are_parsed_whole_or_equal(change: object) -> None:
-    text = change(ONE_METHOD)  # type: ignore[operator]
-    assert text != ONE_METHOD
-    try:
-        ast.parse(text, "k.py")
-    except SyntaxError:
-        assert chunked_parse(text, "k.py", min_lines=0, group_lines=1) is None
-        return
-    _same_tree(text)
+def test_edits_inside_a_method_are_parsed_whole_or_equal(change: Callable[[str], str]) -> None:
+    _whole_or_equal(ONE_METHOD, change)
 
 
 def test_bundled_and_test_kernels_give_the_whole_files_tree() -> None:
@@ -185,15 +192,8 @@ def test_bundled_and_test_kernels_give_the_whole_files_tree() -> None:
         lambda t: t.replace("    def h(self)", "  def h(self)"),
     ],
 )
-def test_edits_that_cross_a_cut_are_parsed_whole_or_equal(change: object) -> None:
-    text = change(METHODS)  # type: ignore[operator]
-    assert text != METHODS
-    try:
-        ast.parse(text, "k.py")
-    except SyntaxError:
-        assert chunked_parse(text, "k.py", min_lines=0, group_lines=1) is None
-        return
-    _same_tree(text)
+def test_edits_that_cross_a_cut_are_parsed_whole_or_equal(change: Callable[[str], str]) -> None:
+    _whole_or_equal(METHODS, change)
 
 
 @pytest.mark.parametrize("extra", ["\t", "\f", "\r", "from __future__ import annotations\n"])

@@ -120,11 +120,7 @@ def _groups(lines: list[str], group_lines: int) -> list[_Group]:
             groups.append(_Group(start, end, body_indent))
         start = None
 
-    for i, line in enumerate(lines):
-        stripped = line.lstrip(" ")
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(stripped)
+    for i, stripped, indent in _significant(lines, 0, len(lines)):
         if indent == 0:
             close(i)
             in_class = stripped.startswith("class ")
@@ -179,11 +175,7 @@ def _method_bodies(lines: list[str]) -> Iterator[tuple[int, int, int]]:
     depth = 0  # open brackets of the header being read
     method: tuple[int, int] | None = None  # (def indentation, first body line) of the open method
     header = False
-    for i, line in enumerate(lines):
-        stripped = line.lstrip(" ")
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(stripped)
+    for i, stripped, indent in _significant(lines, 0, len(lines)):
         if header:
             depth += _brackets(stripped)
             if depth <= 0:
@@ -217,11 +209,7 @@ def _cut_body(lines: list[str], first: int, end: int, def_indent: int, group_lin
     groups: list[_Group] = []
     body_indent: int | None = None
     start: int | None = None
-    for i in range(first, end):
-        stripped = lines[i].lstrip(" ")
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(lines[i]) - len(stripped)
+    for i, stripped, indent in _significant(lines, first, end):
         if body_indent is None:
             body_indent = indent
         if indent != body_indent or not stripped.startswith(_COMPOUND):
@@ -234,6 +222,16 @@ def _cut_body(lines: list[str], first: int, end: int, def_indent: int, group_lin
     if start is not None and body_indent is not None:
         groups.append(_Group(start, end, body_indent, def_indent))
     return groups
+
+
+def _significant(lines: list[str], first: int, end: int) -> Iterator[tuple[int, str, int]]:
+    """(index, text without its indentation, indentation) of the lines in [first, end) that
+    are neither blank nor only a comment: the lines whose indentation Python's tokenizer
+    reads."""
+    for i in range(first, end):
+        stripped = lines[i].lstrip(" ")
+        if stripped and not stripped.startswith("#"):
+            yield i, stripped, len(lines[i]) - len(stripped)
 
 
 def _brackets(text: str) -> int:
