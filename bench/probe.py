@@ -40,7 +40,7 @@ from slotsat.core.semantics import eval_expr
 from slotsat.egraph_rules.costs import to_value
 from slotsat.egraph_rules.engine import EmittedScope, IndexEngine, RootId, saturate_together
 from slotsat.egraph_rules.loops import LoopInfo
-from slotsat.lowering.pto_codegen import BATCH_ROOTS, emission_sites, plain_root
+from slotsat.lowering.pto_codegen import emission_sites, plain_root, root_batches
 
 EXHAUSTIVE_POINTS = 4096
 EDGE_ITERATIONS = 64
@@ -202,27 +202,19 @@ def probe_function(fn: ir.Function, mode: Mode) -> Probe:
 
 def probe_functions(fns: Sequence[ir.Function], mode: Mode) -> list[Probe]:
     """`probe_function` of each of `fns`, their engines saturated as codegen saturates a
-    module's: together, a batch of about `pto_codegen.BATCH_ROOTS` roots at a time
-    (`saturate_together`; each function's part of a joint e-graph evolves as in its own, so
+    module's: together, in codegen's batches (`pto_codegen.root_batches`,
+    `saturate_together`; each function's part of a joint e-graph evolves as in its own, so
     every choice is the one its own engine makes). Each joint e-graph's figures (nodes,
     rounds, seconds) are reported by its first function and zero by the others, so their sums
     over `fns` count every e-graph once."""
     prepared: list[tuple[Probe, IndexEngine | None, list[_Event], list[IrGet]]] = []
-    pending: list[IndexEngine] = []
-    roots = 0
     for fn in fns:
         gets = ir_gets(fn)
-        if not gets:
-            prepared.append((Probe(), None, [], gets))
-            continue
-        engine = IndexEngine(mode)
-        prepared.append((Probe(), engine, _replay(fn, gets, engine), gets))
-        pending.append(engine)
-        roots += len(engine.roots)
-        if roots >= BATCH_ROOTS:
-            saturate_together(pending)
-            pending, roots = [], 0
-    saturate_together(pending)
+        engine = IndexEngine(mode) if gets else None
+        prepared.append((Probe(), engine, _replay(fn, gets, engine) if engine is not None else [], gets))
+    engines = [engine for _, engine, _, _ in prepared if engine is not None]
+    for batch in root_batches(engines, lambda engine: len(engine.roots)):
+        saturate_together(batch)
     for probe, saturated, events, gets in prepared:
         if saturated is not None:
             _choose_all(probe, saturated, events, gets)

@@ -683,6 +683,7 @@ class _Worker:
         return future
 
     def stop(self) -> None:
+        atexit.unregister(self.stop)  # (stopped early: `stop_worker`)
         self._jobs.put(None)
         self._thread.join()
 
@@ -987,4 +988,5 @@ __all__ = [
     "SaturationReport",
     "saturate_together",
     "start_worker",
+    "stop_worker",
 ]

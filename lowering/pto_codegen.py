@@ -102,10 +102,10 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from slotsat.analysis import matcher as mm
 from slotsat.analysis.budget import Backend
@@ -4160,12 +4160,30 @@ def kernel_functions(module: ir.Module) -> list[tuple[ir.Function, bool]]:
     return out
 
 
+_T = TypeVar("_T")
+
 BATCH_ROOTS = 8_000
 """The index roots (slot operands and offsets) of the functions prepared before their index
 engines are saturated together and their bodies emitted (`PtoCodegen.run`). A joint e-graph
 saves each function's fixed e-graph cost, but its view and the prepared functions' analyses
 stay alive until the batch is emitted: unbounded, they are a few hundred MB of a 10,000-loop
 module's peak memory. A function is never split (a batch holds whole functions)."""
+
+
+def root_batches(items: Iterable[_T], roots: Callable[[_T], int]) -> Iterator[list[_T]]:
+    """`items` in order, in batches that close once they hold `BATCH_ROOTS` roots (`roots`
+    of an item: its engine's); the last may hold fewer, and none is empty. Lazy: an item is
+    taken only once the batch before it is handed on (and, in codegen, emitted)."""
+    batch: list[_T] = []
+    count = 0
+    for item in items:
+        batch.append(item)
+        count += roots(item)
+        if count >= BATCH_ROOTS:
+            yield batch
+            batch, count = [], 0
+    if batch:
+        yield batch
 
 
 def _emit_batch(prepared: list[tuple[FunctionEmitter, list[Note]]], result: CodegenResult,
@@ -4231,27 +4249,25 @@ class PtoCodegen:
         layouts: dict[int, PipeLayout] = {}
         for program in module.programs:
             layouts.update(pipe_layouts(program, symbols))
-        prepared: list[tuple[FunctionEmitter, list[Note]]] = []
-        roots = 0
-        failure: Exception | None = None
-        for fn, symbol, first in functions:
-            try:
-                emitter = FunctionEmitter(
-                    fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol,
-                    pipes=layouts.get(id(fn)),
-                )
-                emitter.prepare()
-            except Exception as exc:
-                failure = exc
-                break
-            prepared.append((emitter, first))
-            roots += len(emitter.engine.roots)
-            if roots >= BATCH_ROOTS:
-                _emit_batch(prepared, result, lines)
-                prepared, roots = [], 0
-        _emit_batch(prepared, result, lines)
-        if failure is not None:
-            raise failure
+        failure: list[Exception] = []
+
+        def prepared() -> Iterator[tuple[FunctionEmitter, list[Note]]]:
+            for fn, symbol, first in functions:
+                try:
+                    emitter = FunctionEmitter(
+                        fn, mode=self.mode, planner=self.planner, backend=self.backend, symbol=symbol,
+                        pipes=layouts.get(id(fn)),
+                    )
+                    emitter.prepare()
+                except Exception as exc:
+                    failure.append(exc)
+                    return
+                yield emitter, first
+
+        for batch in root_batches(prepared(), lambda item: len(item[0].engine.roots)):
+            _emit_batch(batch, result, lines)
+        if failure:
+            raise failure[0]
         lines.append("}")
         result.text = "\n".join(lines) + "\n"
         return result

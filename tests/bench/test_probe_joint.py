@@ -12,6 +12,7 @@ from slotsat.bench import probe
 from slotsat.bench.generate import generate_kernel
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.options import Mode
+from slotsat.lowering import pto_codegen
 
 
 def _choices(p: probe.Probe) -> tuple[str, str]:
@@ -22,7 +23,7 @@ def _choices(p: probe.Probe) -> tuple[str, str]:
 def test_joint_probes_choose_what_each_functions_own_probe_chooses(
     batch_roots: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(probe, "BATCH_ROOTS", batch_roots)
+    monkeypatch.setattr(pto_codegen, "BATCH_ROOTS", batch_roots)
     module = compile_module(parse_source(generate_kernel(11, 40).text, "k.py"),
                             CompileOptions(backend=Backend.NONE)).module
     fns = [fn for program in module.programs for fn in program.functions]
