@@ -111,6 +111,7 @@ from slotsat.analysis import matcher as mm
 from slotsat.analysis.budget import Backend
 from slotsat.analysis.liveness import liveness
 from slotsat.core import heap, ir, ops, phases
+from slotsat.core.batches import batched
 from slotsat.core.dsl.calls import spelled
 from slotsat.core.dsl.context import BEFORE_HAND_OFF
 from slotsat.core.errors import NO_SPAN, PassError, Span
@@ -4172,18 +4173,9 @@ module's peak memory. A function is never split (a batch holds whole functions).
 
 def root_batches(items: Iterable[_T], roots: Callable[[_T], int]) -> Iterator[list[_T]]:
     """`items` in order, in batches that close once they hold `BATCH_ROOTS` roots (`roots`
-    of an item: its engine's); the last may hold fewer, and none is empty. Lazy: an item is
-    taken only once the batch before it is handed on (and, in codegen, emitted)."""
-    batch: list[_T] = []
-    count = 0
-    for item in items:
-        batch.append(item)
-        count += roots(item)
-        if count >= BATCH_ROOTS:
-            yield batch
-            batch, count = [], 0
-    if batch:
-        yield batch
+    of an item: its engine's; `slotsat.core.batches.batched`). Lazy: an item is taken only
+    once the batch before it is handed on (and, in codegen, emitted)."""
+    return batched(items, roots, BATCH_ROOTS)
 
 
 def _emit_batch(prepared: list[tuple[FunctionEmitter, list[Note]]], result: CodegenResult,

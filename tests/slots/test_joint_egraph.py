@@ -1,7 +1,7 @@
-"""The slots pass with one e-graph for all functions (`LowerPipelineToSlots.plan_all`):
-every function is decided exactly as by its own e-graph (`plan`), and a joint run that hits
-an e-graph limit falls back to one e-graph per function, so the failure rule
-(`egraph-limit`) applies per function as documented."""
+"""The slots pass with one e-graph for all functions (`LowerPipelineToSlots.plan_all`; a batch
+of them at a time): every function is decided exactly as by its own e-graph (`plan`), and a
+joint run that hits an e-graph limit falls back to one e-graph per function, so the failure
+rule (`egraph-limit`) applies per function as documented."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from slotsat.core import ir
 from slotsat.core.dsl.parser import parse_source
 from slotsat.core.dsl.printer import print_function
 from slotsat.egraph_rules import session as session_mod
+from slotsat.lowering import lower_pipeline_to_slots
 from slotsat.lowering.lower_pipeline_to_slots import EGRAPH_LIMIT, LowerPipelineToSlots
 from tests.slots.harness import function, program, sl_body
 from tests.slots.test_engine_session import _functions, _summary
@@ -31,6 +32,24 @@ def test_one_egraph_for_all_functions_decides_as_one_per_function(backend: Backe
     joint = [_summary(p) for p in slots_pass.plan_all(fns)]
     assert joint == alone
     assert sum(1 for rows in joint for d in rows[:-1] if d[2].value == "slotted") > 20
+
+
+def test_batches_of_functions_decide_as_one_egraph(monkeypatch: pytest.MonkeyPatch) -> None:
+    fns = _generated(9, 50)
+    slots_pass = LowerPipelineToSlots(backend=Backend.NONE)
+    whole = [_summary(p) for p in slots_pass.plan_all(fns)]
+    sizes: list[int] = []
+    real_joint = LowerPipelineToSlots._plan_joint
+
+    def spy(self: LowerPipelineToSlots, preps: list[object]) -> object:
+        sizes.append(len(preps))
+        return real_joint(self, preps)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LowerPipelineToSlots, "_plan_joint", spy)
+    monkeypatch.setattr(lower_pipeline_to_slots, "JOINT_LOOPS", 12)
+    batched = [_summary(p) for p in slots_pass.plan_all(fns)]
+    assert len(sizes) > 2
+    assert batched == whole
 
 
 def test_the_rewritten_functions_are_the_same() -> None:
