@@ -39,7 +39,8 @@ of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
   schedules would take one call per phase, but egglog checks neither a row nor a time limit
   inside them, so the runner keeps the iteration as its unit.) Callers put the terms of many
   functions into one session (`engine.saturate_together`,
-  `LowerPipelineToSlots.plan_all`), so the calls are per module, not per function.
+  `LowerPipelineToSlots.plan_all`), so the calls are per batch of functions, not per
+  function.
 - **Failure rule.** Hitting a limit is never an exception: the returned `ScheduleRun`
   names the limit (`limit_hit`, with the environment variable that raises it), and the
   caller declines safely. The slots pass declines every pipeline loop of the function

@@ -74,8 +74,9 @@ template in which the rulesets are already lowered; the loop facts (`loops.loop_
 and the gate facts (`gates.FactBatch`) are inserted in one batch; schedules, reads and the
 one `Vec` extraction go through egglog's command objects. The pipeline runs the pass over
 a whole module at once (`run_all` / `plan_all`): the functions that need an e-graph share
-one session, their loops keyed apart, advancing in lock-step (each schedule once for all,
-one extraction, each table read once), so a module pays the session's fixed costs once.
+one session, a batch of them at a time (`JOINT_LOOPS`), their loops keyed apart, advancing
+in lock-step (each schedule once for all, one extraction, each table read once), so a batch
+pays the session's fixed costs once.
 A joint run that hits a limit plans each function on its own instead, so the failure rule
 below applies per function.
 
@@ -380,7 +381,7 @@ class LowerPipelineToSlots:
         return PassResult(plan.result, plan.declines)
 
     def run_all(self, fns: Sequence[ir.Function]) -> list[PassResult]:
-        """`run` of every function, with one e-graph for all of them (`plan_all`)."""
+        """`run` of every function, with e-graphs shared between them (`plan_all`)."""
         return [PassResult(p.result, p.declines) for p in self.plan_all(fns)]
 
     # ----------------------------------------------------------------------------------
