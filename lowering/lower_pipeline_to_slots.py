@@ -129,9 +129,10 @@ EGRAPH_LIMIT = "egraph-limit"
 JOINT_LOOPS = 1_000
 """The loops of the functions that share one e-graph in `plan_all` (a batch closes once it
 holds this many; a function is never split). A joint e-graph saves each function's fixed
-e-graph cost, but one over a whole large module is slower per loop than batches of it (at
-10,000 loops over about 2,300 functions, its saturation took 1.6 s, 14 times that of 1,000
-loops: larger tables, more cache misses), and it holds every function's rows at once."""
+e-graph cost, but one over a whole large module is slower per loop than batches of it and
+holds every function's rows at once: at 10,000 loops over about 2,300 functions, one e-graph
+saturated in 1.6 s (14 times the 1,000-loop figure) and batches in 1.15-1.4 s, and the
+compile's peak memory fell from 910 to 865 MB."""
 
 
 class Decision(enum.Enum):

@@ -11,9 +11,9 @@ _T = TypeVar("_T")
 
 
 def batched(items: Iterable[_T], weight: Callable[[_T], int], limit: int) -> Iterator[list[_T]]:
-    """`items` in order, in batches that close once their `weight`s add up to `limit`; the last
-    may weigh less, and none is empty (an item heavier than `limit` is a batch of its own).
-    Lazy: an item is taken only once the batch before it is handed on."""
+    """`items` in order, in batches that close once their `weight`s add up to `limit` (an item
+    is never split: a heavy one closes the batch it joins); the last may weigh less, and none
+    is empty. Lazy: an item is taken only once the batch before it is handed on."""
     batch: list[_T] = []
     total = 0
     for item in items:

@@ -1,5 +1,5 @@
-"""`slotsat.core.batches.batched`: order kept, a batch closes at its weight limit, an item
-over the limit is a batch of its own, and items are taken lazily."""
+"""`slotsat.core.batches.batched`: order kept, a batch closes at its weight limit (a heavy
+item closes the batch it joins), and items are taken lazily."""
 
 from __future__ import annotations
 
