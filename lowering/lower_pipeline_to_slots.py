@@ -392,9 +392,13 @@ class LowerPipelineToSlots:
         early = self._prepare(fn)
         if isinstance(early, FunctionPlan):
             return early
+        return self._plan_alone(early)
+
+    def _plan_alone(self, prep: _Prepared) -> FunctionPlan:
+        """The plan of a prepared function, in an e-graph of its own."""
         limits, started = Limits.from_env(), time.perf_counter()
         with session(SLOTS_PASS) as s:  # one fresh e-graph per function (§11)
-            steps = self._decide(early, _Own(s))
+            steps = self._decide(prep, _Own(s))
             request = next(steps)
             while True:
                 if isinstance(request, NamedSchedule):
@@ -439,8 +443,13 @@ class LowerPipelineToSlots:
                 plans.append(None)
                 joint.append((k, early))
         for batch in batched(joint, lambda item: len(item[1].infos), JOINT_LOOPS):
-            done = self._plan_joint([prep for _, prep in batch]) if len(batch) > 1 else None
+            if len(batch) == 1:
+                k, prep = batch[0]
+                plans[k] = self._plan_alone(prep)
+                continue
+            done = self._plan_joint([prep for _, prep in batch])
             for n, (k, _) in enumerate(batch):
+                # after a joint run that hit a limit, each function planned afresh on its own
                 plans[k] = done[n] if done is not None else self.plan(fns[k])
         out = [p for p in plans if p is not None]
         if failure is not None:
