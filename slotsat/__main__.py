@@ -1,3 +1,3 @@
-from slotsat.app.cli import main
+from slotsat.app.cli import entry
 
-raise SystemExit(main())
+entry()
