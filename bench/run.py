@@ -23,7 +23,14 @@ from slotsat.bench.config import (
 from slotsat.bench.lowerings import LOWERINGS
 from slotsat.bench.measure import KernelResult, measure_kernel
 from slotsat.bench.metrics import Failure, Metrics
-from slotsat.bench.scaling import SHAPES, run_scaling_point, startup_seconds
+from slotsat.bench.scaling import (
+    COMMAND_LOOPS,
+    COMMAND_RUNS,
+    SHAPES,
+    command_seconds,
+    run_scaling_point,
+    startup_seconds,
+)
 from slotsat.bench.truth import Truth
 
 
@@ -132,6 +139,11 @@ NOTES: tuple[str, ...] = (
     "imports included), the median of 5 runs, reading bytecode from a cache one untimed run fills "
     "(as an installed package does); the `_cold` figures run with PYTHONDONTWRITEBYTECODE=1 (modules "
     "without bytecode next to them are compiled from source on every run).",
+    "command: per shape, the wall clock of `python -m slotsat codegen FILE --backend B -o OUT.pto` on "
+    "the shape's largest finished size up to 1,000 loops, in a fresh process (interpreter start, "
+    "imports, the e-graph templates a process builds once, parse, compile, writing the module and "
+    "the exit: end to end as issue 14 measured it), reading bytecode from a cache one untimed run on "
+    "the one-loop file fills; the median of 3 runs (1 under --quick), `times` lists them.",
 )
 
 
@@ -160,7 +172,7 @@ def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] 
     kernels: list[KernelResult] = []
     plan = [(loops, "functions") for loops in config.scaling]
     plan += [(loops, "single") for loops in config.single_scaling]
-    total_steps = len(sources) + len(plan)
+    total_steps = len(sources) + len(plan) + len({shape for _, shape in plan})  # + one command per shape
     for k, src in enumerate(sources):
         if progress is not None:
             progress(f"kernel {src.name}", k, total_steps)
@@ -185,6 +197,18 @@ def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] 
             stopped[shape] = f"skipped: the {loops}-loop point did not finish"
         scaling[shape].append(point)
     startup = startup_seconds(config.seed) if plan else {}
+    commands: dict[str, dict[str, Any]] = {}
+    for k, (shape, points) in enumerate(scaling.items()):
+        # `slotsat codegen` as a user runs it, at the shape's largest finished size up to
+        # COMMAND_LOOPS (the scaling points time a warmed-up process)
+        sizes = [int(p["loops"]) for p in points
+                 if p.get("seconds") is not None and int(p["loops"]) <= COMMAND_LOOPS]
+        if sizes:
+            if progress is not None:
+                progress(f"slotsat codegen, {max(sizes)} loops ({shape})", len(sources) + len(plan) + k,
+                         total_steps)
+            runs = 1 if config.quick else COMMAND_RUNS
+            commands[shape] = command_seconds(shape, max(sizes), config.seed, runs)
     if progress is not None:
         progress("done", total_steps, total_steps)
     data: dict[str, Any] = {
@@ -193,6 +217,7 @@ def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] 
         "scaling": scaling["functions"],
         "scaling_single": scaling["single"],
         "startup": startup,
+        "command": commands,
         "shapes": {name: shape.description for name, shape in SHAPES.items()},
         "kernels": [k.to_json() for k in kernels],
         "soundness_failures": [f.to_json() for f in failures],

@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from slotsat.bench import probe, scan
@@ -215,28 +216,34 @@ def run_scaling_point(loops: int, seed: int, timeout: float, shape: str = DEFAUL
 STARTUP_RUNS = 5
 
 
+def _bytecode_envs(tmp: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """(warm, cold) environments of a timed `slotsat` process: warm reads bytecode from a cache
+    under `tmp` (`PYTHONPYCACHEPREFIX`, which an untimed run fills), as an installed package
+    does; cold has `PYTHONDONTWRITEBYTECODE=1` and no cache prefix, so a module without a
+    `__pycache__` next to it (the project's, in a checkout that never wrote one) is compiled
+    from source."""
+    warm = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    warm["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    cold = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
+    cold["PYTHONDONTWRITEBYTECODE"] = "1"
+    return warm, cold
+
+
 def startup_seconds(seed: int, timeout: float = 60.0) -> dict[str, Any]:
     """Wall clock of `python -m slotsat --version` and of `python -m slotsat parse FILE` on a
     one-loop kernel, each in a fresh process (interpreter start and imports included), the
-    median of `STARTUP_RUNS` runs; a failed run is an `error`.
-
-    The timed runs read bytecode from a cache (`PYTHONPYCACHEPREFIX`, a temporary directory
-    one untimed run fills), as an installed package does; the `_cold` figures run with
-    `PYTHONDONTWRITEBYTECODE=1` and no cache prefix, so a module without a `__pycache__` next
-    to it (the project's, in a checkout that never wrote one) is compiled from source."""
+    median of `STARTUP_RUNS` runs; a failed run is an `error`. The `_seconds` figures read
+    bytecode from a cache, the `_cold_seconds` ones compile every module from source
+    (`_bytecode_envs`)."""
     import statistics
     import tempfile
-    from pathlib import Path
 
     kernel = generate_single_function(seed, 1, name="OneLoop")
     out: dict[str, Any] = {"runs": STARTUP_RUNS}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "one_loop.py"
         path.write_text(kernel.text)
-        warm = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        warm["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        cold = {k: v for k, v in os.environ.items() if k != "PYTHONPYCACHEPREFIX"}
-        cold["PYTHONDONTWRITEBYTECODE"] = "1"
+        warm, cold = _bytecode_envs(Path(tmp))
         commands = (("version", ["--version"]), ("parse_one_loop", ["parse", str(path)]))
         settings = (("_seconds", warm, STARTUP_RUNS + 1), ("_cold_seconds", cold, STARTUP_RUNS))
         for suffix, env, runs in settings:
@@ -255,6 +262,60 @@ def startup_seconds(seed: int, timeout: float = 60.0) -> dict[str, Any]:
                         out["error"] = f"slotsat {args[0]} exited {proc.returncode}"
                         return out
                 out[key + suffix] = statistics.median(times[len(times) - STARTUP_RUNS:])
+    return out
+
+
+COMMAND_LOOPS = 1_000
+"""The size whose `slotsat codegen` process `command_seconds` times (or the largest size of a
+run below it)."""
+COMMAND_RUNS = 3
+"""Timed `slotsat codegen` processes per shape in a full run (one under `--quick`)."""
+
+
+def command_seconds(shape: str, loops: int, seed: int, runs: int, timeout: float = 300.0) -> dict[str, Any]:
+    """Wall clock of `python -m slotsat codegen FILE --backend B -o OUT` on the shape's
+    `loops`-loop file, in a fresh process: interpreter start, imports, the e-graph templates a
+    process builds once, parse, compile, writing the module and the exit. What a user of the
+    command waits for, and what issue 14 measured (`slotsat codegen big1000.py --backend
+    none`); the scaling points time parse + compile in a warmed-up process.
+
+    Bytecode comes from a cache (`_bytecode_envs`) that one untimed run, on the shape's
+    one-loop file, fills first. The median of `runs` runs; a failed or timed-out run is an
+    `error` (with the figures of the runs before it)."""
+    import statistics
+    import tempfile
+
+    spec = SHAPES[shape]
+    out: dict[str, Any] = {"shape": shape, "loops": loops, "runs": runs,
+                           "command": f"slotsat codegen FILE --backend {spec.backend} -o OUT.pto"}
+    times: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        warm, _ = _bytecode_envs(Path(tmp))
+        env = scaling_env(warm)
+        files = []
+        for n in (1, loops):
+            path = Path(tmp) / f"{shape}_{n}.py"
+            path.write_text(spec.generate(seed, n).text)
+            files.append(path)
+        for k in range(runs + 1):
+            path = files[0] if k == 0 else files[1]
+            cmd = [sys.executable, "-m", "slotsat", "codegen", str(path), "--backend", spec.backend,
+                   "-o", str(Path(tmp) / "out.pto")]
+            start = time.perf_counter()
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False,
+                                      env=env)
+            except subprocess.TimeoutExpired:
+                out["error"] = f"slotsat codegen timed out after {timeout:.0f} s"
+                break
+            if proc.returncode != 0:
+                tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+                out["error"] = f"slotsat codegen exited {proc.returncode}: {tail[:300]}"
+                break
+            if k > 0:
+                times.append(time.perf_counter() - start)
+    out["seconds"] = statistics.median(times) if times and "error" not in out else None
+    out["times"] = times
     return out
 
 

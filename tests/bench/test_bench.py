@@ -290,9 +290,15 @@ def test_the_compile_time_targets_say_met_only_on_a_measurement() -> None:
         "scaling": [point(100, 0.2), point(1000, 1.9), point(10000, 30.0, 1500.0)],
         "scaling_single": [point(100, 0.1), point(1000, 1.5)],
         "startup": {"parse_one_loop_seconds": 0.25, "version_seconds": 0.05},
+        "command": {"single": {"loops": 1000, "seconds": 2.5, "times": [2.5]},
+                    "functions": {"loops": 100, "seconds": 0.9, "times": [0.9]}},
     }
     targets = {t.name: t for t in evaluate_targets(data)}
     assert targets["single-time-1000"].status == "met"
+    assert (targets["single-command-1000"].status, targets["single-command-1000"].detail) == (
+        "missed", "0.50 s over (1.2x the budget)")
+    assert (targets["functions-command-1000"].status, targets["functions-command-1000"].detail) == (
+        "not measured", "timed at 100 loops, not 1,000")
     assert (targets["single-tenfold"].status, targets["single-tenfold"].detail) == (
         "missed", "100->1000 is 4.00x over")
     assert targets["functions-tenfold"].status == "missed"  # 1,000 -> 10,000 is 15.8x
@@ -303,7 +309,10 @@ def test_the_compile_time_targets_say_met_only_on_a_measurement() -> None:
     assert targets["parse-one-loop"].status == "met"
     data["scaling_single"] = [point(100, 0.2), point(1000, 1.5)]
     data["startup"] = {"error": "slotsat parse exited 3"}
+    data["command"] = {"single": {"loops": 1000, "seconds": None, "error": "slotsat codegen exited 3: boom"}}
     targets = {t.name: t for t in evaluate_targets(data)}
+    assert targets["single-command-1000"].status == "not measured"
+    assert targets["functions-command-1000"].status == "not measured"
     assert targets["single-tenfold"].status == "not measured"  # 1,000 -> 10,000 not run
     assert targets["parse-one-loop"].status == "not measured"
 
@@ -364,6 +373,10 @@ def test_report_json_has_the_issue_schema(tiny_report: TinyReport) -> None:
         assert phases["parse"] <= point["parse_seconds"]
     assert {p["functions"] for p in data["scaling_single"]} == {1}
     assert data["startup"]["parse_one_loop_seconds"] > 0
+    for shape in ("functions", "single"):  # this run's largest size, timed as a `slotsat codegen` process
+        command = data["command"][shape]
+        assert (command["loops"], command["runs"], command.get("error")) == (10, 1, None)
+        assert command["seconds"] == command["times"][0] > 0
     sources = {k["source"] for k in data["kernels"]}
     assert {"bundled", "random"} <= sources
     assert sum(1 for k in data["kernels"] if k["source"] == "random") == 4
