@@ -14,6 +14,7 @@ import atexit
 import importlib
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from typing import NoReturn, Protocol, cast
 
@@ -120,18 +121,22 @@ def entry() -> NoReturn:
     measured on the 2-core machine. So this flushes the standard streams, runs the exit
     handlers (the index engine's worker stops, the bulk loader's temporary directories are
     removed: `weakref.finalize` runs through them) and ends the process with `os._exit`,
-    as mypy does. A `SystemExit` from argparse (`--help`, a usage error) exits normally."""
+    as mypy does. A `SystemExit` from argparse (`--help`, a usage error) exits normally, and
+    so does a process with a non-daemon thread still running (none of slotsat's own)."""
     status = main()
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
     except BrokenPipeError:  # the reader went away: as in `main`, not an error of ours
-        pass
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except OSError as err:  # a full disk: the output is incomplete
         print(f"slotsat: error: cannot write standard output: {err.strerror or err}", file=sys.stderr)
         status = status or EXIT_UNREADABLE
     if sys.stderr is not None:
         sys.stderr.flush()
+    main_thread = threading.main_thread()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not main_thread):
+        sys.exit(status)  # a thread the interpreter's own exit waits for: let it finish
     atexit._run_exitfuncs()
     os._exit(status)
 

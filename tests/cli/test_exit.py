@@ -71,3 +71,29 @@ def test_a_reader_that_goes_away_is_not_an_error(kernel: Path, tmp_path: Path) -
     assert first == b"module {\n"
     assert err == b""
     assert list(tmp_path.iterdir()) == []
+
+
+_WITH_A_THREAD = """
+import sys, threading, time
+from pathlib import Path
+from slotsat.app.cli import entry
+
+mark = Path(sys.argv[1])
+
+def late() -> None:
+    time.sleep(0.3)
+    mark.write_text("finished")
+
+threading.Thread(target=late).start()  # not a daemon: the interpreter's exit waits for it
+sys.argv = ["slotsat", "parse", sys.argv[2]]
+entry()
+"""
+
+
+def test_a_running_non_daemon_thread_is_left_to_finish(kernel: Path, tmp_path: Path) -> None:
+    mark = tmp_path / "mark"
+    done = subprocess.run([sys.executable, "-c", _WITH_A_THREAD, str(mark), str(kernel)], capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("# pypto.program")
+    assert mark.read_text() == "finished"
