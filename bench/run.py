@@ -26,6 +26,7 @@ from slotsat.bench.metrics import Failure, Metrics
 from slotsat.bench.scaling import (
     COMMAND_LOOPS,
     COMMAND_RUNS,
+    FULL_MIN_RUNS,
     SHAPES,
     command_seconds,
     run_scaling_point,
@@ -115,8 +116,9 @@ NOTES: tuple[str, ...] = (
     "e-graph counted once).",
     "scaling: each size runs in a fresh subprocess after a one-loop warm-up compile (imports and "
     "egglog setup excluded); seconds = parse + compile_module (saturate, extract, emit) in slotsat "
-    "mode, wall clock (time.perf_counter), the median of repeated runs for sizes under 0.5 s "
-    "(`repeats`); peak_mb = resource.getrusage(RUSAGE_SELF).ru_maxrss of that process, read right "
+    "mode, wall clock (time.perf_counter), the median of the runs (`repeats`): three for every size "
+    "up to 1,000 loops in a full run (one under --quick), and more while they take under 0.5 s "
+    "together; peak_mb = resource.getrusage(RUSAGE_SELF).ru_maxrss of that process, read right "
     "after the timed runs (whole-process peak RSS, interpreter and imports included; baseline_mb is "
     "the peak after the warm-up). The e-graph columns come from running the probe afterwards. The "
     "subprocesses run with SLOTSAT_MAX_FILE_BYTES = 64 MiB (the 10,000-loop file is over the "
@@ -192,7 +194,8 @@ def run_bench(config: BenchConfig, *, progress: Callable[[str, int, int], None] 
             # does not leave it none.
             deadline = time.perf_counter() + SINGLE_QUICK_BUDGET_SECONDS
         budget = timeout if deadline is None else max(1.0, min(timeout, deadline - time.perf_counter()))
-        point = run_scaling_point(loops, config.seed, budget, shape)
+        min_runs = FULL_MIN_RUNS if not config.quick and loops <= COMMAND_LOOPS else 1
+        point = run_scaling_point(loops, config.seed, budget, shape, min_runs)
         if point.get("seconds") is None:
             stopped[shape] = f"skipped: the {loops}-loop point did not finish"
         scaling[shape].append(point)

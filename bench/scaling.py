@@ -63,6 +63,10 @@ DEFAULT_SHAPE = "functions"
 
 MIN_TIMED_SECONDS = 0.5
 MAX_REPEATS = 25
+FULL_MIN_RUNS = 3
+"""Timed runs of each point up to `COMMAND_LOOPS` loops in a full run (`--min-runs`; one under
+`--quick`): at 1,000 loops one run decides a 2.0 s target, and on a shared machine identical
+code measured from 1.93 to 2.88 s within an hour, so the point reports the median of three."""
 SCALING_MAX_FILE_BYTES = 64 * 1024 * 1024
 """`SLOTSAT_MAX_FILE_BYTES` for the scaling subprocesses (the parser's default is 4 MiB)."""
 SCALING_EGRAPH_ROWS = 8_000_000
@@ -80,13 +84,15 @@ def scaling_point(
     shape: str = DEFAULT_SHAPE,
     *,
     timed: Callable[[dict[str, Any]], None] | None = None,
+    min_runs: int = 1,
 ) -> dict[str, Any]:
     """Time parse + compile (slotsat mode) of one generated file; run in a fresh process.
 
-    A size whose first run takes under `MIN_TIMED_SECONDS` is repeated (at most
-    `MAX_REPEATS` times, until that much time has passed) and the median run is reported,
-    with that run's phases. `timed` receives the timing, memory and phase figures as soon as
-    they are measured, before the e-graph probe runs.
+    The file is compiled `min_runs` times, and a size whose runs take under
+    `MIN_TIMED_SECONDS` together is repeated (at most `MAX_REPEATS` times, until that much time
+    has passed); the median run is reported, with that run's phases. `timed` receives the
+    timing, memory and phase figures as soon as they are measured, before the e-graph probe
+    runs.
     """
     spec = SHAPES[shape]
     warm = generate_kernel(seed, 1, name="Warmup")
@@ -96,7 +102,7 @@ def scaling_point(
     kernel = spec.generate(seed, loops)
     runs: list[tuple[float, float, float, Compiled, dict[str, float]]] = []
     spent = 0.0
-    while not runs or (spent < MIN_TIMED_SECONDS and len(runs) < MAX_REPEATS):
+    while len(runs) < min_runs or (spent < MIN_TIMED_SECONDS and len(runs) < MAX_REPEATS):
         with phases.recording() as recorded:
             cpu = time.process_time()
             start = time.perf_counter()
@@ -187,12 +193,14 @@ def scaling_env(env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def run_scaling_point(loops: int, seed: int, timeout: float, shape: str = DEFAULT_SHAPE) -> dict[str, Any]:
+def run_scaling_point(
+    loops: int, seed: int, timeout: float, shape: str = DEFAULT_SHAPE, min_runs: int = 1
+) -> dict[str, Any]:
     """`scaling_point` in a fresh subprocess; a crash is a point without figures, and so is a
     timeout before the timed runs end (one after them keeps the timing and memory figures,
     which the child prints first, and lacks only the e-graph probe's)."""
     cmd = [sys.executable, "-m", "slotsat.bench.scaling", "--scaling-point", str(loops), "--seed", str(seed),
-           "--shape", shape]
+           "--shape", shape, "--min-runs", str(min_runs)]
     env = scaling_env(os.environ)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
@@ -324,6 +332,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scaling-point", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--shape", choices=sorted(SHAPES), default=DEFAULT_SHAPE)
+    parser.add_argument("--min-runs", type=int, default=1, help="time the compile at least this many times")
     args = parser.parse_args(argv)
 
     def timed(point: dict[str, Any]) -> None:
@@ -333,7 +342,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
     saved = dict(os.environ)
     os.environ.update(scaling_env(os.environ))
     try:
-        print(json.dumps(scaling_point(args.scaling_point, args.seed, args.shape, timed=timed)))
+        print(json.dumps(scaling_point(args.scaling_point, args.seed, args.shape, timed=timed,
+                                       min_runs=max(1, args.min_runs))))
     finally:
         os.environ.clear()
         os.environ.update(saved)

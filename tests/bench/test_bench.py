@@ -553,6 +553,16 @@ def test_a_scaling_point_that_times_out_in_the_probe_keeps_its_timing(
     assert scaling.run_scaling_point(1000, 0, 34.0)["seconds"] is None
 
 
+def test_a_point_reports_the_median_of_at_least_min_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from slotsat.bench import scaling
+
+    monkeypatch.setattr(scaling, "MIN_TIMED_SECONDS", 0.0)  # no repeats for a fast size
+    assert scaling.scaling_point(1, 0, "single")["repeats"] == 1
+    point = scaling.scaling_point(1, 0, "single", min_runs=3)
+    assert point["repeats"] == 3
+    assert point["seconds"] > 0
+
+
 def test_the_scaling_child_prints_its_timing_before_the_probe(capsys: pytest.CaptureFixture[str]) -> None:
     from slotsat.bench import scaling
 
