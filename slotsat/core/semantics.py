@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from slotsat.core import ir
+from slotsat.core import heap, ir
 from slotsat.core.errors import PassError
 
 
@@ -111,11 +111,20 @@ def _literal(e: ir.Expr) -> int | None:
 
 
 _FOLD_MEMO_LIMIT = 1 << 16
-"""Entries of `fold`'s memo before it starts afresh (it holds its keys: a bound on memory)."""
+"""Entries of `fold`'s memo before it starts afresh (it holds its keys: a bound on memory).
+The memo is also cleared when a compilation ends (`heap.memo`)."""
 
 class _FoldMemo:
     table: ir.IdentityMap[ir.Expr] = ir.IdentityMap()
     size = 0
+
+    @classmethod
+    def clear(cls) -> None:
+        cls.table.clear()
+        cls.size = 0
+
+
+heap.memo(_FoldMemo.clear)
 
 
 def fold(e: ir.Expr) -> ir.Expr:
@@ -133,8 +142,7 @@ def fold(e: ir.Expr) -> ir.Expr:
         return hit
     out = _fold(e)
     if memo.size >= _FOLD_MEMO_LIMIT:
-        memo.table.clear()
-        memo.size = 0
+        memo.clear()
     memo.table.set(e, out)
     memo.size += 1
     return out

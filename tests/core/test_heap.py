@@ -82,3 +82,31 @@ def test_a_compilation_raises_the_thresholds_and_restores_the_callers() -> None:
         assert gc.get_threshold() == (700, 10, 500)
     finally:
         gc.set_threshold(*before)
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_the_outermost_block_clears_the_memos_when_it_ends(
+    collecting: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cleared: list[int] = []
+    monkeypatch.setattr(heap, "_MEMOS", [lambda: cleared.append(1)])
+    if not collecting:
+        gc.disable()
+    try:
+        with heap.compiling():
+            with heap.compiling():
+                pass
+            assert cleared == []  # a nested block ends: the compilation goes on
+        assert cleared == [1]
+    finally:
+        gc.enable()
+
+
+def test_a_compilation_leaves_no_folded_expression_alive() -> None:
+    from slotsat.app.pipeline import CompileOptions, compile_source
+    from slotsat.bench.generate import generate_kernel
+    from slotsat.core import semantics
+
+    compile_source(generate_kernel(5, 6).text, "k.py", CompileOptions())
+    assert (semantics._FoldMemo.size, semantics._FoldMemo.table.get(object())) == (0, None)
+    assert not semantics._FoldMemo.table._items
