@@ -12,7 +12,8 @@ of `slotsat.egraph_rules.schedules` (`SLOTS_PASS`, `INDEX_ENGINE`):
   the e-graph a fresh `EGraph` with the rulesets would give. egglog keeps some run
   statistics across `pop` (and `push` copies them; a session gets dearer with every cycle
   on one template), so a template serves `TEMPLATE_USES` sessions and is then rebuilt,
-  which keeps a long run linear. A session that raises still pops; a failed `pop` drops
+  which keeps a long run linear; it keeps memory of each session too, so it is also rebuilt
+  once its sessions have held `TEMPLATE_ROWS` rows. A session that raises still pops; a failed `pop` drops
   the template.
 - **Adapter.** Callers speak call trees (`slotsat.egraph_rules.calls`) over the spec's
   symbol table (every constructor, function and relation Python inserts or reads). The
@@ -103,6 +104,13 @@ INSERT_CHUNK = 200
 
 TEMPLATE_USES = 128
 """Sessions served by one template before it is rebuilt (see the module docstring)."""
+
+TEMPLATE_ROWS = 250_000
+"""Table rows one template's sessions may have held in all (each session's largest count)
+before it is rebuilt: egglog keeps memory of every session after its `pop`, and with large
+sessions `TEMPLATE_USES` alone bounds that too late. Measured at the 10,000-loop
+many-functions bench point: 866 MB peak with templates kept, 808 MB with one rebuilt after
+every session, in the same time."""
 
 
 # --------------------------------------------------------------------------------------
@@ -551,6 +559,8 @@ class Program:
         self.egraph = egraph
         self.path = path
         self.uses = 0
+        self.rows = 0
+        """The table rows its sessions have held (each session's largest count), in all."""
 
     def close(self) -> None:
         """Free egglog's e-graph now, on this thread. egglog refuses to drop an e-graph on any
@@ -571,6 +581,8 @@ class Session:
     def __init__(self, spec: ProgramSpec, path: _Path) -> None:
         self.spec = spec
         self._path = path
+        self.rows_held = 0
+        """The most table rows a round of this session has ended with."""
 
     @property
     def low(self) -> bool:
@@ -642,6 +654,7 @@ class Session:
                     changed = True
             else:
                 updated, matches, rows = self._path.run_once(step)
+                self.rows_held = max(self.rows_held, rows)
                 result.matches.update(matches)
                 changed = changed or updated
                 result.limit_hit = self._over(result.schedule, limits, t0, rows if updated else None)
@@ -708,13 +721,16 @@ def session(spec: ProgramSpec) -> Iterator[Session]:
     program = _program(spec)
     program.path.push()
     kept = False
+    current: Session | None = None
     try:
-        yield Session(spec, program.path)
+        current = Session(spec, program.path)
+        yield current
     finally:
         try:
             program.path.pop()  # when this raises, the template is dropped rather than reused
             program.uses += 1
-            if program.uses < TEMPLATE_USES:
+            program.rows += current.rows_held if current is not None else 0
+            if program.uses < TEMPLATE_USES and program.rows < TEMPLATE_ROWS:
                 _pool(spec).append(program)
                 kept = True
         finally:

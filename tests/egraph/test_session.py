@@ -117,6 +117,25 @@ def test_a_schedule_cap_comes_from_the_environment(monkeypatch: pytest.MonkeyPat
     assert limits.rounds_for("SLOTS_FORMS") == 7
 
 
+def test_a_template_is_rebuilt_once_its_sessions_held_template_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    def one_session() -> int:
+        with session(INDEX_ENGINE) as s:
+            s.insert(_rotation())
+            assert s.run(CODEGEN_SLOTS, Limits()).saturated
+            return s.rows_held
+
+    held = one_session()
+    assert held > 0
+    template = session_mod._pool(INDEX_ENGINE)[-1]  # the one that served it, back in the pool
+    monkeypatch.setattr(session_mod, "TEMPLATE_USES", template.uses + 100)
+    monkeypatch.setattr(session_mod, "TEMPLATE_ROWS", template.rows + 2 * held - 1)
+    assert one_session() == held
+    assert session_mod._pool(INDEX_ENGINE)[-1] is template  # kept: below the bound
+    assert one_session() == held
+    assert all(t is not template for t in session_mod._pool(INDEX_ENGINE))  # at the bound: retired
+    assert one_session() == held  # a new template serves the same e-graph
+
+
 def test_a_session_runs_only_the_schedules_of_its_program() -> None:
     with (
         session(SLOTS_PASS) as s,
