@@ -250,6 +250,7 @@ def _choose_all(probe: Probe, engine: IndexEngine, events: list[_Event], gets: l
             b_value = to_value(side.term, graph, dict(memo))
             probe.rotations.append(Rotation(index, loop, a, b_value, gets[index].index, nxt))
     probe.extract_seconds = time.perf_counter() - started
+    engine.release()
 
 
 # --------------------------------------------------------------------------------------

@@ -264,6 +264,13 @@ class IndexEngine:
         (with the graph's generation, see `Saturated`)."""
         return (graph.generation, cls)
 
+    def release(self) -> None:
+        """Drop the extractor once the engine's choices are made. Its callables point back at
+        the engine, and the cycle would keep the engine, its roots and its saturated view alive
+        until a full collection; inside a compilation a pass boundary freezes what is alive
+        (`slotsat.core.heap.settle`), so until the compilation ends."""
+        self._extractor_of = None
+
     def _extractor(self, graph: Saturated) -> Extractor:
         """The extractor over `graph` (one per saturation: it caches per e-class facts)."""
         cached = self._extractor_of
@@ -832,44 +839,55 @@ def _halves(actions: list[Action]) -> tuple[list[Action], list[Action]] | None:
 def _components(actions: list[Action]) -> list[Hashable | None]:
     """Per action, its connected component (see `_halves`), None for literals alone."""
     parent: dict[Hashable, Hashable] = {}
-
-    def find(x: Hashable) -> Hashable:
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:
-            parent[x], x = root, parent[x]
-        return root
-
     memo: dict[int, Hashable | None] = {}
+    atoms = [
+        _joined(parent, _atom(a.target, parent, memo), _atom(a.value, parent, memo)) if isinstance(a, Set)
+        else _atom(a, parent, memo)
+        for a in actions
+    ]
+    return [None if x is None else _find(parent, x) for x in atoms]
 
-    def joined(found: Hashable | None, other: Hashable | None) -> Hashable | None:
-        if found is None or other is None:
-            return other if found is None else found
-        ra, rb = find(found), find(other)
-        if ra != rb:
-            parent[rb] = ra
-        return found
 
-    def atom(arg: object) -> Hashable | None:
-        """An atom of the term `arg` (all of its atoms are joined by then), or None."""
-        if not isinstance(arg, Call):
-            return None
-        key = id(arg)  # the actions hold every term, so no id is reused meanwhile
-        if key in memo:
-            return memo[key]
-        found: Hashable | None = None
-        if arg.fn in ("Loop", "var"):
-            found = (arg.fn, arg.args[0])
-            parent.setdefault(found, found)
-        else:
-            for sub in arg.args:
-                found = joined(found, atom(sub))
-        memo[key] = found
-        return found
+# (`_components`' helpers are module functions, not closures: a recursive closure is a
+# reference cycle, which would keep `memo`, a key per term of the module, until a collection)
 
-    atoms = [joined(atom(a.target), atom(a.value)) if isinstance(a, Set) else atom(a) for a in actions]
-    return [None if x is None else find(x) for x in atoms]
+
+def _find(parent: dict[Hashable, Hashable], x: Hashable) -> Hashable:
+    root = x
+    while parent[root] != root:
+        root = parent[root]
+    while parent[x] != root:
+        parent[x], x = root, parent[x]
+    return root
+
+
+def _joined(
+    parent: dict[Hashable, Hashable], found: Hashable | None, other: Hashable | None
+) -> Hashable | None:
+    if found is None or other is None:
+        return other if found is None else found
+    ra, rb = _find(parent, found), _find(parent, other)
+    if ra != rb:
+        parent[rb] = ra
+    return found
+
+
+def _atom(arg: object, parent: dict[Hashable, Hashable], memo: dict[int, Hashable | None]) -> Hashable | None:
+    """An atom of the term `arg` (all of its atoms are joined by then), or None."""
+    if not isinstance(arg, Call):
+        return None
+    key = id(arg)  # the actions hold every term, so no id is reused meanwhile
+    if key in memo:
+        return memo[key]
+    found: Hashable | None = None
+    if arg.fn in ("Loop", "var"):
+        found = (arg.fn, arg.args[0])
+        parent.setdefault(found, found)
+    else:
+        for sub in arg.args:
+            found = _joined(parent, found, _atom(sub, parent, memo))
+    memo[key] = found
+    return found
 
 
 def _saturate_alone(b: _Batch) -> None:
@@ -962,18 +980,15 @@ def _record(scope: EmittedScope, term: EmitTerm) -> None:
             _record(scope, o)
 
 
-def _term_classes(term: EmitTerm, tag: object) -> set[str]:
-    out: set[str] = set()
-
-    def walk(t: EmitTerm) -> None:
-        if isinstance(t, EmitNode):
-            if isinstance(t.key, tuple) and t.key[0] == tag:
-                out.add(str(t.key[1]))
-            for o in t.operands:
-                walk(o)
-
-    walk(term)
-    return out
+def _term_classes(term: EmitTerm, tag: object, out: set[str] | None = None) -> set[str]:
+    """The e-classes (of the saturation tagged `tag`) of `term`'s nodes, added to `out`."""
+    found: set[str] = set() if out is None else out
+    if isinstance(term, EmitNode):
+        if isinstance(term.key, tuple) and term.key[0] == tag:
+            found.add(str(term.key[1]))
+        for o in term.operands:
+            _term_classes(o, tag, found)
+    return found
 
 
 __all__ = [

@@ -1621,7 +1621,11 @@ class FunctionEmitter(Emitter):
     def release(self) -> None:
         """Drop everything the emission held (the function, its liveness, its index engine)
         once its lines and reports are taken: the emitter's helpers point back at it, so the
-        cycle would keep all of it alive until a full collection."""
+        cycle would keep all of it alive until a full collection (and so would the engine's own:
+        `IndexEngine.release`)."""
+        engine = getattr(self, "engine", None)
+        if engine is not None:
+            engine.release()
         vars(self).clear()
 
     # -- the function --------------------------------------------------------------------
