@@ -54,11 +54,13 @@ class AliasFacts:
         return v
 
     def edges(self) -> list[tuple[ir.Var, ir.Var]]:
-        return [(self.var(a), self.var(b)) for a, b in self.graph.edges]
+        return [(self.var(a), self.var(b)) for a, b in self.edge_ids()]
 
     def edge_ids(self) -> list[tuple[int, int]]:
-        """The edges as `(v, s)` variable ids, in the order of `edges()`."""
-        return list(self.graph.edges)
+        """The edges as `(v, s)` variable ids, in the order of `edges()` (the graph's own edge
+        order, read through `adjacency()`: the `edges` view would be cached on the graph, a
+        reference cycle that keeps the graph and its variables alive until a full collection)."""
+        return [(a, b) for a, succ in self.graph.adjacency() for b in succ]
 
     def root(self, v: ir.Var) -> int:
         """The id of `v`'s alias root."""

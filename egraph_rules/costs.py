@@ -143,19 +143,20 @@ def op_cost(op: str) -> int:
 
 def op_count(t: EmitTerm, *, shared: bool = False) -> int:
     """Emitted ops of `t`; with `shared`, a node reached twice (same object or same key) counts once."""
-    seen: set[object] = set()
+    return _op_count(t, set() if shared else None)
 
-    def walk(x: EmitTerm) -> int:
-        if not isinstance(x, EmitNode):
+
+def _op_count(x: EmitTerm, seen: set[object] | None) -> int:
+    # (a module function, not a closure: a recursive closure is a reference cycle, left to
+    # the collector; the same for the walks below)
+    if not isinstance(x, EmitNode):
+        return 0
+    if seen is not None:
+        ident: object = x.key if x.key is not None else id(x)
+        if ident in seen:
             return 0
-        if shared:
-            ident: object = x.key if x.key is not None else id(x)
-            if ident in seen:
-                return 0
-            seen.add(ident)
-        return op_cost(x.op) + sum(walk(o) for o in x.operands)
-
-    return walk(t)
+        seen.add(ident)
+    return op_cost(x.op) + sum(_op_count(o, seen) for o in x.operands)
 
 
 def _short(op: str) -> str:
@@ -190,22 +191,21 @@ def to_value(term: EmitTerm, graph: ValueGraph, memo: dict[object, Value] | None
     through `memo` (pass the same dict for several terms to model CSE). Types are spelled
     signless, as `arith` (and the model) has them.
     """
-    cache: dict[object, Value] = {} if memo is None else memo
+    return _to_value(term, graph, {} if memo is None else memo)
 
-    def walk(t: EmitTerm) -> Value:
-        if isinstance(t, ir.Var):
-            return graph.opaque(f"%{t.name_hint}#{t.id}", signless_type(t.dtype.mlir))
-        if isinstance(t, EmitConst):
-            return graph.const(t.value, signless_type(t.type))
-        ident: object = ("key", t.key) if t.key is not None else ("id", id(t))
-        if ident in cache:
-            return cache[ident]
-        args = [walk(o) for o in t.operands]
-        value = _node_value(t, args, graph)
-        cache[ident] = value
-        return value
 
-    return walk(term)
+def _to_value(t: EmitTerm, graph: ValueGraph, cache: dict[object, Value]) -> Value:
+    if isinstance(t, ir.Var):
+        return graph.opaque(f"%{t.name_hint}#{t.id}", signless_type(t.dtype.mlir))
+    if isinstance(t, EmitConst):
+        return graph.const(t.value, signless_type(t.type))
+    ident: object = ("key", t.key) if t.key is not None else ("id", id(t))
+    if ident in cache:
+        return cache[ident]
+    args = [_to_value(o, graph, cache) for o in t.operands]
+    value = _node_value(t, args, graph)
+    cache[ident] = value
+    return value
 
 
 def _node_value(t: EmitNode, args: list[Value], graph: ValueGraph) -> Value:

@@ -175,25 +175,27 @@ def phi_tiles(body: ir.SeqStmts) -> set[int]:
 def co_live_bases(body: ir.SeqStmts) -> set[int]:
     """Allocations with two slotted assignments in one loop-body scope (§3.2)."""
     out: set[int] = set()
-
-    def scope(stmts: ir.SeqStmts, counts: dict[int, int] | None) -> None:
-        for s in stmts.stmts:
-            if isinstance(s, ir.AssignStmt) and counts is not None:
-                memref = _memref(s.var)
-                if memref is not None and memref.slot_count > 1 and memref.slot_index is not None:
-                    key = memref.base.id
-                    counts[key] = counts.get(key, 0) + 1
-                    if counts[key] >= 2:
-                        out.add(key)
-            elif isinstance(s, ir.ForStmt | ir.WhileStmt):
-                scope(s.body, {})
-            elif isinstance(s, ir.IfStmt):
-                scope(s.then_body, counts)
-                if s.else_body is not None:
-                    scope(s.else_body, counts)
-
-    scope(body, None)
+    _co_live_scope(body, None, out)
     return out
+
+
+def _co_live_scope(stmts: ir.SeqStmts, counts: dict[int, int] | None, out: set[int]) -> None:
+    """`co_live_bases` of one scope (`counts`: its slotted assignments per allocation; None
+    outside every loop body), added to `out`."""
+    for s in stmts.stmts:
+        if isinstance(s, ir.AssignStmt) and counts is not None:
+            memref = _memref(s.var)
+            if memref is not None and memref.slot_count > 1 and memref.slot_index is not None:
+                key = memref.base.id
+                counts[key] = counts.get(key, 0) + 1
+                if counts[key] >= 2:
+                    out.add(key)
+        elif isinstance(s, ir.ForStmt | ir.WhileStmt):
+            _co_live_scope(s.body, {}, out)
+        elif isinstance(s, ir.IfStmt):
+            _co_live_scope(s.then_body, counts, out)
+            if s.else_body is not None:
+                _co_live_scope(s.else_body, counts, out)
 
 
 def _blocker(tile: ir.Var, cand: _Candidate, phi: set[int], co_live: set[int]) -> str | None:

@@ -110,3 +110,36 @@ def test_a_compilation_leaves_no_folded_expression_alive() -> None:
     compile_source(generate_kernel(5, 6).text, "k.py", CompileOptions())
     assert (semantics._FoldMemo.size, semantics._FoldMemo.table.get(object())) == (0, None)
     assert not semantics._FoldMemo.table._items
+
+
+def test_a_compilation_leaves_no_reference_cycle_of_slotsat_objects() -> None:
+    """The passes free what they are done with by reference counting (the module docstring):
+    nothing of slotsat's is left for the collector, where a pass boundary would freeze it until
+    the compilation ends (an index engine's saturated view, a recursive closure's captures,
+    a networkx graph whose cached views point back at it)."""
+    import types
+
+    from slotsat.app.pipeline import CompileOptions, compile_source
+    from slotsat.bench.generate import generate_kernel, generate_single_function
+    from slotsat.core.options import Mode
+
+    kernels = [generate_kernel(3, 40).text, generate_single_function(3, 40).text]
+    runs = [(text, CompileOptions(mode=mode)) for text in kernels for mode in Mode]
+    for text, options in runs:  # the e-graph templates are built once, outside the count
+        compile_source(text, "k.py", options)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for text, options in runs:
+            compile_source(text, "k.py", options)
+        gc.collect()
+        garbage = list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
+    def ours(o: object) -> bool:
+        module = o.__module__ if isinstance(o, types.FunctionType) else type(o).__module__
+        return (module or "").split(".")[0] in ("slotsat", "networkx")
+
+    assert [type(o).__qualname__ for o in garbage if ours(o)] == []
