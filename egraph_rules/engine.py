@@ -57,6 +57,8 @@ from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from typing import NewType, TypeVar, cast
 
+from networkx.utils import UnionFind
+
 from slotsat.analysis.matcher import MatcherClass, ValueGraph, accepted, classify
 from slotsat.core import ir, phases
 from slotsat.core.options import Mode
@@ -837,42 +839,30 @@ def _halves(actions: list[Action]) -> tuple[list[Action], list[Action]] | None:
 
 
 def _components(actions: list[Action]) -> list[Hashable | None]:
-    """Per action, its connected component (see `_halves`), None for literals alone."""
-    parent: dict[Hashable, Hashable] = {}
+    """Per action, its connected component (see `_halves`; a networkx `UnionFind` of the
+    atoms), None for literals alone."""
+    sets: UnionFind = UnionFind()
     memo: dict[int, Hashable | None] = {}
     atoms = [
-        _joined(parent, _atom(a.target, parent, memo), _atom(a.value, parent, memo)) if isinstance(a, Set)
-        else _atom(a, parent, memo)
+        _joined(sets, _atom(a.target, sets, memo), _atom(a.value, sets, memo)) if isinstance(a, Set)
+        else _atom(a, sets, memo)
         for a in actions
     ]
-    return [None if x is None else _find(parent, x) for x in atoms]
+    return [None if x is None else sets[x] for x in atoms]
 
 
 # (`_components`' helpers are module functions, not closures: a recursive closure is a
 # reference cycle, which would keep `memo`, a key per term of the module, until a collection)
 
 
-def _find(parent: dict[Hashable, Hashable], x: Hashable) -> Hashable:
-    root = x
-    while parent[root] != root:
-        root = parent[root]
-    while parent[x] != root:
-        parent[x], x = root, parent[x]
-    return root
-
-
-def _joined(
-    parent: dict[Hashable, Hashable], found: Hashable | None, other: Hashable | None
-) -> Hashable | None:
+def _joined(sets: UnionFind, found: Hashable | None, other: Hashable | None) -> Hashable | None:
     if found is None or other is None:
         return other if found is None else found
-    ra, rb = _find(parent, found), _find(parent, other)
-    if ra != rb:
-        parent[rb] = ra
+    sets.union(found, other)
     return found
 
 
-def _atom(arg: object, parent: dict[Hashable, Hashable], memo: dict[int, Hashable | None]) -> Hashable | None:
+def _atom(arg: object, sets: UnionFind, memo: dict[int, Hashable | None]) -> Hashable | None:
     """An atom of the term `arg` (all of its atoms are joined by then), or None."""
     if not isinstance(arg, Call):
         return None
@@ -882,10 +872,9 @@ def _atom(arg: object, parent: dict[Hashable, Hashable], memo: dict[int, Hashabl
     found: Hashable | None = None
     if arg.fn in ("Loop", "var"):
         found = (arg.fn, arg.args[0])
-        parent.setdefault(found, found)
     else:
         for sub in arg.args:
-            found = _joined(parent, found, _atom(sub, parent, memo))
+            found = _joined(sets, found, _atom(sub, sets, memo))
     memo[key] = found
     return found
 
