@@ -109,7 +109,7 @@ def scaling_point(
         # The last run's results are dropped, and its cyclic garbage collected (the compilation
         # hands its frozen objects back to the collector's oldest generation, which only a full
         # collection scans), before the next run. So each run starts from the first's heap,
-        # but for what the e-graph templates keep of earlier sessions (`TEMPLATE_ROWS`): at
+        # but for what the e-graph templates keep of earlier sessions (`session.TEMPLATE_ROWS`): at
         # 1,000 loops, 214 MB peak over three runs against 200 MB for one.
         compiled = None
         if runs:

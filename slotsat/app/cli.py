@@ -115,9 +115,9 @@ def entry() -> NoReturn:
     """The `slotsat` program (console script and `python -m slotsat`): `main`, then a quick exit.
 
     Once `main` has returned, its output is written and the process only has to end. A normal
-    interpreter exit would first tear down everything a compilation left reachable (the
-    frozen heap `slotsat.core.heap` hands back, the e-graph templates, the memoized analyses):
-    0.6 s of the 3.5 s `slotsat codegen` of the 1,000-loop single-function bench kernel,
+    interpreter exit would first tear down everything the run left (the compilation's result,
+    the e-graph templates, every imported module) and run a last full collection: 0.5-0.7 s
+    after the 3-3.5 s `slotsat codegen` of the 1,000-loop single-function bench kernel,
     measured on the 2-core machine. So this flushes the standard streams, runs the exit
     handlers (the index engine's worker stops, the bulk loader's temporary directories are
     removed: `weakref.finalize` runs through them) and ends the process with `os._exit`,
