@@ -263,6 +263,12 @@ def _scaling_at(data: Mapping[str, Any], loops: int, key: str = "scaling") -> Ma
     return None
 
 
+def _gap(seconds: float) -> str:
+    """A time between a measurement and its bound: in milliseconds under 0.01 s, where two
+    decimals of a second would read "0.00 s over"."""
+    return f"{seconds:.2f} s" if seconds >= 0.01 else f"{seconds * 1000:.1f} ms"
+
+
 def _target_thousand(data: Mapping[str, Any]) -> Target:
     goal = f"a 1,000-loop file end to end in <= {SECONDS_AT_1000_TARGET} s"
     point = _scaling_at(data, 1000)
@@ -278,10 +284,10 @@ def _target_thousand(data: Mapping[str, Any]) -> Target:
         return Target("time-1000", goal, measured, "not measured", partial)
     if seconds <= SECONDS_AT_1000_TARGET:
         spare = SECONDS_AT_1000_TARGET - seconds
-        return Target("time-1000", goal, measured, "met", f"{spare:.2f} s to spare")
+        return Target("time-1000", goal, measured, "met", f"{_gap(spare)} to spare")
     return Target(
         "time-1000", goal, measured, "missed",
-        f"{seconds - SECONDS_AT_1000_TARGET:.2f} s over ({seconds / SECONDS_AT_1000_TARGET:.1f}x the budget)",
+        f"{_gap(seconds - SECONDS_AT_1000_TARGET)} over ({seconds / SECONDS_AT_1000_TARGET:.1f}x the budget)",
     )
 
 
@@ -390,9 +396,9 @@ def _target_seconds(data: Mapping[str, Any], shape: str, loops: int, bound: floa
     if partial is not None:
         return Target(name, goal, f"{seconds:.2f} s", "not measured", partial)
     if seconds <= bound:
-        return Target(name, goal, f"{seconds:.2f} s", "met", f"{bound - seconds:.2f} s to spare")
+        return Target(name, goal, f"{seconds:.2f} s", "met", f"{_gap(bound - seconds)} to spare")
     return Target(name, goal, f"{seconds:.2f} s", "missed",
-                  f"{seconds - bound:.2f} s over ({seconds / bound:.1f}x the budget)")
+                  f"{_gap(seconds - bound)} over ({seconds / bound:.1f}x the budget)")
 
 
 def _partial(point: Mapping[str, Any]) -> str | None:
@@ -474,10 +480,10 @@ def _target_command(data: Mapping[str, Any], shape: str) -> Target:
     if loops != 1000:
         return Target(name, goal, measured, "not measured", f"timed at {loops:,} loops, not 1,000")
     if seconds <= COMMAND_AT_1000_TARGET:
-        return Target(name, goal, measured, "met", f"{COMMAND_AT_1000_TARGET - seconds:.2f} s to spare")
+        return Target(name, goal, measured, "met", f"{_gap(COMMAND_AT_1000_TARGET - seconds)} to spare")
     over = seconds - COMMAND_AT_1000_TARGET
     return Target(name, goal, measured, "missed",
-                  f"{over:.2f} s over ({seconds / COMMAND_AT_1000_TARGET:.1f}x the budget)")
+                  f"{_gap(over)} over ({seconds / COMMAND_AT_1000_TARGET:.1f}x the budget)")
 
 
 def compile_time_targets(data: Mapping[str, Any]) -> list[Target]:

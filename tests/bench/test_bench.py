@@ -317,6 +317,14 @@ def test_the_compile_time_targets_say_met_only_on_a_measurement() -> None:
     assert targets["parse-one-loop"].status == "not measured"
 
 
+def test_a_time_just_over_its_bound_says_so_in_milliseconds() -> None:
+    data: dict[str, Any] = {"lowerings": {}, "kernels": [], "scaling": [],
+                            "scaling_single": [{"loops": 1000, "seconds": 2.004, "peak_mb": 100.0}]}
+    (target,) = [t for t in evaluate_targets(data) if t.name == "single-time-1000"]
+    assert (target.status, target.measured, target.detail) == (
+        "missed", "2.00 s", "4.0 ms over (1.0x the budget)")
+
+
 def test_a_missed_target_says_by_how_much() -> None:
     data: dict[str, Any] = {
         "lowerings": {}, "scaling": [{"loops": 1000, "seconds": 3.5, "peak_mb": 100.0}], "kernels": [],
