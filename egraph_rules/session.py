@@ -723,15 +723,14 @@ def session(spec: ProgramSpec) -> Iterator[Session]:
     program = _program(spec)
     program.path.push()
     kept = False
-    current: Session | None = None
+    current = Session(spec, program.path)
     try:
-        current = Session(spec, program.path)
         yield current
     finally:
         try:
             program.path.pop()  # when this raises, the template is dropped rather than reused
             program.uses += 1
-            program.rows += current.rows_held if current is not None else 0
+            program.rows += current.rows_held
             if program.uses < TEMPLATE_USES and program.rows < TEMPLATE_ROWS:
                 _pool(spec).append(program)
                 kept = True
