@@ -3,14 +3,14 @@
 The IR, the analyses and the index engines a compilation builds live until it ends, and
 reference counting frees them (the passes leave no cycles behind them: see the `release`
 methods of the parser, the emitter and the index engine, and the test that a compilation
-leaves no slotsat object in a cycle, `tests/core/test_heap.py`). A cycle would matter: one
-that becomes garbage before a pass boundary is frozen there and kept until the compilation
-ends. CPython's collector cannot know that: every full
-collection rescans all of it, and as the heap grows such collections come often enough to
-cost a few seconds of a 10,000-loop compilation. `compiling()` lets a pass boundary
-`settle()` what exists so far into the collector's permanent generation (`gc.freeze`), which
-no collection scans; objects there are still freed by reference counting as soon as nothing
-refers to them. When the block ends everything is handed back (`gc.unfreeze`).
+leaves no slotsat object in a cycle, `tests/core/test_heap.py`). CPython's collector cannot
+know that: every full collection rescans all of it, and as the heap grows such collections
+come often enough to cost a few seconds of a 10,000-loop compilation. `compiling()` lets a
+pass boundary `settle()` what exists so far into the collector's permanent generation
+(`gc.freeze`), which no collection scans; objects there are still freed by reference counting
+as soon as nothing refers to them. So a cycle would matter: one that becomes garbage before a
+pass boundary is frozen there and kept until the compilation ends. When the block ends
+everything is handed back (`gc.unfreeze`).
 
 Inside the block the collector's thresholds are also raised (`COMPILING_THRESHOLDS`, never
 lowered), and restored when it ends: a compilation allocates millions of small, mostly acyclic
