@@ -4182,6 +4182,18 @@ def root_batches(items: Iterable[_T], roots: Callable[[_T], int]) -> Iterator[li
     return batched(items, roots, BATCH_ROOTS)
 
 
+def _limit_warning(fn: ir.Function, limit_hit: str) -> Note:
+    """The warning for a function whose index e-graph stopped at a limit (`slotsat.core.limits`
+    (d)): its program is still correct, built from the forms and proofs found until then, but
+    may be larger than a settled e-graph would make it."""
+    return Note(
+        "warning",
+        f"function '{fn.name}': its index e-graph stopped before its rules settled ({limit_hit}); "
+        "index expressions use the forms and proofs found until then",
+        fn.span,
+    )
+
+
 def _emit_batch(prepared: list[tuple[FunctionEmitter, list[Note]]], result: CodegenResult,
                 lines: list[str]) -> None:
     """Saturate the index engines of `prepared` together and emit their bodies in order."""
@@ -4192,8 +4204,11 @@ def _emit_batch(prepared: list[tuple[FunctionEmitter, list[Note]]], result: Code
         result.notes.extend(first)
         lines.extend(emitter.finish())
         result.gets.extend(emitter.gets)
+        stats = emitter.engine_stats()  # after `finish`, which times the extraction
+        if stats.limit_hit is not None:
+            result.notes.append(_limit_warning(emitter.fn, stats.limit_hit))
         result.notes.extend(emitter.notes)
-        result.engine_reports.append(emitter.engine_stats())
+        result.engine_reports.append(stats)
         result.function_ops[emitter.fn.name] = emitter.op_count
         emitter.release()
 

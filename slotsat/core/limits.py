@@ -31,7 +31,8 @@ limit is consulted: an unset, empty, malformed or non-positive value means the d
 (d) Saturation stops after the current round and the run names the limit it hit
     (`slotsat.egraph_rules.session`): the slots pass declines the function's pipeline loops
     (`egraph-limit`; they are replicated), codegen keeps the best form proven so far or the
-    as-written lowering and reports the hit. `<SCHEDULE>` is a schedule's name
+    as-written lowering and warns (`FILE:LINE:COL: warning: function 'F': its index e-graph
+    stopped before its rules settled (LIMIT); ...`). `<SCHEDULE>` is a schedule's name
     (`slotsat.egraph_rules.schedules`: `SLOTS_GATES`, `SLOTS_FORMS`, `CODEGEN_SLOTS`,
     `CODEGEN_SYNTACTIC`, `INTERVALS_ONLY`).
 (e) `InterpreterError`: `check` reports the function as not verified (or, for the

@@ -215,6 +215,26 @@ def test_egraph_limits_still_give_a_correct_program(monkeypatch: pytest.MonkeyPa
         assert time.monotonic() - start < 30
 
 
+def test_a_codegen_limit_hit_is_a_warning_that_names_the_function_and_the_limit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One round of CODEGEN_SLOTS leaves strided_exp's slot forms unsettled; the slots pass's
+    # own schedules keep their caps, so only codegen's e-graph stops early.
+    path = KERNELS / "strided_exp.py"
+    assert not [n for n in compile_module(parse_file(path)).notes if n.severity == "warning"]
+    monkeypatch.setenv("SLOTSAT_CAP_CODEGEN_SLOTS", "1")
+    compiled = compile_module(parse_file(path))
+    (report,) = compiled.engine_reports
+    assert str(report["limit_hit"]).startswith("CODEGEN_SLOTS: round limit of 1")
+    (warning,) = [n for n in compiled.notes if n.severity == "warning"]
+    assert warning.message == (
+        f"function 'kernel': its index e-graph stopped before its rules settled ({report['limit_hit']}); "
+        "index expressions use the forms and proofs found until then")
+    assert main(["codegen", str(path), "-o", "/dev/null"]) == 0
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"{path}:{warning.span.line}:{warning.span.col}: warning: function 'kernel': ")
+
+
 # ---- interpreter limits
 
 
