@@ -28,7 +28,9 @@ What goes where:
   written-form extraction, the inserted term node by node, where a floor node becomes its
   `rems` / `divs` alternative exactly when the syntactic rules unioned one in; never shared,
   as the reference emits it. Op selection happens there and only there; the proof a form
-  reports is read from the e-graph's facts.
+  reports is read from the e-graph's facts. Once an engine's choices have taken longer than
+  `Limits.extract_seconds` (`slotsat.core.limits` (j)), the default mode takes the written
+  form too, for every later root, with its own proven alternatives (`remu` / `divu`).
 
 The result of a saturation is a `Saturated` graph, immutable, with its own generation; the
 engine keeps the latest and builds a new one when roots or loops were added since (a late
@@ -79,6 +81,14 @@ RootId = NewType("RootId", int)
 _T = TypeVar("_T")
 
 NOT_A_SLOT = "not-a-slot"
+
+_WRITTEN_ALTERNATIVES: dict[Mode, dict[str, tuple[str, str]]] = {
+    Mode.PYPTO: {"floormod": ("rems", "arith.remsi"), "floordiv": ("divs", "arith.divsi")},
+    Mode.SLOTSAT: {"floormod": ("remu", "arith.remui"), "floordiv": ("divu", "arith.divui")},
+}
+"""Per mode, a written floor node's proven alternative (its node kind and op): the one the
+mode's rules union into its e-class when its proof holds (`CODEGEN_SYNTACTIC`'s signed ones,
+the default mode's unsigned ones)."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +183,11 @@ class IndexEngine:
         self._graph: Saturated | None = None
         self._leaf_terms: dict[tuple[int, str], tuple[EmitTerm, int]] = {}
         self._extractor_of: tuple[Saturated, Extractor] | None = None
+        self._choosing_seconds = 0.0
+        """Time spent in `choose` so far (saturations it started excluded)."""
+        self.extraction_limit_hit: str | None = None
+        """The limit that ended the extraction (`limits.extract_seconds`): every later root is
+        chosen in its written form (`_written_only`)."""
 
     # -- building ------------------------------------------------------------------
 
@@ -311,7 +326,7 @@ class IndexEngine:
 
     def _part(self, graph: Saturated, e: ir.Expr, scope: EmittedScope) -> EmitTerm:
         term, cls, written = graph.parts[id(e)]
-        if self.mode is Mode.PYPTO:
+        if self._written_only():
             return self._written_form(graph, term)
         return self._cheapest(graph, cls, written, scope).term
 
@@ -341,16 +356,36 @@ class IndexEngine:
         _record(scope, comp.term)
         return comp
 
+    def _written_only(self) -> bool:
+        """Whether roots take their written form: always in `Mode.PYPTO`; in the default mode
+        once this engine's choices have taken longer than `limits.extract_seconds` (each root's
+        extraction is bounded by its closure, but a large unsettled e-graph makes closures
+        large: `slotsat.core.limits` (j))."""
+        if self.mode is Mode.PYPTO or self.extraction_limit_hit is not None:
+            return True
+        if self._choosing_seconds > self.limits.extract_seconds:
+            self.extraction_limit_hit = (f"extraction time limit of {self.limits.extract_seconds:g} s "
+                                         "(SLOTSAT_EXTRACT_SECONDS raises it)")
+            return True
+        return False
+
     def choose(self, root_id: RootId, scope: EmittedScope) -> Chosen:
         """The form of one root; call in emission order. Records what it materializes in `scope`."""
         graph = self.saturate()
+        started = time.perf_counter()
+        try:
+            return self._choose(graph, root_id, scope)
+        finally:
+            self._choosing_seconds += time.perf_counter() - started
+
+    def _choose(self, graph: Saturated, root_id: RootId, scope: EmittedScope) -> Chosen:
         root = self.roots[root_id]
         cls = graph.classes[root_id]
         term = graph.terms[root_id]
         if cls is None or term is None:  # a comparison: a leaf whose parts are chosen
             leaf = self._lowering(graph, scope).lower(root.expr)
             return Chosen(leaf, op_count(leaf), None, NOT_A_SLOT, False)
-        if self.mode is Mode.PYPTO:
+        if self._written_only():
             return self._choose_written(graph, root_id, term)
         emitted = self._emitted(graph, scope)
         if root.slots is None:
@@ -418,49 +453,56 @@ class IndexEngine:
                 return view.find(("const", (t.value, dtype), ()))
         return None
 
-    # -- the written form (`--mode pypto`) ------------------------------------------------
+    # -- the written form (`--mode pypto`, and past the extraction limit) ------------------
 
     def _choose_written(self, graph: Saturated, root_id: RootId, term: Call) -> Chosen:
-        """`Mode.PYPTO`: the inserted term node by node (see the module docstring)."""
+        """`Mode.PYPTO`, or the default mode past its extraction limit: the inserted term node
+        by node (see the module docstring)."""
         root = self.roots[root_id]
-        emitted = self._written_form(graph, term)
         assert graph.view is not None
+        classes = graph.view.resolve_classes(term)
+        emitted = self._written_node(graph, graph.view.holding(classes[id(term)]), term, classes)
         top = term.args[0] if term.fn in ("floordiv", "floormod") else term
-        assert isinstance(top, Call)
-        cls = graph.classes[root_id]
-        within = graph.view if cls is None else graph.view.holding(cls)  # a literal dividend: the root's
-        proof = graph.view.proof(within.resolve(top, set()))
+        proof = graph.view.proof(classes[id(top)])
         if root.slots is None:
             return Chosen(emitted, op_count(emitted), proof, NOT_A_SLOT, False)
         mclass = classify(to_value(emitted, ValueGraph()), root.slots, None)
         return Chosen(emitted, op_count(emitted), proof, mclass.value, accepted(mclass))
 
-    def _written_form(self, graph: Saturated, term: Call, within: EGraphView | None = None) -> EmitTerm:
+    def _written_form(self, graph: Saturated, term: Call) -> EmitTerm:
         """The written term with each floor node lowered by the alternative the rules unioned
-        into its e-class (`rems` / `divs`), or else its correction; never shared. `within`:
-        the view of the e-graph holding the term's parent (a literal operand is resolved
-        there: a merged view holds one per e-graph)."""
+        into its e-class (`rems` / `divs` in `Mode.PYPTO`, `remu` / `divu` in the default
+        mode), or else its correction; never shared. The whole term is read in the e-graph
+        that holds it (a merged view holds one per e-graph, each with its own literals)."""
         assert graph.view is not None
-        cls = (within or graph.view).resolve(term, set())
-        view = graph.view.holding(cls)
+        classes = graph.view.resolve_classes(term)
+        return self._written_node(graph, graph.view.holding(classes[id(term)]), term, classes)
+
+    def _written_node(
+        self, graph: Saturated, view: EGraphView, term: Call, classes: dict[int, str]
+    ) -> EmitTerm:
+        """`_written_form` of `term`, a subterm of the one `classes` resolves (in `view`)."""
+        cls = classes[id(term)]
         kind = term.fn
-        if kind in ("const", "iv", "var"):
-            return self._leaf(graph, view.classes[cls][0] if kind == "iv" else _leaf_node(term))[0]
+        if kind == "iv":  # its class may also hold a cast pair the rules unioned with it
+            return self._leaf(graph, next(n for n in view.classes[cls] if n.kind == "iv"))[0]
+        if kind in ("const", "var"):
+            return self._leaf(graph, _leaf_node(term))[0]
         children = [a for a in term.args if isinstance(a, Call) and not a.fn.startswith("Dtype.")]
-        kids = [self._written_form(graph, c, view) for c in children]
+        kids = [self._written_node(graph, view, c, classes) for c in children]
         width = view.width.get(cls, ir.DType.INDEX)
         if kind == "cast":
             target = term.args[1]
             assert isinstance(target, Call)
-            src = view.width.get(view.resolve(children[0], set()), ir.DType.INDEX)
+            src = view.width.get(classes[id(children[0])], ir.DType.INDEX)
             return EmitNode(cast_op(src, dtype_of(target.fn)), tuple(kids), dtype_of(target.fn).mlir)
-        node = ENode(kind, (), tuple(view.resolve(c, set()) for c in children))
+        node = ENode(kind, (), tuple(classes[id(c)] for c in children))
         op = emission_op(view, node)
-        alternative = {"floormod": "rems", "floordiv": "divs"}.get(kind)
+        alternative = _WRITTEN_ALTERNATIVES[self.mode].get(kind)
         if alternative is not None and any(
-            n.kind == alternative and n.children == node.children for n in view.classes.get(cls, ())
+            n.kind == alternative[0] and n.children == node.children for n in view.classes.get(cls, ())
         ):
-            op = "arith.remsi" if kind == "floormod" else "arith.divsi"
+            op = alternative[1]
         assert op is not None
         return EmitNode(op, tuple(kids), width.mlir)
 

@@ -121,15 +121,18 @@ the same time; a process compiling the 1,000-loop point again and again levels o
 
 @dataclass(frozen=True)
 class Limits:
-    """Rounds per schedule, table rows and wall time of one e-graph's runs."""
+    """Rounds per schedule, table rows and wall time of one e-graph's runs, and the time the
+    choices from it may take (`extract_seconds`, per index engine: `slotsat.core.limits` (j))."""
 
     rounds: int = env.DEFAULT_EGRAPH_ROUNDS
     rows: int = env.DEFAULT_EGRAPH_ROWS
     seconds: float = env.DEFAULT_EGRAPH_SECONDS
+    extract_seconds: float = env.DEFAULT_EXTRACT_SECONDS
 
     @classmethod
     def from_env(cls) -> Limits:
-        return cls(rounds=env.egraph_rounds(), rows=env.egraph_rows(), seconds=env.egraph_seconds())
+        return cls(rounds=env.egraph_rounds(), rows=env.egraph_rows(), seconds=env.egraph_seconds(),
+                   extract_seconds=env.extract_seconds())
 
     def rounds_for(self, schedule: str) -> int:
         """The cap of one schedule: `SLOTSAT_CAP_<SCHEDULE>` if set, else `rounds`."""

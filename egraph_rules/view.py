@@ -274,14 +274,30 @@ class EGraphView:
         adds the key of every node of the term to `nodes`."""
         if self._parts:
             return self._parts[self._part_of(term)].resolve(term, nodes)
-        child_classes = tuple(
-            self.resolve(a, nodes) for a in term.args if isinstance(a, Call) and a.fn in IDX_KINDS
-        )
-        key = _node_key(term, child_classes)
+        return self._resolve_into(term, {}, nodes)
+
+    def resolve_classes(self, term: Call) -> dict[int, str]:
+        """The e-class of `term` and of each of its index-language subterms, by the subterm's
+        `id`, in one walk (`resolve` of each subterm in turn would walk it again: quadratic in
+        a deep term). A merged view resolves the whole term in the part `resolve` picks."""
+        if self._parts:
+            return self._parts[self._part_of(term)].resolve_classes(term)
+        out: dict[int, str] = {}
+        self._resolve_into(term, out, set())
+        return out
+
+    def _resolve_into(self, term: Call, out: dict[int, str], nodes: set[NodeKey]) -> str:
+        """The walk of `resolve` and `resolve_classes` (a method: a recursive closure would be
+        a reference cycle): each subterm's class into `out` by `id`, its node's key into
+        `nodes`."""
+        kids = tuple(self._resolve_into(a, out, nodes) for a in term.args
+                     if isinstance(a, Call) and a.fn in IDX_KINDS)
+        key = _node_key(term, kids)
         nodes.add(key)
         cls = self.lookup.get(key)
         if cls is None:
             raise RuntimeError(f"inserted term {term.fn}{key[1]} not found in the e-graph export")
+        out[id(term)] = cls
         return cls
 
     def holding(self, cls: str) -> EGraphView:

@@ -240,13 +240,17 @@ class EngineStats:
     saturate_seconds: float
     extract_seconds: float
     limit_hit: str | None
+    """The limit its saturation stopped at (None: its rules settled)."""
     matches: dict[str, int] = field(default_factory=dict)
     """Matches per rule name in the function's saturation (which rules fired)."""
+    extraction_limit_hit: str | None = None
+    """The limit its choices stopped at (None: every form was chosen from the e-graph)."""
 
     def as_dict(self) -> dict[str, str | float | int | dict[str, int] | None]:
+        hits = [hit for hit in (self.limit_hit, self.extraction_limit_hit) if hit is not None]
         return {
             "function": self.function,
-            "limit_hit": self.limit_hit,
+            "limit_hit": "; ".join(hits) if hits else None,
             "roots": self.roots,
             "slot_roots": self.slot_roots,
             "nodes": self.nodes,
@@ -2029,6 +2033,7 @@ class FunctionEmitter(Emitter):
             self.extract_seconds,
             report.limit_hit,
             dict(report.matches),
+            self.engine.extraction_limit_hit,
         )
 
     # -- statements --------------------------------------------------------------------------
@@ -4182,16 +4187,18 @@ def root_batches(items: Iterable[_T], roots: Callable[[_T], int]) -> Iterator[li
     return batched(items, roots, BATCH_ROOTS)
 
 
-def _limit_warning(fn: ir.Function, limit_hit: str) -> Note:
-    """The warning for a function whose index e-graph stopped at a limit (`slotsat.core.limits`
-    (d)): its program is still correct, built from the forms and proofs found until then, but
-    may be larger than a settled e-graph would make it."""
-    return Note(
-        "warning",
-        f"function '{fn.name}': its index e-graph stopped before its rules settled ({limit_hit}); "
-        "index expressions use the forms and proofs found until then",
-        fn.span,
-    )
+def _limit_warnings(fn: ir.Function, stats: EngineStats) -> list[Note]:
+    """The warnings for a function whose index engine stopped at a limit (`slotsat.core.limits`
+    (d), (j)): its program is still correct, but may be larger than the engine would have
+    made it."""
+    messages: list[str] = []
+    if stats.limit_hit is not None:
+        messages.append(f"its index e-graph stopped before its rules settled ({stats.limit_hit}); index "
+                        "expressions use the forms and proofs found until then")
+    if stats.extraction_limit_hit is not None:
+        messages.append(f"choosing its index forms stopped at a limit ({stats.extraction_limit_hit}); the "
+                        "remaining index expressions are lowered as written, with the proofs found")
+    return [Note("warning", f"function '{fn.name}': {m}", fn.span) for m in messages]
 
 
 def _emit_batch(prepared: list[tuple[FunctionEmitter, list[Note]]], result: CodegenResult,
@@ -4204,9 +4211,8 @@ def _emit_batch(prepared: list[tuple[FunctionEmitter, list[Note]]], result: Code
         result.notes.extend(first)
         lines.extend(emitter.finish())
         result.gets.extend(emitter.gets)
-        stats = emitter.engine_stats()  # after `finish`, which times the extraction
-        if stats.limit_hit is not None:
-            result.notes.append(_limit_warning(emitter.fn, stats.limit_hit))
+        stats = emitter.engine_stats()  # after `finish`, which makes the choices
+        result.notes.extend(_limit_warnings(emitter.fn, stats))
         result.notes.extend(emitter.notes)
         result.engine_reports.append(stats)
         result.function_ops[emitter.fn.name] = emitter.op_count

@@ -14,6 +14,7 @@ limit is consulted: an unset, empty, malformed or non-positive value means the d
 | e-graph rounds per schedule | 64 | `SLOTSAT_EGRAPH_ITERATIONS`, `SLOTSAT_CAP_<SCHEDULE>` | (d) |
 | e-graph table rows (nodes, facts) | 500,000 | `SLOTSAT_EGRAPH_NODES` | (d) |
 | e-graph saturation wall time | 20 s | `SLOTSAT_EGRAPH_SECONDS` | (d) |
+| codegen's choice of index forms, time per function | 20 s | `SLOTSAT_EXTRACT_SECONDS` | (j) |
 | interpreter statements per run | 5,000,000 | `SLOTSAT_INTERP_MAX_STEPS` | (e) |
 | interpreter iterations per loop | 1,000,000 | `SLOTSAT_INTERP_MAX_ITERATIONS` | (e) |
 | interpreter tensor data (elements) | 67,108,864 | `SLOTSAT_INTERP_MAX_ELEMENTS` | (e) |
@@ -48,6 +49,13 @@ limit is consulted: an unset, empty, malformed or non-positive value means the d
     the same depth (a flat 300-term sum is 299 levels).
 (i) `FILE:1:1: error: PyPTO did not finish within N s ...`; the worker's process group is
     killed and the next request starts a fresh one (`slotsat/bridge/session.py`).
+(j) Each index expression of a function is chosen from its e-graph on its own (its closure of
+    e-classes, against what is already emitted), so a large unsettled e-graph can make that
+    cost seconds per expression. Once a function's choices have taken longer than this, its
+    remaining index expressions are lowered as written, each floor operation by its proven
+    unsigned form where the e-graph has one and else by its correction chain (a correct
+    program, larger than the e-graph's best), and codegen warns (`FILE:LINE:COL: warning:
+    function 'F': choosing its index forms stopped at a limit (...)`).
 
 The e-graph limits are applied by `slotsat.egraph_rules.session.Limits.from_env()`, which
 reads them here; the PyPTO worker's limit is applied in `slotsat/bridge/session.py`.
@@ -78,6 +86,7 @@ DEFAULT_CHECK_TRIALS = 3
 DEFAULT_EGRAPH_ROUNDS = 64
 DEFAULT_EGRAPH_ROWS = 500_000
 DEFAULT_EGRAPH_SECONDS = 20.0
+DEFAULT_EXTRACT_SECONDS = 20.0
 DEFAULT_MAX_REPLICATED_STMTS = 100_000
 """A replicated loop is `F` copies of its body plus a remainder of at most `F` more: real
 kernels make hundreds of statements; `stage=10**9` would make 10**8 copies and exhaust memory."""
@@ -127,6 +136,10 @@ def egraph_rows() -> int:
 
 def egraph_seconds() -> float:
     return env_float("SLOTSAT_EGRAPH_SECONDS", DEFAULT_EGRAPH_SECONDS)
+
+
+def extract_seconds() -> float:
+    return env_float("SLOTSAT_EXTRACT_SECONDS", DEFAULT_EXTRACT_SECONDS)
 
 
 def max_expr_depth() -> int:

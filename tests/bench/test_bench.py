@@ -618,6 +618,7 @@ def test_a_scaling_point_runs_under_raised_limits_and_keeps_higher_ones() -> Non
     assert env["SLOTSAT_EGRAPH_NODES"] == str(SCALING_EGRAPH_ROWS)
     assert env["SLOTSAT_MAX_FILE_BYTES"] == str(10**9)
     assert float(env["SLOTSAT_EGRAPH_SECONDS"]) >= 600
+    assert float(env["SLOTSAT_EXTRACT_SECONDS"]) >= 600
     assert env["OTHER"] == "x"
     assert scaling_env({"SLOTSAT_EGRAPH_NODES": "many"})["SLOTSAT_EGRAPH_NODES"] == str(SCALING_EGRAPH_ROWS)
 

@@ -375,29 +375,57 @@ def _corpus_results() -> Iterator[tuple[str, Mode, CompileResult]]:
             yield path.stem, mode, compile_source(path.read_text(), path.name, CompileOptions(mode=mode))
 
 
+def _compare_gets(name: str, result: CompileResult) -> int:
+    """Evaluate every emitted slot operand of `result` against its IR index; the cases compared."""
+    checked = 0
+    for get in result.gets:
+        assert get.index is not None
+        if get.term is None:
+            assert isinstance(fold(get.index), ir.ConstInt), (name, get.tile)
+            SKIPPED["literal slot"] += 1
+            continue
+        for env in _environments(get):
+            try:
+                expected = eval_expr(get.index, env)
+            except EvalError:
+                SKIPPED["index undefined"] += 1
+                continue
+            assert evaluate_term(get.term, env) == expected, (name, get.tile, env)
+            checked += 1
+    return checked
+
+
 @pytest.mark.parametrize("mode", list(Mode), ids=[m.value for m in Mode])
 def test_differential_corpus(mode: Mode) -> None:
-    checked = 0
-    for name, m, result in _corpus_results():
-        if m is not mode:
-            continue
-        for get in result.gets:
-            assert get.index is not None
-            if get.term is None:
-                assert isinstance(fold(get.index), ir.ConstInt), (name, get.tile)
-                SKIPPED["literal slot"] += 1
-                continue
-            for env in _environments(get):
-                try:
-                    expected = eval_expr(get.index, env)
-                except EvalError:
-                    SKIPPED["index undefined"] += 1
-                    continue
-                assert evaluate_term(get.term, env) == expected, (name, get.tile, env)
-                checked += 1
+    checked = sum(_compare_gets(name, result) for name, m, result in _corpus_results() if m is mode)
     print(f"differential ({mode.value}): {checked} cases compared; not comparable: {SKIPPED}")
     assert checked > 0
     assert sum(SKIPPED.values()) < checked
+
+
+def test_past_the_extraction_limit_the_default_mode_lowers_as_written_and_stays_exact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`slotsat.core.limits` (j): under a limit no choice fits in, a function's first root is
+    extracted and every later one lowered as written, a proven floor operation as `remui` /
+    `divui`; the slot operands still evaluate as their IR indices do, and codegen warns once
+    for each function that stopped."""
+    monkeypatch.setenv("SLOTSAT_EXTRACT_SECONDS", "1e-9")
+    checked = stopped = 0
+    unsigned = False
+    for path in KERNELS:
+        result = compile_source(path.read_text(), path.name, CompileOptions())
+        hits = [r["function"] for r in result.engine_reports
+                if "SLOTSAT_EXTRACT_SECONDS" in str(r["limit_hit"])]
+        warned = [n.message.split("'")[1] for n in result.notes
+                  if "choosing its index forms stopped at a limit" in n.message]
+        assert warned == hits, path.name
+        stopped += len(hits)
+        unsigned = unsigned or "arith.remui" in result.pto_text
+        checked += _compare_gets(path.stem, result)
+    assert stopped > 0
+    assert checked > 0
+    assert unsigned
 
 
 def test_differential_catalog_rows() -> None:

@@ -294,9 +294,9 @@ def test_a_limit_reached_by_the_transformed_program_is_unverified_not_failed(mon
 def test_every_limit_is_listed_in_the_limits_table() -> None:
     doc = limits.__doc__ or ""
     for name in ("SLOTSAT_MAX_FILE_BYTES", "SLOTSAT_RECURSION_LIMIT", "SLOTSAT_EGRAPH_ITERATIONS",
-                 "SLOTSAT_EGRAPH_NODES", "SLOTSAT_EGRAPH_SECONDS", "SLOTSAT_INTERP_MAX_STEPS",
-                 "SLOTSAT_INTERP_MAX_ITERATIONS", "SLOTSAT_PRIVACY_MAX_ITERATIONS", "SLOTSAT_PRIVACY_MAX_STEPS",
-                 "SLOTSAT_PYPTO_SECONDS"):
+                 "SLOTSAT_EGRAPH_NODES", "SLOTSAT_EGRAPH_SECONDS", "SLOTSAT_EXTRACT_SECONDS",
+                 "SLOTSAT_INTERP_MAX_STEPS", "SLOTSAT_INTERP_MAX_ITERATIONS", "SLOTSAT_PRIVACY_MAX_ITERATIONS",
+                 "SLOTSAT_PRIVACY_MAX_STEPS", "SLOTSAT_PYPTO_SECONDS"):
         assert name in doc, name
 
 
