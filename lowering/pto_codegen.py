@@ -4187,18 +4187,24 @@ def root_batches(items: Iterable[_T], roots: Callable[[_T], int]) -> Iterator[li
     return batched(items, roots, BATCH_ROOTS)
 
 
-def _limit_warnings(fn: ir.Function, stats: EngineStats) -> list[Note]:
-    """The warnings for a function whose index engine stopped at a limit (`slotsat.core.limits`
-    (d), (j)): its program is still correct, but may be larger than the engine would have
-    made it."""
+def limit_messages(saturation_hit: str | None, extraction_hit: str | None) -> list[str]:
+    """What a function's index engine stopping at a limit means (`slotsat.core.limits` (d),
+    (j)), given the limit its saturation and its choices stopped at (None: none): its program
+    is still correct, but may be larger than the engine would have made it."""
     messages: list[str] = []
-    if stats.limit_hit is not None:
-        messages.append(f"its index e-graph stopped before its rules settled ({stats.limit_hit}); index "
+    if saturation_hit is not None:
+        messages.append(f"its index e-graph stopped before its rules settled ({saturation_hit}); index "
                         "expressions use the forms and proofs found until then")
-    if stats.extraction_limit_hit is not None:
-        messages.append(f"choosing its index forms stopped at a limit ({stats.extraction_limit_hit}); the "
-                        "remaining index expressions are lowered as written, with the proofs found")
-    return [Note("warning", f"function '{fn.name}': {m}", fn.span) for m in messages]
+    if extraction_hit is not None:
+        messages.append(f"choosing its index forms stopped at a limit ({extraction_hit}); the remaining "
+                        "index expressions are lowered as written, with the proofs found")
+    return messages
+
+
+def _limit_warnings(fn: ir.Function, stats: EngineStats) -> list[Note]:
+    """Codegen's warnings for a function whose index engine stopped at a limit."""
+    return [Note("warning", f"function '{fn.name}': {m}", fn.span)
+            for m in limit_messages(stats.limit_hit, stats.extraction_limit_hit)]
 
 
 def _emit_batch(prepared: list[tuple[FunctionEmitter, list[Note]]], result: CodegenResult,

@@ -72,6 +72,29 @@ def test_the_text_listing_numbers_lines_and_loops(capsys: pytest.CaptureFixture[
     assert "     * remui((i - 3), 4)" in out
 
 
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("SLOTSAT_CAP_CODEGEN_SLOTS", "1",
+         "its index e-graph stopped before its rules settled (CODEGEN_SLOTS: round limit of 1"),
+        ("SLOTSAT_EXTRACT_SECONDS", "1e-9",
+         "choosing its index forms stopped at a limit (extraction time limit"),
+    ],
+)
+def test_a_function_whose_engine_stopped_at_a_limit_is_a_warning(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, variable: str, value: str, said: str
+) -> None:
+    # The listing is then what the stopped engine reached, as codegen's program is.
+    path = str(ROOT / "examples" / "kernels" / "unaligned_start.py")
+    assert main(["explore", path]) == 0
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv(variable, value)
+    assert main(["explore", path, "--json"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"slotsat: warning: function 'kernel': {said}")
+    assert len(err.splitlines()) == 1
+
+
 def test_function_selects_one_function_and_an_unknown_one_is_a_usage_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

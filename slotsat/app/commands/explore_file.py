@@ -8,7 +8,9 @@ slots pass, replication, init-memref), so the expressions are the ones codegen l
 orchestration code is not listed), and a construct codegen declines is the same located
 error (`preflight`). Each function's expressions share one
 `IndexEngine`, saturated once; each is listed with every form of its e-class and the one
-extraction picks for it on its own (nothing emitted before it).
+extraction picks for it on its own (nothing emitted before it). A function whose engine stopped
+at a limit (`slotsat.core.limits` (d), (j)) is named in a warning on standard error, as codegen
+names it: its listing is what the engine reached.
 
 `read_module` (the file to IR) and `explore_module` (IR to the listing) are the two halves,
 so another front end can hand `explore_module` a module it produced.
@@ -32,7 +34,7 @@ from slotsat.core.errors import EXIT_OK, SlotsatError
 from slotsat.core.options import Mode, Planner
 from slotsat.egraph_rules.engine import FormInfo, IndexEngine, RootId
 from slotsat.lowering.common import format_expr
-from slotsat.lowering.pto_codegen import IndexSite, index_sites, kernel_functions, preflight
+from slotsat.lowering.pto_codegen import IndexSite, index_sites, kernel_functions, limit_messages, preflight
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,10 @@ def run_file(args: argparse.Namespace) -> int:
     except SlotsatError as err:
         err.with_file(file)
         raise
+    engines = {id(x.engine): (x.function, x.engine) for x in explored}  # two programs may each have `kernel`
+    for name, engine in engines.values():  # its forms listed are all it reached, not all there are
+        for message in limit_messages(engine.saturate().report.limit_hit, engine.extraction_limit_hit):
+            print(f"slotsat: warning: function '{name}': {message}", file=sys.stderr)
     if args.dot is not None:
         if not 1 <= args.select <= len(explored):
             raise UsageError(f"--select {args.select}: the file lists {len(explored)} expression(s)")
