@@ -183,8 +183,9 @@ class IndexEngine:
         self._graph: Saturated | None = None
         self._leaf_terms: dict[tuple[int, str], tuple[EmitTerm, int]] = {}
         self._extractor_of: tuple[Saturated, Extractor] | None = None
-        self._choosing_seconds = 0.0
-        """Time spent in `choose` so far (saturations it started excluded)."""
+        self.choosing_seconds = 0.0
+        """Time spent in `choose` so far (saturations it started excluded): what its limit
+        counts, and what codegen reports as the function's extraction time."""
         self.extraction_limit_hit: str | None = None
         """The limit that ended the extraction (`limits.extract_seconds`): every later root is
         chosen in its written form (`_written_only`)."""
@@ -363,7 +364,7 @@ class IndexEngine:
         large: `slotsat.core.limits` (j))."""
         if self.mode is Mode.PYPTO or self.extraction_limit_hit is not None:
             return True
-        if self._choosing_seconds > self.limits.extract_seconds:
+        if self.choosing_seconds > self.limits.extract_seconds:
             self.extraction_limit_hit = (f"extraction time limit of {self.limits.extract_seconds:g} s "
                                          "(SLOTSAT_EXTRACT_SECONDS raises it)")
             return True
@@ -376,7 +377,7 @@ class IndexEngine:
         try:
             return self._choose(graph, root_id, scope)
         finally:
-            self._choosing_seconds += time.perf_counter() - started
+            self.choosing_seconds += time.perf_counter() - started
 
     def _choose(self, graph: Saturated, root_id: RootId, scope: EmittedScope) -> Chosen:
         root = self.roots[root_id]

@@ -645,12 +645,11 @@ class Emitter:
         return []
 
     def _choose(self, root: RootId) -> Chosen:
-        t0 = time.perf_counter()
-        sat0 = ENGINE_CLOCK.seconds
+        before = self.engine.choosing_seconds
         try:
             return self.engine.choose(root, self.emitted)
         finally:
-            seconds = time.perf_counter() - t0 - (ENGINE_CLOCK.seconds - sat0)
+            seconds = self.engine.choosing_seconds - before
             self.extract_seconds += seconds
             phases.add("codegen.extract", seconds)
 
